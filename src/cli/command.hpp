@@ -1,0 +1,41 @@
+// The subcommand registry of the takt program: each cmd_*.cpp registers itself.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace takt::cli {
+
+/// Exit codes shared by every subcommand.
+inline constexpr int exit_ok = 0;
+inline constexpr int exit_bad_input = 1;      ///< bad input, missing file, unknown program ...
+inline constexpr int exit_unschedulable = 2;  ///< the task set fails the analysis
+
+/// What runs after the command line was parsed; returns the exit code.
+using Action = std::function<int()>;
+
+/// A subcommand: its path from the top ({"analyze"}, {"bench", "runtime"}), a one-line
+/// description, and a function that declares its options on the given CLI11 app and
+/// returns the action to run.
+struct Command {
+  std::vector<std::string> path;
+  std::string description;
+  std::function<Action(CLI::App&)> configure;
+};
+
+/// Registers a subcommand. Call from a namespace-scope initialiser:
+///   [[maybe_unused]] const bool registered = register_command({...});
+bool register_command(Command command);
+
+/// Registers a group of subcommands (e.g. {"bench"}) with its description.
+bool register_group(std::vector<std::string> path, std::string description);
+
+/// Builds the whole command tree on `app`, parses argv, runs the chosen action and
+/// returns the process's exit code. Errors the user can fix (takt::Error) print
+/// "takt: error: ..." and give exit code 1.
+int run_main(int argc, char** argv);
+
+}  // namespace takt::cli

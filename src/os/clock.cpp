@@ -1,0 +1,39 @@
+// Clocks: monotonic time, absolute-time sleeps, thread and process CPU time.
+#include "os/clock.hpp"
+
+#include <cerrno>
+#include <ctime>
+
+namespace takt::os {
+namespace {
+
+std::chrono::nanoseconds read(clockid_t id) {
+  timespec ts{};
+  clock_gettime(id, &ts);
+  return std::chrono::seconds(ts.tv_sec) + std::chrono::nanoseconds(ts.tv_nsec);
+}
+
+}  // namespace
+
+std::chrono::nanoseconds monotonic_now() { return read(CLOCK_MONOTONIC); }
+
+bool sleep_until(std::chrono::nanoseconds when) {
+  timespec ts{static_cast<time_t>(when.count() / 1'000'000'000),
+              static_cast<long>(when.count() % 1'000'000'000)};
+  int rc = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr);
+  return rc == 0;
+}
+
+std::chrono::nanoseconds thread_cpu_time() { return read(CLOCK_THREAD_CPUTIME_ID); }
+std::chrono::nanoseconds process_cpu_time() { return read(CLOCK_PROCESS_CPUTIME_ID); }
+
+void spin_for(std::chrono::nanoseconds duration) {
+  auto end = monotonic_now() + duration;
+  while (monotonic_now() < end) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+  }
+}
+
+}  // namespace takt::os

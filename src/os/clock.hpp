@@ -1,0 +1,25 @@
+// Clocks: monotonic time, absolute-time sleeps, thread and process CPU time.
+#pragma once
+
+#include <chrono>
+
+namespace takt::os {
+
+/// CLOCK_MONOTONIC now, as time since an arbitrary fixed point (boot).
+std::chrono::nanoseconds monotonic_now();
+
+/// Sleeps until CLOCK_MONOTONIC reaches `when` (clock_nanosleep, TIMER_ABSTIME), so
+/// that periodic releases do not drift. Returns true when `when` was reached, false
+/// when a signal interrupted the sleep (the caller checks its stop flag, then sleeps
+/// again if it wants).
+bool sleep_until(std::chrono::nanoseconds when);
+
+/// CPU time consumed by the calling thread (CLOCK_THREAD_CPUTIME_ID).
+std::chrono::nanoseconds thread_cpu_time();
+/// CPU time consumed by the whole process (CLOCK_PROCESS_CPUTIME_ID).
+std::chrono::nanoseconds process_cpu_time();
+
+/// Spins (no sleep, no yield) until CLOCK_MONOTONIC has advanced by `duration`.
+void spin_for(std::chrono::nanoseconds duration);
+
+}  // namespace takt::os

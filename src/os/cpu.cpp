@@ -1,0 +1,147 @@
+// CPU sets, the machine's CPUs (online, allowed, isolated) and thread affinity.
+#include "os/cpu.hpp"
+
+#include "os/diagnostics.hpp"
+#include "takt/error.hpp"
+
+#include <fmt/core.h>
+#include <pthread.h>
+#include <sched.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace takt::os {
+
+CpuSet::CpuSet(std::initializer_list<int> cpus) {
+  for (int c : cpus) add(c);
+}
+
+CpuSet CpuSet::range(int first, int last) {
+  CpuSet s;
+  for (int c = first; c <= last; ++c) s.add(c);
+  return s;
+}
+
+namespace {
+int parse_cpu(std::string_view text, std::string_view whole) {
+  int value = -1;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc{} || ptr != text.data() + text.size() || value < 0) {
+    throw Error(fmt::format("bad CPU list '{}': '{}' is not a CPU number (write e.g. \"0-3,6\")",
+                            whole, text));
+  }
+  return value;
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\n' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\n' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+}  // namespace
+
+CpuSet CpuSet::parse(std::string_view cpulist) {
+  CpuSet s;
+  std::string_view rest = trim(cpulist);
+  while (!rest.empty()) {
+    auto comma = rest.find(',');
+    std::string_view item = trim(rest.substr(0, comma));
+    rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+    if (item.empty()) throw Error(fmt::format("bad CPU list '{}': empty item", cpulist));
+    auto dash = item.find('-');
+    if (dash == std::string_view::npos) {
+      s.add(parse_cpu(item, cpulist));
+    } else {
+      int a = parse_cpu(trim(item.substr(0, dash)), cpulist);
+      int b = parse_cpu(trim(item.substr(dash + 1)), cpulist);
+      if (b < a) throw Error(fmt::format("bad CPU list '{}': range {}-{} runs backwards", cpulist, a, b));
+      for (int c = a; c <= b; ++c) s.add(c);
+    }
+  }
+  return s;
+}
+
+void CpuSet::add(int cpu) {
+  auto it = std::lower_bound(cpus_.begin(), cpus_.end(), cpu);
+  if (it == cpus_.end() || *it != cpu) cpus_.insert(it, cpu);
+}
+
+bool CpuSet::contains(int cpu) const { return std::binary_search(cpus_.begin(), cpus_.end(), cpu); }
+
+std::string CpuSet::to_string() const {
+  std::string out;
+  for (std::size_t i = 0; i < cpus_.size();) {
+    std::size_t j = i;
+    while (j + 1 < cpus_.size() && cpus_[j + 1] == cpus_[j] + 1) ++j;
+    if (!out.empty()) out += ',';
+    out += std::to_string(cpus_[i]);
+    if (j > i) out += '-' + std::to_string(cpus_[j]);
+    i = j + 1;
+  }
+  return out;
+}
+
+CpuSet CpuSet::intersect(const CpuSet& other) const {
+  CpuSet s;
+  for (int c : cpus_)
+    if (other.contains(c)) s.cpus_.push_back(c);
+  return s;
+}
+
+namespace {
+CpuSet read_cpulist_file(const char* path) {
+  std::ifstream in(path);
+  if (!in) return {};
+  std::stringstream buf;
+  buf << in.rdbuf();
+  try {
+    return CpuSet::parse(buf.str());
+  } catch (const Error&) {
+    return {};
+  }
+}
+}  // namespace
+
+CpuSet online_cpus() {
+  CpuSet s = read_cpulist_file("/sys/devices/system/cpu/online");
+  return s.empty() ? allowed_cpus() : s;
+}
+
+CpuSet allowed_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CpuSet s;
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return s;
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &set)) s.add(c);
+  return s;
+}
+
+CpuSet isolated_cpus() { return read_cpulist_file("/sys/devices/system/cpu/isolated"); }
+
+bool pin_current_thread(const CpuSet& cpus) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (int c : cpus) {
+    if (c >= CPU_SETSIZE) continue;
+    CPU_SET(c, &set);
+  }
+  int rc = pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+  if (rc != 0) {
+    warn_once("affinity." + cpus.to_string(),
+              fmt::format("cannot pin a thread to CPUs {} ({}); it runs unpinned. Check the CPU "
+                          "ids against `nproc` and the process's allowed CPUs ({})",
+                          cpus.to_string(), std::strerror(rc), allowed_cpus().to_string()));
+    return false;
+  }
+  return true;
+}
+
+int current_cpu() { return sched_getcpu(); }
+
+}  // namespace takt::os

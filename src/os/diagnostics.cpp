@@ -1,0 +1,61 @@
+// Warnings to the user: one line on stderr, optionally only once per key.
+#include "os/diagnostics.hpp"
+
+#include <fmt/core.h>
+
+#include <cstdio>
+#include <mutex>
+#include <set>
+#include <string>
+
+namespace takt::os {
+namespace {
+
+std::mutex& lock() {
+  static std::mutex m;
+  return m;
+}
+WarningSink& sink() {
+  static WarningSink s;
+  return s;
+}
+std::set<std::string, std::less<>>& seen() {
+  static std::set<std::string, std::less<>> s;
+  return s;
+}
+
+void emit(std::string_view message) {
+  if (sink()) {
+    sink()(message);
+  } else {
+    fmt::print(stderr, "takt: warning: {}\n", message);
+    std::fflush(stderr);
+  }
+}
+
+}  // namespace
+
+void warn(std::string_view message) {
+  std::lock_guard guard(lock());
+  emit(message);
+}
+
+void warn_once(std::string_view key, std::string_view message) {
+  std::lock_guard guard(lock());
+  if (!seen().emplace(key).second) return;
+  emit(message);
+}
+
+WarningSink set_warning_sink(WarningSink s) {
+  std::lock_guard guard(lock());
+  WarningSink old = std::move(sink());
+  sink() = std::move(s);
+  return old;
+}
+
+void reset_warnings_for_testing() {
+  std::lock_guard guard(lock());
+  seen().clear();
+}
+
+}  // namespace takt::os

@@ -1,0 +1,189 @@
+// Real-time scheduling classes and memory locking, with the fallback path.
+#include "os/realtime.hpp"
+
+#include "os/diagnostics.hpp"
+
+#include <fmt/core.h>
+#include <pthread.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <alloca.h>
+#include <cerrno>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <string_view>
+#include <thread>
+
+namespace takt::os {
+namespace {
+
+// sched_setattr has no glibc wrapper on Debian 12.
+struct SchedAttr {
+  std::uint32_t size;
+  std::uint32_t sched_policy;
+  std::uint64_t sched_flags;
+  std::int32_t sched_nice;
+  std::uint32_t sched_priority;
+  std::uint64_t sched_runtime;
+  std::uint64_t sched_deadline;
+  std::uint64_t sched_period;
+};
+#ifndef SCHED_DEADLINE
+constexpr int SCHED_DEADLINE = 6;
+#endif
+
+int sched_setattr_self(const SchedAttr& attr) {
+  return static_cast<int>(syscall(SYS_sched_setattr, 0, &attr, 0));
+}
+
+bool try_fifo_on_this_thread() {
+  sched_param p{};
+  p.sched_priority = fifo_min_priority;
+  if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &p) != 0) return false;
+  p.sched_priority = 0;
+  pthread_setschedparam(pthread_self(), SCHED_OTHER, &p);
+  return true;
+}
+
+bool try_deadline_on_this_thread() {
+  SchedAttr a{};
+  a.size = sizeof a;
+  a.sched_policy = SCHED_DEADLINE;
+  a.sched_runtime = 100'000;
+  a.sched_deadline = 10'000'000;
+  a.sched_period = 10'000'000;
+  if (sched_setattr_self(a) != 0) return false;
+  SchedAttr back{};
+  back.size = sizeof back;
+  back.sched_policy = SCHED_OTHER;
+  sched_setattr_self(back);
+  return true;
+}
+
+Privileges probe() {
+  Privileges p;
+  p.forced_off = realtime_forced_off();
+  if (p.forced_off) return p;
+  // Probe on a helper thread so the caller's own class never changes.
+  std::thread t([&p] {
+    p.fifo = try_fifo_on_this_thread();
+    p.deadline = try_deadline_on_this_thread();
+  });
+  t.join();
+  p.max_fifo_priority = p.fifo ? sched_get_priority_max(SCHED_FIFO) : 0;
+  // mlock of one page tells whether mlockall would be refused for lack of privilege.
+  static char page[4096];
+  p.mlock = mlock(page, sizeof page) == 0;
+  if (p.mlock) munlock(page, sizeof page);
+  return p;
+}
+
+std::string_view yes_no(bool b) { return b ? "yes" : "no"; }
+
+}  // namespace
+
+bool realtime_forced_off() {
+  const char* v = std::getenv("TAKT_NO_RT");
+  return v != nullptr && *v != '\0' && std::string_view(v) != "0";
+}
+
+std::string Privileges::summary() const {
+  if (forced_off) return "real-time privileges switched off by TAKT_NO_RT (SCHED_OTHER, unlocked memory)";
+  return fmt::format("SCHED_FIFO {}, SCHED_DEADLINE {}, mlockall {}", yes_no(fifo), yes_no(deadline),
+                     yes_no(mlock));
+}
+
+const Privileges& privileges() {
+  static const Privileges p = probe();
+  return p;
+}
+
+bool set_fifo(int priority) {
+  if (priority < fifo_min_priority || priority > fifo_max_priority) {
+    warn_once("fifo.range", fmt::format("SCHED_FIFO priority {} is outside {}..{}; clamped", priority,
+                                        fifo_min_priority, fifo_max_priority));
+    priority = priority < fifo_min_priority ? fifo_min_priority : fifo_max_priority;
+  }
+  if (realtime_forced_off()) {
+    warn_once("fifo", "TAKT_NO_RT is set: threads run in SCHED_OTHER instead of SCHED_FIFO");
+    return false;
+  }
+  sched_param p{};
+  p.sched_priority = priority;
+  int rc = pthread_setschedparam(pthread_self(), SCHED_FIFO, &p);
+  if (rc != 0) {
+    warn_once("fifo", fmt::format("cannot use SCHED_FIFO ({}): threads run in SCHED_OTHER, so timing "
+                                  "is best effort. Run as root or grant CAP_SYS_NICE / an RLIMIT_RTPRIO "
+                                  "of at least {}",
+                                  std::strerror(rc), priority));
+    return false;
+  }
+  return true;
+}
+
+bool set_other() {
+  sched_param p{};
+  p.sched_priority = 0;
+  return pthread_setschedparam(pthread_self(), SCHED_OTHER, &p) == 0;
+}
+
+bool set_deadline(const DeadlineReservation& r) {
+  if (realtime_forced_off()) {
+    warn_once("deadline", "TAKT_NO_RT is set: threads run in SCHED_OTHER instead of SCHED_DEADLINE");
+    return false;
+  }
+  SchedAttr a{};
+  a.size = sizeof a;
+  a.sched_policy = SCHED_DEADLINE;
+  a.sched_runtime = static_cast<std::uint64_t>(r.runtime.count());
+  a.sched_deadline = static_cast<std::uint64_t>(r.deadline.count());
+  a.sched_period = static_cast<std::uint64_t>(r.period.count());
+  if (sched_setattr_self(a) != 0) {
+    int err = errno;
+    warn_once("deadline",
+              fmt::format("cannot use SCHED_DEADLINE ({}){}: the thread keeps its current class",
+                          std::strerror(err),
+                          err == EBUSY ? ", the kernel's admission test refused the reservation" : ""));
+    return false;
+  }
+  return true;
+}
+
+std::string current_policy() {
+  int policy = sched_getscheduler(0);
+  sched_param p{};
+  sched_getparam(0, &p);
+  switch (policy) {
+    case SCHED_FIFO: return fmt::format("SCHED_FIFO/{}", p.sched_priority);
+    case SCHED_RR: return fmt::format("SCHED_RR/{}", p.sched_priority);
+    case SCHED_DEADLINE: return "SCHED_DEADLINE";
+    case SCHED_BATCH: return "SCHED_BATCH";
+    case SCHED_IDLE: return "SCHED_IDLE";
+    default: return "SCHED_OTHER";
+  }
+}
+
+bool lock_memory() {
+  if (realtime_forced_off()) {
+    warn_once("mlock", "TAKT_NO_RT is set: memory is not locked (page faults may delay jobs)");
+    return false;
+  }
+  if (mlockall(MCL_CURRENT | MCL_FUTURE) != 0) {
+    warn_once("mlock", fmt::format("cannot lock memory ({}): page faults may delay jobs. Run as root or "
+                                   "raise RLIMIT_MEMLOCK (ulimit -l)",
+                                   std::strerror(errno)));
+    return false;
+  }
+  return true;
+}
+
+void prefault_stack(std::size_t bytes) {
+  auto* p = static_cast<volatile char*>(alloca(bytes));
+  for (std::size_t i = 0; i < bytes; i += 4096) p[i] = 0;
+}
+
+}  // namespace takt::os

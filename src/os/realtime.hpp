@@ -1,0 +1,62 @@
+// Real-time scheduling classes and memory locking, with the fallback path.
+//
+// Every request here either succeeds or falls back (SCHED_OTHER, unlocked memory)
+// and warns once, naming what was missing. The environment variable TAKT_NO_RT=1
+// forces the fallback path, so the fallback can be tested on a privileged machine.
+#pragma once
+
+#include <chrono>
+#include <string>
+
+namespace takt::os {
+
+/// What the process may do, probed on a short-lived helper thread.
+struct Privileges {
+  bool fifo = false;      ///< SCHED_FIFO accepted
+  bool deadline = false;  ///< SCHED_DEADLINE accepted
+  bool mlock = false;     ///< mlockall accepted
+  int max_fifo_priority = 0;
+  bool forced_off = false;  ///< TAKT_NO_RT asked for the fallback path
+  /// One line for reports, e.g. "SCHED_FIFO yes, SCHED_DEADLINE yes, mlockall yes".
+  [[nodiscard]] std::string summary() const;
+};
+
+/// Probes once and caches the answer.
+const Privileges& privileges();
+
+/// True when TAKT_NO_RT is set to anything but "" or "0".
+bool realtime_forced_off();
+
+/// SCHED_FIFO priorities run 1 (lowest) .. 99 (highest).
+inline constexpr int fifo_min_priority = 1;
+inline constexpr int fifo_max_priority = 99;
+
+/// Puts the calling thread in SCHED_FIFO at `priority`. Without the privilege,
+/// leaves it in SCHED_OTHER, warns once and returns false.
+bool set_fifo(int priority);
+
+/// Puts the calling thread back in SCHED_OTHER (nice 0).
+bool set_other();
+
+/// SCHED_DEADLINE reservation of the calling thread: `runtime` every `period`,
+/// to be used by `deadline` after each period start.
+struct DeadlineReservation {
+  std::chrono::nanoseconds runtime;
+  std::chrono::nanoseconds deadline;
+  std::chrono::nanoseconds period;
+};
+/// Puts the calling thread in SCHED_DEADLINE. Without the privilege (or when the
+/// kernel's admission test refuses), leaves it unchanged, warns once and returns false.
+bool set_deadline(const DeadlineReservation& reservation);
+
+/// The calling thread's class as text: "SCHED_OTHER", "SCHED_FIFO/42", "SCHED_DEADLINE".
+std::string current_policy();
+
+/// mlockall(MCL_CURRENT | MCL_FUTURE). Without the privilege, warns once, returns false.
+bool lock_memory();
+
+/// Touches `bytes` of the calling thread's stack so that its pages are resident
+/// before time-critical work starts.
+void prefault_stack(std::size_t bytes);
+
+}  // namespace takt::os

@@ -1,0 +1,43 @@
+// Resource usage: context switches and per-CPU busy time.
+#include "os/usage.hpp"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace takt::os {
+namespace {
+
+ContextSwitches from(int who) {
+  rusage u{};
+  getrusage(who, &u);
+  return {u.ru_nvcsw, u.ru_nivcsw};
+}
+
+}  // namespace
+
+ContextSwitches thread_context_switches() { return from(RUSAGE_THREAD); }
+ContextSwitches process_context_switches() { return from(RUSAGE_SELF); }
+
+std::vector<std::chrono::nanoseconds> cpu_busy_times() {
+  std::vector<std::chrono::nanoseconds> out;
+  std::ifstream in("/proc/stat");
+  const long hz = sysconf(_SC_CLK_TCK);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("cpu", 0) != 0 || line.size() < 4 || line[3] < '0' || line[3] > '9') continue;
+    std::istringstream fields(line.substr(3));
+    std::size_t cpu = 0;
+    long long user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
+    fields >> cpu >> user >> nice >> system >> idle >> iowait >> irq >> softirq >> steal;
+    if (out.size() <= cpu) out.resize(cpu + 1);
+    long long ticks = user + nice + system + irq + softirq;
+    out[cpu] = std::chrono::nanoseconds(ticks * 1'000'000'000LL / hz);
+  }
+  return out;
+}
+
+}  // namespace takt::os

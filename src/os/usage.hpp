@@ -1,0 +1,23 @@
+// Resource usage: context switches and per-CPU busy time.
+#pragma once
+
+#include <chrono>
+#include <vector>
+
+namespace takt::os {
+
+struct ContextSwitches {
+  long voluntary = 0;    ///< the thread blocked (sleep, futex wait)
+  long involuntary = 0;  ///< the thread was preempted
+};
+
+/// Context switches of the calling thread so far (getrusage RUSAGE_THREAD).
+ContextSwitches thread_context_switches();
+/// Context switches of the whole process so far (getrusage RUSAGE_SELF).
+ContextSwitches process_context_switches();
+
+/// Busy (non-idle, non-iowait) time of every CPU since boot, indexed by CPU id,
+/// from /proc/stat. Differences of two readings give CPU time per core.
+std::vector<std::chrono::nanoseconds> cpu_busy_times();
+
+}  // namespace takt::os

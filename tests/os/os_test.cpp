@@ -1,0 +1,137 @@
+// Tests of the os/ layer: CPU lists, futex, absolute sleeps, the fallback path.
+#include "os/clock.hpp"
+#include "os/cpu.hpp"
+#include "os/diagnostics.hpp"
+#include "os/futex.hpp"
+#include "os/realtime.hpp"
+#include "os/usage.hpp"
+#include "takt/error.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+#include <thread>
+#include <vector>
+
+using namespace std::chrono_literals;
+using takt::os::CpuSet;
+
+TEST(CpuSet, ParsesAndPrintsCpulists) {
+  CpuSet s = CpuSet::parse("0-3, 6,8-9");
+  EXPECT_EQ(s.cpus(), (std::vector<int>{0, 1, 2, 3, 6, 8, 9}));
+  EXPECT_EQ(s.to_string(), "0-3,6,8-9");
+  EXPECT_EQ(CpuSet::parse("").size(), 0u);
+  EXPECT_EQ(CpuSet({5, 1, 5, 2}).to_string(), "1-2,5");
+  EXPECT_EQ(CpuSet::range(2, 4), CpuSet({2, 3, 4}));
+  EXPECT_EQ(CpuSet({1, 2, 3}).intersect(CpuSet({2, 3, 4})), CpuSet({2, 3}));
+}
+
+TEST(CpuSet, RejectsBadListsNamingThePart) {
+  try {
+    (void)CpuSet::parse("0-x");
+    FAIL() << "expected takt::Error";
+  } catch (const takt::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("'x'"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW((void)CpuSet::parse("3-1"), takt::Error);
+  EXPECT_THROW((void)CpuSet::parse("1,,2"), takt::Error);
+}
+
+TEST(Cpu, MachineCpusAreConsistent) {
+  CpuSet allowed = takt::os::allowed_cpus();
+  ASSERT_FALSE(allowed.empty());
+  EXPECT_TRUE(allowed.contains(takt::os::current_cpu()));
+  EXPECT_EQ(allowed.intersect(takt::os::online_cpus()), allowed);
+}
+
+TEST(Cpu, PinningMovesTheThread) {
+  CpuSet allowed = takt::os::allowed_cpus();
+  int target = allowed.cpus().back();
+  std::thread t([&] {
+    ASSERT_TRUE(takt::os::pin_current_thread(CpuSet({target})));
+    std::this_thread::yield();
+    EXPECT_EQ(takt::os::current_cpu(), target);
+  });
+  t.join();
+}
+
+TEST(Futex, WakeReleasesAWaiter) {
+  std::atomic<std::uint32_t> word{0};
+  std::atomic<bool> woke{false};
+  std::thread waiter([&] {
+    while (word.load(std::memory_order_acquire) == 0) takt::os::futex_wait(word, 0);
+    woke = true;
+  });
+  std::this_thread::sleep_for(5ms);
+  EXPECT_FALSE(woke.load());
+  word.store(1, std::memory_order_release);
+  takt::os::futex_wake_all(word);
+  waiter.join();
+  EXPECT_TRUE(woke.load());
+}
+
+TEST(Futex, WaitForTimesOut) {
+  std::atomic<std::uint32_t> word{7};
+  auto t0 = takt::os::monotonic_now();
+  EXPECT_FALSE(takt::os::futex_wait_for(word, 7, 2ms));
+  EXPECT_GE(takt::os::monotonic_now() - t0, 2ms);
+  // A value that already differs returns at once.
+  EXPECT_TRUE(takt::os::futex_wait_for(word, 8, 1s));
+}
+
+TEST(Clock, SleepUntilIsAbsolute) {
+  auto target = takt::os::monotonic_now() + 3ms;
+  EXPECT_TRUE(takt::os::sleep_until(target));
+  EXPECT_GE(takt::os::monotonic_now(), target);
+  // A time in the past returns immediately.
+  auto t0 = takt::os::monotonic_now();
+  EXPECT_TRUE(takt::os::sleep_until(t0 - 1s));
+  EXPECT_LT(takt::os::monotonic_now() - t0, 1s);
+}
+
+TEST(Clock, SpinConsumesCpuTime) {
+  auto cpu0 = takt::os::thread_cpu_time();
+  takt::os::spin_for(5ms);
+  // Spinning burns CPU: at least most of the interval shows as thread CPU time,
+  // unless the VM preempted us heavily, which the wall-clock check would not see.
+  EXPECT_GT(takt::os::thread_cpu_time() - cpu0, 1ms);
+}
+
+TEST(Realtime, FallbackPathWarnsOnceAndStaysInSchedOther) {
+  std::vector<std::string> warnings;
+  auto old = takt::os::set_warning_sink([&](std::string_view m) { warnings.emplace_back(m); });
+  takt::os::reset_warnings_for_testing();
+  setenv("TAKT_NO_RT", "1", 1);
+  std::thread t([] {
+    EXPECT_FALSE(takt::os::set_fifo(10));
+    EXPECT_FALSE(takt::os::set_fifo(20));
+    EXPECT_EQ(takt::os::current_policy(), "SCHED_OTHER");
+    EXPECT_FALSE(takt::os::set_deadline({1ms, 10ms, 10ms}));
+  });
+  t.join();
+  unsetenv("TAKT_NO_RT");
+  takt::os::set_warning_sink(old);
+  ASSERT_EQ(warnings.size(), 2u);  // one for FIFO (not two), one for DEADLINE
+  EXPECT_NE(warnings[0].find("SCHED_OTHER"), std::string::npos);
+}
+
+TEST(Realtime, FifoWhenPrivileged) {
+  const auto& p = takt::os::privileges();
+  if (!p.fifo) GTEST_SKIP() << "no SCHED_FIFO here: " << p.summary();
+  std::thread t([] {
+    ASSERT_TRUE(takt::os::set_fifo(5));
+    EXPECT_EQ(takt::os::current_policy(), "SCHED_FIFO/5");
+    EXPECT_TRUE(takt::os::set_other());
+    EXPECT_EQ(takt::os::current_policy(), "SCHED_OTHER");
+  });
+  t.join();
+}
+
+TEST(Usage, ContextSwitchesCountSleeps) {
+  auto before = takt::os::thread_context_switches();
+  for (int i = 0; i < 3; ++i) std::this_thread::sleep_for(1ms);
+  auto after = takt::os::thread_context_switches();
+  EXPECT_GE(after.voluntary - before.voluntary, 3);
+  EXPECT_FALSE(takt::os::cpu_busy_times().empty());
+}
