@@ -1,0 +1,53 @@
+// Writer: how an instance changes its output pipes (locking, then running their consumers).
+#pragma once
+
+#include "sched/task.hpp"
+
+#include <cstdint>
+#include <vector>
+
+namespace takt::sched {
+
+class Pipe;
+
+/// Runs the consumer of a locked pipe if the pipe has pending changes, then clears
+/// its log: this is the synchronous pipe update of CoBaS (dissertation §5.3), which
+/// carries a change down the chain in the calling thread.
+void flush(Pipe& pipe, bool exclusive) noexcept;
+
+/// The outputs an instance writes during one update. A Writer locks an output when
+/// the instance first writes to it and keeps it locked while the instance writes
+/// to it again; when the instance turns to another output (or finishes), the
+/// previous one is flushed (its consumer runs, down the chain) and unlocked. So an
+/// instance never holds two outputs at once, and every pipe's log is empty again
+/// when its lock is released.
+///
+/// During a reconfiguration (`exclusive`: the reconfiguration lock is held
+/// exclusively, nothing else runs) the Writer takes no locks and flushes every
+/// output it touched only at finish(), in rank order, so that a removal and a new
+/// add of the same task meet in one log and become a move.
+class Writer {
+public:
+  explicit Writer(bool exclusive) noexcept : exclusive_(exclusive) {}
+  ~Writer() { finish(); }
+  Writer(const Writer&) = delete;
+  Writer& operator=(const Writer&) = delete;
+
+  void add(Pipe& out, Task& task, std::int64_t key);
+  bool remove(Pipe& out, Task& task);
+  bool rekey(Pipe& out, Task& task, std::int64_t key);
+  /// Whether `task` is queued in `out` (locks `out` like a write).
+  bool contains(Pipe& out, const Task& task);
+  /// The key of `task` in `out` (locks `out` like a write). Precondition: queued.
+  std::int64_t key_of(Pipe& out, const Task& task);
+  /// Flushes and unlocks what is still held. Idempotent.
+  void finish() noexcept;
+
+private:
+  void focus(Pipe& out);
+  bool exclusive_;
+  Pipe* current_ = nullptr;
+  std::vector<Pipe*> touched_;  // exclusive mode
+};
+
+}  // namespace takt::sched
