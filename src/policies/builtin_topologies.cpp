@@ -1,0 +1,42 @@
+// The built-in topologies of the four policies, compiled into the program from topologies/*.yaml.
+#include "policies/builtin_topologies.hpp"
+
+#include "takt/error.hpp"
+
+namespace takt::policies {
+namespace detail {
+// Defined in the generated builtin_topologies_data.cpp.
+extern const BuiltinTopology builtin_topology_table[];
+extern const std::size_t builtin_topology_count;
+}  // namespace detail
+
+std::span<const BuiltinTopology> builtin_topologies() {
+  return {detail::builtin_topology_table, detail::builtin_topology_count};
+}
+
+const BuiltinTopology* find_builtin_topology(std::string_view policy) {
+  for (const BuiltinTopology& t : builtin_topologies()) {
+    if (t.policy == policy) return &t;
+  }
+  return nullptr;
+}
+
+std::string builtin_policy_names() {
+  std::string names;
+  for (const BuiltinTopology& t : builtin_topologies()) {
+    if (!names.empty()) names += ", ";
+    names += t.policy;
+  }
+  return names;
+}
+
+sched::TopologySpec builtin_topology(std::string_view policy) {
+  const BuiltinTopology* t = find_builtin_topology(policy);
+  if (t == nullptr) {
+    throw takt::Error("no built-in topology for policy '" + std::string(policy) + "' (known: " +
+                      builtin_policy_names() + ")");
+  }
+  return sched::parse_topology_text(t->yaml, std::string(t->file));
+}
+
+}  // namespace takt::policies
