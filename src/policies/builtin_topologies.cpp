@@ -3,6 +3,9 @@
 
 #include "takt/error.hpp"
 
+#include <algorithm>
+#include <vector>
+
 namespace takt::policies {
 namespace detail {
 // Defined in the generated builtin_topologies_data.cpp.
@@ -11,7 +14,13 @@ extern const std::size_t builtin_topology_count;
 }  // namespace detail
 
 std::span<const BuiltinTopology> builtin_topologies() {
-  return {detail::builtin_topology_table, detail::builtin_topology_count};
+  static const std::vector<BuiltinTopology> sorted = [] {
+    std::vector<BuiltinTopology> v(detail::builtin_topology_table,
+                                   detail::builtin_topology_table + detail::builtin_topology_count);
+    std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.policy < b.policy; });
+    return v;
+  }();
+  return sorted;
 }
 
 const BuiltinTopology* find_builtin_topology(std::string_view policy) {

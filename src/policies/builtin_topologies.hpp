@@ -19,7 +19,7 @@ struct BuiltinTopology {
   std::string_view yaml;
 };
 
-/// Every built-in topology, in file-name order: federated, federated-greedy,
+/// Every built-in topology, by policy name: federated, federated-greedy,
 /// gedf-paws, partitioned-dm. The texts are embedded at build time
 /// (src/policies/embed_topologies.cmake), so an installed binary needs no files.
 std::span<const BuiltinTopology> builtin_topologies();

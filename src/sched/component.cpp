@@ -64,6 +64,7 @@ Instance::~Instance() = default;
 void Instance::pipe_update(Pipe& input, Writer&) { (void)input; }
 void Instance::task_construct(Task&) {}
 void Instance::task_destruct(Task&) {}
+void Instance::task_enter(Task&) {}
 void Instance::connect(Broker&) {}
 std::vector<std::pair<std::string, std::uint64_t>> Instance::counters() const { return {}; }
 
@@ -80,9 +81,8 @@ void Instance::run_update(Pipe& input, bool exclusive) noexcept {
   const bool timed = ins != nullptr && ins->clock;
   const Time start = timed ? ins->clock() : Time{0};
   {
-    Writer out(exclusive);
+    Writer out(exclusive);  // finishes (flushes, unlocks) when it goes
     pipe_update(input, out);
-    out.finish();
   }
   // The counters are written only by the holder of the input (or instance) lock,
   // so a load and a store suffice; atomics keep concurrent stats() readers exact.

@@ -132,8 +132,9 @@ struct InstanceStats {
 ///
 /// An instance that keeps per-task data (ComponentInfo::uses_task_data) owns word
 /// context().data_slot of every task: task_construct() runs for every task when it
-/// is admitted or when the instance is created while tasks exist, task_destruct()
-/// when the task exits or the instance is swapped out.
+/// is admitted or when the instance is created while tasks exist, task_enter() when
+/// a task comes back (relinquish, unblock), task_destruct() when the task exits or
+/// the instance is swapped out.
 class Instance {
 public:
   explicit Instance(InstanceContext context);
@@ -149,6 +150,9 @@ public:
   virtual void pipe_update(Pipe& input, Writer& out);
   virtual void task_construct(Task& task);
   virtual void task_destruct(Task& task);
+  /// A task this instance keeps data for comes back (relinquish, unblock), with
+  /// the attributes its owner may have changed while it was not schedulable.
+  virtual void task_enter(Task& task);
   /// Subscribes to and responds on topics (the reconfiguration lock is held
   /// exclusively; subscriptions are withdrawn by owner when the instance goes).
   virtual void connect(Broker& broker);

@@ -53,8 +53,9 @@ PipeNode* Pipe::find(const Task& task) const noexcept {
 
 PipeNode* Pipe::acquire(Task& task) noexcept {
   auto& nodes = task.nodes_;
-  for (std::size_t k = 0; k < kMaxPipeNodes; ++k) {
-    PipeNode& node = nodes[(hint_ + k) % kMaxPipeNodes];
+  std::size_t i = hint_;
+  for (std::size_t k = 0; k < kMaxPipeNodes; ++k, i = (i + 1 == kMaxPipeNodes ? 0 : i + 1)) {
+    PipeNode& node = nodes[i];
     Pipe* expected = nullptr;
     if (node.owner.load(std::memory_order_relaxed) == nullptr &&
         node.owner.compare_exchange_strong(expected, this, std::memory_order_acq_rel)) {
@@ -117,32 +118,32 @@ void Pipe::watch(NonEmptySet* set, std::size_t index) noexcept {
 }
 
 void Pipe::sift_up(std::uint32_t index) noexcept {
-  PipeNode* node = heap_[index];
+  const HeapSlot slot = heap_[index];
   while (index > 0) {
     const std::uint32_t parent = (index - 1) / 2;
-    if (!less(node, heap_[parent])) break;
+    if (!less(slot, heap_[parent])) break;
     heap_[index] = heap_[parent];
-    heap_[index]->heap_index = index;
+    heap_[index].node->heap_index = index;
     index = parent;
   }
-  heap_[index] = node;
-  node->heap_index = index;
+  heap_[index] = slot;
+  slot.node->heap_index = index;
 }
 
 void Pipe::sift_down(std::uint32_t index) noexcept {
   const auto n = static_cast<std::uint32_t>(heap_.size());
-  PipeNode* node = heap_[index];
+  const HeapSlot slot = heap_[index];
   for (;;) {
     std::uint32_t child = 2 * index + 1;
     if (child >= n) break;
     if (child + 1 < n && less(heap_[child + 1], heap_[child])) ++child;
-    if (!less(heap_[child], node)) break;
+    if (!less(heap_[child], slot)) break;
     heap_[index] = heap_[child];
-    heap_[index]->heap_index = index;
+    heap_[index].node->heap_index = index;
     index = child;
   }
-  heap_[index] = node;
-  node->heap_index = index;
+  heap_[index] = slot;
+  slot.node->heap_index = index;
 }
 
 void Pipe::heap_fix(std::uint32_t index) noexcept {
@@ -155,7 +156,7 @@ void Pipe::heap_fix(std::uint32_t index) noexcept {
 
 void Pipe::heap_push(PipeNode* node) {
   const std::size_t before = heap_.size();
-  heap_.push_back(node);
+  heap_.push_back(HeapSlot{node->key, node->seq, node});
   sift_up(static_cast<std::uint32_t>(before));
   size_changed(before, before + 1);
 }
@@ -163,19 +164,22 @@ void Pipe::heap_push(PipeNode* node) {
 void Pipe::heap_erase(PipeNode* node) noexcept {
   const std::size_t before = heap_.size();
   const std::uint32_t index = node->heap_index;
-  PipeNode* last = heap_.back();
+  const HeapSlot last = heap_.back();
   heap_.pop_back();
   node->heap_index = PipeNode::npos;
-  if (last != node) {
+  if (last.node != node) {
     heap_[index] = last;
-    last->heap_index = index;
+    last.node->heap_index = index;
     heap_fix(index);
   }
   size_changed(before, before - 1);
 }
 
 void Pipe::add(Task& task, std::int64_t key) {
-  if (PipeNode* node = find(task)) {
+  // Only a task whose removal the consumer has not seen yet can still be a member:
+  // it is in the log, which is usually empty (no search at all then).
+  for (PipeNode* node = log_head_; node != nullptr; node = node->log_next) {
+    if (node->task != &task) continue;
     if (node->change != Change::removed) broken_invariant("a task was added twice", name_);
     // Removed since the consumer last looked, now back: for the consumer it moved.
     node->key = key;
@@ -231,6 +235,7 @@ bool Pipe::rekey(Task& task, std::int64_t key) {
   if (node == nullptr || node->heap_index == PipeNode::npos) return false;
   if (node->key == key) return true;  // same place in the order: nothing to tell
   node->key = key;
+  heap_[node->heap_index].key = key;
   heap_fix(node->heap_index);
   if (logging_ && node->change == Change::none) {
     node->change = Change::moved;
@@ -272,9 +277,10 @@ std::size_t Pipe::pending_changes() const noexcept {
 
 void Pipe::mark_all_added() {
   if (!logging_) return;
-  std::vector<PipeNode*> nodes(heap_.begin(), heap_.end());
-  std::sort(nodes.begin(), nodes.end(), [this](const PipeNode* a, const PipeNode* b) { return less(a, b); });
-  for (PipeNode* node : nodes) {
+  std::vector<HeapSlot> slots(heap_.begin(), heap_.end());
+  std::sort(slots.begin(), slots.end(), less);
+  for (const HeapSlot& slot : slots) {
+    PipeNode* node = slot.node;
     if (node->change != Change::none) continue;
     node->change = Change::added;
     log_append(node);
@@ -283,7 +289,7 @@ void Pipe::mark_all_added() {
 
 Task* Pipe::pop_head() noexcept {
   if (heap_.empty()) return nullptr;
-  PipeNode* node = heap_.front();
+  PipeNode* node = heap_.front().node;
   heap_erase(node);
   if (logging_ && node->change != Change::none) {
     // A consumer instance would still see the pending change; pipes that processing
@@ -296,11 +302,11 @@ Task* Pipe::pop_head() noexcept {
 }
 
 std::vector<Task*> Pipe::ordered() const {
-  std::vector<PipeNode*> nodes(heap_.begin(), heap_.end());
-  std::sort(nodes.begin(), nodes.end(), [this](const PipeNode* a, const PipeNode* b) { return less(a, b); });
+  std::vector<HeapSlot> slots(heap_.begin(), heap_.end());
+  std::sort(slots.begin(), slots.end(), less);
   std::vector<Task*> tasks;
-  tasks.reserve(nodes.size());
-  for (const PipeNode* node : nodes) tasks.push_back(node->task);
+  tasks.reserve(slots.size());
+  for (const HeapSlot& slot : slots) tasks.push_back(slot.node->task);
   return tasks;
 }
 
@@ -316,7 +322,7 @@ void Pipe::release_all() noexcept {
     if (node->change == Change::removed) release(node);
     node = next;
   }
-  for (PipeNode* queued : heap_) release(queued);
+  for (const HeapSlot& queued : heap_) release(queued.node);
   const std::size_t before = heap_.size();
   heap_.clear();
   size_changed(before, 0);

@@ -81,7 +81,7 @@ public:
   std::size_t size() const noexcept { return size_.load(std::memory_order_relaxed); }
   bool empty() const noexcept { return size() == 0; }
   /// The first task (smallest key), or nullptr. Pipe locked.
-  Task* head() const noexcept { return heap_.empty() ? nullptr : heap_.front()->task; }
+  Task* head() const noexcept { return heap_.empty() ? nullptr : heap_.front().node->task; }
   /// Takes the head out of the queue for a processing element: it is no longer
   /// queued, but stays a member until its producer removes it (which the removal
   /// that follows every dispatch does). Pipe locked. Returns nullptr when empty.
@@ -111,8 +111,16 @@ private:
   void release(PipeNode* node) noexcept;
   void log_append(PipeNode* node) noexcept;
   void log_unlink(PipeNode* node) noexcept;
-  bool less(const PipeNode* a, const PipeNode* b) const noexcept {
-    return a->key < b->key || (a->key == b->key && a->seq < b->seq);
+  // The heap holds each member's key and arrival next to its node, so that sifting
+  // compares within one contiguous array and touches a node only to record its
+  // new position.
+  struct HeapSlot {
+    std::int64_t key;
+    std::uint64_t seq;
+    PipeNode* node;
+  };
+  static bool less(const HeapSlot& a, const HeapSlot& b) noexcept {
+    return a.key < b.key || (a.key == b.key && a.seq < b.seq);
   }
   void heap_push(PipeNode* node);
   void heap_erase(PipeNode* node) noexcept;
@@ -124,7 +132,7 @@ private:
   std::string name_;
   std::size_t hint_;
   SpinLock lock_;
-  std::vector<PipeNode*> heap_;
+  std::vector<HeapSlot> heap_;
   std::atomic<std::size_t> size_{0};
   std::uint64_t next_seq_ = 0;
   PipeNode* log_head_ = nullptr;

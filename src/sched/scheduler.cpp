@@ -86,7 +86,7 @@ void Scheduler::enter(Pipe& entry, Task& task) {
   task.entry_ = &entry;
   PipeGuard guard(entry);
   entry.add(task, 0);  // the entry pipe is first come, first served
-  flush(entry, false);
+  flush(entry);
 }
 
 void Scheduler::leave(Task& task) {
@@ -94,7 +94,7 @@ void Scheduler::leave(Task& task) {
   {
     PipeGuard guard(entry);
     entry.remove(task);
-    flush(entry, false);
+    flush(entry);
   }
   task.entry_ = nullptr;
 }
@@ -164,6 +164,7 @@ void Scheduler::unblock(Task& task) {
                            to_string(task.state()));
   }
   Pipe& entry = topology_->entry_for(task);
+  for (Instance* i : topology_->data_instances()) i->task_enter(task);
   task.state_.store(TaskState::schedulable, std::memory_order_release);
   enter(entry, task);
   broker_.notify(topics::unblock, TaskEvent{&task, task.last_pe()});
@@ -221,6 +222,7 @@ void Scheduler::relinquish(Task& task) {
                            to_string(task.state()) + ", not running");
   }
   Pipe& entry = topology_->entry_for(task);
+  for (Instance* i : topology_->data_instances()) i->task_enter(task);
   task.state_.store(TaskState::schedulable, std::memory_order_release);
   enter(entry, task);
   broker_.notify(topics::relinquish, TaskEvent{&task, task.last_pe()});
@@ -391,7 +393,7 @@ void Scheduler::swap_instance(std::string_view name, std::string_view component,
         input->clear_changes();
       }
       std::sort(outputs.begin(), outputs.end(), [](const Pipe* a, const Pipe* b) { return a->rank() < b->rank(); });
-      for (Pipe* out : outputs) flush(*out, true);
+      for (Pipe* out : outputs) flush(*out);
     }
     topology.set_instance_spec(new_spec);
     reconfigurations_.fetch_add(1, std::memory_order_relaxed);

@@ -19,7 +19,7 @@ inline constexpr int kAny = -1;
 
 /// Words of per-task data available to component instances (one slot per instance
 /// that keeps per-task data; see Instance::uses_task_data).
-inline constexpr std::size_t kMaxTaskData = 16;
+inline constexpr std::size_t kMaxTaskData = 8;
 
 /// How many pipes one task can be referenced by at the same time (a task sits in
 /// every pipe along its path through a topology; see Topology's depth limit).
@@ -48,13 +48,13 @@ struct PipeNode {
   static constexpr std::uint32_t npos = 0xffffffffu;
   std::atomic<Pipe*> owner{nullptr};
   Task* task = nullptr;
-  std::int64_t key = 0;         // ordering key set by the producer (smaller first)
-  std::uint64_t seq = 0;        // arrival order in the pipe: ties are first-come first
+  std::int64_t key = 0;           // ordering key set by the producer (smaller first)
+  std::uint64_t seq = 0;          // arrival order in the pipe: ties are first-come first
+  PipeNode* log_prev = nullptr;
+  PipeNode* log_next = nullptr;
   std::uint32_t heap_index = npos;
   Change change = Change::none;  // pending change for the consumer
   bool claimed = false;          // taken by a processing element, removal pending
-  PipeNode* log_prev = nullptr;
-  PipeNode* log_next = nullptr;
 };
 
 /// A unit of work the framework schedules: for the platform, a job (federated,

@@ -14,9 +14,10 @@ class ComponentRegistry;
 class ProcessingElements;
 
 /// Longest chain of pipes a task can travel (entry pipe included). A task is a
-/// member of every pipe on its path, plus transiently of a pipe it is moving away
-/// from, so this stays below kMaxPipeNodes.
-inline constexpr int kMaxPipelineDepth = 8;
+/// member of every pipe on its path, plus, for a moment, of the pipe it is moving
+/// away from (a migration, a swapped instance re-placing it), so this stays below
+/// kMaxPipeNodes.
+inline constexpr int kMaxPipelineDepth = 10;
 
 /// An instance or the runtime system using a pipe through a port.
 struct GraphUse {

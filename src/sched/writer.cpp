@@ -8,9 +8,9 @@
 
 namespace takt::sched {
 
-void flush(Pipe& pipe, bool exclusive) noexcept {
+void flush(Pipe& pipe) noexcept {
   if (!pipe.has_changes()) return;
-  if (Instance* consumer = pipe.consumer()) consumer->run_update(pipe, exclusive);
+  if (Instance* consumer = pipe.consumer()) consumer->run_update(pipe, false);
   pipe.clear_changes();
 }
 
@@ -20,7 +20,7 @@ void Writer::focus(Pipe& out) {
     if (std::find(touched_.begin(), touched_.end(), &out) == touched_.end()) touched_.push_back(&out);
   } else {
     if (current_ != nullptr) {
-      flush(*current_, false);
+      flush(*current_);
       current_->unlock();
     }
     out.lock();
@@ -56,13 +56,13 @@ std::int64_t Writer::key_of(Pipe& out, const Task& task) {
 void Writer::finish() noexcept {
   if (exclusive_) {
     std::sort(touched_.begin(), touched_.end(), [](const Pipe* a, const Pipe* b) { return a->rank() < b->rank(); });
-    for (Pipe* pipe : touched_) flush(*pipe, true);
+    for (Pipe* pipe : touched_) flush(*pipe);
     touched_.clear();
     current_ = nullptr;
     return;
   }
   if (current_ != nullptr) {
-    flush(*current_, false);
+    flush(*current_);
     current_->unlock();
     current_ = nullptr;
   }

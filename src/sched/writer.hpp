@@ -13,7 +13,7 @@ class Pipe;
 /// Runs the consumer of a locked pipe if the pipe has pending changes, then clears
 /// its log: this is the synchronous pipe update of CoBaS (dissertation §5.3), which
 /// carries a change down the chain in the calling thread.
-void flush(Pipe& pipe, bool exclusive) noexcept;
+void flush(Pipe& pipe) noexcept;
 
 /// The outputs an instance writes during one update. A Writer locks an output when
 /// the instance first writes to it and keeps it locked while the instance writes
@@ -22,10 +22,12 @@ void flush(Pipe& pipe, bool exclusive) noexcept;
 /// instance never holds two outputs at once, and every pipe's log is empty again
 /// when its lock is released.
 ///
-/// During a reconfiguration (`exclusive`: the reconfiguration lock is held
-/// exclusively, nothing else runs) the Writer takes no locks and flushes every
-/// output it touched only at finish(), in rank order, so that a removal and a new
-/// add of the same task meet in one log and become a move.
+/// For an instance swapped in by a reconfiguration (`exclusive`: the
+/// reconfiguration lock is held exclusively, nothing else runs, the swap has
+/// emptied the instance's outputs without flushing them) the Writer takes no locks
+/// and flushes the outputs it touched only at finish(), in rank order, so that the
+/// swap's removal and the new instance's add of a task meet in one log and become
+/// a move. Further down the chain updates run as usual.
 class Writer {
 public:
   explicit Writer(bool exclusive) noexcept : exclusive_(exclusive) {}

@@ -149,7 +149,7 @@ TEST(Pipe, ClearingAProcessedRemovalEndsTheMembership) {
   }
   // The task can join as many pipes as a pipeline is deep.
   std::vector<std::unique_ptr<Pipe>> chain;
-  for (int i = 0; i < 8; ++i) {
+  for (int i = 0; i < 10; ++i) {
     chain.push_back(std::make_unique<Pipe>("chain" + std::to_string(i), static_cast<std::size_t>(i)));
     PipeGuard lock(*chain.back());
     chain.back()->add(a, i);

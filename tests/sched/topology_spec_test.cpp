@@ -216,16 +216,16 @@ TEST(TopologySpec, IndexRules) {
 
 TEST(TopologySpec, TooDeep) {
   std::string yaml = head + "  pipes: {";
-  for (int i = 0; i <= 9; ++i) yaml += (i ? ", " : "") + std::string("p") + std::to_string(i) + ": one";
+  for (int i = 0; i <= 10; ++i) yaml += (i ? ", " : "") + std::string("p") + std::to_string(i) + ": one";
   yaml += "}\n  entry: p0\n  instances:\n";
-  for (int i = 0; i < 9; ++i) {
+  for (int i = 0; i < 10; ++i) {
     yaml += "    s" + std::to_string(i) + ": {component: head-queue, input: p" + std::to_string(i) + ", output: p" +
             std::to_string(i + 1) + "}\n";
   }
-  yaml += "  pes: {terminal: p9}\n";
+  yaml += "  pes: {terminal: p10}\n";
   const std::string message = error_of(yaml);
   EXPECT_NE(message.find("too deep"), std::string::npos) << message;
-  EXPECT_NE(message.find("at most 8"), std::string::npos) << message;
+  EXPECT_NE(message.find("at most 10"), std::string::npos) << message;
 }
 
 TEST(TopologySpec, UnknownKeysAndSyntaxErrors) {

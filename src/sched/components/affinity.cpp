@@ -6,9 +6,11 @@ namespace takt::sched::components {
 namespace {
 
 /// An annotating component (CoBaS appendix A.1, 0x20): no pipes. It stores the
-/// affinity of every task (initially the task's cluster and pe fields), follows
-/// AFFINITY notifications and answers AFFINITY requests, so distributors and
-/// balancers read one authoritative value.
+/// affinity of every task, answers AFFINITY requests and follows AFFINITY
+/// notifications, so distributors and balancers read one authoritative value. The
+/// value is taken from the task's cluster and pe fields whenever the task enters
+/// (admit, relinquish, unblock): its owner sets them while the task is not
+/// schedulable; a notification changes it while the task is queued.
 ///
 /// Per-task data word: (cluster + 1) in the low 32 bits, (pe + 1) in the high 32.
 class Affinity final : public Instance {
@@ -29,6 +31,7 @@ public:
   }
 
   void task_construct(Task& task) override { store(task, task.cluster, task.pe); }
+  void task_enter(Task& task) override { store(task, task.cluster, task.pe); }
 
 private:
   void store(Task& task, int cluster, int pe) {
