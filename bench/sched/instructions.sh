@@ -26,7 +26,7 @@ per_call() {
 }
 
 printf '%-16s %5s %12s %12s\n' topology PEs admit schedule
-for topology in per-pe-balanced gedf-paws partitioned-dm federated; do
+for topology in per-pe-balanced gedf-paws gedf-paws-64 partitioned-dm federated; do
   for pes in "${counts[@]}"; do
     admit=$(per_call "$topology" "$pes" 'takt::sched::Scheduler::admit*' admit_calls)
     schedule=$(per_call "$topology" "$pes" 'takt::sched::Scheduler::schedule*' schedule_calls)

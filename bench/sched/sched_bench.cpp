@@ -176,6 +176,7 @@ struct Shape {
   std::function<sched::TopologySpec()> spec;
   std::function<ProcessingElements(int)> pes;
   std::function<void(Task&, int, int)> prepare;  // task, index, #PEs
+  int fixed_tasks = 0;  // tasks in flight whatever the PEs (0: per_pe per PE)
 };
 
 nlohmann::json scaling(const SchedBenchOptions& o) {
@@ -185,6 +186,10 @@ nlohmann::json scaling(const SchedBenchOptions& o) {
        [](int n) { return ProcessingElements::uniform(n); }, [](Task&, int, int) {}},
       {"gedf-paws", [] { return policies::builtin_topology("gedf-paws"); },
        [](int n) { return ProcessingElements::uniform(n); }, [](Task&, int, int) {}},
+      // The same with the global queue's length held at 64 jobs: what the number
+      // of PEs alone costs (every PE takes from the global queue, so all succeed).
+      {"gedf-paws-64", [] { return policies::builtin_topology("gedf-paws"); },
+       [](int n) { return ProcessingElements::uniform(n); }, [](Task&, int, int) {}, 64},
       {"partitioned-dm", [] { return policies::builtin_topology("partitioned-dm"); },
        [](int n) { return ProcessingElements::uniform(n); },
        [](Task& t, int i, int n) {
@@ -214,14 +219,15 @@ nlohmann::json scaling(const SchedBenchOptions& o) {
     for (int n : o.pes.empty() ? counts : o.pes) {
       Scheduler s(shape.spec(), shape.pes(n));
       std::deque<Task> tasks;
-      for (int i = 0; i < per_pe * n; ++i) {
+      const int in_flight = shape.fixed_tasks > 0 ? shape.fixed_tasks : per_pe * n;
+      for (int i = 0; i < in_flight; ++i) {
         Task& t = tasks.emplace_back(static_cast<std::uint64_t>(i));
         t.deadline = std::chrono::microseconds(1000 + (i * 7919) % 1000);  // deadlines in shuffled order
         shape.prepare(t, i, n);
       }
       std::vector<int> order;
       for (int pe = 0; pe < n; ++pe) order.push_back(pe);
-      const int rounds = std::max(1, (o.quick ? 40000 : 400000) / (per_pe * n));
+      const int rounds = std::max(1, (o.quick ? 40000 : 400000) / in_flight);
       Calls calls;
       const Repeated r = repeat(o.repeats, [&] { return measure(s, tasks, order, rounds, calls); });
       admit.push_back(r.admit_ns);
@@ -244,6 +250,7 @@ nlohmann::json scaling(const SchedBenchOptions& o) {
       }
     }
     out["topologies"][shape.name] = nlohmann::json{
+        {"tasks_in_flight", shape.fixed_tasks > 0 ? nlohmann::json(shape.fixed_tasks) : nlohmann::json("8 per PE")},
         {"admit_ns", admit},
         {"schedule_ns", schedule},
         {"exit_ns", exit},

@@ -36,9 +36,10 @@ struct SchedBenchOptions {
 ///    about 210 ns; target <= 50 ns).
 ///  - scaling: admit() and schedule() per task with 2..256 virtual PEs for four
 ///    topologies (per-PE pipes behind a load balancer, and the built-in gedf-paws,
-///    partitioned-dm and federated), 8 tasks in flight per PE, and the growth from
-///    2 to 256 PEs (CoBaS grew linearly to about 24 us at 254 PEs; target: at most
-///    2x); also schedule() of an idle PE when nothing is queued anywhere.
+///    partitioned-dm and federated), 8 tasks in flight per PE (and gedf-paws with a
+///    global queue held at 64 jobs), and the growth from 2 to 256 PEs (CoBaS grew
+///    linearly to about 24 us at 254 PEs; target: at most 2x); also schedule() of
+///    an idle PE when nothing is queued anywhere.
 ///  - baselines: one push and one pop of oneTBB's concurrent_priority_queue and of
 ///    an OpenMP-lock-protected std::priority_queue, measured in the same run, and
 ///    the framework's admit + schedule relative to them.

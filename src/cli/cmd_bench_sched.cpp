@@ -40,7 +40,8 @@ void print_per_stage(const nlohmann::json& ps) {
 }
 
 void print_scaling(const nlohmann::json& sc) {
-  fmt::print("Admit and schedule per task against the number of PEs ({} tasks in flight per PE)\n",
+  fmt::print("Admit and schedule per task against the number of PEs ({} tasks in flight per PE;\n"
+             "gedf-paws-64: 64 jobs in the global queue whatever the PEs)\n",
              sc["tasks_in_flight_per_pe"].get<int>());
   std::string header = fmt::format("  {:<16} {:<9}", "topology", "PEs:");
   for (const auto& n : sc["pes"]) header += fmt::format(" {:>7}", n.get<int>());
@@ -85,9 +86,10 @@ Action configure(CLI::App& app) {
       ->delimiter(',')
       ->check(CLI::Range(1, 4096));
   app.add_option("--topology", options->topologies,
-                 "Scaling part: only these topologies (per-pe-balanced, gedf-paws, partitioned-dm, federated)")
+                 "Scaling part: only these topologies (per-pe-balanced, gedf-paws, gedf-paws-64, partitioned-dm, "
+                 "federated)")
       ->delimiter(',')
-      ->check(CLI::IsMember({"per-pe-balanced", "gedf-paws", "partitioned-dm", "federated"}));
+      ->check(CLI::IsMember({"per-pe-balanced", "gedf-paws", "gedf-paws-64", "partitioned-dm", "federated"}));
   app.add_flag("--skip-per-stage{false}", options->per_stage, "Do not run the per-stage part");
   app.add_flag("--skip-scaling{false}", options->scaling, "Do not run the scaling part");
   app.add_flag("--skip-idle{false}", options->idle, "Scaling part: do not time idle schedule() calls");
