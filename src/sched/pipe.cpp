@@ -53,6 +53,14 @@ PipeNode* Pipe::find(const Task& task) const noexcept {
 
 PipeNode* Pipe::acquire(Task& task) noexcept {
   auto& nodes = task.nodes_;
+  // Usually the slot of this pipe's depth is free (a task is in one pipe per depth).
+  PipeNode& preferred = nodes[hint_];
+  Pipe* none = nullptr;
+  if (preferred.owner.load(std::memory_order_relaxed) == nullptr &&
+      preferred.owner.compare_exchange_strong(none, this, std::memory_order_acq_rel)) {
+    preferred.task = &task;
+    return &preferred;  // released nodes are already reset (see release)
+  }
   std::size_t i = hint_;
   for (std::size_t k = 0; k < kMaxPipeNodes; ++k, i = (i + 1 == kMaxPipeNodes ? 0 : i + 1)) {
     PipeNode& node = nodes[i];

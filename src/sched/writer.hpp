@@ -1,6 +1,7 @@
 // Writer: how an instance changes its output pipes (locking, then running their consumers).
 #pragma once
 
+#include "sched/pipe.hpp"
 #include "sched/task.hpp"
 
 #include <cstdint>
@@ -35,18 +36,44 @@ public:
   Writer(const Writer&) = delete;
   Writer& operator=(const Writer&) = delete;
 
-  void add(Pipe& out, Task& task, std::int64_t key);
-  bool remove(Pipe& out, Task& task);
-  bool rekey(Pipe& out, Task& task, std::int64_t key);
+  void add(Pipe& out, Task& task, std::int64_t key) {
+    focus(out);
+    out.add(task, key);
+  }
+  bool remove(Pipe& out, Task& task) {
+    focus(out);
+    return out.remove(task);
+  }
+  bool rekey(Pipe& out, Task& task, std::int64_t key) {
+    focus(out);
+    return out.rekey(task, key);
+  }
   /// Whether `task` is queued in `out` (locks `out` like a write).
-  bool contains(Pipe& out, const Task& task);
+  bool contains(Pipe& out, const Task& task) {
+    focus(out);
+    return out.contains(task);
+  }
   /// The key of `task` in `out` (locks `out` like a write). Precondition: queued.
-  std::int64_t key_of(Pipe& out, const Task& task);
+  std::int64_t key_of(Pipe& out, const Task& task) {
+    focus(out);
+    return out.key_of(task);
+  }
   /// Flushes and unlocks what is still held. Idempotent.
-  void finish() noexcept;
+  void finish() noexcept {
+    if (exclusive_) {
+      finish_exclusive();
+    } else if (current_ != nullptr) {
+      release_current();
+    }
+  }
 
 private:
-  void focus(Pipe& out);
+  void focus(Pipe& out) {
+    if (current_ != &out) refocus(out);
+  }
+  void refocus(Pipe& out);
+  void release_current() noexcept;
+  void finish_exclusive() noexcept;
   bool exclusive_;
   Pipe* current_ = nullptr;
   std::vector<Pipe*> touched_;  // exclusive mode
