@@ -144,7 +144,9 @@ nlohmann::json per_stage(const SchedBenchOptions& o) {
   const int batch = 16;
   const int rounds = o.quick ? 200 : 4000;
   std::vector<double> depths, admit, schedule;
-  for (int depth = 1; depth <= 8; ++depth) {
+  std::vector<std::uint64_t> admit_calls, schedule_calls;
+  const std::vector<int> chosen = o.depths.empty() ? std::vector<int>{1, 2, 3, 4, 5, 6, 7, 8} : o.depths;
+  for (int depth : chosen) {
     Scheduler s(sched::parse_topology_text(chain(depth), "<bench>/chain.yaml"), ProcessingElements::uniform(1));
     std::deque<Task> tasks;
     for (int i = 0; i < batch; ++i) tasks.emplace_back(static_cast<std::uint64_t>(i));
@@ -153,14 +155,18 @@ nlohmann::json per_stage(const SchedBenchOptions& o) {
     depths.push_back(depth);
     admit.push_back(r.admit_ns);
     schedule.push_back(r.schedule_ns);
+    admit_calls.push_back(calls.admit);
+    schedule_calls.push_back(calls.schedule);
     if (o.progress) {
       o.progress("per-stage: depth " + std::to_string(depth) + ": admit " + std::to_string(r.admit_ns) +
                  " ns, schedule " + std::to_string(r.schedule_ns) + " ns");
     }
   }
-  const double admit_slope = slope(depths, admit);
-  const double schedule_slope = slope(depths, schedule);
+  const double admit_slope = depths.size() > 1 ? slope(depths, admit) : 0.0;
+  const double schedule_slope = depths.size() > 1 ? slope(depths, schedule) : 0.0;
   return nlohmann::json{{"depths", depths},
+                        {"admit_calls", admit_calls},
+                        {"schedule_calls", schedule_calls},
                         {"tasks_in_flight", batch},
                         {"admit_ns", admit},
                         {"schedule_ns", schedule},

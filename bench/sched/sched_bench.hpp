@@ -23,6 +23,8 @@ struct SchedBenchOptions {
   bool baselines = true;
   std::vector<int> pes;
   std::vector<std::string> topologies;
+  /// Per-stage part: only these chain depths (empty: 1..8).
+  std::vector<int> depths;
   /// Called with a line of progress ("per-stage depth 3 ...").
   std::function<void(const std::string&)> progress;
 };

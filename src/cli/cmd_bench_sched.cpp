@@ -90,6 +90,9 @@ Action configure(CLI::App& app) {
                  "federated)")
       ->delimiter(',')
       ->check(CLI::IsMember({"per-pe-balanced", "gedf-paws", "gedf-paws-64", "partitioned-dm", "federated"}));
+  app.add_option("--depths", options->depths, "Per-stage part: only these chain depths (e.g. 1,8)")
+      ->delimiter(',')
+      ->check(CLI::Range(1, 9));
   app.add_flag("--skip-per-stage{false}", options->per_stage, "Do not run the per-stage part");
   app.add_flag("--skip-scaling{false}", options->scaling, "Do not run the scaling part");
   app.add_flag("--skip-idle{false}", options->idle, "Scaling part: do not time idle schedule() calls");

@@ -57,6 +57,7 @@ Instance::Instance(InstanceContext context) : ctx_(std::move(context)) {
     inputs_.insert(inputs_.end(), binding.pipes.begin(), binding.pipes.end());
   }
   std::sort(inputs_.begin(), inputs_.end(), [](const Pipe* a, const Pipe* b) { return a->rank() < b->rank(); });
+  several_inputs_ = inputs_.size() > 1;
 }
 
 Instance::~Instance() = default;
@@ -75,7 +76,7 @@ InstanceStats Instance::stats() const {
 }
 
 void Instance::run_update(Pipe& input, bool exclusive) noexcept {
-  const bool several = inputs_.size() > 1 && !exclusive;
+  const bool several = several_inputs_ && !exclusive;
   if (several) lock_.lock();
   const Instrumentation* ins = ctx_.instrumentation;
   const bool timed = ins != nullptr && ins->clock;
@@ -100,7 +101,7 @@ void Instance::run_update(Pipe& input, bool exclusive) noexcept {
 
 void Instance::update_from_notification(const std::function<void(Writer&)>& fn) {
   for (Pipe* input : inputs_) input->lock();
-  const bool several = inputs_.size() > 1;
+  const bool several = several_inputs_;
   if (several) lock_.lock();
   {
     Writer out(false);

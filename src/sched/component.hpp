@@ -183,6 +183,7 @@ protected:
 private:
   InstanceContext ctx_;
   std::vector<Pipe*> inputs_;  // every input pipe, by rank
+  bool several_inputs_ = false;
   SpinLock lock_;              // taken when the instance has several inputs
   std::atomic<std::uint64_t> updates_{0};
   std::atomic<std::int64_t> total_ns_{0};

@@ -164,8 +164,14 @@ void Pipe::heap_fix(std::uint32_t index) noexcept {
 
 void Pipe::heap_push(PipeNode* node) {
   const std::size_t before = heap_.size();
-  heap_.push_back(HeapSlot{node->key, node->seq, node});
-  sift_up(static_cast<std::uint32_t>(before));
+  const HeapSlot slot{node->key, node->seq, node};
+  heap_.push_back(slot);
+  const auto index = static_cast<std::uint32_t>(before);
+  if (index > 0 && less(slot, heap_[(index - 1) / 2])) {
+    sift_up(index);
+  } else {
+    node->heap_index = index;  // in order already (first come, first served keys)
+  }
   size_changed(before, before + 1);
 }
 
