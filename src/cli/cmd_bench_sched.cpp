@@ -5,6 +5,7 @@
 
 #include <fmt/core.h>
 
+#include <array>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -93,17 +94,26 @@ Action configure(CLI::App& app) {
   app.add_option("--depths", options->depths, "Per-stage part: only these chain depths (e.g. 1,8)")
       ->delimiter(',')
       ->check(CLI::Range(1, 9));
-  app.add_flag("--skip-per-stage{false}", options->per_stage, "Do not run the per-stage part");
-  app.add_flag("--skip-scaling{false}", options->scaling, "Do not run the scaling part");
-  app.add_flag("--skip-idle{false}", options->idle, "Scaling part: do not time idle schedule() calls");
-  app.add_flag("--skip-baselines{false}", options->baselines, "Do not run the oneTBB / OpenMP baselines");
-  return [json_path, options] {
+  auto skip = std::make_shared<std::array<bool, 4>>();
+  app.add_flag("--skip-per-stage", (*skip)[0], "Do not run the per-stage part");
+  app.add_flag("--skip-scaling", (*skip)[1], "Do not run the scaling part");
+  app.add_flag("--skip-idle", (*skip)[2], "Scaling part: do not time idle schedule() calls");
+  app.add_flag("--skip-baselines", (*skip)[3], "Do not run the oneTBB / OpenMP baselines");
+  return [json_path, options, skip] {
+    options->per_stage = !(*skip)[0];
+    options->scaling = !(*skip)[1];
+    options->idle = !(*skip)[2];
+    options->baselines = !(*skip)[3];
     options->progress = [](const std::string& line) { fmt::print(stderr, "  {}\n", line); };
+    // Open the output first: a wrong path should not cost a whole run.
+    std::ofstream out;
+    if (!json_path->empty()) {
+      out.open(*json_path);
+      if (!out) throw takt::Error("cannot write '" + *json_path + "': check the directory exists and is writable");
+    }
     const nlohmann::json result = bench::run_sched_bench(*options);
     print_table(result);
-    if (!json_path->empty()) {
-      std::ofstream out(*json_path);
-      if (!out) throw takt::Error("cannot write '" + *json_path + "': check the directory exists and is writable");
+    if (out.is_open()) {
       out << result.dump(2) << "\n";
       fmt::print("wrote {}\n", *json_path);
     }
