@@ -129,8 +129,20 @@ TEST(Concurrency, ReconfigurationUnderLoadLosesAndDuplicatesNothing) {
       "    clock: {component: lamport}\n"
       "    affinity: {component: affinity}\n"
       "  pes: {terminal: \"q[pe]\", steal: q}\n");
+  // A balancer with two inputs: its updates take its instance lock.
+  const TopologySpec merged = topology(
+      "topology:\n"
+      "  name: merged\n"
+      "  pipes: {in: one, sorted: one, a: one, b: one, q: per-pe}\n"
+      "  entry: in\n"
+      "  instances:\n"
+      "    order: {component: edf, input: in, output: sorted}\n"
+      "    split: {component: distributor, input: sorted, outputs: [a, b]}\n"
+      "    lb: {component: load-balancer, inputs: [a, b], outputs: \"q[*]\"}\n"
+      "    affinity: {component: affinity}\n"
+      "  pes: {terminal: \"q[pe]\", steal: q}\n");
   const std::vector<TopologySpec> topologies = {builtin_topology("gedf-paws"), builtin_topology("federated"),
-                                                balanced, builtin_topology("partitioned-dm")};
+                                                balanced, builtin_topology("partitioned-dm"), merged};
   Scheduler s(topologies[0], ProcessingElements::with_clusters(clusters));
 
   std::atomic<bool> admitting{true};
@@ -187,8 +199,8 @@ TEST(Concurrency, ReconfigurationUnderLoadLosesAndDuplicatesNothing) {
           const std::string name = s.spec().name;
           if (name == "balanced") {
             s.swap_instance("order", (rng() % 2) ? "fcfs" : "lcfs");
-          } else if (name == "partitioned-dm") {
-            s.swap_instance("order", orders[rng() % 4]);
+          } else if (name == "merged" && rng() % 2 == 0) {
+            s.swap_instance("lb", (rng() % 2) ? "advanced-balancer" : "load-balancer");
           } else {
             s.swap_instance("order", orders[rng() % 4]);
           }
