@@ -408,6 +408,10 @@ void Scheduler::swap_instance(std::string_view name, std::string_view component,
 bool Scheduler::remove_topic(std::string_view name) {
   std::lock_guard<std::mutex> serial(reconfiguring_);
   Exclusive x(lock_);
+  if (const auto info = broker_.topic(name);
+      info && info->id <= topics::reconfigured.id && info->uuid == 0x7a6b0001u + info->id && info->references == 1) {
+    throw takt::Error("topic " + std::string(name) + " is built in: the scheduler publishes it, it cannot be removed");
+  }
   return broker_.remove_topic(name);
 }
 

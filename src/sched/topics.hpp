@@ -69,7 +69,8 @@ struct ReconfigurationMessage {
 };
 
 /// Handles of the built-in topics. Every scheduler registers them first, in this
-/// order, so the handles are the same constants everywhere.
+/// order, so the handles are the same constants everywhere (id i has uuid
+/// 0x7a6b0001 + i); the scheduler keeps a reference to each for its lifetime.
 namespace topics {
 inline constexpr Topic<TaskEvent> admit{0, 0x7a6b0001};
 inline constexpr Topic<TaskEvent> dispatch{1, 0x7a6b0002};

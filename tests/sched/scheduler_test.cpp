@@ -193,6 +193,9 @@ TEST(Scheduler, UserTopicsThroughTheScheduler) {
   for (const TopicInfo& info : s.topics()) listed = listed || info.name == "LOAD";
   EXPECT_TRUE(listed);
   EXPECT_TRUE(s.remove_topic("LOAD"));
+  EXPECT_THROW(s.remove_topic("DISPATCH"), takt::Error);  // built in: the scheduler needs it
+  s.add_topic<TaskEvent>("DISPATCH", "", topics::dispatch.uuid);
+  EXPECT_FALSE(s.remove_topic("DISPATCH"));  // a reference of our own may go again
 }
 
 TEST(Scheduler, DescribesItsTopology) {
