@@ -38,8 +38,9 @@ inline constexpr double kDecompositionFactor = 2.5;
 /// The paper states it for implicit deadlines and divides T_i; takt divides the
 /// relative deadline D_i (= T_i there). All arithmetic is exact in integers; the
 /// cumulative deadlines Σ_{k≤j} d_{i,k} are rounded down to whole nanoseconds, so
-/// every window is at most 1 ns shorter than the exact one and the windows add up
-/// to exactly D_i. `task.segments` must not be empty.
+/// every segment's end (release + window) is at most the exact one and less than
+/// 1 ns before it, and the windows add up to exactly D_i. `task.segments` must not
+/// be empty.
 Decomposition decompose(const model::Task& task);
 
 }  // namespace takt::analysis
