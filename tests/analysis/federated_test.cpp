@@ -165,3 +165,27 @@ tasks:
   ASSERT_TRUE(r.grants[0].expected_response_ns.has_value());
   EXPECT_NEAR(*r.grants[0].expected_response_ns, 27.8e6, 1.0);
 }
+
+TEST(FederatedAssignment, CapacityAugmentationBoundBesideTheVerdict) {
+  // m = 4: Σu = 1.5 + 0.5 = 2 ≤ 4/2 and L ≤ D/2 for both (4 ≤ 5, 5 ≤ 5): holds.
+  auto ok = takt::model::parse_task_set(R"(tasks:
+  - {name: a, period: 10ms, work: 15ms, span: 4ms}
+  - {name: b, period: 10ms, work: 5ms, span: 5ms}
+)",
+                                        "f.yaml");
+  auto r = analyse_federated(ok, {Cores::of_count(4), std::nullopt, takt::model::Fit::worst_fit});
+  EXPECT_TRUE(r.capacity.holds);
+  EXPECT_DOUBLE_EQ(r.capacity.utilization_bound, 2.0);
+  // b's span 5.000001 ms > D/2: the bound no longer holds, but the set is still admitted
+  // (a: ⌈11/6⌉ = 2 cores, b on a shared core).
+  auto long_span = takt::model::parse_task_set(R"(tasks:
+  - {name: a, period: 10ms, work: 15ms, span: 4ms}
+  - {name: b, period: 10ms, work: 5000001ns, span: 5000001ns}
+)",
+                                               "f.yaml");
+  auto r2 = analyse_federated(long_span, {Cores::of_count(4), std::nullopt, takt::model::Fit::worst_fit});
+  EXPECT_FALSE(r2.capacity.holds);
+  EXPECT_EQ(r2.capacity.long_span_tasks, std::vector<std::string>{"b"});
+  EXPECT_TRUE(r2.schedulable);
+  EXPECT_EQ(r2.grants[0].cores, 2);
+}
