@@ -65,20 +65,22 @@ std::size_t line_end(std::string_view text, std::size_t pos) {
 std::string update_measurements(std::string_view text, const std::string& source,
                                 const std::vector<MeasurementUpdate>& updates) {
   TaskSet set = parse_task_set(text, source);
+  // yaml-cpp's byte offsets do not count a UTF-8 byte-order mark.
+  const long bom = text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
+  auto at = [&](const SourceMark& m) { return static_cast<std::size_t>(m.offset + bom); };
   std::vector<Edit> edits;
   for (const MeasurementUpdate& u : updates) {
     const Task* task = set.find(u.task);
     if (task == nullptr) throw Error(source + ": no task named '" + u.task + "' to update");
     const TaskMarks& marks = task->marks;
-    bool flow = marks.task.offset >= 0 && static_cast<std::size_t>(marks.task.offset) < text.size() &&
-                text[static_cast<std::size_t>(marks.task.offset)] == '{';
+    bool flow = marks.task.offset >= 0 && at(marks.task) < text.size() && text[at(marks.task)] == '{';
     std::string insertion;
     auto set_value = [&](std::string_view key, const SourceMark& value_mark,
                          std::optional<std::chrono::nanoseconds> value) {
       if (!value) return;
       std::string written = format_duration(*value);
       if (value_mark.offset >= 0) {
-        auto begin = static_cast<std::size_t>(value_mark.offset);
+        const std::size_t begin = at(value_mark);
         edits.push_back({begin, scalar_end(text, begin, flow), written});
       } else if (flow) {
         insertion += ", " + std::string(key) + ": " + written;
@@ -93,21 +95,21 @@ std::string update_measurements(std::string_view text, const std::string& source
     set_value("burdened_span", marks.burdened_span, u.burdened_span);
     if (insertion.empty()) continue;
     if (flow) {
-      std::size_t close = closing_brace(text, static_cast<std::size_t>(marks.task.offset));
+      std::size_t close = closing_brace(text, at(marks.task));
       if (close == std::string_view::npos) throw Error(marks.task.where(source) + ": cannot find the end of this task");
       edits.push_back({close, close, insertion});
     } else {
       // After the line of the task's last timing key: those values are durations,
       // always one line long, and `period` is always there; a new key line at the
       // mapping's indentation may stand between any two keys.
-      long last = -1;
+      std::size_t last = 0;
       for (const char* key : {"period", "deadline", "offset", "work", "span", "burdened_span"}) {
         auto it = marks.keys.find(key);
-        if (it != marks.keys.end()) last = std::max(last, it->second.offset);
+        if (it != marks.keys.end()) last = std::max(last, at(it->second));
       }
-      std::size_t at = line_end(text, static_cast<std::size_t>(last));
-      if (at == text.size() && !text.empty() && text.back() != '\n') insertion.insert(0, "\n");
-      edits.push_back({at, at, insertion});
+      const std::size_t end = line_end(text, last);
+      if (end == text.size() && !text.empty() && text.back() != '\n') insertion.insert(0, "\n");
+      edits.push_back({end, end, insertion});
     }
   }
   std::sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) { return a.begin > b.begin; });

@@ -99,3 +99,10 @@ TEST(MeasurementUpdate, RejectsUnknownTasksAndInvalidValues) {
     EXPECT_NE(std::string(e.what()).find("exceeds"), std::string::npos) << e.what();
   }
 }
+
+TEST(MeasurementUpdate, ByteOffsetsSurviveMultiByteCharactersAndABom) {
+  // "µ" is two bytes in UTF-8; a byte-order mark is three. The value must still be found.
+  const std::string before = "\xEF\xBB\xBF# µµµ\ntasks:\n  - {name: \"µ\", period: 10ms, work: 2ms, span: 1ms}\n";
+  const std::string after = update_measurements(before, "t.yaml", {{"µ", 3ms, std::nullopt, std::nullopt}});
+  EXPECT_EQ(after, "\xEF\xBB\xBF# µµµ\ntasks:\n  - {name: \"µ\", period: 10ms, work: 3ms, span: 1ms}\n");
+}
