@@ -86,6 +86,7 @@ FederatedResult analyse_federated(const model::TaskSet& set, const FederatedOpti
       n = federated_cores_with_overhead(g.work, g.span_used, g.deadline, *options.delta);
       const std::string delta_text = options.delta->to_string();
       if (!n) {
+        g.formula = "none: D ≤ δ·" + lhat;
         const double need = options.delta->value() * static_cast<double>(g.span_used.count());
         result.findings.push_back(
             {t.name, "rtws eq. 3", false, static_cast<double>(g.deadline.count()) - need, "ns",
@@ -104,6 +105,7 @@ FederatedResult analyse_federated(const model::TaskSet& set, const FederatedOpti
       g.span_used = g.span;
       n = federated_cores(g.work, g.span, g.deadline);
       if (!n) {
+        g.formula = "none: D = L";
         result.findings.push_back({t.name, "federated core count", false, 0, "ns",
                                    "D = L = " + display_duration(g.deadline) +
                                        ": a task with utilization > 1 and span equal to its deadline cannot "

@@ -40,6 +40,12 @@ GlobalEdfResult analyse_global_edf(const model::TaskSet& set, const model::Cores
   r.cores = m;
   for (int k = 0; k < m; ++k) r.core_ids.push_back(cores.id(k));
 
+  if (set.tasks.empty()) {
+    r.schedulable = r.gfb_holds = r.capacity_holds = true;
+    r.gfb_bound = m;
+    r.capacity_bound = m / kGlobalEdfCapacityBound;
+    return r;
+  }
   RatioSum total;           // Σ C/D
   std::size_t densest = 0;  // argmax C/D
   for (std::size_t i = 0; i < set.tasks.size(); ++i) {

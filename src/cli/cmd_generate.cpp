@@ -67,7 +67,11 @@ int run_generate(const GenerateArgs& a) {
   o.cores = a.cores;
   o.utilization = parse_utilization(a.utilization, a.cores);
   o.seed = a.seed;
-  o.timescale = model::parse_duration(a.timescale);
+  try {
+    o.timescale = model::parse_duration(a.timescale);
+  } catch (const Error& e) {
+    throw Error(std::string("--timescale: ") + e.what());
+  }
   o.program = a.program;
   o.synthetic_type = a.type;
   if (o.method == analysis::GeneratorMethod::rtws) {

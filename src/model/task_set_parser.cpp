@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
-#include <set>
 #include <sstream>
 
 namespace takt::model {
