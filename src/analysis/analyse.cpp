@@ -16,8 +16,9 @@ model::Cores resolve_cores(const model::TaskSet& set, std::optional<int> cores) 
     return model::Cores::of_count(*cores);
   }
   if (set.global.cores) return *set.global.cores;
-  throw Error(set.source + ": the task set does not say how many cores to use; add 'cores: 4' (or a CPU list "
-                           "such as '0-3') to the 'global' section, or pass --cores");
+  throw Error(set.source +
+              ": the task set does not say how many cores to use; add 'cores: 4' (or a CPU list "
+              "such as '0-3') to the 'global' section, or pass --cores");
 }
 
 AnalysisResult analyse(const model::TaskSet& set, const AnalysisOptions& options) {

@@ -37,7 +37,9 @@ struct AnalysisResult {
   /// Why the set is not schedulable (the failed findings); empty when it is.
   [[nodiscard]] std::vector<Finding> reasons() const;
   [[nodiscard]] const FederatedResult* federated() const { return std::get_if<FederatedResult>(&detail); }
-  [[nodiscard]] const PartitionedDmResult* partitioned_dm() const { return std::get_if<PartitionedDmResult>(&detail); }
+  [[nodiscard]] const PartitionedDmResult* partitioned_dm() const {
+    return std::get_if<PartitionedDmResult>(&detail);
+  }
   [[nodiscard]] const GlobalEdfResult* global_edf() const { return std::get_if<GlobalEdfResult>(&detail); }
 };
 

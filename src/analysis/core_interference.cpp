@@ -69,23 +69,28 @@ std::chrono::nanoseconds CoreInterference::load(int q, std::size_t task, std::si
     }
   }
   const i128 rate_term = ceil_div(static_cast<i128>(d) * utilization, i128{1} << kFixedPointBits);
-  const i128 total = static_cast<i128>(windows) + rate_term + static_cast<i128>(same_segment) * tasks_[task].length[segment].count();
-  return std::chrono::nanoseconds{static_cast<std::int64_t>(std::min<i128>(total, std::numeric_limits<std::int64_t>::max()))};
+  const i128 total = static_cast<i128>(windows) + rate_term +
+                     static_cast<i128>(same_segment) * tasks_[task].length[segment].count();
+  return std::chrono::nanoseconds{
+      static_cast<std::int64_t>(std::min<i128>(total, std::numeric_limits<std::int64_t>::max()))};
 }
 
-void CoreInterference::place(int q, std::size_t task, std::size_t segment, std::chrono::nanoseconds deadline) {
+void CoreInterference::place(int q, std::size_t task, std::size_t segment,
+                             std::chrono::nanoseconds deadline) {
   const std::int64_t d = deadline.count();
   Core& core = cores_[static_cast<std::size_t>(q)];
   refresh(core, d);
   Entry& entry = core.entries[task];
-  auto it = std::lower_bound(entry.present.begin(), entry.present.end(), std::make_pair(segment, std::int64_t{0}));
+  auto it =
+      std::lower_bound(entry.present.begin(), entry.present.end(), std::make_pair(segment, std::int64_t{0}));
   if (it != entry.present.end() && it->first == segment) {
     ++it->second;
   } else {
     entry.present.insert(it, {segment, 1});
   }
   const TaskTiming& timing = tasks_[task];
-  const i128 share = ceil_div(static_cast<i128>(timing.length[segment].count()) << kFixedPointBits, timing.period.count());
+  const i128 share =
+      ceil_div(static_cast<i128>(timing.length[segment].count()) << kFixedPointBits, timing.period.count());
   entry.utilization_fixed += share;
   core.utilization_fixed += share;
   core.window_sum -= entry.window_max;

@@ -34,7 +34,7 @@ namespace takt::analysis {
 /// valid, and a per-core heap renews only the entries whose validity ran out;
 /// `load` is amortised O(log n) instead of a scan of every strand on the core.
 class CoreInterference {
-public:
+ public:
   /// The decomposed timing of one task: period and, per segment, release offset and
   /// strand length.
   struct TaskTiming {
@@ -53,12 +53,12 @@ public:
 
   static constexpr int kFixedPointBits = 40;
 
-private:
+ private:
   struct Entry {
     std::vector<std::pair<std::size_t, std::int64_t>> present;  // (segment, strands on this core), by segment
     std::int64_t window_max = 0;  // max_l of the first sum, valid for d < valid_until
     std::int64_t valid_until = 0;
-    i128 utilization_fixed = 0;   // Σ ⌈e·2^40/T⌉ over this task's strands on the core
+    i128 utilization_fixed = 0;  // Σ ⌈e·2^40/T⌉ over this task's strands on the core
     std::uint32_t version = 0;
   };
   using HeapItem = std::tuple<std::int64_t, std::size_t, std::uint32_t>;  // valid_until, task, version

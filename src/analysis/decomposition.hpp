@@ -10,8 +10,8 @@ namespace takt::analysis {
 
 /// The decomposition of one segment ⟨e_{i,j}, m_{i,j}⟩.
 struct SegmentWindow {
-  bool heavy = false;   ///< m_{i,j} > 2.5·C_i / (D_i − 2.5·P_i)
-  double slack = 0;     ///< l_{i,j}: d_{i,j} = 2.5·e_{i,j}·(1 + l_{i,j})
+  bool heavy = false;                    ///< m_{i,j} > 2.5·C_i / (D_i − 2.5·P_i)
+  double slack = 0;                      ///< l_{i,j}: d_{i,j} = 2.5·e_{i,j}·(1 + l_{i,j})
   std::chrono::nanoseconds release{0};   ///< r_{i,j}: offset from the job's release
   std::chrono::nanoseconds deadline{0};  ///< d_{i,j}: relative to r_{i,j}
 };
@@ -20,8 +20,8 @@ struct SegmentWindow {
 struct Decomposition {
   /// D_i > 2.5·P_i: there is slack to share. When false the segments are empty.
   bool feasible = false;
-  double total_slack_ns = 0;     ///< L_i = D_i − 2.5·P_i (on the speed-2 machine)
-  double heavy_threshold = 0;    ///< 2.5·C_i / (D_i − 2.5·P_i)
+  double total_slack_ns = 0;   ///< L_i = D_i − 2.5·P_i (on the speed-2 machine)
+  double heavy_threshold = 0;  ///< 2.5·C_i / (D_i − 2.5·P_i)
   bool any_heavy = false;
   std::vector<SegmentWindow> segments;
 };

@@ -21,7 +21,7 @@ constexpr i128 wide(std::chrono::nanoseconds d) { return static_cast<i128>(d.cou
 /// unrelated denominators, e.g. random generated periods) they use the long double,
 /// whose relative error (about 1e-19 per term) only matters at an exact tie.
 class RatioSum {
-public:
+ public:
   RatioSum() = default;
   RatioSum(std::int64_t a, std::int64_t b) { add(a, b); }
 
@@ -44,13 +44,14 @@ public:
   [[nodiscard]] int compare(i128 p, i128 q) const {
     if (exact_) {
       i128 l, r;
-      if (!__builtin_mul_overflow(num_, q, &l) && !__builtin_mul_overflow(p, den_, &r)) return l < r ? -1 : (l > r ? 1 : 0);
+      if (!__builtin_mul_overflow(num_, q, &l) && !__builtin_mul_overflow(p, den_, &r))
+        return l < r ? -1 : (l > r ? 1 : 0);
     }
     long double rhs = static_cast<long double>(p) / static_cast<long double>(q);
     return approx_ < rhs ? -1 : (approx_ > rhs ? 1 : 0);
   }
 
-private:
+ private:
   static i128 gcd128(i128 a, i128 b) {
     if (a < 0) a = -a;
     if (b < 0) b = -b;
@@ -65,9 +66,9 @@ private:
     i128 den_gcd = gcd128(den_, b);
     i128 scale_self = b / den_gcd, scale_other = den_ / den_gcd;
     i128 new_den, left, right, sum;
-    if (__builtin_mul_overflow(den_, scale_self, &new_den) || __builtin_mul_overflow(num_, scale_self, &left) ||
-        __builtin_mul_overflow(a, scale_other, &right) || __builtin_add_overflow(left, right, &sum) ||
-        new_den > (i128{1} << 120)) {
+    if (__builtin_mul_overflow(den_, scale_self, &new_den) ||
+        __builtin_mul_overflow(num_, scale_self, &left) || __builtin_mul_overflow(a, scale_other, &right) ||
+        __builtin_add_overflow(left, right, &sum) || new_den > (i128{1} << 120)) {
       exact_ = false;
       return;
     }

@@ -39,8 +39,9 @@ std::optional<std::int64_t> federated_cores_with_overhead(nanoseconds work, nano
   return static_cast<std::int64_t>(ceil_div(top, slack));
 }
 
-std::optional<double> expected_response_bound(nanoseconds work, nanoseconds burdened_span, nanoseconds deadline,
-                                              model::Decimal delta, std::int64_t cores) {
+std::optional<double> expected_response_bound(nanoseconds work, nanoseconds burdened_span,
+                                              nanoseconds deadline, model::Decimal delta,
+                                              std::int64_t cores) {
   const double d = delta.value();
   const double mean = static_cast<double>(work.count()) / static_cast<double>(cores) +
                       d * static_cast<double>(burdened_span.count());
@@ -95,10 +96,10 @@ FederatedResult analyse_federated(const model::TaskSet& set, const FederatedOpti
                  ": no number of cores meets the deadline under work stealing (short by " +
                  display_duration(nanoseconds{std::llround(need) - g.deadline.count()}) + ")"});
       } else {
-        g.formula = "n = ⌈(C + D − δ·" + lhat + ")/(D − δ·" + lhat + ")⌉ = ⌈(" + display_duration(g.work) + " + " +
-                    display_duration(g.deadline) + " − " + delta_text + "·" + display_duration(g.span_used) +
-                    ")/(" + display_duration(g.deadline) + " − " + delta_text + "·" + display_duration(g.span_used) +
-                    ")⌉ = " + std::to_string(*n);
+        g.formula = "n = ⌈(C + D − δ·" + lhat + ")/(D − δ·" + lhat + ")⌉ = ⌈(" + display_duration(g.work) +
+                    " + " + display_duration(g.deadline) + " − " + delta_text + "·" +
+                    display_duration(g.span_used) + ")/(" + display_duration(g.deadline) + " − " +
+                    delta_text + "·" + display_duration(g.span_used) + ")⌉ = " + std::to_string(*n);
         g.expected_response_ns = expected_response_bound(g.work, g.span_used, g.deadline, *options.delta, *n);
       }
     } else {
@@ -111,9 +112,9 @@ FederatedResult analyse_federated(const model::TaskSet& set, const FederatedOpti
                                        ": a task with utilization > 1 and span equal to its deadline cannot "
                                        "finish on any number of cores"});
       } else {
-        g.formula = "n = ⌈(C − L)/(D − L)⌉ = ⌈(" + display_duration(g.work) + " − " + display_duration(g.span) +
-                    ")/(" + display_duration(g.deadline) + " − " + display_duration(g.span) + ")⌉ = " +
-                    std::to_string(*n);
+        g.formula = "n = ⌈(C − L)/(D − L)⌉ = ⌈(" + display_duration(g.work) + " − " +
+                    display_duration(g.span) + ")/(" + display_duration(g.deadline) + " − " +
+                    display_duration(g.span) + ")⌉ = " + std::to_string(*n);
       }
     }
     if (!n) {
@@ -125,21 +126,22 @@ FederatedResult analyse_federated(const model::TaskSet& set, const FederatedOpti
     result.dedicated_cores += *n;
     if (next_core + *n <= m) {
       g.granted = true;
-      for (std::int64_t k = 0; k < *n; ++k) g.core_ids.push_back(options.cores.id(static_cast<int>(next_core + k)));
+      for (std::int64_t k = 0; k < *n; ++k)
+        g.core_ids.push_back(options.cores.id(static_cast<int>(next_core + k)));
       next_core += *n;
       result.findings.push_back({t.name, "federated core count", true, 0, "cores", g.formula});
     } else {
       all_high_fit = false;
-      result.findings.push_back({t.name, "federated core count", false,
-                                 static_cast<double>(m - next_core - *n), "cores",
-                                 g.formula + " dedicated cores, but only " + std::to_string(m - next_core) +
-                                     " of " + std::to_string(m) + " remain (short by " +
-                                     std::to_string(next_core + *n - m) + ")"});
+      result.findings.push_back(
+          {t.name, "federated core count", false, static_cast<double>(m - next_core - *n), "cores",
+           g.formula + " dedicated cores, but only " + std::to_string(m - next_core) + " of " +
+               std::to_string(m) + " remain (short by " + std::to_string(next_core + *n - m) + ")"});
     }
     result.grants.push_back(std::move(g));
   }
   result.findings.push_back(
-      {"", "dedicated cores", result.dedicated_cores <= m, static_cast<double>(m - result.dedicated_cores), "cores",
+      {"", "dedicated cores", result.dedicated_cores <= m, static_cast<double>(m - result.dedicated_cores),
+       "cores",
        "the high-utilization tasks need " + std::to_string(result.dedicated_cores) + " dedicated cores of " +
            std::to_string(m) +
            (result.dedicated_cores <= m ? " (" + std::to_string(m - result.dedicated_cores) + " left)"
@@ -149,7 +151,8 @@ FederatedResult analyse_federated(const model::TaskSet& set, const FederatedOpti
   const int first_shared = static_cast<int>(std::min<std::int64_t>(result.dedicated_cores, m));
   result.shared_cores = m - first_shared;
   std::vector<RatioSum> load(static_cast<std::size_t>(result.shared_cores));
-  for (int k = 0; k < result.shared_cores; ++k) result.shared.push_back({options.cores.id(first_shared + k), 0, {}});
+  for (int k = 0; k < result.shared_cores; ++k)
+    result.shared.push_back({options.cores.id(first_shared + k), 0, {}});
   std::stable_sort(low.begin(), low.end(), [&](std::size_t a, std::size_t b) {
     // Decreasing density C/D, compared exactly: C_a·D_b > C_b·D_a.
     return wide(result.grants[a].work) * wide(result.grants[b].deadline) >
@@ -183,8 +186,8 @@ FederatedResult analyse_federated(const model::TaskSet& set, const FederatedOpti
         result.findings.push_back(
             {g.name, "EDF density on a shared core", false, free - g.density, "",
              "density C/D = " + fixed(g.density) + " fits on no shared core: the least loaded (core " +
-                 std::to_string(result.shared[static_cast<std::size_t>(least)].core_id) + ") has " + fixed(free) +
-                 " free (short by " + fixed(g.density - free) + ")"});
+                 std::to_string(result.shared[static_cast<std::size_t>(least)].core_id) + ") has " +
+                 fixed(free) + " free (short by " + fixed(g.density - free) + ")"});
       }
       continue;
     }
@@ -203,8 +206,8 @@ FederatedResult analyse_federated(const model::TaskSet& set, const FederatedOpti
     double free = 1.0 - result.shared[k].density;
     std::string names;
     for (const std::string& n : result.shared[k].tasks) names += (names.empty() ? "" : ", ") + n;
-    result.findings.push_back({"", "EDF density on shared core " + std::to_string(result.shared[k].core_id), true,
-                               free, "",
+    result.findings.push_back({"", "EDF density on shared core " + std::to_string(result.shared[k].core_id),
+                               true, free, "",
                                "Σ C/D = " + fixed(result.shared[k].density) + " ≤ 1 (" + names + ")"});
   }
   result.schedulable = all_high_fit && all_low_fit;

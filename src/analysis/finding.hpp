@@ -10,11 +10,11 @@ namespace takt::analysis {
 /// `margin` is how much room is left (≥ 0 when the test passed) or how far it is
 /// missed (< 0), in `unit`; `detail` is the sentence a person reads.
 struct Finding {
-  std::string task;    ///< task name, "" for a test of the whole set
-  std::string test;    ///< e.g. "federated core count", "EDF density on core 2"
+  std::string task;  ///< task name, "" for a test of the whole set
+  std::string test;  ///< e.g. "federated core count", "EDF density on core 2"
   bool passed = true;
   double margin = 0;
-  std::string unit;    ///< "cores", "ns", "" for utilizations
+  std::string unit;  ///< "cores", "ns", "" for utilizations
   std::string detail;
 };
 

@@ -23,12 +23,14 @@ model::Task make_task(int index, double u, int cores, Random& random) {
   t.period = nanoseconds{std::llround(static_cast<double>(kMinPeriod) +
                                       random.uniform01() * static_cast<double>(kMaxPeriod - kMinPeriod))};
   t.deadline = t.period;
-  const std::int64_t work = std::max<std::int64_t>(3, std::llround(static_cast<double>(t.period.count()) * u));
+  const std::int64_t work =
+      std::max<std::int64_t>(3, std::llround(static_cast<double>(t.period.count()) * u));
   // n_i = x·(m·3), x uniform in (0, 1], rounded up to a whole thread.
   const double x = 1.0 - random.uniform01();
   const int threads = std::max(1, static_cast<int>(std::ceil(x * 3 * cores)));
   const double parallel_fraction = random.uniform01();
-  const std::int64_t strand = std::max<std::int64_t>(1, static_cast<std::int64_t>(parallel_fraction * static_cast<double>(work) / threads));
+  const std::int64_t strand = std::max<std::int64_t>(
+      1, static_cast<std::int64_t>(parallel_fraction * static_cast<double>(work) / threads));
   const std::int64_t sequential = work - strand * threads;
   const std::int64_t before = static_cast<std::int64_t>(random.uniform01() * static_cast<double>(sequential));
   const std::int64_t after = sequential - before;
@@ -63,12 +65,13 @@ GeneratedSet generate_paws(const GeneratorOptions& options, Random& random) {
     for (std::size_t i = 0; i < utilizations.size(); ++i) {
       out.set.tasks.push_back(make_task(static_cast<int>(i + 1), utilizations[i], options.cores, random));
     }
-    out.summary = "paws §5: u_i in [0.1, 0.4], T_i in [100, 150] ms, window [" + format_number(std::max(0.0, low), 3) +
-                  ", " + format_number(high, 3) + "]\n";
+    out.summary = "paws §5: u_i in [0.1, 0.4], T_i in [100, 150] ms, window [" +
+                  format_number(std::max(0.0, low), 3) + ", " + format_number(high, 3) + "]\n";
     return out;
   }
-  throw Error("paws: no set of tasks with u in [0.1, 0.4] lands in the utilization window; choose another "
-              "--utilization");
+  throw Error(
+      "paws: no set of tasks with u in [0.1, 0.4] lands in the utilization window; choose another "
+      "--utilization");
 }
 
 }  // namespace takt::analysis

@@ -15,7 +15,7 @@ constexpr double kUnitsPerTimescale = 2048;  // the minimum period is 2^11 units
 constexpr double kMinSegment = 100;          // units
 constexpr double kMeanSegment = 400;         // units
 constexpr double kMeanStrands = 4;
-constexpr double kSigma = 1.0;               // σ of the log-normal draws (not given by the paper)
+constexpr double kSigma = 1.0;  // σ of the log-normal draws (not given by the paper)
 constexpr int kMaxDraws = 1'000'000;
 
 // Span as a fraction of the period: 8/10/14/20 % with probability .4/.3/.2/.1.
@@ -38,9 +38,10 @@ model::Task make_task(double unit_ns, Random& random) {
   std::int64_t sum = 0;
   while (sum < span) {
     std::int64_t length = std::max<std::int64_t>(
-        1, std::llround((kMinSegment + random.lognormal_with_mean(kMeanSegment - kMinSegment, kSigma)) * unit_ns));
-    const int strands =
-        static_cast<int>(std::max<long long>(1, std::llround(1 + random.lognormal_with_mean(kMeanStrands - 1, kSigma))));
+        1, std::llround((kMinSegment + random.lognormal_with_mean(kMeanSegment - kMinSegment, kSigma)) *
+                        unit_ns));
+    const int strands = static_cast<int>(
+        std::max<long long>(1, std::llround(1 + random.lognormal_with_mean(kMeanStrands - 1, kSigma))));
     if (sum + length >= span) {
       length = span - sum;
       // A last piece shorter than the minimum joins the previous segment.

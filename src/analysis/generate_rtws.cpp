@@ -38,11 +38,13 @@ GeneratedSet generate_rtws(const GeneratorOptions& options, Random& random) {
     for (const model::ProgramProfile& p : options.programs) {
       if (known.find(p.program) == std::string::npos) known += (known.empty() ? "" : ", ") + p.program;
     }
-    throw Error("rtws: no measured program " + (options.program.empty() ? std::string() : "'" + options.program + "' ") +
-                "in the profiles" + (known.empty() ? "" : " (they have: " + known + ")"));
+    throw Error("rtws: no measured program " +
+                (options.program.empty() ? std::string() : "'" + options.program + "' ") + "in the profiles" +
+                (known.empty() ? "" : " (they have: " + known + ")"));
   }
   GeneratedSet out;
-  const bool burdened = std::all_of(pool.begin(), pool.end(), [](auto* p) { return p->burdened_span.has_value(); });
+  const bool burdened =
+      std::all_of(pool.begin(), pool.end(), [](auto* p) { return p->burdened_span.has_value(); });
   out.set.global.policy = model::Policy::federated;
   if (burdened) out.set.global.delta = model::Decimal{15, 10};
   double total = 0;
@@ -52,7 +54,8 @@ GeneratedSet generate_rtws(const GeneratorOptions& options, Random& random) {
     // Keep L̂ ≤ D/2: a program can take utilization u only if C/L̂ ≥ 2u.
     std::vector<const model::ProgramProfile*> fitting;
     for (auto* p : pool) {
-      if (static_cast<double>(p->work.count()) >= 2 * u * static_cast<double>(span_for_admission(*p).count())) {
+      if (static_cast<double>(p->work.count()) >=
+          2 * u * static_cast<double>(span_for_admission(*p).count())) {
         fitting.push_back(p);
       }
     }
@@ -62,13 +65,16 @@ GeneratedSet generate_rtws(const GeneratorOptions& options, Random& random) {
         return static_cast<double>(a->work.count()) / static_cast<double>(span_for_admission(*a).count()) <
                static_cast<double>(b->work.count()) / static_cast<double>(span_for_admission(*b).count());
       });
-      u = static_cast<double>(chosen->work.count()) / (2.0 * static_cast<double>(span_for_admission(*chosen).count()));
+      u = static_cast<double>(chosen->work.count()) /
+          (2.0 * static_cast<double>(span_for_admission(*chosen).count()));
     } else {
-      chosen = fitting[static_cast<std::size_t>(random.uniform_int(0, static_cast<std::int64_t>(fitting.size()) - 1))];
+      chosen = fitting[static_cast<std::size_t>(
+          random.uniform_int(0, static_cast<std::int64_t>(fitting.size()) - 1))];
     }
     const double period = std::round(static_cast<double>(chosen->work.count()) / u);
     if (period > 4.0e18) {
-      throw Error("rtws: a task of '" + chosen->name + "' would need a period above 146 years; raise --utilization");
+      throw Error("rtws: a task of '" + chosen->name +
+                  "' would need a period above 146 years; raise --utilization");
     }
     model::Task t;
     t.name = chosen->name + "-" + std::to_string(++count[chosen->name]);

@@ -32,7 +32,8 @@ GeneratedSet generate_synthetic(const GeneratorOptions& options, Random& random)
   out.set.global.policy = model::Policy::federated;
   double total = 0;
   while (options.utilization - total >= kStopBelow) {
-    const int type = options.synthetic_type != 0 ? options.synthetic_type : static_cast<int>(random.uniform_int(1, 3));
+    const int type =
+        options.synthetic_type != 0 ? options.synthetic_type : static_cast<int>(random.uniform_int(1, 3));
     const TypeRanges& r = kTypes[static_cast<std::size_t>(type - 1)];
     model::Task t;
     t.name = "t" + std::to_string(out.set.tasks.size() + 1) + "-type" + std::to_string(type);
@@ -49,9 +50,11 @@ GeneratedSet generate_synthetic(const GeneratorOptions& options, Random& random)
     total += t.utilization();
     out.set.tasks.push_back(std::move(t));
   }
-  if (out.set.tasks.empty()) throw Error("synthetic: --utilization is too small for one task (at least 0.05)");
+  if (out.set.tasks.empty())
+    throw Error("synthetic: --utilization is too small for one task (at least 0.05)");
   out.summary = "rtws §IV.A synthetic synchronous tasks" +
-                (options.synthetic_type ? " of type " + std::to_string(options.synthetic_type) : std::string(" of types 1-3")) +
+                (options.synthetic_type ? " of type " + std::to_string(options.synthetic_type)
+                                        : std::string(" of types 1-3")) +
                 ", utilizations as rtws §VII.A\n";
   return out;
 }

@@ -65,7 +65,8 @@ GlobalEdfResult analyse_global_edf(const model::TaskSet& set, const model::Cores
   // GFB: U ≤ m − (m−1)·u_max and u_max ≤ 1, with u_max = C*/D*:
   //   U ≤ (m·D* − (m−1)·C*) / D*.
   const bool max_ok = top.work() <= top.deadline;
-  const i128 bound_num = static_cast<i128>(m) * wide(top.deadline) - static_cast<i128>(m - 1) * wide(top.work());
+  const i128 bound_num =
+      static_cast<i128>(m) * wide(top.deadline) - static_cast<i128>(m - 1) * wide(top.work());
   r.gfb_bound = static_cast<double>(m) - static_cast<double>(m - 1) * r.max_density;
   r.gfb_holds = max_ok && total.compare(bound_num, wide(top.deadline)) <= 0;
   if (!max_ok) {
@@ -74,9 +75,10 @@ GlobalEdfResult analyse_global_edf(const model::TaskSet& set, const model::Cores
                               " > 1: the GFB test (paws §2) holds only for tasks that fit on one core"});
   } else {
     r.findings.push_back({"", "GFB: U ≤ m − (m−1)·u_max", r.gfb_holds, r.gfb_bound - r.total_density, "",
-                          "U = " + fixed(r.total_density) + (r.gfb_holds ? " ≤ " : " > ") + "m − (m−1)·u_max = " +
-                              std::to_string(m) + " − " + std::to_string(m - 1) + "·" + fixed(r.max_density) + " = " +
-                              fixed(r.gfb_bound) + " (u_max from '" + top.name + "')"});
+                          "U = " + fixed(r.total_density) + (r.gfb_holds ? " ≤ " : " > ") +
+                              "m − (m−1)·u_max = " + std::to_string(m) + " − " + std::to_string(m - 1) + "·" +
+                              fixed(r.max_density) + " = " + fixed(r.gfb_bound) + " (u_max from '" +
+                              top.name + "')"});
   }
 
   // Capacity augmentation: Σu ≤ m/b and every L ≤ D/b.
@@ -95,14 +97,15 @@ GlobalEdfResult analyse_global_edf(const model::TaskSet& set, const model::Cores
     spans_ok = false;
     const model::Task& t = set.tasks[i];
     const double limit = static_cast<double>(t.deadline.count()) / kGlobalEdfCapacityBound;
-    r.findings.push_back({t.name, "capacity bound: L ≤ D/2.618", false,
-                          limit - static_cast<double>(t.span().count()), "ns",
-                          "L = " + model::display_duration(t.span()) + " > D/2.618 = " +
-                              model::display_duration(std::chrono::nanoseconds{static_cast<std::int64_t>(limit)})});
+    r.findings.push_back(
+        {t.name, "capacity bound: L ≤ D/2.618", false, limit - static_cast<double>(t.span().count()), "ns",
+         "L = " + model::display_duration(t.span()) + " > D/2.618 = " +
+             model::display_duration(std::chrono::nanoseconds{static_cast<std::int64_t>(limit)})});
   }
-  r.findings.push_back({"", "capacity bound: Σu ≤ m/2.618", utilization_ok, r.capacity_bound - r.total_density, "",
-                        "Σ C/D = " + fixed(r.total_density) + (utilization_ok ? " ≤ " : " > ") + "m/2.618 = " +
-                            fixed(r.capacity_bound)});
+  r.findings.push_back({"", "capacity bound: Σu ≤ m/2.618", utilization_ok,
+                        r.capacity_bound - r.total_density, "",
+                        "Σ C/D = " + fixed(r.total_density) + (utilization_ok ? " ≤ " : " > ") +
+                            "m/2.618 = " + fixed(r.capacity_bound)});
   r.capacity_holds = utilization_ok && spans_ok;
   r.schedulable = r.gfb_holds || r.capacity_holds;
   return r;

@@ -28,7 +28,7 @@ struct GlobalEdfResult {
   double max_density = 0;     ///< u_Π = max C_i / D_i
   /// GFB (Goossens, Funk, Baruah; paws §2): U_Π ≤ m − (m − 1)·u_Π and u_Π ≤ 1.
   bool gfb_holds = false;
-  double gfb_bound = 0;       ///< m − (m − 1)·u_Π
+  double gfb_bound = 0;  ///< m − (m − 1)·u_Π
   /// Li et al.: Σu ≤ m / 2.618 and L_i ≤ D_i / 2.618 for every task.
   bool capacity_holds = false;
   double capacity_bound = 0;  ///< m / 2.618

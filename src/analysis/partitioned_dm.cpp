@@ -24,9 +24,10 @@ std::vector<model::Segment> segments_of(const model::TaskSet& set, const model::
   if (t.structure() == model::Structure::measured && t.work() == t.span()) {
     return {model::Segment{t.work(), 1, t.marks.work}};
   }
-  throw Error(t.marks.task.where(set.source) + ": task '" + t.name +
-              "' has no segments; partitioned-dm decomposes synchronous tasks (rt-openmp §II): describe it with "
-              "'segments:' or choose another policy (federated, gedf-paws)");
+  throw Error(
+      t.marks.task.where(set.source) + ": task '" + t.name +
+      "' has no segments; partitioned-dm decomposes synchronous tasks (rt-openmp §II): describe it with "
+      "'segments:' or choose another policy (federated, gedf-paws)");
 }
 
 }  // namespace
@@ -53,10 +54,11 @@ PartitionedDmResult analyse_partitioned_dm(const model::TaskSet& set, const Part
     }
     if (!td.decomposition.feasible) {
       const nanoseconds need{(5 * model::segments_span(t.segments).count() + 1) / 2};
-      result.findings.push_back({t.name, "decomposition slack", false, td.decomposition.total_slack_ns, "ns",
-                                 "D = " + display_duration(t.deadline) + " ≤ 2.5·P = " + display_duration(need) +
-                                     ": no slack to share among segments (short by " +
-                                     display_duration(need - t.deadline) + "; rt-openmp §IV.A needs D > 2.5·P)"});
+      result.findings.push_back(
+          {t.name, "decomposition slack", false, td.decomposition.total_slack_ns, "ns",
+           "D = " + display_duration(t.deadline) + " ≤ 2.5·P = " + display_duration(need) +
+               ": no slack to share among segments (short by " + display_duration(need - t.deadline) +
+               "; rt-openmp §IV.A needs D > 2.5·P)"});
     }
     timing.push_back(std::move(tt));
     result.tasks.push_back(std::move(td));
@@ -160,8 +162,8 @@ PartitionedDmResult analyse_partitioned_dm(const model::TaskSet& set, const Part
                std::to_string(segment.strands) + " strands (e = " + display_duration(e) + ", d = " +
                display_duration(d) + ") fit on no core; e.g. strand " + std::to_string(worst_strand) +
                ": on the least loaded core " + std::to_string(options.cores.id(worst_core)) +
-               " d − ΣRBF* = " + display_duration(e - worst_shortfall) +
-               " < e (short by " + display_duration(worst_shortfall) + ")"});
+               " d − ΣRBF* = " + display_duration(e - worst_shortfall) + " < e (short by " +
+               display_duration(worst_shortfall) + ")"});
     }
   }
   bool all_feasible = std::all_of(result.tasks.begin(), result.tasks.end(),

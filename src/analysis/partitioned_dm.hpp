@@ -19,16 +19,16 @@ struct PartitionedDmOptions {
 
 /// One row of the strand table (rt-openmp Fig. 2(c)).
 struct StrandAssignment {
-  std::size_t task = 0;   ///< index into the task set
-  int segment = 0;        ///< 1-based segment of the task
-  int strand = 0;         ///< 1-based strand of the task (s_i^k numbering, across segments)
-  int strand_in_segment = 0;  ///< 1-based within the segment
-  std::chrono::nanoseconds length{0};   ///< e_{i,j}
-  std::chrono::nanoseconds release{0};  ///< release offset r_{i,j} from the job's release
-  std::chrono::nanoseconds deadline{0}; ///< relative deadline d_{i,j} (from r_{i,j})
-  int priority = 0;       ///< 1 is the highest
-  int core = -1;          ///< logical core 0..m−1, −1 when it fits nowhere
-  int core_id = -1;       ///< the core's id (CPU id for a CPU list)
+  std::size_t task = 0;                  ///< index into the task set
+  int segment = 0;                       ///< 1-based segment of the task
+  int strand = 0;                        ///< 1-based strand of the task (s_i^k numbering, across segments)
+  int strand_in_segment = 0;             ///< 1-based within the segment
+  std::chrono::nanoseconds length{0};    ///< e_{i,j}
+  std::chrono::nanoseconds release{0};   ///< release offset r_{i,j} from the job's release
+  std::chrono::nanoseconds deadline{0};  ///< relative deadline d_{i,j} (from r_{i,j})
+  int priority = 0;                      ///< 1 is the highest
+  int core = -1;                         ///< logical core 0..m−1, −1 when it fits nowhere
+  int core_id = -1;                      ///< the core's id (CPU id for a CPU list)
   std::chrono::nanoseconds interference{0};  ///< Σ RBF* on its core when placed
 };
 
@@ -53,8 +53,8 @@ struct PartitionedDmResult {
   bool schedulable = false;
   model::Fit fit = model::Fit::worst_fit;
   int cores = 0;
-  std::vector<TaskDecomposition> tasks;     ///< in file order
-  std::vector<StrandAssignment> strands;    ///< by task, then strand
+  std::vector<TaskDecomposition> tasks;   ///< in file order
+  std::vector<StrandAssignment> strands;  ///< by task, then strand
   AugmentationBound bound;
   std::vector<Finding> findings;
 };

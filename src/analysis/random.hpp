@@ -10,7 +10,7 @@ namespace takt::analysis {
 /// fixes, so that `takt generate` gives the same file for the same seed everywhere
 /// (the std:: distributions are implementation-defined and are not used).
 class Random {
-public:
+ public:
   explicit Random(std::uint64_t seed) : engine_(seed) {}
 
   /// Uniform in [0, 1) with 53 random bits.
@@ -34,7 +34,7 @@ public:
   /// exp(μ + σ·N(0,1)) with μ = ln(mean) − σ²/2.
   double lognormal_with_mean(double mean, double sigma);
 
-private:
+ private:
   std::mt19937_64 engine_;
 };
 

@@ -37,7 +37,8 @@ std::vector<int> all_ids(const model::Cores& cores) {
 }
 
 json finding_json(const Finding& f) {
-  json j{{"test", f.test}, {"passed", f.passed}, {"margin", f.margin}, {"unit", f.unit}, {"detail", f.detail}};
+  json j{
+      {"test", f.test}, {"passed", f.passed}, {"margin", f.margin}, {"unit", f.unit}, {"detail", f.detail}};
   j["task"] = f.task.empty() ? json(nullptr) : json(f.task);
   return j;
 }
@@ -184,8 +185,8 @@ std::string verdict_text(const AnalysisResult& result) {
   }
   out += "verdict: NOT SCHEDULABLE under " + std::string(model::to_string(result.policy)) + "\n";
   for (const Finding& f : result.reasons()) {
-    out += "  - " + (f.task.empty() ? std::string("task set") : "task '" + f.task + "'") + ": " + f.test + ": " +
-           f.detail + "\n";
+    out += "  - " + (f.task.empty() ? std::string("task set") : "task '" + f.task + "'") + ": " + f.test +
+           ": " + f.detail + "\n";
   }
   return out;
 }
@@ -207,9 +208,11 @@ std::string federated_text(const model::TaskSet& set, const analysis::FederatedR
     std::vector<std::vector<std::string>> bounds{{"task", "E[R] ≤", "D", "E[R]/D"}};
     for (const analysis::FederatedGrant& g : r.grants) {
       if (!g.expected_response_ns) continue;
-      bounds.push_back({g.name, display_duration(std::chrono::nanoseconds{static_cast<std::int64_t>(*g.expected_response_ns)}),
-                        display_duration(g.deadline),
-                        number(*g.expected_response_ns / static_cast<double>(g.deadline.count()))});
+      bounds.push_back(
+          {g.name,
+           display_duration(std::chrono::nanoseconds{static_cast<std::int64_t>(*g.expected_response_ns)}),
+           display_duration(g.deadline),
+           number(*g.expected_response_ns / static_cast<double>(g.deadline.count()))});
     }
     out += bounds.size() > 1 ? table(bounds) : "  (no task runs on dedicated cores)\n";
   }
@@ -219,15 +222,16 @@ std::string federated_text(const model::TaskSet& set, const analysis::FederatedR
     if (s.tasks.empty()) continue;
     std::string names;
     for (const std::string& n : s.tasks) names += (names.empty() ? "" : ", ") + n;
-    out += "  shared core " + std::to_string(s.core_id) + ": Σ C/D = " + number(s.density) + " (" + names + ")\n";
+    out += "  shared core " + std::to_string(s.core_id) + ": Σ C/D = " + number(s.density) + " (" + names +
+           ")\n";
   }
   const analysis::CapacityAugmentation& c = r.capacity;
   out += "capacity augmentation bound 2 (Σu ≤ m/2 and L ≤ D/2 guarantee schedulability): Σu = " +
          number(c.total_utilization) + (c.total_utilization <= c.utilization_bound ? " ≤ " : " > ") +
          number(c.utilization_bound);
   if (!c.long_span_tasks.empty()) {
-    out += "; L > D/2 for " + std::to_string(c.long_span_tasks.size()) + " task(s) (" + c.long_span_tasks.front() +
-           (c.long_span_tasks.size() > 1 ? ", ..." : "") + ")";
+    out += "; L > D/2 for " + std::to_string(c.long_span_tasks.size()) + " task(s) (" +
+           c.long_span_tasks.front() + (c.long_span_tasks.size() > 1 ? ", ..." : "") + ")";
   }
   out += c.holds ? " — holds\n" : " — does not hold (the verdict below comes from the core assignment)\n";
   return out;
@@ -235,7 +239,8 @@ std::string federated_text(const model::TaskSet& set, const analysis::FederatedR
 
 std::string partitioned_text(const model::TaskSet& set, const analysis::PartitionedDmResult& r) {
   std::string out;
-  std::vector<std::vector<std::string>> rows{{"task", "C", "P", "D", "slack D−2.5P", "heavy threshold", "segments"}};
+  std::vector<std::vector<std::string>> rows{
+      {"task", "C", "P", "D", "slack D−2.5P", "heavy threshold", "segments"}};
   for (std::size_t i = 0; i < r.tasks.size(); ++i) {
     const analysis::TaskDecomposition& td = r.tasks[i];
     std::string segs;
@@ -244,8 +249,10 @@ std::string partitioned_text(const model::TaskSet& set, const analysis::Partitio
       segs += (j ? "  " : "") + std::string(w.heavy ? "H" : "L") + " l=" + number(w.slack, 2);
     }
     const model::Task& t = set.tasks[i];
-    rows.push_back({td.name, display_duration(t.work()), display_duration(t.span()), display_duration(t.deadline),
-                    display_duration(std::chrono::nanoseconds{static_cast<std::int64_t>(td.decomposition.total_slack_ns)}),
+    rows.push_back({td.name, display_duration(t.work()), display_duration(t.span()),
+                    display_duration(t.deadline),
+                    display_duration(
+                        std::chrono::nanoseconds{static_cast<std::int64_t>(td.decomposition.total_slack_ns)}),
                     td.decomposition.feasible ? number(td.decomposition.heavy_threshold) : "-",
                     td.decomposition.feasible ? segs : "no slack"});
   }
@@ -257,8 +264,8 @@ std::string partitioned_text(const model::TaskSet& set, const analysis::Partitio
   for (std::size_t k = 0; k < r.strands.size();) {
     const analysis::StrandAssignment& s = r.strands[k];
     std::size_t e = k;
-    while (e + 1 < r.strands.size() && r.strands[e + 1].task == s.task && r.strands[e + 1].segment == s.segment &&
-           r.strands[e + 1].core == s.core) {
+    while (e + 1 < r.strands.size() && r.strands[e + 1].task == s.task &&
+           r.strands[e + 1].segment == s.segment && r.strands[e + 1].core == s.core) {
       ++e;
     }
     std::string which = std::to_string(s.strand);
@@ -270,8 +277,9 @@ std::string partitioned_text(const model::TaskSet& set, const analysis::Partitio
   }
   out += table(strands);
   const analysis::AugmentationBound& b = r.bound;
-  out += "augmentation bound 5 (Σu ≤ m/5 and P ≤ D/5 guarantee schedulability): Σu = " + number(b.total_utilization) +
-         (b.total_utilization <= b.utilization_bound ? " ≤ " : " > ") + number(b.utilization_bound);
+  out += "augmentation bound 5 (Σu ≤ m/5 and P ≤ D/5 guarantee schedulability): Σu = " +
+         number(b.total_utilization) + (b.total_utilization <= b.utilization_bound ? " ≤ " : " > ") +
+         number(b.utilization_bound);
   if (!b.long_span_tasks.empty()) {
     out += "; P > D/5 for " + std::to_string(b.long_span_tasks.size()) + " task(s)";
   }
@@ -289,8 +297,8 @@ std::string global_edf_text(const analysis::GlobalEdfResult& r) {
   out += "\nall tasks share cores " + ids_text(r.core_ids) + " (one global EDF queue)\n";
   out += "GFB test (paws §2): U = " + number(r.total_density) + ", u_max = " + number(r.max_density) +
          ", m − (m−1)·u_max = " + number(r.gfb_bound) + (r.gfb_holds ? " — holds\n" : " — does not hold\n");
-  out += "capacity bound 2.618 (Li et al.): Σu = " + number(r.total_density) + ", m/2.618 = " +
-         number(r.capacity_bound) + (r.capacity_holds ? " — holds\n" : " — does not hold\n");
+  out += "capacity bound 2.618 (Li et al.): Σu = " + number(r.total_density) +
+         ", m/2.618 = " + number(r.capacity_bound) + (r.capacity_holds ? " — holds\n" : " — does not hold\n");
   return out;
 }
 
@@ -317,8 +325,9 @@ json analysis_json(const model::TaskSet& set, const AnalysisResult& result) {
 
 std::string analysis_text(const model::TaskSet& set, const AnalysisResult& result) {
   std::string out = set.source + ": " + std::to_string(set.tasks.size()) + " task(s), policy " +
-                    std::string(model::to_string(result.policy)) + " on " + std::to_string(result.cores.count) +
-                    " core(s) (" + ids_text(all_ids(result.cores)) + ")\n\n";
+                    std::string(model::to_string(result.policy)) + " on " +
+                    std::to_string(result.cores.count) + " core(s) (" + ids_text(all_ids(result.cores)) +
+                    ")\n\n";
   if (const auto* f = result.federated()) out += federated_text(set, *f);
   if (const auto* p = result.partitioned_dm()) out += partitioned_text(set, *p);
   if (const auto* g = result.global_edf()) out += global_edf_text(*g);

@@ -27,7 +27,8 @@ int run_analyze(const AnalyzeArgs& a) {
   analysis::AnalysisOptions options;
   if (!a.policy.empty()) {
     options.policy = model::parse_policy(a.policy);
-    if (!options.policy) throw Error("unknown policy '" + a.policy + "'; use one of " + model::policy_names());
+    if (!options.policy)
+      throw Error("unknown policy '" + a.policy + "'; use one of " + model::policy_names());
   }
   if (!a.fit.empty()) {
     options.fit = model::parse_fit(a.fit);
@@ -35,16 +36,18 @@ int run_analyze(const AnalyzeArgs& a) {
   }
   if (!a.delta.empty()) {
     options.delta = model::Decimal::parse(a.delta);
-    if (options.delta->numerator == 0) throw Error("--delta must be positive (the papers use 3.65, 1.7, 1.5)");
+    if (options.delta->numerator == 0)
+      throw Error("--delta must be positive (the papers use 3.65, 1.7, 1.5)");
   }
   std::string note;
   if (a.cores > 0) {
     options.cores = a.cores;
   } else if (!set.global.cores) {
     options.cores = static_cast<int>(os::allowed_cpus().size());
-    note = fmt::format("note: the task set names no cores; analysing for this machine's {} CPU(s) "
-                       "(set global.cores or pass --cores)\n",
-                       *options.cores);
+    note = fmt::format(
+        "note: the task set names no cores; analysing for this machine's {} CPU(s) "
+        "(set global.cores or pass --cores)\n",
+        *options.cores);
   }
   analysis::AnalysisResult result = analysis::analyse(set, options);
   if (a.json) {
@@ -62,14 +65,16 @@ int run_analyze(const AnalyzeArgs& a) {
     "(exit 0: schedulable, 2: not, 1: bad input)",
     [](CLI::App& app) -> Action {
       auto args = std::make_shared<AnalyzeArgs>();
-      app.add_option("file", args->file, "Task-set file (YAML or JSON; see docs/task-set-format.md)")->required();
+      app.add_option("file", args->file, "Task-set file (YAML or JSON; see docs/task-set-format.md)")
+          ->required();
       app.add_option("--policy", args->policy,
                      "federated, federated-greedy, partitioned-dm or gedf-paws (default: global.policy)");
       app.add_option("--cores", args->cores, "Number of cores m (default: global.cores, else this machine's)")
           ->check(CLI::PositiveNumber);
       app.add_option("--delta", args->delta,
                      "δ of rtws eq. 3 for federated with work-stealing overhead (3.65, 1.7, 1.5)");
-      app.add_option("--fit", args->fit, "first-fit or worst-fit (partitioned-dm strands, federated light tasks)");
+      app.add_option("--fit", args->fit,
+                     "first-fit or worst-fit (partitioned-dm strands, federated light tasks)");
       app.add_flag("--json", args->json, "Print the result as JSON");
       return [args] { return run_analyze(*args); };
     },

@@ -55,7 +55,8 @@ model::TaskSet make_set(analysis::GeneratorMethod method, int count, int cores, 
   }
   const double factor = set.total_utilization() / (share * cores);
   for (model::Task& t : set.tasks) {
-    t.period = std::chrono::nanoseconds{static_cast<std::int64_t>(static_cast<double>(t.period.count()) * factor) + 1};
+    t.period = std::chrono::nanoseconds{
+        static_cast<std::int64_t>(static_cast<double>(t.period.count()) * factor) + 1};
     t.deadline = t.period;
   }
   set.global.cores = model::Cores::of_count(cores);
@@ -64,13 +65,14 @@ model::TaskSet make_set(analysis::GeneratorMethod method, int count, int cores, 
 
 int run_bench(const BenchArgs& a) {
   nlohmann::ordered_json results = nlohmann::ordered_json::array();
-  fmt::print("takt bench analyze: {} tasks on {} cores, Σu = {:.0f}% of m, median of {} runs\n", a.tasks, a.cores,
-             a.utilization_share * 100, a.repetitions);
+  fmt::print("takt bench analyze: {} tasks on {} cores, Σu = {:.0f}% of m, median of {} runs\n", a.tasks,
+             a.cores, a.utilization_share * 100, a.repetitions);
   fmt::print("target: takt analyze (parse + analyse + report) under 1 s per policy\n\n");
-  fmt::print("{:<10} {:<17} {:>8} {:>11} {:>11} {:>11} {:>11} {:>10} {:>6}\n", "set", "policy", "strands", "parse",
-             "analyse", "report", "total", "vs 1 s", "sched");
+  fmt::print("{:<10} {:<17} {:>8} {:>11} {:>11} {:>11} {:>11} {:>10} {:>6}\n", "set", "policy", "strands",
+             "parse", "analyse", "report", "total", "vs 1 s", "sched");
   double worst = 0;
-  for (analysis::GeneratorMethod method : {analysis::GeneratorMethod::rt_openmp, analysis::GeneratorMethod::paws}) {
+  for (analysis::GeneratorMethod method :
+       {analysis::GeneratorMethod::rt_openmp, analysis::GeneratorMethod::paws}) {
     const model::TaskSet generated = make_set(method, a.tasks, a.cores, a.utilization_share);
     const std::string text = model::write_task_set(generated);
     for (model::Policy policy : {model::Policy::federated, model::Policy::federated_greedy,
@@ -83,7 +85,8 @@ int run_bench(const BenchArgs& a) {
         model::TaskSet set = model::parse_task_set(text, "<bench>");
         const double t_parse = seconds_since(t0);
         const Clock::time_point t1 = Clock::now();
-        analysis::AnalysisResult result = analysis::analyse(set, {policy, std::nullopt, std::nullopt, std::nullopt});
+        analysis::AnalysisResult result =
+            analysis::analyse(set, {policy, std::nullopt, std::nullopt, std::nullopt});
         const double t_analyse = seconds_since(t1);
         const Clock::time_point t2 = Clock::now();
         std::string out = analysis_text(set, result);
@@ -103,8 +106,9 @@ int run_bench(const BenchArgs& a) {
       const double total_median = median(total);
       worst = std::max(worst, total_median);
       fmt::print("{:<10} {:<17} {:>8} {:>10.4f}s {:>10.4f}s {:>10.4f}s {:>10.4f}s {:>9.3f}x {:>6}\n",
-                 analysis::to_string(method), model::to_string(policy), strands, median(parse), median(analyse),
-                 median(report), total_median, total_median / 1.0, schedulable ? "yes" : "no");
+                 analysis::to_string(method), model::to_string(policy), strands, median(parse),
+                 median(analyse), median(report), total_median, total_median / 1.0,
+                 schedulable ? "yes" : "no");
       results.push_back({{"set", analysis::to_string(method)},
                          {"policy", model::to_string(policy)},
                          {"tasks", a.tasks},
@@ -120,14 +124,16 @@ int run_bench(const BenchArgs& a) {
                          {"ratio_to_target", total_median / 1.0}});
     }
   }
-  fmt::print("\nslowest policy: {:.4f} s ({})\n", worst, worst < 1.0 ? "meets the 1 s target" : "MISSES the 1 s target");
+  fmt::print("\nslowest policy: {:.4f} s ({})\n", worst,
+             worst < 1.0 ? "meets the 1 s target" : "MISSES the 1 s target");
   if (!a.json_file.empty()) {
     nlohmann::ordered_json doc{{"benchmark", "analyze"},
                                {"takt_version", takt::version},
                                {"repetitions", a.repetitions},
                                {"utilization_share", a.utilization_share},
-                               {"note", "no oneTBB/OpenMP counterpart: analysis is takt's own; compared with the 1 s "
-                                        "target of issue 3"},
+                               {"note",
+                                "no oneTBB/OpenMP counterpart: analysis is takt's own; compared with the 1 s "
+                                "target of issue 3"},
                                {"results", results},
                                {"slowest_total_s", worst}};
     std::ofstream out(a.json_file);

@@ -14,8 +14,8 @@ namespace takt::model {
 /// One node (sub-computation) of a DAG task (rtws §II, Fig. 1).
 struct DagNode {
   std::string name;
-  std::chrono::nanoseconds length{0};       ///< execution time of the node
-  std::vector<std::size_t> predecessors;    ///< indices of the nodes that must finish first
+  std::chrono::nanoseconds length{0};     ///< execution time of the node
+  std::vector<std::size_t> predecessors;  ///< indices of the nodes that must finish first
   SourceMark mark;
 };
 

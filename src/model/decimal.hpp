@@ -20,12 +20,15 @@ struct Decimal {
   /// n / 1.
   static Decimal integer(std::int64_t n) { return Decimal{n, 1}; }
 
-  [[nodiscard]] double value() const { return static_cast<double>(numerator) / static_cast<double>(denominator); }
+  [[nodiscard]] double value() const {
+    return static_cast<double>(numerator) / static_cast<double>(denominator);
+  }
   /// The shortest decimal spelling ("1.5", "3.65", "2").
   [[nodiscard]] std::string to_string() const;
 
   friend bool operator==(const Decimal& a, const Decimal& b) {
-    return static_cast<__int128>(a.numerator) * b.denominator == static_cast<__int128>(b.numerator) * a.denominator;
+    return static_cast<__int128>(a.numerator) * b.denominator ==
+           static_cast<__int128>(b.numerator) * a.denominator;
   }
 };
 

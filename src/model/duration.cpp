@@ -6,8 +6,8 @@
 #include <array>
 #include <cctype>
 #include <cmath>
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <utility>
 
 namespace takt::model {
@@ -19,7 +19,8 @@ struct Unit {
   std::string_view name;
   std::int64_t nanoseconds;
 };
-constexpr std::array<Unit, 5> kUnits{{{"ns", 1}, {"us", 1'000}, {"µs", 1'000}, {"ms", 1'000'000}, {"s", 1'000'000'000}}};
+constexpr std::array<Unit, 5> kUnits{
+    {{"ns", 1}, {"us", 1'000}, {"µs", 1'000}, {"ms", 1'000'000}, {"s", 1'000'000'000}}};
 
 std::string quoted(std::string_view text) { return "'" + std::string(text) + "'"; }
 
@@ -32,8 +33,9 @@ std::chrono::nanoseconds parse_duration(std::string_view text) {
   std::string_view rest = text.substr(i);
   while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
   if (number.empty()) {
-    throw Error(quoted(text) + " is not a duration; write a non-negative number with a unit, e.g. 10ms, 1.5ms, "
-                               "250us, 2s");
+    throw Error(quoted(text) +
+                " is not a duration; write a non-negative number with a unit, e.g. 10ms, 1.5ms, "
+                "250us, 2s");
   }
   if (rest.empty()) {
     bool all_zero = number.find_first_not_of("0.") == std::string_view::npos;
@@ -68,13 +70,15 @@ std::chrono::nanoseconds parse_duration(std::string_view text) {
     }
   }
   if (digits == 0) throw Error(quoted(text) + " has no digits");
-  if (whole > kMaxNanoseconds / unit->nanoseconds) throw Error(quoted(text) + " is too large (at most 146 years)");
+  if (whole > kMaxNanoseconds / unit->nanoseconds)
+    throw Error(quoted(text) + " is too large (at most 146 years)");
   std::int64_t value = whole * unit->nanoseconds;
   if (fraction != 0) {
     // fraction / fraction_scale of a unit must be a whole number of nanoseconds.
     __int128 scaled = static_cast<__int128>(fraction) * unit->nanoseconds;
     if (scaled % fraction_scale != 0) {
-      throw Error(quoted(text) + " is not a whole number of nanoseconds; use fewer decimals or a smaller unit");
+      throw Error(quoted(text) +
+                  " is not a whole number of nanoseconds; use fewer decimals or a smaller unit");
     }
     value += static_cast<std::int64_t>(scaled / fraction_scale);
   }

@@ -87,7 +87,8 @@ std::string update_measurements(std::string_view text, const std::string& source
       } else {
         // Indent like the task's `name:` key.
         int column = marks.keys.at("name").column;
-        insertion += std::string(static_cast<std::size_t>(column - 1), ' ') + std::string(key) + ": " + written + "\n";
+        insertion +=
+            std::string(static_cast<std::size_t>(column - 1), ' ') + std::string(key) + ": " + written + "\n";
       }
     };
     set_value("work", marks.work, u.work);
@@ -96,7 +97,8 @@ std::string update_measurements(std::string_view text, const std::string& source
     if (insertion.empty()) continue;
     if (flow) {
       std::size_t close = closing_brace(text, at(marks.task));
-      if (close == std::string_view::npos) throw Error(marks.task.where(source) + ": cannot find the end of this task");
+      if (close == std::string_view::npos)
+        throw Error(marks.task.where(source) + ": cannot find the end of this task");
       edits.push_back({close, close, insertion});
     } else {
       // After the line of the task's last timing key: those values are durations,

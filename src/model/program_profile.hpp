@@ -13,8 +13,8 @@ namespace takt::model {
 /// (and burdened span L̂), e.g. as `takt profile` measures them (rtws §VII.A used
 /// Cilkprof).
 struct ProgramProfile {
-  std::string name;                 ///< a label, e.g. "cholesky-3000"
-  std::string program;              ///< what a task runs
+  std::string name;     ///< a label, e.g. "cholesky-3000"
+  std::string program;  ///< what a task runs
   std::vector<std::string> args;
   std::chrono::nanoseconds work{0};
   std::chrono::nanoseconds span{0};
@@ -31,6 +31,7 @@ std::vector<ProgramProfile> parse_program_profiles(std::string_view text, const 
 std::vector<ProgramProfile> parse_program_profiles_file(const std::string& path);
 
 /// Renders profiles in that format (with optional "# " header lines).
-std::string write_program_profiles(const std::vector<ProgramProfile>& profiles, const std::string& header = {});
+std::string write_program_profiles(const std::vector<ProgramProfile>& profiles,
+                                   const std::string& header = {});
 
 }  // namespace takt::model

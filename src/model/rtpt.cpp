@@ -53,7 +53,7 @@ std::vector<Line> split_lines(std::string_view text) {
 }
 
 class RtptReader {
-public:
+ public:
   explicit RtptReader(std::string source) : source_(std::move(source)) {}
 
   [[noreturn]] void fail(const Line& line, int column, const std::string& message) const {
@@ -61,8 +61,9 @@ public:
   }
 
   std::int64_t number(const Line& line, const Word& w, const std::string& what) const {
-    bool ok = !w.text.empty() && w.text.size() <= 18 &&
-              std::all_of(w.text.begin(), w.text.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+    bool ok = !w.text.empty() && w.text.size() <= 18 && std::all_of(w.text.begin(), w.text.end(), [](char c) {
+      return std::isdigit(static_cast<unsigned char>(c));
+    });
     if (!ok) fail(line, w.column, what + " must be a non-negative whole number, not '" + w.text + "'");
     return std::stoll(w.text);
   }
@@ -71,7 +72,8 @@ public:
   nanoseconds time(const Line& line, std::size_t index, const std::string& what) const {
     std::int64_t sec = number(line, line.words[index], what + " seconds");
     std::int64_t ns = number(line, line.words[index + 1], what + " nanoseconds");
-    if (ns >= 1'000'000'000) fail(line, line.words[index + 1].column, what + " nanoseconds must be below 1000000000");
+    if (ns >= 1'000'000'000)
+      fail(line, line.words[index + 1].column, what + " nanoseconds must be below 1000000000");
     if (sec > 4'000'000'000) fail(line, line.words[index].column, what + " seconds is too large");
     return nanoseconds{sec * 1'000'000'000 + ns};
   }
@@ -80,11 +82,13 @@ public:
     std::vector<Line> lines = split_lines(text);
     TaskSet set;
     set.source = source_;
-    if (lines.empty()) throw Error(source_ + ": the file is empty; an .rtpt file starts with 'first_core last_core'");
+    if (lines.empty())
+      throw Error(source_ + ": the file is empty; an .rtpt file starts with 'first_core last_core'");
     const Line& cores = lines[0];
     if (cores.words.size() != 2) {
-      fail(cores, 1, "the first line must be 'first_core last_core' (two numbers), found " +
-                         std::to_string(cores.words.size()) + " words");
+      fail(cores, 1,
+           "the first line must be 'first_core last_core' (two numbers), found " +
+               std::to_string(cores.words.size()) + " words");
     }
     std::int64_t first = number(cores, cores.words[0], "first_core");
     std::int64_t last = number(cores, cores.words[1], "last_core");
@@ -99,7 +103,8 @@ public:
 
     if ((lines.size() - 1) % 2 != 0) {
       const Line& extra = lines.back();
-      fail(extra, 1, "each task takes two lines (program line, timing line); this program line has no timing line");
+      fail(extra, 1,
+           "each task takes two lines (program line, timing line); this program line has no timing line");
     }
     std::map<std::string, int> used;
     nanoseconds longest{0};
@@ -115,10 +120,11 @@ public:
       task.marks.name = task.marks.task;
 
       if (timing.words.size() != 11) {
-        fail(timing, 1, "the timing line of task '" + task.name +
-                            "' must have 11 numbers (work_sec work_ns span_sec span_ns period_sec period_ns "
-                            "deadline_sec deadline_ns release_sec release_ns iterations), found " +
-                            std::to_string(timing.words.size()));
+        fail(timing, 1,
+             "the timing line of task '" + task.name +
+                 "' must have 11 numbers (work_sec work_ns span_sec span_ns period_sec period_ns "
+                 "deadline_sec deadline_ns release_sec release_ns iterations), found " +
+                 std::to_string(timing.words.size()));
       }
       nanoseconds work = time(timing, 0, "work");
       nanoseconds span = time(timing, 2, "span");
@@ -127,25 +133,30 @@ public:
       task.offset = time(timing, 8, "release");
       std::int64_t iterations = number(timing, timing.words[10], "iterations");
       std::string who = "task '" + task.name + "'";
-      if (task.period.count() == 0) fail(timing, timing.words[4].column, who + ": the period must be positive");
-      if (task.deadline.count() == 0) fail(timing, timing.words[6].column, who + ": the deadline must be positive");
+      if (task.period.count() == 0)
+        fail(timing, timing.words[4].column, who + ": the period must be positive");
+      if (task.deadline.count() == 0)
+        fail(timing, timing.words[6].column, who + ": the deadline must be positive");
       if (task.deadline > task.period) {
-        fail(timing, timing.words[6].column, who + ": deadline " + format_duration(task.deadline) +
-                                                 " exceeds the period " + format_duration(task.period));
+        fail(timing, timing.words[6].column,
+             who + ": deadline " + format_duration(task.deadline) + " exceeds the period " +
+                 format_duration(task.period));
       }
       if (work.count() == 0 || span.count() == 0) {
         fail(timing, timing.words[0].column, who + ": work and span must be positive");
       }
       if (span > work) {
-        fail(timing, timing.words[2].column, who + ": span " + format_duration(span) + " exceeds work " +
-                                                 format_duration(work));
+        fail(timing, timing.words[2].column,
+             who + ": span " + format_duration(span) + " exceeds work " + format_duration(work));
       }
       if (span > task.deadline) {
-        fail(timing, timing.words[2].column, who + ": span " + format_duration(span) + " exceeds the deadline " +
-                                                 format_duration(task.deadline));
+        fail(timing, timing.words[2].column,
+             who + ": span " + format_duration(span) + " exceeds the deadline " +
+                 format_duration(task.deadline));
       }
       if (base == "synthetic_task") read_synthetic(program, task);
-      if (task.segments.empty() || segments_work(task.segments) != work || segments_span(task.segments) != span) {
+      if (task.segments.empty() || segments_work(task.segments) != work ||
+          segments_span(task.segments) != span) {
         task.measured_work = work;
         task.measured_span = span;
       }
@@ -157,7 +168,7 @@ public:
     return set;
   }
 
-private:
+ private:
   // "synthetic_task S  m_1 sec_1 ns_1  ...  m_S sec_S ns_S": segments of the built-in
   // synthetic program.
   void read_synthetic(const Line& line, Task& task) const {
@@ -165,8 +176,9 @@ private:
     if (w.size() < 2) fail(line, 1, "synthetic_task needs the number of segments");
     std::int64_t count = number(line, w[1], "the number of segments");
     if (count < 1 || w.size() != static_cast<std::size_t>(2 + 3 * count)) {
-      fail(line, w[1].column, "synthetic_task with " + w[1].text + " segments needs " +
-                                  std::to_string(3 * count) + " numbers after it (strands sec ns per segment)");
+      fail(line, w[1].column,
+           "synthetic_task with " + w[1].text + " segments needs " + std::to_string(3 * count) +
+               " numbers after it (strands sec ns per segment)");
     }
     for (std::int64_t s = 0; s < count; ++s) {
       std::size_t at = 2 + 3 * static_cast<std::size_t>(s);

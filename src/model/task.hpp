@@ -44,15 +44,15 @@ struct Task {
   std::chrono::nanoseconds offset{0};    ///< release offset of the first job
   std::optional<int> priority;           ///< user-given priority, 1 is highest (platform use)
 
-  std::string program;             ///< built-in program name or path to a shared object
-  std::vector<std::string> args;   ///< the program's arguments
+  std::string program;            ///< built-in program name or path to a shared object
+  std::vector<std::string> args;  ///< the program's arguments
 
-  std::vector<Segment> segments;   ///< synchronous structure (empty when none)
-  std::optional<Dag> dag;          ///< DAG structure
+  std::vector<Segment> segments;  ///< synchronous structure (empty when none)
+  std::optional<Dag> dag;         ///< DAG structure
 
-  std::optional<std::chrono::nanoseconds> measured_work;   ///< C measured (`work:`)
-  std::optional<std::chrono::nanoseconds> measured_span;   ///< L measured (`span:`)
-  std::optional<std::chrono::nanoseconds> burdened_span;   ///< L̂ measured (`burdened_span:`)
+  std::optional<std::chrono::nanoseconds> measured_work;  ///< C measured (`work:`)
+  std::optional<std::chrono::nanoseconds> measured_span;  ///< L measured (`span:`)
+  std::optional<std::chrono::nanoseconds> burdened_span;  ///< L̂ measured (`burdened_span:`)
 
   TaskMarks marks;
 

@@ -37,7 +37,7 @@ struct Global {
   /// Bin packing of partitioned-dm strands and of federated's light tasks.
   Fit fit = Fit::worst_fit;
   std::optional<std::chrono::nanoseconds> duration;  ///< run length for `takt run`
-  std::optional<std::int64_t> jobs;                 ///< or: jobs per task
+  std::optional<std::int64_t> jobs;                  ///< or: jobs per task
   Overrun overrun = Overrun::skip;
 
   struct Marks {

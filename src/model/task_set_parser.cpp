@@ -17,15 +17,16 @@ using std::chrono::nanoseconds;
 
 /// Walks the YAML tree, turning every problem into a takt::Error at its position.
 class Reader : public YamlReader {
-public:
+ public:
   using YamlReader::YamlReader;
 
   TaskSet read(const YAML::Node& root) {
     TaskSet set;
     set.source = source();
     if (!root || root.IsNull()) {
-      fail_at(SourceMark{1, 1}, "the file is empty; a task set needs at least a 'tasks:' list "
-                                "(see docs/task-set-format.md)");
+      fail_at(SourceMark{1, 1},
+              "the file is empty; a task set needs at least a 'tasks:' list "
+              "(see docs/task-set-format.md)");
     }
     if (!root.IsMap()) fail(root, "a task set is a mapping with the keys 'global', 'tasks' and 'topology'");
     check_keys(root, {"global", "tasks", "topology"}, "the task set");
@@ -49,7 +50,7 @@ public:
     return set;
   }
 
-private:
+ private:
   // --- global ------------------------------------------------------------------------
 
   Global read_global(const YAML::Node& node) const {
@@ -76,7 +77,8 @@ private:
       try {
         g.delta = Decimal::parse(text);
       } catch (const Error& e) {
-        fail(n, std::string("delta: ") + e.what() + "; the papers use 3.65 (theory), 1.7 (Cilkview), 1.5 (Cilkprof)");
+        fail(n, std::string("delta: ") + e.what() +
+                    "; the papers use 3.65 (theory), 1.7 (Cilkview), 1.5 (Cilkprof)");
       }
       if (g.delta->numerator == 0) fail(n, "delta must be positive (e.g. 1.5)");
     }
@@ -143,8 +145,9 @@ private:
     auto number = [&](std::string s) {
       s.erase(0, s.find_first_not_of(' '));
       s.erase(s.find_last_not_of(' ') + 1);
-      if (s.empty() || s.size() > 6 ||
-          !std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
+      if (s.empty() || s.size() > 6 || !std::all_of(s.begin(), s.end(), [](char c) {
+            return std::isdigit(static_cast<unsigned char>(c));
+          })) {
         bad("has the bad part '" + s + "'");
       }
       return std::stoi(s);
@@ -174,8 +177,8 @@ private:
     std::string context = "a task";
     if (name && name.IsScalar()) context = "task '" + name.Scalar() + "'";
     check_keys(node,
-               {"name", "period", "deadline", "offset", "priority", "program", "args", "segments", "dag", "work",
-                "span", "burdened_span"},
+               {"name", "period", "deadline", "offset", "priority", "program", "args", "segments", "dag",
+                "work", "span", "burdened_span"},
                context);
     for (auto it = node.begin(); it != node.end(); ++it) {
       YAML::Node key = it->first;
@@ -201,7 +204,8 @@ private:
       if (task.deadline.count() <= 0) fail(n, who + ": the deadline must be positive");
       if (task.deadline > task.period) {
         fail(n, who + ": deadline " + format_duration(task.deadline) + " exceeds the period " +
-                    format_duration(task.period) + "; takt needs D ≤ T (lower the deadline or raise the period)");
+                    format_duration(task.period) +
+                    "; takt needs D ≤ T (lower the deadline or raise the period)");
       }
     }
     if (YAML::Node n = node["offset"]) {
@@ -259,7 +263,8 @@ private:
     }
     if (task.measured_work && *task.measured_span > *task.measured_work) {
       fail(span, who + ": span " + format_duration(*task.measured_span) + " exceeds work " +
-                     format_duration(*task.measured_work) + "; the critical path cannot be longer than the work");
+                     format_duration(*task.measured_work) +
+                     "; the critical path cannot be longer than the work");
     }
     if (task.burdened_span && *task.burdened_span < *task.measured_span) {
       fail(burdened, who + ": burdened_span " + format_duration(*task.burdened_span) + " is below span " +
@@ -268,13 +273,14 @@ private:
     // Span against deadline, for the measured values and for the structure.
     if (task.measured_span && *task.measured_span > task.deadline) {
       fail(span, who + ": span " + format_duration(*task.measured_span) + " exceeds the deadline " +
-                     format_duration(task.deadline) + "; no number of cores can meet it (raise the deadline)");
+                     format_duration(task.deadline) +
+                     "; no number of cores can meet it (raise the deadline)");
     }
     if (segments || dag) {
       nanoseconds structural = task.dag ? task.dag->critical_path() : segments_span(task.segments);
       if (structural > task.deadline) {
-        fail(segments ? segments : dag, who + ": the critical path of its " + (dag ? "DAG" : "segments") + " (" +
-                                            format_duration(structural) + ") exceeds the deadline " +
+        fail(segments ? segments : dag, who + ": the critical path of its " + (dag ? "DAG" : "segments") +
+                                            " (" + format_duration(structural) + ") exceeds the deadline " +
                                             format_duration(task.deadline) +
                                             "; no number of cores can meet it (raise the deadline)");
       }
@@ -336,7 +342,8 @@ private:
         std::string pred = scalar(p, who + ": a predecessor");
         auto it = index.find(pred);
         if (it == index.end()) {
-          fail(p, who + ": node '" + dag.nodes[v].name + "' comes after '" + pred + "', which is not a node of this DAG");
+          fail(p, who + ": node '" + dag.nodes[v].name + "' comes after '" + pred +
+                      "', which is not a node of this DAG");
         }
         if (it->second == v) fail(p, who + ": node '" + pred + "' cannot come after itself");
         dag.nodes[v].predecessors.push_back(it->second);
@@ -345,8 +352,8 @@ private:
     if (auto cycle = dag.find_cycle()) {
       std::string path;
       for (std::size_t v : *cycle) path += (path.empty() ? "" : " → ") + dag.nodes[v].name;
-      fail_at(dag.nodes[cycle->front()].mark, who + ": the DAG has a cycle " + path +
-                                                  "; remove one of these 'after' edges");
+      fail_at(dag.nodes[cycle->front()].mark,
+              who + ": the DAG has a cycle " + path + "; remove one of these 'after' edges");
     }
     if (dag.work().count() <= 0) fail(node, who + ": the DAG's nodes have no work (all lengths are 0)");
     return dag;

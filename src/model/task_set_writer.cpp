@@ -62,7 +62,8 @@ std::string write_task_set(const TaskSet& set, const std::string& header) {
   if (g.cores) out << "  cores: " << cores_text(*g.cores) << "\n";
   out << "  policy: " << to_string(g.policy) << "\n";
   if (g.delta) out << "  delta: " << g.delta->to_string() << "\n";
-  if (g.fit != Global{}.fit || g.policy == Policy::partitioned_dm) out << "  fit: " << to_string(g.fit) << "\n";
+  if (g.fit != Global{}.fit || g.policy == Policy::partitioned_dm)
+    out << "  fit: " << to_string(g.fit) << "\n";
   if (g.duration) out << "  duration: " << format_duration(*g.duration) << "\n";
   if (g.jobs) out << "  jobs: " << *g.jobs << "\n";
   if (g.overrun != Global{}.overrun) out << "  overrun: " << to_string(g.overrun) << "\n";

@@ -106,8 +106,9 @@ std::chrono::nanoseconds YamlReader::duration(const YAML::Node& node, const std:
 
 std::int64_t YamlReader::integer(const YAML::Node& node, const std::string& what, std::int64_t min) const {
   std::string text = scalar(node, what);
-  bool ok = !text.empty() && text.size() <= 18 &&
-            std::all_of(text.begin(), text.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+  bool ok = !text.empty() && text.size() <= 18 && std::all_of(text.begin(), text.end(), [](char c) {
+    return std::isdigit(static_cast<unsigned char>(c));
+  });
   if (!ok) fail(node, what + ": '" + text + "' is not a whole number");
   std::int64_t value = std::stoll(text);
   if (value < min) fail(node, what + " must be at least " + std::to_string(min) + ", not " + text);

@@ -24,7 +24,7 @@ std::string read_text_file(const std::string& path, const std::string& what);
 /// Helpers that check a node's shape and turn every problem into a takt::Error
 /// "source:line:column: message".
 class YamlReader {
-public:
+ public:
   explicit YamlReader(std::string source) : source_(std::move(source)) {}
 
   [[nodiscard]] const std::string& source() const { return source_; }
@@ -44,7 +44,7 @@ public:
   /// A whole number ≥ min.
   [[nodiscard]] std::int64_t integer(const YAML::Node& node, const std::string& what, std::int64_t min) const;
 
-private:
+ private:
   std::string source_;
 };
 

@@ -50,7 +50,7 @@ TEST(Decomposition, GoldenRtOpenMpFigure2Task1) {
   EXPECT_NEAR(ms(d.segments[2].deadline), 20.0 / 9, 1e-6);
   EXPECT_EQ(d.segments[0].deadline, 3333333ns);  // ⌊10/3 ms⌋
   EXPECT_EQ(d.segments[1].release, 3333333ns);
-  EXPECT_EQ(d.segments[2].release, 7777777ns);   // ⌊70/9 ms⌋
+  EXPECT_EQ(d.segments[2].release, 7777777ns);  // ⌊70/9 ms⌋
   EXPECT_EQ(d.segments[0].deadline + d.segments[1].deadline + d.segments[2].deadline, 10ms);
 }
 

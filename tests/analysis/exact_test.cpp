@@ -36,9 +36,10 @@ TEST(Exact, RatioSumIsExactAtTies) {
 TEST(Exact, RatioSumFallsBackToLongDoubleOnOverflow) {
   // Many coprime denominators overflow 128 bits; the comparison still works away from ties.
   RatioSum sum;
-  const std::int64_t primes[] = {1000003, 1000033, 1000037, 1000039, 1000081, 1000099, 1000117, 1000121, 1000133};
+  const std::int64_t primes[] = {1000003, 1000033, 1000037, 1000039, 1000081,
+                                 1000099, 1000117, 1000121, 1000133};
   for (std::int64_t p : primes) sum.add(p / 10, p);
   EXPECT_FALSE(sum.exact());
-  EXPECT_LT(sum.compare(1, 1), 0);   // ≈ 0.9
+  EXPECT_LT(sum.compare(1, 1), 0);  // ≈ 0.9
   EXPECT_GT(sum.compare(8, 10), 0);
 }

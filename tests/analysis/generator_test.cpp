@@ -11,9 +11,9 @@
 
 #include <cmath>
 #include <fstream>
-#include <sstream>
 #include <map>
 #include <set>
+#include <sstream>
 
 using namespace std::chrono_literals;
 using takt::analysis::generate;
@@ -51,8 +51,8 @@ TEST(Random, SequenceIsFixedByTheStandardEngine) {
 }
 
 TEST(Generators, SameSeedSameFileDifferentSeedDifferentFile) {
-  for (GeneratorMethod m :
-       {GeneratorMethod::paws, GeneratorMethod::rt_openmp, GeneratorMethod::rtws, GeneratorMethod::synthetic}) {
+  for (GeneratorMethod m : {GeneratorMethod::paws, GeneratorMethod::rt_openmp, GeneratorMethod::rtws,
+                            GeneratorMethod::synthetic}) {
     SCOPED_TRACE(std::string(takt::analysis::to_string(m)));
     const std::string a = text_of(options(m, 4, 2.0, 7));
     EXPECT_EQ(a, text_of(options(m, 4, 2.0, 7)));
@@ -106,7 +106,8 @@ TEST(Generators, RtOpenMpFollowsSectionVIA) {
       EXPECT_NEAR(k, std::round(k), 1e-9);
       EXPECT_GE(std::lround(k), 11);
       EXPECT_LE(std::lround(k), 16);
-      const double percent = 100.0 * static_cast<double>(t.span().count()) / static_cast<double>(t.period.count());
+      const double percent =
+          100.0 * static_cast<double>(t.span().count()) / static_cast<double>(t.period.count());
       const int p = static_cast<int>(std::lround(percent));
       EXPECT_TRUE(p == 8 || p == 10 || p == 14 || p == 20) << percent;
       ++span_percent[p];
@@ -188,7 +189,8 @@ TEST(Generators, SyntheticTypesOfSectionIVA) {
     auto o = options(GeneratorMethod::synthetic, 8, 4.0, 11);
     o.synthetic_type = type;
     auto g = generate(o);
-    const std::int64_t ranges[3][4] = {{100000, 200000, 5, 10}, {10000, 20000, 2000, 4500}, {1000, 2000, 20000, 50000}};
+    const std::int64_t ranges[3][4] = {
+        {100000, 200000, 5, 10}, {10000, 20000, 2000, 4500}, {1000, 2000, 20000, 50000}};
     for (const auto& t : g.set.tasks) {
       EXPECT_GE(t.segments.size(), 10u);
       EXPECT_LE(t.segments.size(), 20u);
@@ -210,10 +212,11 @@ TEST(Generators, RejectImpossibleRequests) {
 
 TEST(Generators, DefaultProfilesMatchTheShippedExample) {
   const std::string path = std::string(TAKT_SOURCE_DIR) + "/examples/profiles/rtws-table2.yaml";
-  const std::string expected = takt::model::write_program_profiles(takt::analysis::default_rtws_profiles(),
-                                                                   takt::analysis::default_rtws_profiles_header());
+  const std::string expected = takt::model::write_program_profiles(
+      takt::analysis::default_rtws_profiles(), takt::analysis::default_rtws_profiles_header());
   std::ifstream in(path);
   std::stringstream text;
   text << in.rdbuf();
-  EXPECT_EQ(text.str(), expected) << "regenerate examples/profiles/rtws-table2.yaml from default_profiles.cpp";
+  EXPECT_EQ(text.str(), expected)
+      << "regenerate examples/profiles/rtws-table2.yaml from default_profiles.cpp";
 }

@@ -18,10 +18,11 @@ takt::analysis::GlobalEdfResult run(const std::string& tasks, int m) {
 TEST(GlobalEdf, GfbHoldsWithMarginFromThePaperFormula) {
   // m = 2, u = 0.5, 0.5, 0.4: U = 1.4, u_max = 0.5, m − (m − 1)u_max = 1.5 ≥ 1.4: holds,
   // margin 0.1.
-  auto r = run("  - {name: a, period: 10ms, work: 5ms, span: 1ms}\n"
-               "  - {name: b, period: 20ms, work: 10ms, span: 1ms}\n"
-               "  - {name: c, period: 10ms, work: 4ms, span: 1ms}\n",
-               2);
+  auto r =
+      run("  - {name: a, period: 10ms, work: 5ms, span: 1ms}\n"
+          "  - {name: b, period: 20ms, work: 10ms, span: 1ms}\n"
+          "  - {name: c, period: 10ms, work: 4ms, span: 1ms}\n",
+          2);
   EXPECT_TRUE(r.gfb_holds);
   EXPECT_TRUE(r.schedulable);
   EXPECT_NEAR(r.total_density, 1.4, 1e-12);
@@ -40,9 +41,10 @@ TEST(GlobalEdf, GfbHoldsWithMarginFromThePaperFormula) {
 TEST(GlobalEdf, GfbFailsAndCapacityDecides) {
   // m = 2, u = 0.9, 0.9: U = 1.8 > 2 − 0.9 = 1.1: GFB fails by 0.7. Capacity: 1.8 > 2/2.618 =
   // 0.764: fails too.
-  auto r = run("  - {name: a, period: 10ms, work: 9ms, span: 1ms}\n"
-               "  - {name: b, period: 10ms, work: 9ms, span: 1ms}\n",
-               2);
+  auto r =
+      run("  - {name: a, period: 10ms, work: 9ms, span: 1ms}\n"
+          "  - {name: b, period: 10ms, work: 9ms, span: 1ms}\n",
+          2);
   EXPECT_FALSE(r.gfb_holds);
   EXPECT_FALSE(r.capacity_holds);
   EXPECT_FALSE(r.schedulable);
@@ -77,9 +79,10 @@ TEST(GlobalEdf, CapacityBoundIsExactAtTheBoundary) {
 
 TEST(GlobalEdf, ConstrainedDeadlinesUseDensity) {
   // C = 4, D = 5, T = 10: density 0.8 (not u = 0.4). m = 1: GFB is U ≤ 1, 0.8 + 0.3 > 1.
-  auto r = run("  - {name: a, period: 10ms, deadline: 5ms, work: 4ms, span: 4ms}\n"
-               "  - {name: b, period: 10ms, work: 3ms, span: 3ms}\n",
-               1);
+  auto r =
+      run("  - {name: a, period: 10ms, deadline: 5ms, work: 4ms, span: 4ms}\n"
+          "  - {name: b, period: 10ms, work: 3ms, span: 3ms}\n",
+          1);
   EXPECT_NEAR(r.total_density, 1.1, 1e-12);
   EXPECT_FALSE(r.gfb_holds);
 }

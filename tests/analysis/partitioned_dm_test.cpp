@@ -1,6 +1,6 @@
 // Tests of partitioned-dm: priorities and FBB-FFD placement, golden on rt-openmp Fig. 2(c).
-#include "analysis/core_interference.hpp"
 #include "analysis/partitioned_dm.hpp"
+#include "analysis/core_interference.hpp"
 #include "model/task_set_parser.hpp"
 #include "takt/error.hpp"
 
@@ -98,7 +98,8 @@ TEST(PartitionedDm, OneCoreTooFewSaysWhichStrandAndByHowMuch) {
 }
 
 TEST(PartitionedDm, NoSlackIsAFinding) {
-  auto set = takt::model::parse_task_set("tasks:\n  - {name: a, period: 10ms, segments: [{length: 5ms}]}\n", "p.yaml");
+  auto set = takt::model::parse_task_set("tasks:\n  - {name: a, period: 10ms, segments: [{length: 5ms}]}\n",
+                                         "p.yaml");
   auto r = analyse_partitioned_dm(set, {Cores::of_count(2), Fit::worst_fit});
   EXPECT_FALSE(r.schedulable);
   ASSERT_FALSE(r.findings.empty());
@@ -117,7 +118,8 @@ TEST(PartitionedDm, TasksNeedSegments) {
     EXPECT_EQ(std::string(e.what()).rfind("p.yaml:2:5: task 'g' has no segments", 0), 0u) << e.what();
   }
   // Measured work equal to the span is a sequential task: one segment <C, 1>.
-  auto seq = takt::model::parse_task_set("tasks:\n  - {name: s, period: 10ms, work: 1ms, span: 1ms}\n", "p.yaml");
+  auto seq =
+      takt::model::parse_task_set("tasks:\n  - {name: s, period: 10ms, work: 1ms, span: 1ms}\n", "p.yaml");
   auto r = analyse_partitioned_dm(seq, {Cores::of_count(1), Fit::worst_fit});
   EXPECT_TRUE(r.schedulable);
   ASSERT_EQ(r.strands.size(), 1u);

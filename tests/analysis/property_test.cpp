@@ -120,7 +120,8 @@ TEST(Properties, EveryPlacedStrandSatisfiesTheLoadCondition) {
           // ... and the incremental bookkeeping agrees with the formula: never below it,
           // above it by at most the rounding of the rate term (< 1 ns per placed strand).
           EXPECT_GE(static_cast<long double>(strand.interference.count()) + 1e-3L, load);
-          EXPECT_LE(static_cast<long double>(strand.interference.count()), load + static_cast<long double>(s) + 1);
+          EXPECT_LE(static_cast<long double>(strand.interference.count()),
+                    load + static_cast<long double>(s) + 1);
         }
       }
     }
@@ -132,7 +133,8 @@ TEST(Properties, EveryPlacedStrandSatisfiesTheLoadCondition) {
 TEST(Properties, FederatedNeverGrantsMoreThanMCores) {
   int admitted = 0;
   for (std::uint64_t seed = 1; seed <= 40; ++seed) {
-    for (GeneratorMethod method : {GeneratorMethod::rtws, GeneratorMethod::synthetic, GeneratorMethod::rt_openmp}) {
+    for (GeneratorMethod method :
+         {GeneratorMethod::rtws, GeneratorMethod::synthetic, GeneratorMethod::rt_openmp}) {
       const int m = 16;
       auto set = generated(method, m, 4.0 + static_cast<double>(seed % 10), seed);
       for (const char* delta : {"", "1.5"}) {

@@ -29,18 +29,18 @@ std::string slurp(const fs::path& p) {
 }
 
 class Commands : public ::testing::Test {
-protected:
+ protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("takt-cli-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() / ("takt-cli-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::create_directories(dir_);
   }
   void TearDown() override { fs::remove_all(dir_); }
 
   Outcome takt(const std::string& args) {
     const fs::path out = dir_ / "stdout", err = dir_ / "stderr";
-    const std::string command = std::string(TAKT_BINARY) + " " + args + " >" + out.string() + " 2>" + err.string();
+    const std::string command =
+        std::string(TAKT_BINARY) + " " + args + " >" + out.string() + " 2>" + err.string();
     Outcome r;
     const int raw = std::system(command.c_str());
     r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
@@ -53,7 +53,9 @@ protected:
     std::ofstream(p) << text;
     return p;
   }
-  static std::string example(const std::string& name) { return std::string(TAKT_SOURCE_DIR) + "/examples/" + name; }
+  static std::string example(const std::string& name) {
+    return std::string(TAKT_SOURCE_DIR) + "/examples/" + name;
+  }
 
   fs::path dir_;
 };
@@ -121,7 +123,8 @@ TEST_F(Commands, AnalyzeOverridesPolicyAndCores) {
 TEST_F(Commands, GenerateIsReproducibleAndValid) {
   for (const char* method : {"paws", "rt-openmp", "rtws", "synthetic"}) {
     SCOPED_TRACE(method);
-    const std::string args = std::string("generate --method ") + method + " --cores 4 --utilization 50% --seed 9";
+    const std::string args =
+        std::string("generate --method ") + method + " --cores 4 --utilization 50% --seed 9";
     Outcome a = takt(args + " -o " + (dir_ / "a.yaml").string());
     ASSERT_EQ(a.status, 0) << a.err;
     Outcome b = takt(args + " -o " + (dir_ / "b.yaml").string());
@@ -146,9 +149,11 @@ TEST_F(Commands, GenerateIsReproducibleAndValid) {
 }
 
 TEST_F(Commands, GenerateRtwsFromAProfileFile) {
-  fs::path profiles = write("p.yaml", "programs:\n  - {name: fib-30, program: fib, args: [30], work: 20ms, span: 1ms, "
-                                      "burdened_span: 1.2ms}\n");
-  Outcome r = takt("generate --method rtws --cores 8 --utilization 4 --seed 2 --programs " + profiles.string());
+  fs::path profiles = write("p.yaml",
+                            "programs:\n  - {name: fib-30, program: fib, args: [30], work: 20ms, span: 1ms, "
+                            "burdened_span: 1.2ms}\n");
+  Outcome r =
+      takt("generate --method rtws --cores 8 --utilization 4 --seed 2 --programs " + profiles.string());
   ASSERT_EQ(r.status, 0) << r.err;
   auto set = takt::model::parse_task_set(r.out, "out.yaml");
   ASSERT_TRUE(set.global.delta.has_value());  // burdened spans given: δ = 1.5

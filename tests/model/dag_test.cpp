@@ -17,7 +17,7 @@ namespace {
 // work C = 1+4+1+3+1+2 = 12; longest path a-b-d-f = 1+4+3+2 = 10 (a-c-d-f = 7, a-c-e-f = 5).
 Dag figure_one() {
   Dag dag;
-  dag.nodes = {DagNode{"a", 1ms, {}, {}}, DagNode{"b", 4ms, {0}, {}}, DagNode{"c", 1ms, {0}, {}},
+  dag.nodes = {DagNode{"a", 1ms, {}, {}},     DagNode{"b", 4ms, {0}, {}}, DagNode{"c", 1ms, {0}, {}},
                DagNode{"d", 3ms, {1, 2}, {}}, DagNode{"e", 1ms, {2}, {}}, DagNode{"f", 2ms, {3, 4}, {}}};
   return dag;
 }

@@ -1,6 +1,6 @@
 // Tests of durations with units: parsing, exact formatting, errors that say what to change.
-#include "model/decimal.hpp"
 #include "model/duration.hpp"
+#include "model/decimal.hpp"
 #include "takt/error.hpp"
 
 #include <gtest/gtest.h>

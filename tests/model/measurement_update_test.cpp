@@ -73,20 +73,24 @@ TEST(MeasurementUpdate, AddsMissingKeysToABlockMapping) {
 }
 
 TEST(MeasurementUpdate, FlowMappings) {
-  const std::string before = "tasks:\n  - {name: a, period: 10ms, segments: [{length: 1ms}]}  # keep\n"
-                             "  - {name: b, period: 10ms, work: 2ms, span: 1ms}\n";
-  const std::string after =
-      update_measurements(before, "t.yaml", {{"a", 1ms, 1ms, 1200us}, {"b", 3ms, std::nullopt, std::nullopt}});
-  EXPECT_EQ(after,
-            "tasks:\n  - {name: a, period: 10ms, segments: [{length: 1ms}], work: 1ms, span: 1ms, burdened_span: "
-            "1.2ms}  # keep\n  - {name: b, period: 10ms, work: 3ms, span: 1ms}\n");
+  const std::string before =
+      "tasks:\n  - {name: a, period: 10ms, segments: [{length: 1ms}]}  # keep\n"
+      "  - {name: b, period: 10ms, work: 2ms, span: 1ms}\n";
+  const std::string after = update_measurements(
+      before, "t.yaml", {{"a", 1ms, 1ms, 1200us}, {"b", 3ms, std::nullopt, std::nullopt}});
+  EXPECT_EQ(
+      after,
+      "tasks:\n  - {name: a, period: 10ms, segments: [{length: 1ms}], work: 1ms, span: 1ms, burdened_span: "
+      "1.2ms}  # keep\n  - {name: b, period: 10ms, work: 3ms, span: 1ms}\n");
 }
 
 TEST(MeasurementUpdate, LastLineWithoutNewline) {
-  const std::string before = "tasks:\n  - name: a\n    period: 10ms\n    segments: [{length: 1ms}]\n    offset: 1ms";
+  const std::string before =
+      "tasks:\n  - name: a\n    period: 10ms\n    segments: [{length: 1ms}]\n    offset: 1ms";
   const std::string after = update_measurements(before, "t.yaml", {{"a", 1ms, 1ms, std::nullopt}});
-  EXPECT_EQ(after, "tasks:\n  - name: a\n    period: 10ms\n    segments: [{length: 1ms}]\n    offset: 1ms\n"
-                   "    work: 1ms\n    span: 1ms\n");
+  EXPECT_EQ(after,
+            "tasks:\n  - name: a\n    period: 10ms\n    segments: [{length: 1ms}]\n    offset: 1ms\n"
+            "    work: 1ms\n    span: 1ms\n");
 }
 
 TEST(MeasurementUpdate, RejectsUnknownTasksAndInvalidValues) {
@@ -102,7 +106,8 @@ TEST(MeasurementUpdate, RejectsUnknownTasksAndInvalidValues) {
 
 TEST(MeasurementUpdate, ByteOffsetsSurviveMultiByteCharactersAndABom) {
   // "µ" is two bytes in UTF-8; a byte-order mark is three. The value must still be found.
-  const std::string before = "\xEF\xBB\xBF# µµµ\ntasks:\n  - {name: \"µ\", period: 10ms, work: 2ms, span: 1ms}\n";
+  const std::string before =
+      "\xEF\xBB\xBF# µµµ\ntasks:\n  - {name: \"µ\", period: 10ms, work: 2ms, span: 1ms}\n";
   const std::string after = update_measurements(before, "t.yaml", {{"µ", 3ms, std::nullopt, std::nullopt}});
   EXPECT_EQ(after, "\xEF\xBB\xBF# µµµ\ntasks:\n  - {name: \"µ\", period: 10ms, work: 3ms, span: 1ms}\n");
 }

@@ -40,8 +40,10 @@ TEST(ProgramProfile, Validates) {
   };
   EXPECT_NE(error_of("programs:\n  - {name: a, program: a, work: 1ms, span: 2ms}\n").find("p.yaml:2:"),
             std::string::npos);
-  EXPECT_NE(error_of("programs:\n  - {name: a, program: a, work: 1ms}\n").find("needs 'span'"), std::string::npos);
-  EXPECT_NE(error_of("programs:\n  - {name: a, program: a, work: 1ms, span: 1ms, colour: red}\n").find("unknown key"),
+  EXPECT_NE(error_of("programs:\n  - {name: a, program: a, work: 1ms}\n").find("needs 'span'"),
+            std::string::npos);
+  EXPECT_NE(error_of("programs:\n  - {name: a, program: a, work: 1ms, span: 1ms, colour: red}\n")
+                .find("unknown key"),
             std::string::npos);
   EXPECT_NE(error_of("programs: []\n").find("non-empty"), std::string::npos);
 }

@@ -60,14 +60,21 @@ TEST(Rtpt, ReadsCoresProgramsAndTiming) {
 TEST(Rtpt, ErrorsPointAtTheLineAndColumn) {
   EXPECT_EQ(error_of("0\n").rfind("x.rtpt:1:1: the first line must be 'first_core last_core'", 0), 0u)
       << error_of("0\n");
-  EXPECT_EQ(error_of("0 3\nprog\n1 2 3\n").rfind("x.rtpt:3:1: the timing line of task 'prog-1' must have 11", 0), 0u)
+  EXPECT_EQ(
+      error_of("0 3\nprog\n1 2 3\n").rfind("x.rtpt:3:1: the timing line of task 'prog-1' must have 11", 0),
+      0u)
       << error_of("0 3\nprog\n1 2 3\n");
-  EXPECT_EQ(error_of("0 3\nprog\n0 5 0 1 0 10 0 x 0 0 1\n").rfind("x.rtpt:3:16: deadline nanoseconds must be", 0), 0u)
+  EXPECT_EQ(
+      error_of("0 3\nprog\n0 5 0 1 0 10 0 x 0 0 1\n").rfind("x.rtpt:3:16: deadline nanoseconds must be", 0),
+      0u)
       << error_of("0 3\nprog\n0 5 0 1 0 10 0 x 0 0 1\n");
-  EXPECT_NE(error_of("0 3\nprog\n0 5 0 1 0 10 0 11 0 0 1\n").find("x.rtpt:3:14: task 'prog-1': deadline 11ns exceeds"),
+  EXPECT_NE(error_of("0 3\nprog\n0 5 0 1 0 10 0 11 0 0 1\n")
+                .find("x.rtpt:3:14: task 'prog-1': deadline 11ns exceeds"),
             std::string::npos);
-  EXPECT_NE(error_of("0 3\nprog\n0 5 0 6 0 10 0 10 0 0 1\n").find("span 6ns exceeds work 5ns"), std::string::npos);
-  EXPECT_NE(error_of("0 3\nprog\n0 5 0 1 0 10 0 10 0 1000000000 1\n").find("below 1000000000"), std::string::npos);
+  EXPECT_NE(error_of("0 3\nprog\n0 5 0 6 0 10 0 10 0 0 1\n").find("span 6ns exceeds work 5ns"),
+            std::string::npos);
+  EXPECT_NE(error_of("0 3\nprog\n0 5 0 1 0 10 0 10 0 1000000000 1\n").find("below 1000000000"),
+            std::string::npos);
   EXPECT_NE(error_of("0 3\nprog\n").find("has no timing line"), std::string::npos);
   EXPECT_NE(error_of("0 3\nsynthetic_task 2 1 0 5\n0 5 0 5 0 10 0 10 0 0 1\n").find("needs 6 numbers"),
             std::string::npos);

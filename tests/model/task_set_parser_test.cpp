@@ -141,7 +141,8 @@ TEST(TaskSetParser, ReadsJson) {
     (void)parse_task_set(R"({"tasks": [{"name": "a", "period": 10}]})", "ts.json");
     FAIL();
   } catch (const takt::Error& e) {
-    EXPECT_NE(std::string(e.what()).find("ts.json:1:36: task 'a': period: '10' has no unit"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("ts.json:1:36: task 'a': period: '10' has no unit"),
+              std::string::npos)
         << e.what();
   }
 }
@@ -156,28 +157,31 @@ TEST(TaskSetParser, DefaultsWithoutGlobal) {
 }
 
 TEST(TaskSetParser, CoresAsCountListOrSequence) {
-  auto count = parse_task_set("global: {cores: 4}\ntasks: [{name: a, period: 1ms, work: 1us, span: 1us}]", "x");
+  auto count =
+      parse_task_set("global: {cores: 4}\ntasks: [{name: a, period: 1ms, work: 1us, span: 1us}]", "x");
   EXPECT_EQ(count.global.cores->count, 4);
   EXPECT_EQ(count.global.cores->id(3), 3);
-  auto list = parse_task_set("global: {cores: [5, 1]}\ntasks: [{name: a, period: 1ms, work: 1us, span: 1us}]", "x");
+  auto list =
+      parse_task_set("global: {cores: [5, 1]}\ntasks: [{name: a, period: 1ms, work: 1us, span: 1us}]", "x");
   EXPECT_EQ(list.global.cores->cpus, (std::vector<int>{1, 5}));
   expect_error("global: {cores: 3-1}\ntasks: [{name: a, period: 1ms, work: 1us, span: 1us}]", "ts.yaml:1:17",
                "runs backwards");
   expect_error("global: {cores: 0}\ntasks: [{name: a, period: 1ms, work: 1us, span: 1us}]", "ts.yaml:1:17",
                "at least 1");
-  expect_error("global: {cores: [1, 1]}\ntasks: [{name: a, period: 1ms, work: 1us, span: 1us}]", "ts.yaml:1:17",
-               "twice");
+  expect_error("global: {cores: [1, 1]}\ntasks: [{name: a, period: 1ms, work: 1us, span: 1us}]",
+               "ts.yaml:1:17", "twice");
 }
 
 TEST(TaskSetParser, UnknownKeysWithSuggestion) {
   expect_error("tasks:\n  - name: a\n    perod: 10ms\n    work: 1ms\n    span: 1ms\n", "ts.yaml:3:5",
                "unknown key 'perod' in task 'a'; did you mean 'period'?");
-  expect_error("global:\n  policy: federated\n  cpus: 4\ntasks: [{name: a, period: 1ms, work: 1us, span: 1us}]",
-               "ts.yaml:3:3", "unknown key 'cpus' in 'global'");
+  expect_error(
+      "global:\n  policy: federated\n  cpus: 4\ntasks: [{name: a, period: 1ms, work: 1us, span: 1us}]",
+      "ts.yaml:3:3", "unknown key 'cpus' in 'global'");
   expect_error("tasks: [{name: a, period: 1ms, work: 1us, span: 1us}]\nextra: 1\n", "ts.yaml:2:1",
                "unknown key 'extra'");
-  expect_error("tasks:\n  - name: a\n    period: 1ms\n    segments: [{length: 1us, strand: 2}]\n", "ts.yaml:4:30",
-               "did you mean 'strands'?");
+  expect_error("tasks:\n  - name: a\n    period: 1ms\n    segments: [{length: 1us, strand: 2}]\n",
+               "ts.yaml:4:30", "did you mean 'strands'?");
   expect_error("tasks:\n  - name: a\n    period: 1ms\n    period: 2ms\n    work: 1us\n    span: 1us\n",
                "ts.yaml:4:5", "appears twice");
 }
@@ -215,19 +219,24 @@ TEST(TaskSetParser, TimingRules) {
   expect_error("tasks:\n  - name: a\n    period: 10ms\n    work: 2ms\n    span: 3ms\n", "ts.yaml:5:11",
                "span 3ms exceeds work 2ms");
   // Burdened span below span.
-  expect_error("tasks:\n  - name: a\n    period: 10ms\n    work: 4ms\n    span: 3ms\n    burdened_span: 2ms\n",
-               "ts.yaml:6:20", "below span");
+  expect_error(
+      "tasks:\n  - name: a\n    period: 10ms\n    work: 4ms\n    span: 3ms\n    burdened_span: 2ms\n",
+      "ts.yaml:6:20", "below span");
   // The structure's critical path longer than the deadline.
-  expect_error("tasks:\n  - name: a\n    period: 1ms\n    segments:\n      - {length: 0.6ms}\n      - {length: 0.6ms}\n",
-               "ts.yaml:5:7", "critical path of its segments (1.2ms) exceeds the deadline 1ms");
+  expect_error(
+      "tasks:\n  - name: a\n    period: 1ms\n    segments:\n      - {length: 0.6ms}\n      - {length: "
+      "0.6ms}\n",
+      "ts.yaml:5:7", "critical path of its segments (1.2ms) exceeds the deadline 1ms");
   // Non-positive segment length, zero strands.
   expect_error("tasks:\n  - name: a\n    period: 1ms\n    segments: [{length: 0ms}]\n", "ts.yaml:4:25",
                "length must be positive");
-  expect_error("tasks:\n  - name: a\n    period: 1ms\n    segments: [{length: 1us, strands: 0}]\n", "ts.yaml:4:39",
-               "at least 1");
+  expect_error("tasks:\n  - name: a\n    period: 1ms\n    segments: [{length: 1us, strands: 0}]\n",
+               "ts.yaml:4:39", "at least 1");
   // Both structures.
-  expect_error("tasks:\n  - name: a\n    period: 1ms\n    segments: [{length: 1us}]\n    dag: [{name: x, length: 1us}]\n",
-               "ts.yaml:5:10", "either 'segments' or 'dag'");
+  expect_error(
+      "tasks:\n  - name: a\n    period: 1ms\n    segments: [{length: 1us}]\n    dag: [{name: x, length: "
+      "1us}]\n",
+      "ts.yaml:5:10", "either 'segments' or 'dag'");
   // Both run lengths.
   expect_error("global:\n  duration: 1s\n  jobs: 10\ntasks: [{name: a, period: 1ms, work: 1us, span: 1us}]\n",
                "ts.yaml:3:9", "either 'duration' or 'jobs'");
@@ -245,13 +254,16 @@ TEST(TaskSetParser, CyclicDag) {
                "ts.yaml:5:9", "the DAG has a cycle a → b → c → a");
   expect_error("tasks:\n  - name: g\n    period: 10ms\n    dag: [{name: a, length: 1ms, after: [z]}]\n",
                "ts.yaml:4:42", "'z', which is not a node");
-  expect_error("tasks:\n  - name: g\n    period: 10ms\n    dag: [{name: a, length: 1ms}, {name: a, length: 1ms}]\n",
-               "ts.yaml:4:42", "used twice");
+  expect_error(
+      "tasks:\n  - name: g\n    period: 10ms\n    dag: [{name: a, length: 1ms}, {name: a, length: 1ms}]\n",
+      "ts.yaml:4:42", "used twice");
 }
 
 TEST(TaskSetParser, DuplicateTaskNames) {
-  expect_error("tasks:\n  - {name: a, period: 1ms, work: 1us, span: 1us}\n  - {name: a, period: 2ms, work: 1us, span: 1us}\n",
-               "ts.yaml:3:12", "duplicate task name 'a' (first used at line 2)");
+  expect_error(
+      "tasks:\n  - {name: a, period: 1ms, work: 1us, span: 1us}\n  - {name: a, period: 2ms, work: 1us, span: "
+      "1us}\n",
+      "ts.yaml:3:12", "duplicate task name 'a' (first used at line 2)");
 }
 
 TEST(TaskSetParser, SyntaxErrorsHavePositions) {
@@ -263,10 +275,10 @@ TEST(TaskSetParser, SyntaxErrorsHavePositions) {
 TEST(TaskSetParser, GlobalValues) {
   expect_error("global: {policy: edf}\ntasks: [{name: a, period: 1ms, work: 1us, span: 1us}]", "ts.yaml:1:18",
                "unknown policy 'edf'; use one of federated, federated-greedy, partitioned-dm, gedf-paws");
-  expect_error("global: {fit: best-fit}\ntasks: [{name: a, period: 1ms, work: 1us, span: 1us}]", "ts.yaml:1:15",
-               "use first-fit or worst-fit");
-  expect_error("global: {overrun: drop}\ntasks: [{name: a, period: 1ms, work: 1us, span: 1us}]", "ts.yaml:1:19",
-               "use skip or wait");
+  expect_error("global: {fit: best-fit}\ntasks: [{name: a, period: 1ms, work: 1us, span: 1us}]",
+               "ts.yaml:1:15", "use first-fit or worst-fit");
+  expect_error("global: {overrun: drop}\ntasks: [{name: a, period: 1ms, work: 1us, span: 1us}]",
+               "ts.yaml:1:19", "use skip or wait");
   expect_error("global: {delta: 0}\ntasks: [{name: a, period: 1ms, work: 1us, span: 1us}]", "ts.yaml:1:17",
                "delta must be positive");
   expect_error("global: {delta: abc}\ntasks: [{name: a, period: 1ms, work: 1us, span: 1us}]", "ts.yaml:1:17",

@@ -1,6 +1,6 @@
 // Tests of the task-set writer: what it writes reads back to the same task set.
-#include "model/task_set_parser.hpp"
 #include "model/task_set_writer.hpp"
+#include "model/task_set_parser.hpp"
 
 #include <gtest/gtest.h>
 
@@ -101,7 +101,8 @@ topology:
 }
 
 TEST(TaskSetWriter, SingleCpuListStaysAList) {
-  auto set = parse_task_set("global: {cores: [7]}\ntasks: [{name: a, period: 1ms, work: 1us, span: 1us}]", "x");
+  auto set =
+      parse_task_set("global: {cores: [7]}\ntasks: [{name: a, period: 1ms, work: 1us, span: 1us}]", "x");
   auto again = parse_task_set(write_task_set(set), "y");
   EXPECT_EQ(again.global.cores->cpus, (std::vector<int>{7}));
   EXPECT_EQ(again.global.cores->count, 1);
