@@ -74,8 +74,11 @@ TEST(PartitionedDm, GoldenFigure2FirstFitUsesOneCore) {
 }
 
 TEST(PartitionedDm, OneCoreTooFewSaysWhichStrandAndByHowMuch) {
-  // One core, task a: <4, 1> with T = D = 10 → all heavy... and b: <3, 2>, T = D = 10.
-  // Both cannot fit on one core; the verdict names a segment and the shortfall.
+  // One core. a: <2, 2>, T = D = 10: C = 4, P = 2, threshold 2.5·4/(10 − 5) = 2, m = 2 is
+  // not above it: all light, d = e·D/P = 10. b: <3, 2>: C = 6, P = 3, threshold
+  // 15/2.5 = 6: light, d = 10. Equal deadlines: a first (priority 1). Both strands of a fit
+  // (the second meets its sibling: 2 ≤ 10 − 2). A strand of b meets RBF*(a, 10) =
+  // 2·2 (window) + (2·2/10)·10 (rate) = 8 ms: 10 − 8 = 2 < 3, short by 1 ms, on the only core.
   auto set = takt::model::parse_task_set(R"(tasks:
   - {name: a, period: 10ms, segments: [{length: 2ms, strands: 2}]}
   - {name: b, period: 10ms, segments: [{length: 3ms, strands: 2}]}
@@ -83,18 +86,20 @@ TEST(PartitionedDm, OneCoreTooFewSaysWhichStrandAndByHowMuch) {
                                          "p.yaml");
   auto r = analyse_partitioned_dm(set, {Cores::of_count(1), Fit::first_fit});
   EXPECT_FALSE(r.schedulable);
-  bool found = false;
-  for (const auto& f : r.findings) {
-    if (f.passed) continue;
-    found = true;
-    EXPECT_EQ(f.test, "FBB-FFD load condition");
-    EXPECT_LT(f.margin, 0);
-    EXPECT_NE(f.detail.find("short by"), std::string::npos) << f.detail;
-  }
-  EXPECT_TRUE(found);
-  int unplaced = 0;
-  for (const auto& s : r.strands) unplaced += s.core < 0;
-  EXPECT_GT(unplaced, 0);
+  EXPECT_EQ(r.tasks[0].priorities, std::vector<int>{1});
+  EXPECT_EQ(r.tasks[1].priorities, std::vector<int>{2});
+  EXPECT_EQ(r.strands[0].core, 0);
+  EXPECT_EQ(r.strands[1].core, 0);
+  EXPECT_EQ(r.strands[2].core, -1);
+  EXPECT_EQ(r.strands[3].core, -1);
+  ASSERT_EQ(r.findings.size(), 1u);
+  const auto& f = r.findings[0];
+  EXPECT_FALSE(f.passed);
+  EXPECT_EQ(f.task, "b");
+  EXPECT_EQ(f.test, "FBB-FFD load condition");
+  EXPECT_NEAR(f.margin, -1e6, 1.0);  // the rate term may round up by 1 ns
+  EXPECT_NE(f.detail.find("2 of 2 strands"), std::string::npos) << f.detail;
+  EXPECT_NE(f.detail.find("short by 1ms"), std::string::npos) << f.detail;
 }
 
 TEST(PartitionedDm, NoSlackIsAFinding) {
