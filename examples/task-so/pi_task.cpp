@@ -4,9 +4,9 @@
 //                  args: ["--intervals", "200000", "--grain", "2048"]
 // It integrates 4 / (1 + x²) over [0, 1] with the midpoint rule on `intervals`
 // intervals, splitting the range in halves down to `grain` intervals. The two halves
-// are independent: with takt's fork-join runtime, integrate() spawns the left half and
-// computes the right half itself, then syncs; only the body of integrate() changes
-// (docs/writing-tasks.md shows the parallel version).
+// are independent: that is where fork-join parallelism goes. Today the halves run one
+// after the other; with takt's fork-join runtime, integrate() spawns the left half,
+// computes the right half itself and syncs: only the body of integrate() changes.
 #include <takt/task.hpp>
 
 #include <cmath>

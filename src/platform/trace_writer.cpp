@@ -18,9 +18,14 @@ using std::chrono::nanoseconds;
 
 namespace {
 
+// Thread ids are unique across both processes and never 0 (Perfetto keys threads by
+// tid): cpu N's track is N + 1, task i's is 1,000,001 + i, and the k-th overlap track of
+// either adds 10,000·k.
 constexpr int cores_pid = 1;
 constexpr int tasks_pid = 2;
-constexpr int overlap_tid_base = 1000;  // cpu N's k-th overlap track: 1000·k + N + 1
+constexpr int cores_tid_base = 1;
+constexpr int tasks_tid_base = 1'000'001;
+constexpr int overlap_tid_step = 10'000;
 
 struct Slice {
   nanoseconds begin{};
@@ -69,15 +74,13 @@ nlohmann::json make_trace(std::span<const PeriodicTask> tasks, std::span<const E
   for (const Event& e : events) last = std::max(last, e.time);
 
   nlohmann::json out = nlohmann::json::array();
-  auto metadata = [&](int pid, std::optional<int> tid, const char* what, nlohmann::json args) {
-    nlohmann::json m{{"name", what}, {"ph", "M"}, {"ts", 0}, {"pid", pid}, {"args", std::move(args)}};
-    m["tid"] = tid.value_or(0);
-    out.push_back(std::move(m));
+  auto metadata = [&](int pid, int tid, const char* what, nlohmann::json args) {
+    out.push_back({{"name", what}, {"ph", "M"}, {"ts", 0}, {"pid", pid}, {"tid", tid}, {"args", std::move(args)}});
   };
-  metadata(cores_pid, std::nullopt, "process_name", {{"name", "cores"}});
-  metadata(cores_pid, std::nullopt, "process_sort_index", {{"sort_index", 0}});
-  metadata(tasks_pid, std::nullopt, "process_name", {{"name", "tasks"}});
-  metadata(tasks_pid, std::nullopt, "process_sort_index", {{"sort_index", 1}});
+  metadata(cores_pid, cores_tid_base, "process_name", {{"name", "cores"}});
+  metadata(cores_pid, cores_tid_base, "process_sort_index", {{"sort_index", 0}});
+  metadata(tasks_pid, tasks_tid_base, "process_name", {{"name", "tasks"}});
+  metadata(tasks_pid, tasks_tid_base, "process_sort_index", {{"sort_index", 1}});
 
   auto task_name = [&](std::uint32_t t) { return t < tasks.size() ? tasks[t].name : fmt::format("task{}", t); };
 
@@ -140,7 +143,7 @@ nlohmann::json make_trace(std::span<const PeriodicTask> tasks, std::span<const E
                             {"s", "t"},
                             {"ts", ts(e.time)},
                             {"pid", cores_pid},
-                            {"tid", e.cpu + 1},
+                            {"tid", cores_tid_base + e.cpu},
                             {"args", std::move(args)}});
         break;
       }
@@ -158,7 +161,7 @@ nlohmann::json make_trace(std::span<const PeriodicTask> tasks, std::span<const E
     const auto [task, index] = key;
     const std::string label = fmt::format("{} #{}", task_name(task), index);
     const nanoseconds deadline = j.nominal + (task < tasks.size() ? tasks[task].deadline : nanoseconds::zero());
-    const int task_tid = static_cast<int>(task) + 1;
+    const int task_tid = tasks_tid_base + static_cast<int>(task);
     if (j.skipped) {
       instants.push_back({{"name", fmt::format("skipped #{}", index)}, {"cat", "release"}, {"ph", "i"}, {"s", "t"},
                           {"ts", ts(j.nominal)}, {"pid", tasks_pid}, {"tid", task_tid}, {"args", {{"job", index}}}});
@@ -192,7 +195,7 @@ nlohmann::json make_trace(std::span<const PeriodicTask> tasks, std::span<const E
     int tracks = 1;
     for (int k : track) tracks = std::max(tracks, k + 1);
     for (int k = 0; k < tracks; ++k) {
-      int tid = first_tid + overlap_tid_base * k;
+      int tid = first_tid + overlap_tid_step * k;
       metadata(pid, tid, "thread_name", {{"name", k == 0 ? track_name : fmt::format("{} (overlap {})", track_name, k)}});
       metadata(pid, tid, "thread_sort_index", {{"sort_index", sort_index * 16 + k}});
     }
@@ -204,17 +207,17 @@ nlohmann::json make_trace(std::span<const PeriodicTask> tasks, std::span<const E
                      {"ts", ts(s.begin)},
                      {"dur", static_cast<double>((s.end - s.begin).count()) / 1e3},
                      {"pid", pid},
-                     {"tid", first_tid + overlap_tid_base * track[i]},
+                     {"tid", first_tid + overlap_tid_step * track[i]},
                      {"args", std::move(s.args)}});
     }
   };
   // Every CPU that saw an event gets its track, even without slices (instants only).
   for (const Event& e : events) core_slices[e.cpu];
   for (auto& [cpu, slices] : core_slices) {
-    if (cpu >= 0) emit_slices(cores_pid, cpu + 1, slices, fmt::format("cpu {}", cpu), cpu);
+    if (cpu >= 0) emit_slices(cores_pid, cores_tid_base + cpu, slices, fmt::format("cpu {}", cpu), cpu);
   }
   for (std::uint32_t t = 0; t < tasks.size(); ++t) {
-    emit_slices(tasks_pid, static_cast<int>(t) + 1, task_slices[t], tasks[t].name, static_cast<int>(t));
+    emit_slices(tasks_pid, tasks_tid_base + static_cast<int>(t), task_slices[t], tasks[t].name, static_cast<int>(t));
   }
   for (auto& i : instants) out.push_back(std::move(i));
 

@@ -6,7 +6,8 @@
 // to an extra track of that CPU ("cpu N (overlap k)"), so every track is properly
 // nested as the format requires. Process "tasks" has one track per task with a slice
 // per job (start → finish) and instant events for releases, skipped releases and
-// deadline misses. Timestamps are microseconds from the run's origin.
+// deadline misses. Timestamps are microseconds from the run's origin. Thread ids are
+// unique across both processes and never 0 (viewers key threads by tid).
 #pragma once
 
 #include "platform/event.hpp"

@@ -115,24 +115,32 @@ TEST(Trace, OneTrackPerCoreAndPerTaskWithNestedSlices) {
       slice_track[std::string(e["name"]) + "@" + std::to_string(track.first)] = track;
     }
   }
-  // pid 1 = cores, pid 2 = tasks; tid = cpu + 1 / task + 1; overlap tracks 1000·k + cpu + 1.
+  // pid 1 = cores, pid 2 = tasks; tid = cpu + 1 / 1,000,001 + task; overlap k adds 10,000·k.
   EXPECT_EQ(names[track(1, 1)], "cpu 0");
   EXPECT_EQ(names[track(1, 2)], "cpu 1");
-  EXPECT_EQ(names[track(1, 1001)], "cpu 0 (overlap 1)");
-  EXPECT_EQ(names[track(2, 1)], "A");
-  EXPECT_EQ(names[track(2, 2)], "B");
+  EXPECT_EQ(names[track(1, 10001)], "cpu 0 (overlap 1)");
+  EXPECT_EQ(names[track(2, 1000001)], "A");
+  EXPECT_EQ(names[track(2, 1000002)], "B");
+  // Every tid belongs to one process only, and none is 0.
+  std::map<int, int> pid_of_tid;
+  for (const auto& e : doc["traceEvents"]) {
+    const int tid = e["tid"], pid = e["pid"];
+    EXPECT_NE(tid, 0);
+    auto [it, fresh] = pid_of_tid.emplace(tid, pid);
+    EXPECT_EQ(it->second, pid) << "tid " << tid << " used by two processes";
+  }
   for (const auto& [track, s] : slices) expect_nested(s, names[track]);
 
   // A#0 has no strands: a job slice on cpu 0. B#0's strands are on cpu 1 and (overlapping) cpu 0.
   EXPECT_EQ(slice_track["A #0@1"], (std::pair<int, int>{1, 1}));
   EXPECT_EQ(slice_track["B #0 s1@1"], (std::pair<int, int>{1, 2}));
-  EXPECT_EQ(slice_track["B #0 s2@1"], (std::pair<int, int>{1, 1001}));
+  EXPECT_EQ(slice_track["B #0 s2@1"], (std::pair<int, int>{1, 10001}));
   // Task tracks: a slice per job, start → finish, in µs from the origin.
-  EXPECT_EQ(slice_track["A #0@2"], (std::pair<int, int>{2, 1}));
-  EXPECT_EQ(slice_track["B #0@2"], (std::pair<int, int>{2, 2}));
-  ASSERT_EQ(slices[track(2, 2)].size(), 1u);
-  EXPECT_DOUBLE_EQ(slices[track(2, 2)][0].first, 200.0);
-  EXPECT_DOUBLE_EQ(slices[track(2, 2)][0].second, 6000.0);
+  EXPECT_EQ(slice_track["A #0@2"], (std::pair<int, int>{2, 1000001}));
+  EXPECT_EQ(slice_track["B #0@2"], (std::pair<int, int>{2, 1000002}));
+  ASSERT_EQ(slices[track(2, 1000002)].size(), 1u);
+  EXPECT_DOUBLE_EQ(slices[track(2, 1000002)][0].first, 200.0);
+  EXPECT_DOUBLE_EQ(slices[track(2, 1000002)][0].second, 6000.0);
 }
 
 TEST(Trace, MarksReleasesSkipsStealsAndMisses) {
