@@ -59,14 +59,19 @@ LatencyCondition run_condition(const LatencyBenchOptions& o, const std::vector<i
     r.benchmark = "scheduling_latency";
     r.variant = handoff ? "handoff" : "direct";
     r.threads = handoff ? 1 : p;
-    r.stats = measure_scheduling_latency(cpus, fifo, handoff, o.seconds, o.period);
+    SchedulingLatency measured = measure_scheduling_latency(cpus, fifo, handoff, o.seconds, o.period);
+    r.stats = measured.stats;
+    if (measured.skipped > 0) {
+      r.note = fmt::format("{} of {} releases skipped: a stalled job was still running", measured.skipped,
+                           measured.released + measured.skipped);
+    }
     if (c.cyclictest.ran && c.cyclictest.latency.p50_us > 0 && c.cyclictest.latency.p99_us > 0) {
       r.ratio_p50 = r.stats.p50_us / c.cyclictest.latency.p50_us;
       r.ratio_p99 = r.stats.p99_us / c.cyclictest.latency.p99_us;
       r.target = "p50 and p99 within 1.5x of cyclictest";
       r.target_met = r.ratio_p50 <= release_ratio_target && r.ratio_p99 <= release_ratio_target;
     } else {
-      r.note = "no cyclictest floor to compare with";
+      r.note += (r.note.empty() ? "" : "; ") + std::string("no cyclictest floor to compare with");
     }
     c.results.push_back(r);
   };

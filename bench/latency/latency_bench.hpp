@@ -75,9 +75,16 @@ LatencyReport run_latency_bench(const LatencyBenchOptions& options);
 nlohmann::json to_json(const LatencyReport& report);
 std::string format_table(const LatencyReport& report);
 
+/// Scheduling-latency samples and how the releases were accounted for.
+struct SchedulingLatency {
+  platform::LatencyStats stats;  ///< one sample per released job
+  std::uint64_t released = 0;
+  std::uint64_t skipped = 0;     ///< releases that found the previous job still running
+};
+
 // The measurements, usable alone. `fifo`: SCHED_FIFO priorities, else SCHED_OTHER.
-platform::LatencyStats measure_scheduling_latency(const std::vector<int>& cpus, bool fifo, bool handoff,
-                                                  std::chrono::nanoseconds duration, std::chrono::microseconds period);
+SchedulingLatency measure_scheduling_latency(const std::vector<int>& cpus, bool fifo, bool handoff,
+                                             std::chrono::nanoseconds duration, std::chrono::microseconds period);
 platform::LatencyStats measure_barrier_latency(const std::vector<int>& cpus, unsigned threads, bool fifo,
                                                std::chrono::nanoseconds spin, std::chrono::nanoseconds duration);
 

@@ -85,8 +85,8 @@ private:
 
 }  // namespace
 
-platform::LatencyStats measure_scheduling_latency(const std::vector<int>& cpus, bool fifo, bool handoff,
-                                                  nanoseconds duration, std::chrono::microseconds period) {
+SchedulingLatency measure_scheduling_latency(const std::vector<int>& cpus, bool fifo, bool handoff,
+                                             nanoseconds duration, std::chrono::microseconds period) {
   const nanoseconds T = period;
   auto priority = [&](int p) { return fifo ? std::optional<int>(p) : std::nullopt; };
 
@@ -146,12 +146,18 @@ platform::LatencyStats measure_scheduling_latency(const std::vector<int>& cpus, 
   info.origin = origin;
   info.end = os::monotonic_now();
   platform::RunMetrics m = platform::compute_metrics(specs, recorder, info, std::nullopt, std::nullopt);
+  SchedulingLatency result;
   std::vector<std::int64_t> samples;
   samples.reserve(m.jobs.size());
   for (const auto& j : m.jobs) {
     if (auto lat = j.release_latency()) samples.push_back(lat->count());
   }
-  return platform::latency_stats(std::move(samples));
+  result.stats = platform::latency_stats(std::move(samples));
+  for (const auto& t : m.tasks) {
+    result.released += t.released;
+    result.skipped += t.skipped;
+  }
+  return result;
 }
 
 }  // namespace takt::bench

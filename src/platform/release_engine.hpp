@@ -20,6 +20,9 @@
 // its jobs have finished; or when request_stop() is called (SIGINT/SIGTERM through
 // SignalStop): releasing stops at once, running jobs get `drain` to finish, and
 // abandon() (a second signal) stops waiting for them.
+//
+// An engine serves one run: start() once, each task in one lane, then discard it.
+// It must outlive every thread that may still call finished() (an abandoned job's).
 #pragma once
 
 #include "platform/periodic_task.hpp"
