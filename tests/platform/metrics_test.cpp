@@ -3,6 +3,7 @@
 #include "platform/metrics_json.hpp"
 #include "platform/metrics_table.hpp"
 #include "platform/percentile.hpp"
+#include "platform/run_report.hpp"
 #include "takt/error.hpp"
 
 #include <gtest/gtest.h>
@@ -293,4 +294,32 @@ TEST(Metrics, EmptyRunIsAllZero) {
   EXPECT_EQ(m.miss_ratio, 0.0);
   EXPECT_NO_THROW((void)format_table(m));
   EXPECT_NO_THROW((void)metrics_to_json(m));
+}
+
+TEST(RunReport, WritesEveryOutputEvenWhenOneFails) {
+  std::vector<PeriodicTask> tasks{PeriodicTask{"A", 10ms, 10ms, 0ms, 1}};
+  Recorder recorder({1, 64});
+  ThreadRecorder* rec = recorder.attach("lane");
+  rec->job_start(0, 0, 0ns, 10us);
+  rec->job_finish(0, 0, 0ns, 10ms, 2ms, false);
+  RunInfo info;
+  info.end = 5ms;
+  const auto json = std::filesystem::temp_directory_path() / "takt_report_test.json";
+  std::filesystem::remove(json);
+  std::FILE* table = std::tmpfile();
+  ReportOutputs outputs;
+  outputs.json = json;
+  outputs.trace = "/nonexistent-folder/trace.json";
+  outputs.table = table;
+  try {
+    (void)report_run(tasks, recorder, info, std::nullopt, std::nullopt, outputs);
+    FAIL() << "the trace cannot be written";
+  } catch (const takt::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent-folder/trace.json"), std::string::npos) << e.what();
+  }
+  std::ifstream in(json);
+  nlohmann::json back = nlohmann::json::parse(in);
+  EXPECT_EQ(back["totals"]["jobs"], 1) << "the JSON was written before the trace failed";
+  EXPECT_GT(std::ftell(table), 0) << "the table was printed too";
+  std::fclose(table);
 }

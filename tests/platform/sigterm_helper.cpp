@@ -7,13 +7,10 @@
 #include "os/clock.hpp"
 #include "os/realtime.hpp"
 #include "platform/job_runner.hpp"
-#include "platform/metrics.hpp"
-#include "platform/metrics_json.hpp"
-#include "platform/metrics_table.hpp"
 #include "platform/recorder.hpp"
 #include "platform/release_engine.hpp"
+#include "platform/run_report.hpp"
 #include "platform/signal_stop.hpp"
-#include "platform/trace_writer.hpp"
 #include "takt/program.hpp"
 
 #include <cstdio>
@@ -78,9 +75,10 @@ int main(int argc, char** argv) {
   info.stopped = engine.stop_requested();
   info.abandoned = engine.abandoned();
   info.signal = signals.last_signal();
-  RunMetrics metrics = compute_metrics(specs, recorder, info, before, after);
-  write_json_file(argv[1], metrics_to_json(metrics));
-  if (argc > 2) write_trace(argv[2], specs, recorder.events(), engine.origin());
-  std::fputs(format_table(metrics).c_str(), stdout);
+  ReportOutputs outputs;
+  outputs.json = argv[1];
+  if (argc > 2) outputs.trace = argv[2];
+  outputs.table = stdout;
+  report_run(specs, recorder, info, before, after, outputs);
   return 0;
 }
