@@ -28,7 +28,7 @@ std::string format_table(const RunMetrics& m) {
   for (const auto& t : m.tasks) name_width = std::max(name_width, t.name.size());
   fmt::format_to(it, "\n{:<{}}  {:>7} {:>7} {:>7} {:>7} {:>5} {:>6}  {:>9} {:>9} {:>9} {:>9}  {:>8} {:>11}\n", "task",
                  name_width, "jobs", "misses", "miss %", "skipped", "late", "failed", "resp min", "mean", "p99", "max",
-                 "rel.resp", "rel.lat p99");
+                 "rel.resp", "latency p99");
   fmt::format_to(it, "{:<{}}  {:>7} {:>7} {:>7} {:>7} {:>5} {:>6}  {:>9} {:>9} {:>9} {:>9}  {:>8} {:>11}\n", "",
                  name_width, "", "", "", "", "", "", "ms", "ms", "ms", "ms", "", "us");
   for (const auto& t : m.tasks) {
