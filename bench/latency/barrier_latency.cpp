@@ -1,4 +1,5 @@
-// Barrier latency (RT-OpenMP Table II): per round, the time from the last thread into the futex barrier to the last one out.
+// Barrier latency (RT-OpenMP Table II): per round, the time from the last thread into the futex barrier to
+// the last one out.
 #include "bench/latency/latency_bench.hpp"
 #include "bench/latency/pinned_thread.hpp"
 

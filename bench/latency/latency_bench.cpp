@@ -18,7 +18,7 @@ using std::chrono::nanoseconds;
 
 namespace {
 
-constexpr double release_ratio_target = 1.5;   // release latency p50 and p99 within 1.5× of cyclictest's
+constexpr double release_ratio_target = 1.5;    // release latency p50 and p99 within 1.5× of cyclictest's
 constexpr double barrier_p95_target_us = 20.0;  // barrier latency p95 for 2 threads
 constexpr nanoseconds spin_before_sleep = 100us;
 
@@ -31,7 +31,8 @@ LatencyCondition run_condition(const LatencyBenchOptions& o, const std::vector<i
   c.name = fifo ? "SCHED_FIFO" : "SCHED_OTHER";
   const auto& priv = os::privileges();
   if (fifo && (priv.forced_off || !priv.fifo)) {
-    c.reason = priv.forced_off ? "TAKT_NO_RT is set" : "no SCHED_FIFO privilege (run as root or grant CAP_SYS_NICE)";
+    c.reason =
+        priv.forced_off ? "TAKT_NO_RT is set" : "no SCHED_FIFO privilege (run as root or grant CAP_SYS_NICE)";
     return c;
   }
   c.ran = true;
@@ -41,7 +42,8 @@ LatencyCondition run_condition(const LatencyBenchOptions& o, const std::vector<i
   for (int cpu : cpus) cpu_set.add(cpu);
 
   if (o.cyclictest) {
-    say(o, fmt::format("{}: cyclictest for {:.0f} s", c.name, std::chrono::duration<double>(o.seconds).count()));
+    say(o,
+        fmt::format("{}: cyclictest for {:.0f} s", c.name, std::chrono::duration<double>(o.seconds).count()));
     platform::CyclictestOptions ct;
     ct.duration = o.seconds;
     ct.interval = o.period;
@@ -100,9 +102,9 @@ LatencyCondition run_condition(const LatencyBenchOptions& o, const std::vector<i
 }
 
 nlohmann::json stats_json(const platform::LatencyStats& s) {
-  return {{"samples", s.samples}, {"min_us", s.min_us}, {"p25_us", s.p25_us}, {"p50_us", s.p50_us},
-          {"p75_us", s.p75_us},   {"p95_us", s.p95_us}, {"p99_us", s.p99_us}, {"max_us", s.max_us},
-          {"mean_us", s.mean_us}};
+  return {{"samples", s.samples}, {"min_us", s.min_us}, {"p25_us", s.p25_us},
+          {"p50_us", s.p50_us},   {"p75_us", s.p75_us}, {"p95_us", s.p95_us},
+          {"p99_us", s.p99_us},   {"max_us", s.max_us}, {"mean_us", s.mean_us}};
 }
 
 }  // namespace
@@ -131,7 +133,8 @@ nlohmann::json to_json(const LatencyReport& r) {
   doc["period_us"] = r.period.count();
   // RT-OpenMP Table II (12 cores, RT_PREEMPT), for reference.
   doc["paper_table_ii"] = {
-      {"scheduling_latency", {{"p25_us", 9.2}, {"p50_us", 9.9}, {"p75_us", 10.8}, {"p95_us", 12.5}, {"max_us", 27.5}}},
+      {"scheduling_latency",
+       {{"p25_us", 9.2}, {"p50_us", 9.9}, {"p75_us", 10.8}, {"p95_us", 12.5}, {"max_us", 27.5}}},
       {"barrier_latency_12_threads",
        {{"p25_us", 11.7}, {"p50_us", 12.2}, {"p75_us", 15.6}, {"p95_us", 18.1}, {"max_us", 76.8}}},
       {"barrier_latency_36_threads",
@@ -179,11 +182,13 @@ std::string format_table(const LatencyReport& r) {
   auto it = std::back_inserter(out);
   os::CpuSet cpus;
   for (int c : r.cpus) cpus.add(c);
-  fmt::format_to(it, "takt bench latency: {:.1f} s per measurement, period {} us, CPUs {}\nprivileges: {}\n{}\n",
-                 std::chrono::duration<double>(r.seconds).count(), r.period.count(), cpus.to_string(), r.privileges,
-                 r.pm_qos);
-  fmt::format_to(it, "RT-OpenMP Table II (12 cores, RT_PREEMPT): scheduling p50 9.9 us, max 27.5 us; "
-                     "barrier (12 threads) p50 12.2 us, p95 18.1 us\n");
+  fmt::format_to(it,
+                 "takt bench latency: {:.1f} s per measurement, period {} us, CPUs {}\nprivileges: {}\n{}\n",
+                 std::chrono::duration<double>(r.seconds).count(), r.period.count(), cpus.to_string(),
+                 r.privileges, r.pm_qos);
+  fmt::format_to(it,
+                 "RT-OpenMP Table II (12 cores, RT_PREEMPT): scheduling p50 9.9 us, max 27.5 us; "
+                 "barrier (12 threads) p50 12.2 us, p95 18.1 us\n");
   for (const auto& c : r.conditions) {
     fmt::format_to(it, "\n== {} ==\n", c.name);
     if (!c.ran) {
@@ -192,27 +197,32 @@ std::string format_table(const LatencyReport& r) {
     }
     const auto& ct = c.cyclictest;
     if (ct.ran) {
-      fmt::format_to(it, "cyclictest ({}): p25 {:.0f}  p50 {:.0f}  p75 {:.0f}  p95 {:.0f}  p99 {:.0f}  max {:.0f} us"
-                         " over {} samples{}\n",
-                     ct.policy, ct.latency.p25_us, ct.latency.p50_us, ct.latency.p75_us, ct.latency.p95_us,
-                     ct.latency.p99_us, ct.latency.max_us, ct.latency.samples,
-                     ct.reason.empty() ? std::string() : " (" + ct.reason + ")");
+      fmt::format_to(
+          it,
+          "cyclictest ({}): p25 {:.0f}  p50 {:.0f}  p75 {:.0f}  p95 {:.0f}  p99 {:.0f}  max {:.0f} us"
+          " over {} samples{}\n",
+          ct.policy, ct.latency.p25_us, ct.latency.p50_us, ct.latency.p75_us, ct.latency.p95_us,
+          ct.latency.p99_us, ct.latency.max_us, ct.latency.samples,
+          ct.reason.empty() ? std::string() : " (" + ct.reason + ")");
     } else {
       fmt::format_to(it, "cyclictest: did not run: {}\n", ct.reason);
     }
-    fmt::format_to(it, "{:<19} {:<16} {:>3} {:>7} {:>7} {:>7} {:>7} {:>7} {:>8}  {:>6} {:>6}  {}\n", "benchmark",
-                   "variant", "thr", "p25", "p50", "p75", "p95", "p99", "max", "p50/ct", "p99/ct", "target");
+    fmt::format_to(it, "{:<19} {:<16} {:>3} {:>7} {:>7} {:>7} {:>7} {:>7} {:>8}  {:>6} {:>6}  {}\n",
+                   "benchmark", "variant", "thr", "p25", "p50", "p75", "p95", "p99", "max", "p50/ct",
+                   "p99/ct", "target");
     for (const auto& x : c.results) {
       const auto& s = x.stats;
       std::string ratios = x.benchmark == "scheduling_latency" && x.ratio_p50 > 0
                                ? fmt::format("{:>6.2f} {:>6.2f}", x.ratio_p50, x.ratio_p99)
                                : fmt::format("{:>6} {:>6}", "-", "-");
-      std::string target = x.target.empty() ? std::string()
-                                            : fmt::format("{}: {}", x.target, x.target_met ? "met" : "NOT met");
+      std::string target = x.target.empty()
+                               ? std::string()
+                               : fmt::format("{}: {}", x.target, x.target_met ? "met" : "NOT met");
       if (!x.note.empty()) target += (target.empty() ? "" : "; ") + x.note;
-      fmt::format_to(it, "{:<19} {:<16} {:>3} {:>7.1f} {:>7.1f} {:>7.1f} {:>7.1f} {:>7.1f} {:>8.1f}  {}  {}\n",
-                     x.benchmark, x.variant, x.threads, s.p25_us, s.p50_us, s.p75_us, s.p95_us, s.p99_us, s.max_us,
-                     ratios, target);
+      fmt::format_to(it,
+                     "{:<19} {:<16} {:>3} {:>7.1f} {:>7.1f} {:>7.1f} {:>7.1f} {:>7.1f} {:>8.1f}  {}  {}\n",
+                     x.benchmark, x.variant, x.threads, s.p25_us, s.p50_us, s.p75_us, s.p95_us, s.p99_us,
+                     s.max_us, ratios, target);
     }
   }
   fmt::format_to(it, "\nall latencies in us\n");

@@ -28,9 +28,9 @@ namespace takt::bench {
 
 struct LatencyBenchOptions {
   std::chrono::nanoseconds seconds = std::chrono::seconds(3);  ///< per measurement
-  std::chrono::microseconds period{1000};                       ///< release period (and cyclictest -i)
-  bool fifo = true;    ///< run the SCHED_FIFO condition (when the privilege is there)
-  bool other = true;   ///< run the SCHED_OTHER condition
+  std::chrono::microseconds period{1000};                      ///< release period (and cyclictest -i)
+  bool fifo = true;   ///< run the SCHED_FIFO condition (when the privilege is there)
+  bool other = true;  ///< run the SCHED_OTHER condition
   bool cyclictest = true;
   /// Hold the CPU wake-up latency at 0 µs (PM QoS) during the whole benchmark, as
   /// cyclictest does by default; cyclictest itself is run with --default-system so that
@@ -79,13 +79,15 @@ std::string format_table(const LatencyReport& report);
 struct SchedulingLatency {
   platform::LatencyStats stats;  ///< one sample per released job
   std::uint64_t released = 0;
-  std::uint64_t skipped = 0;     ///< releases that found the previous job still running
+  std::uint64_t skipped = 0;  ///< releases that found the previous job still running
 };
 
 // The measurements, usable alone. `fifo`: SCHED_FIFO priorities, else SCHED_OTHER.
 SchedulingLatency measure_scheduling_latency(const std::vector<int>& cpus, bool fifo, bool handoff,
-                                             std::chrono::nanoseconds duration, std::chrono::microseconds period);
+                                             std::chrono::nanoseconds duration,
+                                             std::chrono::microseconds period);
 platform::LatencyStats measure_barrier_latency(const std::vector<int>& cpus, unsigned threads, bool fifo,
-                                               std::chrono::nanoseconds spin, std::chrono::nanoseconds duration);
+                                               std::chrono::nanoseconds spin,
+                                               std::chrono::nanoseconds duration);
 
 }  // namespace takt::bench

@@ -1,4 +1,5 @@
-// Scheduling latency (RT-OpenMP Table II): a high-priority job released while a low-priority job occupies the cores.
+// Scheduling latency (RT-OpenMP Table II): a high-priority job released while a low-priority job occupies the
+// cores.
 #include "bench/latency/latency_bench.hpp"
 #include "bench/latency/pinned_thread.hpp"
 
@@ -48,7 +49,7 @@ void low_priority_job(nanoseconds origin, nanoseconds end, nanoseconds period, n
 
 /// Hands each release to one worker thread through a futex word (a central lane).
 class HandoffSink final : public platform::ReleaseSink {
-public:
+ public:
   explicit HandoffSink(platform::ReleaseEngine& engine) : engine_(engine) {}
 
   void release(const platform::Release& r) override {
@@ -77,7 +78,7 @@ public:
     }
   }
 
-private:
+ private:
   platform::ReleaseEngine& engine_;
   platform::Release slot_;
   std::atomic<std::uint32_t> sequence_{0};

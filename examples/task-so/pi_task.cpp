@@ -17,7 +17,7 @@
 namespace {
 
 class PiTask {
-public:
+ public:
   void init(const takt::TaskArgs& args) {
     for (std::size_t i = 0; i < args.args.size(); ++i) {
       const std::string& a = args.args[i];
@@ -28,7 +28,8 @@ public:
         throw std::invalid_argument("unknown argument '" + a + "' (use --intervals N and --grain G)");
       }
     }
-    if (intervals_ == 0 || grain_ == 0) throw std::invalid_argument("--intervals and --grain must be positive");
+    if (intervals_ == 0 || grain_ == 0)
+      throw std::invalid_argument("--intervals and --grain must be positive");
   }
 
   void run(const takt::Job&) {
@@ -43,7 +44,7 @@ public:
 
   [[nodiscard]] double last() const { return last_; }
 
-private:
+ private:
   static std::uint64_t parse(const std::string& text, const std::string& option) {
     try {
       std::size_t used = 0;
@@ -80,4 +81,6 @@ private:
 }  // namespace
 
 // The task's C entry point (takt/task_abi.h), written by takt::export_task.
-extern "C" TAKT_TASK_EXPORT const takt_task_v1* takt_task_entry(void) { return takt::export_task<PiTask>("pi"); }
+extern "C" TAKT_TASK_EXPORT const takt_task_v1* takt_task_entry(void) {
+  return takt::export_task<PiTask>("pi");
+}

@@ -33,23 +33,23 @@ namespace detail {
 /// Wraps a TaskClass that does not derive from takt::Task.
 template <TaskClass T>
 class TaskAdapter final : public Task {
-public:
+ public:
   void init(const TaskArgs& args) override {
-    if constexpr (requires(T& t) { t.init(args); }) task_.init(args);
+    if constexpr (requires(T & t) { t.init(args); }) task_.init(args);
   }
   void run(const Job& job) override { task_.run(job); }
   void finalize() override {
-    if constexpr (requires(T& t) { t.finalize(); }) task_.finalize();
+    if constexpr (requires(T & t) { t.finalize(); }) task_.finalize();
   }
 
-private:
+ private:
   T task_;
 };
 }  // namespace detail
 
 /// Programs known by name in this process. Thread-safe; register before a run starts.
 class ProgramRegistry {
-public:
+ public:
   /// Registers `name`; throws takt::Error when the name is empty or already taken.
   void add(std::string name, std::string description, TaskFactory factory);
 
@@ -72,7 +72,7 @@ public:
   /// The program registered as `name`; throws takt::Error naming the known programs.
   [[nodiscard]] Program find(std::string_view name) const;
 
-private:
+ private:
   struct Entry {
     std::string description;
     TaskFactory factory;

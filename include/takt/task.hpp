@@ -33,20 +33,20 @@ struct TaskArgs {
 
 /// One job of a task, as run() sees it. Times are CLOCK_MONOTONIC (os::monotonic_now()).
 struct Job {
-  std::string_view task;                    ///< the task's name
-  std::uint64_t index = 0;                  ///< job index k, from 0
-  std::chrono::nanoseconds release{};       ///< origin + offset + k·period
-  std::chrono::nanoseconds deadline{};      ///< absolute deadline: release + relative deadline
-  std::chrono::nanoseconds period{};        ///< the task's period
+  std::string_view task;                ///< the task's name
+  std::uint64_t index = 0;              ///< job index k, from 0
+  std::chrono::nanoseconds release{};   ///< origin + offset + k·period
+  std::chrono::nanoseconds deadline{};  ///< absolute deadline: release + relative deadline
+  std::chrono::nanoseconds period{};    ///< the task's period
   std::chrono::nanoseconds relative_deadline{};
-  unsigned cores = 1;                       ///< cores this job may use
+  unsigned cores = 1;  ///< cores this job may use
 };
 
 /// A task as a C++ class with virtual functions (for in-process registration).
 /// run() may throw: the job then counts as missed, the error is reported, and the
 /// run goes on with the next job.
 class Task {
-public:
+ public:
   virtual ~Task() = default;
   virtual void init(const TaskArgs& args) { (void)args; }
   virtual void run(const Job& job) = 0;
@@ -57,7 +57,9 @@ public:
 /// `run(const Job&)`; `init(const TaskArgs&)` and `finalize()` are optional. It need not
 /// derive from takt::Task.
 template <class T>
-concept TaskClass = std::default_initializable<T> && requires(T& t, const Job& job) { t.run(job); };
+concept TaskClass = std::default_initializable<T> && requires(T& t, const Job& job) {
+  t.run(job);
+};
 
 namespace detail {
 
@@ -90,7 +92,7 @@ int c_init(const takt_task_args_v1* a, void** state, char* error, std::size_t er
     args.cores = a->cores;
     for (std::uint32_t i = 0; i < a->argc; ++i) args.args.emplace_back(a->argv[i]);
     auto task = std::make_unique<T>();
-    if constexpr (requires(T& t) { t.init(args); }) task->init(args);
+    if constexpr (requires(T & t) { t.init(args); }) task->init(args);
     *state = task.release();
   });
 }
@@ -113,7 +115,7 @@ int c_run(void* state, const takt_job_v1* j, char* error, std::size_t error_size
 template <TaskClass T>
 void c_finalize(void* state) {
   std::unique_ptr<T> task(static_cast<T*>(state));
-  if constexpr (requires(T& t) { t.finalize(); }) {
+  if constexpr (requires(T & t) { t.finalize(); }) {
     try {
       task->finalize();
     } catch (...) {
@@ -136,7 +138,7 @@ void c_finalize(void* state) {
 template <TaskClass T>
 const takt_task_v1* export_task(const char* name) {
   static const takt_task_v1 descriptor{TAKT_TASK_ABI_VERSION, sizeof(takt_task_v1), name,
-                                       &detail::c_init<T>, &detail::c_run<T>, &detail::c_finalize<T>};
+                                       &detail::c_init<T>,    &detail::c_run<T>,    &detail::c_finalize<T>};
   return &descriptor;
 }
 

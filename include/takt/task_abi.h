@@ -4,7 +4,7 @@
  * (`program: ./libmytask.so`). takt loads it with dlopen() and calls the one symbol
  * it must export, TAKT_TASK_ENTRY_SYMBOL:
  *
- *     const takt_task_v1* takt_task_entry(void);
+ *     TAKT_TASK_EXPORT const takt_task_v1* takt_task_entry(void);
  *
  * The returned descriptor lives as long as the shared object is loaded. Only plain C
  * types cross this boundary, so a task may be built by any C or C++ compiler, and no
@@ -49,20 +49,20 @@ extern "C" {
 
 /* What init receives: the task's name and arguments from the task-set file. */
 typedef struct takt_task_args_v1 {
-  uint32_t size;          /* sizeof(takt_task_args_v1) as takt was compiled */
-  const char* task_name;  /* the task's name in the task-set file */
-  uint32_t argc;          /* number of arguments (the task's `args:` list) */
+  uint32_t size;           /* sizeof(takt_task_args_v1) as takt was compiled */
+  const char* task_name;   /* the task's name in the task-set file */
+  uint32_t argc;           /* number of arguments (the task's `args:` list) */
   const char* const* argv; /* argc strings, NUL-terminated; argv[argc] is NULL */
-  uint32_t cores;         /* cores granted to the task (1 for a sequential task) */
+  uint32_t cores;          /* cores granted to the task (1 for a sequential task) */
 } takt_task_args_v1;
 
 /* What run receives: one job. Times are nanoseconds of CLOCK_MONOTONIC. */
 typedef struct takt_job_v1 {
-  uint32_t size;               /* sizeof(takt_job_v1) as takt was compiled */
+  uint32_t size; /* sizeof(takt_job_v1) as takt was compiled */
   const char* task_name;
-  uint64_t index;              /* job index k, from 0 */
-  int64_t release_ns;          /* release time: offset + k * period after the run's origin */
-  int64_t deadline_ns;         /* absolute deadline: release + relative deadline */
+  uint64_t index;      /* job index k, from 0 */
+  int64_t release_ns;  /* release time: offset + k * period after the run's origin */
+  int64_t deadline_ns; /* absolute deadline: release + relative deadline */
   int64_t period_ns;
   int64_t relative_deadline_ns;
   uint32_t cores;

@@ -1,4 +1,5 @@
-// takt bench latency: RT-OpenMP's Table II micro-benchmarks (scheduling and barrier latency) against cyclictest.
+// takt bench latency: RT-OpenMP's Table II micro-benchmarks (scheduling and barrier latency) against
+// cyclictest.
 #include "bench/latency/latency_bench.hpp"
 #include "cli/command.hpp"
 #include "platform/metrics_json.hpp"
@@ -25,20 +26,25 @@ struct Options {
 
 [[maybe_unused]] const bool registered = register_command({
     {"bench", "latency"},
-    "Scheduling latency (release -> first instruction, a high-priority job preempting a low-priority one) and "
-    "futex-barrier latency (last thread in -> last thread out), RT-OpenMP Table II, with cyclictest as the floor, "
+    "Scheduling latency (release -> first instruction, a high-priority job preempting a low-priority one) "
+    "and "
+    "futex-barrier latency (last thread in -> last thread out), RT-OpenMP Table II, with cyclictest as the "
+    "floor, "
     "under SCHED_FIFO and SCHED_OTHER",
     [](CLI::App& app) -> Action {
       auto o = std::make_shared<Options>();
       app.add_option("--json", o->json, "Write the results as JSON to FILE")->type_name("FILE");
-      app.add_option("--seconds", o->seconds, "Seconds per measurement (default 3)")->check(CLI::Range(0.1, 3600.0));
-      app.add_option("--period-us", o->period_us, "Release period and cyclictest interval in microseconds (default 1000)")
+      app.add_option("--seconds", o->seconds, "Seconds per measurement (default 3)")
+          ->check(CLI::Range(0.1, 3600.0));
+      app.add_option("--period-us", o->period_us,
+                     "Release period and cyclictest interval in microseconds (default 1000)")
           ->check(CLI::Range(100, 1000000));
       app.add_flag("--no-fifo", o->no_fifo, "Skip the SCHED_FIFO condition");
       app.add_flag("--no-other", o->no_other, "Skip the SCHED_OTHER condition");
       app.add_flag("--no-cyclictest", o->no_cyclictest, "Do not run cyclictest");
-      app.add_flag("--no-pm-qos", o->no_pm_qos,
-                   "Do not hold the CPU wake-up latency at 0 us (/dev/cpu_dma_latency) during the measurements");
+      app.add_flag(
+          "--no-pm-qos", o->no_pm_qos,
+          "Do not hold the CPU wake-up latency at 0 us (/dev/cpu_dma_latency) during the measurements");
       return [o] {
         bench::LatencyBenchOptions options;
         options.seconds = std::chrono::nanoseconds(static_cast<std::int64_t>(std::llround(o->seconds * 1e9)));

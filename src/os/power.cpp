@@ -18,7 +18,8 @@ namespace {
 constexpr const char* pm_qos_device = "/dev/cpu_dma_latency";
 }
 
-WakeupLatencyRequest::WakeupLatencyRequest(std::chrono::microseconds max_latency) : max_latency_(max_latency) {
+WakeupLatencyRequest::WakeupLatencyRequest(std::chrono::microseconds max_latency)
+    : max_latency_(max_latency) {
   if (realtime_forced_off()) {
     why_not_ = "not requested: TAKT_NO_RT is set";
     return;
@@ -26,9 +27,10 @@ WakeupLatencyRequest::WakeupLatencyRequest(std::chrono::microseconds max_latency
   int fd = open(pm_qos_device, O_WRONLY | O_CLOEXEC);
   if (fd < 0) {
     why_not_ = fmt::format("cannot open {} ({})", pm_qos_device, std::strerror(errno));
-    warn_once("pm_qos", fmt::format("{}: idle CPUs may wake slowly for releases. Run as root to let takt hold "
-                                    "the CPU wake-up latency low",
-                                    why_not_));
+    warn_once("pm_qos",
+              fmt::format("{}: idle CPUs may wake slowly for releases. Run as root to let takt hold "
+                          "the CPU wake-up latency low",
+                          why_not_));
     return;
   }
   // The kernel keeps the request while the file stays open; the value is a binary s32 in µs.
@@ -47,7 +49,8 @@ WakeupLatencyRequest::~WakeupLatencyRequest() {
 }
 
 std::string WakeupLatencyRequest::summary() const {
-  if (active()) return fmt::format("CPU wake-up latency held at {} us (PM QoS, {})", max_latency_.count(), pm_qos_device);
+  if (active())
+    return fmt::format("CPU wake-up latency held at {} us (PM QoS, {})", max_latency_.count(), pm_qos_device);
   return "CPU wake-up latency not held: " + why_not_;
 }
 

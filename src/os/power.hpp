@@ -12,7 +12,7 @@ namespace takt::os {
 /// is what cyclictest does by default. Without the privilege (the file is root's) or
 /// with TAKT_NO_RT, the request is inactive and warns once; the run goes on.
 class WakeupLatencyRequest {
-public:
+ public:
   explicit WakeupLatencyRequest(std::chrono::microseconds max_latency = std::chrono::microseconds(0));
   ~WakeupLatencyRequest();
   WakeupLatencyRequest(const WakeupLatencyRequest&) = delete;
@@ -23,7 +23,7 @@ public:
   /// One line for reports: "CPU wake-up latency held at 0 us (PM QoS)" or why not.
   [[nodiscard]] std::string summary() const;
 
-private:
+ private:
   int fd_ = -1;
   std::chrono::microseconds max_latency_;
   std::string why_not_;

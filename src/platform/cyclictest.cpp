@@ -5,9 +5,9 @@
 #include "platform/percentile.hpp"
 #include "takt/error.hpp"
 
+#include <fcntl.h>
 #include <fmt/core.h>
 #include <fmt/format.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
@@ -94,7 +94,8 @@ CyclictestResult parse_cyclictest_histogram(std::string_view output) {
     }
   }
   if (!any_bucket) {
-    throw Error("cyclictest printed no histogram (expected lines \"<us> <count> ...\" from cyclictest -q -h N)");
+    throw Error(
+        "cyclictest printed no histogram (expected lines \"<us> <count> ...\" from cyclictest -q -h N)");
   }
   CyclictestResult r;
   r.ran = true;
@@ -142,7 +143,8 @@ struct ProcessOutput {
 };
 
 /// Runs argv[0] (PATH lookup) with stdout and stderr captured; kills it after `limit`.
-ProcessOutput run_process(const std::vector<std::string>& args, std::chrono::nanoseconds limit, int& spawn_error) {
+ProcessOutput run_process(const std::vector<std::string>& args, std::chrono::nanoseconds limit,
+                          int& spawn_error) {
   ProcessOutput result;
   int out_pipe[2], err_pipe[2];
   if (pipe2(out_pipe, O_CLOEXEC) != 0) {
@@ -177,7 +179,8 @@ ProcessOutput run_process(const std::vector<std::string>& args, std::chrono::nan
   bool open[2] = {true, true};
   char buf[4096];
   while (open[0] || open[1]) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
       result.timed_out = true;
       kill(pid, SIGKILL);
@@ -244,16 +247,19 @@ CyclictestResult run_cyclictest(const CyclictestOptions& o) {
   r.policy = fifo ? fmt::format("SCHED_FIFO/{}", o.priority) : "SCHED_OTHER";
   std::string note;
   if (o.fifo && !fifo) {
-    note = priv.forced_off ? "ran in SCHED_OTHER because TAKT_NO_RT is set"
-                           : "ran in SCHED_OTHER: no SCHED_FIFO privilege (run as root or grant CAP_SYS_NICE)";
+    note = priv.forced_off
+               ? "ran in SCHED_OTHER because TAKT_NO_RT is set"
+               : "ran in SCHED_OTHER: no SCHED_FIFO privilege (run as root or grant CAP_SYS_NICE)";
   }
   int spawn_error = 0;
   ProcessOutput p = run_process(args, o.duration + std::chrono::seconds(15), spawn_error);
   if (spawn_error != 0) {
-    r.reason = spawn_error == ENOENT
-                   ? fmt::format("'{}' not found in PATH: install rt-tests (scripts/setup does) to get the latency floor",
-                                 o.program)
-                   : fmt::format("cannot start '{}': {}", o.program, std::strerror(spawn_error));
+    r.reason =
+        spawn_error == ENOENT
+            ? fmt::format(
+                  "'{}' not found in PATH: install rt-tests (scripts/setup does) to get the latency floor",
+                  o.program)
+            : fmt::format("cannot start '{}': {}", o.program, std::strerror(spawn_error));
     return r;
   }
   if (p.timed_out) {
@@ -262,7 +268,8 @@ CyclictestResult run_cyclictest(const CyclictestOptions& o) {
     return r;
   }
   if (p.exit_status != 0) {
-    r.reason = fmt::format("cyclictest failed (exit status {}): {}", p.exit_status, last_lines(p.err + p.out, 300));
+    r.reason =
+        fmt::format("cyclictest failed (exit status {}): {}", p.exit_status, last_lines(p.err + p.out, 300));
     return r;
   }
   try {

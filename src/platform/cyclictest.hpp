@@ -37,9 +37,9 @@ struct CyclictestOptions {
   std::chrono::microseconds interval{1000};  ///< -i: period of each measuring thread
   bool fifo = true;                          ///< SCHED_FIFO (-p priority); false: --policy=other
   int priority = 90;
-  os::CpuSet cpus;                           ///< one thread per CPU (-t -a); empty: every allowed CPU
-  int histogram_us = 10000;                  ///< -h: histogram range; later samples count as overflows
-  std::string program = "cyclictest";        ///< looked up in PATH unless it contains '/'
+  os::CpuSet cpus;                     ///< one thread per CPU (-t -a); empty: every allowed CPU
+  int histogram_us = 10000;            ///< -h: histogram range; later samples count as overflows
+  std::string program = "cyclictest";  ///< looked up in PATH unless it contains '/'
 };
 
 struct CyclictestResult {

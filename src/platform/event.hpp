@@ -21,10 +21,10 @@ enum class EventKind : std::uint8_t {
 
 /// Flag bits of Event::flags.
 namespace event_flag {
-inline constexpr std::uint8_t late = 1;        ///< release: later than its nominal time (overrun "wait")
-inline constexpr std::uint8_t failed = 2;      ///< finish: the job failed
-inline constexpr std::uint8_t preempted = 4;   ///< strand_end: the strand was preempted, not completed
-inline constexpr std::uint8_t at_stop = 8;     ///< skip: the release was due but the run was stopping
+inline constexpr std::uint8_t late = 1;           ///< release: later than its nominal time (overrun "wait")
+inline constexpr std::uint8_t failed = 2;         ///< finish: the job failed
+inline constexpr std::uint8_t preempted = 4;      ///< strand_end: the strand was preempted, not completed
+inline constexpr std::uint8_t at_stop = 8;        ///< skip: the release was due but the run was stopping
 inline constexpr std::uint8_t thread_moved = 16;  ///< migration: the OS moved the recording thread
 }  // namespace event_flag
 

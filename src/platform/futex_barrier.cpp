@@ -18,7 +18,8 @@ inline void cpu_relax() noexcept {
 
 }  // namespace
 
-FutexBarrier::FutexBarrier(std::uint32_t parties, std::chrono::nanoseconds spin) : parties_(parties), spin_(spin) {
+FutexBarrier::FutexBarrier(std::uint32_t parties, std::chrono::nanoseconds spin)
+    : parties_(parties), spin_(spin) {
   if (parties == 0) throw Error("a barrier needs at least one party");
 }
 

@@ -15,9 +15,10 @@
 namespace takt::platform {
 
 class FutexBarrier {
-public:
+ public:
   /// `parties` threads meet each round (≥ 1); throws takt::Error for 0.
-  explicit FutexBarrier(std::uint32_t parties, std::chrono::nanoseconds spin = std::chrono::nanoseconds::zero());
+  explicit FutexBarrier(std::uint32_t parties,
+                        std::chrono::nanoseconds spin = std::chrono::nanoseconds::zero());
   FutexBarrier(const FutexBarrier&) = delete;
   FutexBarrier& operator=(const FutexBarrier&) = delete;
 
@@ -28,9 +29,11 @@ public:
   [[nodiscard]] std::uint32_t parties() const noexcept { return parties_; }
   [[nodiscard]] std::chrono::nanoseconds spin() const noexcept { return spin_; }
   /// Rounds completed so far (modulo 2^32).
-  [[nodiscard]] std::uint32_t generation() const noexcept { return generation_.load(std::memory_order_acquire); }
+  [[nodiscard]] std::uint32_t generation() const noexcept {
+    return generation_.load(std::memory_order_acquire);
+  }
 
-private:
+ private:
   alignas(64) std::atomic<std::uint32_t> arrived_{0};
   alignas(64) std::atomic<std::uint32_t> generation_{0};
   alignas(64) std::atomic<std::uint32_t> sleepers_{0};

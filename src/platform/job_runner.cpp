@@ -1,4 +1,5 @@
-// Running one released job on the calling thread: record its start and finish, catch its failure, report it done.
+// Running one released job on the calling thread: record its start and finish, catch its failure, report it
+// done.
 #include "platform/job_runner.hpp"
 
 #include <exception>
@@ -18,7 +19,8 @@ bool run_job(Task& task, const PeriodicTask& timing, const Release& release, Thr
   } catch (...) {
     failed = true;
     if (recorder != nullptr) {
-      recorder->job_error(release.task, release.job, "the task threw an exception that is not a std::exception");
+      recorder->job_error(release.task, release.job,
+                          "the task threw an exception that is not a std::exception");
     }
   }
   const auto finish = engine.now();

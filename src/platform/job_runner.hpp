@@ -1,4 +1,5 @@
-// Running one released job on the calling thread: record its start and finish, catch its failure, report it done.
+// Running one released job on the calling thread: record its start and finish, catch its failure, report it
+// done.
 #pragma once
 
 #include "platform/periodic_task.hpp"
@@ -22,13 +23,13 @@ bool run_job(Task& task, const PeriodicTask& timing, const Release& release, Thr
 /// A ReleaseSink that runs every job on the lane's own thread (run_job). With one
 /// lane per task, the thread that wakes at the release is the one that runs the job.
 class InlineSink final : public ReleaseSink {
-public:
+ public:
   /// `tasks[i]` runs the jobs of engine task i; the span must outlive the sink.
   InlineSink(ReleaseEngine& engine, std::span<Task* const> tasks, ThreadRecorder* recorder)
       : engine_(engine), tasks_(tasks), recorder_(recorder) {}
   void release(const Release& release) override;
 
-private:
+ private:
   ReleaseEngine& engine_;
   std::span<Task* const> tasks_;
   ThreadRecorder* recorder_;

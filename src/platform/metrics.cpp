@@ -16,12 +16,18 @@ using std::chrono::nanoseconds;
 
 std::string_view to_string(JobStatus status) {
   switch (status) {
-    case JobStatus::met: return "met";
-    case JobStatus::missed: return "missed";
-    case JobStatus::failed: return "failed";
-    case JobStatus::unfinished: return "unfinished";
-    case JobStatus::abandoned: return "abandoned";
-    case JobStatus::skipped: return "skipped";
+    case JobStatus::met:
+      return "met";
+    case JobStatus::missed:
+      return "missed";
+    case JobStatus::failed:
+      return "failed";
+    case JobStatus::unfinished:
+      return "unfinished";
+    case JobStatus::abandoned:
+      return "abandoned";
+    case JobStatus::skipped:
+      return "skipped";
   }
   return "unknown";
 }
@@ -138,8 +144,12 @@ RunMetrics compute_metrics(const MetricsInput& in) {
         }
         break;
       }
-      case EventKind::steal: ++sys.steals; break;
-      case EventKind::preemption: ++sys.preemptions; break;
+      case EventKind::steal:
+        ++sys.steals;
+        break;
+      case EventKind::preemption:
+        ++sys.preemptions;
+        break;
       case EventKind::migration:
         ++sys.migrations;
         if ((e.flags & event_flag::thread_moved) != 0) ++sys.thread_migrations;
@@ -178,7 +188,8 @@ RunMetrics compute_metrics(const MetricsInput& in) {
       if (s.skipped && !s.released) {
         r.status = JobStatus::skipped;
       } else if (s.finish) {
-        r.status = s.failed ? JobStatus::failed : (*s.finish <= r.deadline ? JobStatus::met : JobStatus::missed);
+        r.status =
+            s.failed ? JobStatus::failed : (*s.finish <= r.deadline ? JobStatus::met : JobStatus::missed);
       } else {
         r.status = r.deadline <= in.run.end ? JobStatus::unfinished : JobStatus::abandoned;
       }
@@ -186,25 +197,39 @@ RunMetrics compute_metrics(const MetricsInput& in) {
       if (r.status != JobStatus::skipped) ++tm.released;
       if (r.late) ++tm.late;
       switch (r.status) {
-        case JobStatus::met: ++tm.met; break;
-        case JobStatus::missed: break;
-        case JobStatus::failed: ++tm.failed; break;
-        case JobStatus::unfinished: ++tm.unfinished; break;
-        case JobStatus::abandoned: ++tm.abandoned; break;
-        case JobStatus::skipped: ++tm.skipped; break;
+        case JobStatus::met:
+          ++tm.met;
+          break;
+        case JobStatus::missed:
+          break;
+        case JobStatus::failed:
+          ++tm.failed;
+          break;
+        case JobStatus::unfinished:
+          ++tm.unfinished;
+          break;
+        case JobStatus::abandoned:
+          ++tm.abandoned;
+          break;
+        case JobStatus::skipped:
+          ++tm.skipped;
+          break;
       }
       if (r.counts_as_miss()) ++tm.misses;
       if (r.finish && r.status != JobStatus::failed) {
         responses.push_back(*r.response());
-        relative_sum += static_cast<long double>(r.response()->count()) / static_cast<long double>(spec.deadline.count());
+        relative_sum +=
+            static_cast<long double>(r.response()->count()) / static_cast<long double>(spec.deadline.count());
       }
       if (auto lat = r.release_latency()) latencies.push_back(*lat);
       // Time executed per core, for jobs that recorded no strands (their strands count instead).
-      if (!s.has_strands && s.start && s.finish && s.start_cpu >= 0) job_time[s.start_cpu] += *s.finish - *s.start;
+      if (!s.has_strands && s.start && s.finish && s.start_cpu >= 0)
+        job_time[s.start_cpu] += *s.finish - *s.start;
       out.jobs.push_back(r);
     }
     const std::uint64_t with_outcome = tm.jobs - tm.abandoned;
-    tm.miss_ratio = with_outcome == 0 ? 0.0 : static_cast<double>(tm.misses) / static_cast<double>(with_outcome);
+    tm.miss_ratio =
+        with_outcome == 0 ? 0.0 : static_cast<double>(tm.misses) / static_cast<double>(with_outcome);
     if (!responses.empty()) tm.mean_relative_response = static_cast<double>(relative_sum / responses.size());
     tm.response = summarize(std::move(responses));
     all_latencies.insert(all_latencies.end(), latencies.begin(), latencies.end());
@@ -215,7 +240,8 @@ RunMetrics compute_metrics(const MetricsInput& in) {
   }
   std::uint64_t with_outcome = 0;
   for (const auto& tm : out.tasks) with_outcome += tm.jobs - tm.abandoned;
-  out.miss_ratio = with_outcome == 0 ? 0.0 : static_cast<double>(out.misses_total) / static_cast<double>(with_outcome);
+  out.miss_ratio =
+      with_outcome == 0 ? 0.0 : static_cast<double>(out.misses_total) / static_cast<double>(with_outcome);
 
   // 3. System.
   sys.release_latency = summarize(std::move(all_latencies));
@@ -227,7 +253,8 @@ RunMetrics compute_metrics(const MetricsInput& in) {
   std::set<int> cpus;
   for (const auto& [cpu, time] : job_time) cpus.insert(cpu);
   if (in.before && in.after) {
-    sys.context_switches.voluntary = in.after->context_switches.voluntary - in.before->context_switches.voluntary;
+    sys.context_switches.voluntary =
+        in.after->context_switches.voluntary - in.before->context_switches.voluntary;
     sys.context_switches.involuntary =
         in.after->context_switches.involuntary - in.before->context_switches.involuntary;
     sys.process_cpu_time = in.after->process_cpu_time - in.before->process_cpu_time;
@@ -251,7 +278,8 @@ RunMetrics compute_metrics(const MetricsInput& in) {
     if (auto it = job_time.find(cpu); it != job_time.end()) cm.job_time = it->second;
     if (in.before && in.after && static_cast<std::size_t>(cpu) < in.before->cpu_busy.size() &&
         static_cast<std::size_t>(cpu) < in.after->cpu_busy.size()) {
-      cm.busy = in.after->cpu_busy[static_cast<std::size_t>(cpu)] - in.before->cpu_busy[static_cast<std::size_t>(cpu)];
+      cm.busy = in.after->cpu_busy[static_cast<std::size_t>(cpu)] -
+                in.before->cpu_busy[static_cast<std::size_t>(cpu)];
     }
     sys.cores.push_back(cm);
   }

@@ -72,8 +72,8 @@ struct TaskMetrics {
   std::uint64_t failed = 0;
   std::uint64_t unfinished = 0;
   std::uint64_t abandoned = 0;
-  double miss_ratio = 0;  ///< misses / (jobs − abandoned)
-  DurationStats response;  ///< over finished, non-failed jobs
+  double miss_ratio = 0;              ///< misses / (jobs − abandoned)
+  DurationStats response;             ///< over finished, non-failed jobs
   double mean_relative_response = 0;  ///< mean of response / relative deadline, same jobs
   DurationStats release_latency;
   std::vector<std::string> errors;  ///< kept messages of failed jobs ("job 12: ...")
@@ -81,7 +81,7 @@ struct TaskMetrics {
 
 struct CoreMetrics {
   int cpu = -1;
-  std::chrono::nanoseconds job_time{};  ///< time takt's recorded jobs and strands executed here
+  std::chrono::nanoseconds job_time{};           ///< time takt's recorded jobs and strands executed here
   std::optional<std::chrono::nanoseconds> busy;  ///< /proc/stat busy time over the run (every process)
 };
 
@@ -99,7 +99,7 @@ struct SystemMetrics {
   std::uint64_t thread_migrations = 0;  ///< of which the OS moved a recording thread
   std::uint64_t steals = 0;
   std::uint64_t preemptions = 0;
-  std::uint64_t strands = 0;  ///< strand executions begun
+  std::uint64_t strands = 0;             ///< strand executions begun
   os::ContextSwitches context_switches;  ///< process-wide, over the run
   DurationStats release_latency;
   std::vector<CoreMetrics> cores;

@@ -89,7 +89,8 @@ nlohmann::json metrics_to_json(const RunMetrics& m, bool with_jobs) {
     cores.push_back(std::move(j));
   }
   sys["cores"] = std::move(cores);
-  sys["events"] = {{"recorded", s.events_recorded}, {"dropped", s.events_dropped}, {"unattached", s.events_unattached}};
+  sys["events"] = {
+      {"recorded", s.events_recorded}, {"dropped", s.events_dropped}, {"unattached", s.events_unattached}};
   sys["job_errors"] = s.job_errors;
   nlohmann::json threads = nlohmann::json::array();
   for (const auto& t : s.threads) {
@@ -137,8 +138,8 @@ void write_json_file(const std::filesystem::path& path, const nlohmann::json& do
   {
     std::ofstream out(tmp, std::ios::trunc);
     if (!out) {
-      throw Error(fmt::format("cannot write '{}': {}; check that the folder exists and is writable", path.string(),
-                              std::strerror(errno)));
+      throw Error(fmt::format("cannot write '{}': {}; check that the folder exists and is writable",
+                              path.string(), std::strerror(errno)));
     }
     out << document.dump(2) << '\n';
     out.flush();
@@ -146,7 +147,9 @@ void write_json_file(const std::filesystem::path& path, const nlohmann::json& do
   }
   std::error_code ec;
   std::filesystem::rename(tmp, path, ec);
-  if (ec) throw Error(fmt::format("cannot move '{}' into place as '{}': {}", tmp.string(), path.string(), ec.message()));
+  if (ec)
+    throw Error(
+        fmt::format("cannot move '{}' into place as '{}': {}", tmp.string(), path.string(), ec.message()));
 }
 
 }  // namespace takt::platform

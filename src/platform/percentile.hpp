@@ -39,7 +39,8 @@ inline DurationStats summarize(std::vector<std::chrono::nanoseconds> values) {
   // Mean in long double: ns sums of long runs stay exact enough.
   long double sum = 0;
   for (auto v : values) sum += static_cast<long double>(v.count());
-  s.mean = std::chrono::nanoseconds(static_cast<std::int64_t>(std::llround(sum / static_cast<long double>(values.size()))));
+  s.mean = std::chrono::nanoseconds(
+      static_cast<std::int64_t>(std::llround(sum / static_cast<long double>(values.size()))));
   std::span<const std::chrono::nanoseconds> view(values);
   s.p50 = nearest_rank(view, 50);
   s.p99 = nearest_rank(view, 99);

@@ -33,13 +33,13 @@ OverrunPolicy parse_overrun_policy(std::string_view text);
 
 /// One job made runnable by the release engine.
 struct Release {
-  std::uint32_t task = 0;                ///< index of the task in the run's task list
-  std::uint64_t job = 0;                 ///< job index k
-  std::chrono::nanoseconds release{};    ///< nominal release: origin + offset + k·period
-  std::chrono::nanoseconds eligible{};   ///< when it could start: the release, or the
-                                         ///< previous job's finish when it was late
-  std::chrono::nanoseconds deadline{};   ///< absolute deadline: release + relative deadline
-  bool late = false;                     ///< released after its nominal time (overrun "wait")
+  std::uint32_t task = 0;               ///< index of the task in the run's task list
+  std::uint64_t job = 0;                ///< job index k
+  std::chrono::nanoseconds release{};   ///< nominal release: origin + offset + k·period
+  std::chrono::nanoseconds eligible{};  ///< when it could start: the release, or the
+                                        ///< previous job's finish when it was late
+  std::chrono::nanoseconds deadline{};  ///< absolute deadline: release + relative deadline
+  bool late = false;                    ///< released after its nominal time (overrun "wait")
 };
 
 /// The takt::Job view that a task's run() receives for `release`. The view refers to

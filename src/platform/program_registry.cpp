@@ -10,14 +10,17 @@ namespace takt {
 void ProgramRegistry::add(std::string name, std::string description, TaskFactory factory) {
   if (name.empty()) throw Error("cannot register a program with an empty name");
   if (names_shared_object(name)) {
-    throw Error(fmt::format("cannot register program '{}': a name with '/' or ending in \".so\" would be "
-                            "read as a shared object's path",
-                            name));
+    throw Error(
+        fmt::format("cannot register program '{}': a name with '/' or ending in \".so\" would be "
+                    "read as a shared object's path",
+                    name));
   }
   if (!factory) throw Error(fmt::format("cannot register program '{}' without a factory", name));
   std::lock_guard guard(mutex_);
-  auto [it, inserted] = entries_.try_emplace(std::move(name), Entry{std::move(description), std::move(factory)});
-  if (!inserted) throw Error(fmt::format("program '{}' is already registered; choose another name", it->first));
+  auto [it, inserted] =
+      entries_.try_emplace(std::move(name), Entry{std::move(description), std::move(factory)});
+  if (!inserted)
+    throw Error(fmt::format("program '{}' is already registered; choose another name", it->first));
 }
 
 bool ProgramRegistry::contains(std::string_view name) const {
@@ -35,9 +38,10 @@ std::vector<std::string> ProgramRegistry::names() const {
 
 namespace {
 std::string unknown_program_message(std::string_view name, const std::vector<std::string>& known) {
-  return fmt::format("unknown program '{}'; known programs: {}. A task built as a shared object is named by "
-                     "its path, e.g. `program: ./libmytask.so` (see docs/writing-tasks.md)",
-                     name, known.empty() ? std::string("(none registered)") : fmt::format("{}", fmt::join(known, ", ")));
+  return fmt::format(
+      "unknown program '{}'; known programs: {}. A task built as a shared object is named by "
+      "its path, e.g. `program: ./libmytask.so` (see docs/writing-tasks.md)",
+      name, known.empty() ? std::string("(none registered)") : fmt::format("{}", fmt::join(known, ", ")));
 }
 }  // namespace
 

@@ -14,7 +14,7 @@
 namespace takt::platform {
 
 class ProgressLine {
-public:
+ public:
   struct Counts {
     std::uint64_t jobs_done = 0;
     std::uint64_t misses = 0;
@@ -35,7 +35,7 @@ public:
   /// The text of one line, e.g. "takt: 3.5 s, 120 of 400 jobs done, 2 missed (1.67 %)".
   static std::string format(const Counts& counts, std::chrono::nanoseconds elapsed);
 
-private:
+ private:
   void loop();
 
   Source source_;

@@ -70,7 +70,8 @@ void ThreadRecorder::job_finish(std::uint32_t task, std::uint64_t job, std::chro
   e.flags = failed ? event_flag::failed : 0;
   record(e);
   jobs_done_.store(jobs_done_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-  if (failed || at > deadline) misses_.store(misses_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  if (failed || at > deadline)
+    misses_.store(misses_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
 }
 
 namespace {
@@ -137,7 +138,8 @@ void ThreadRecorder::close() noexcept {
 
 Recorder::Recorder(RecorderConfig config) : config_(config) {
   if (config_.threads == 0) throw Error("the event recorder needs at least one thread slot");
-  if (config_.events_per_thread == 0) throw Error("the event recorder needs room for at least one event per thread");
+  if (config_.events_per_thread == 0)
+    throw Error("the event recorder needs room for at least one event per thread");
   slots_.reset(new ThreadRecorder[config_.threads]);
   for (std::size_t i = 0; i < config_.threads; ++i) slots_[i].reset(config_.events_per_thread, "");
 }
@@ -156,8 +158,7 @@ ThreadRecorder* Recorder::attach(std::string_view thread_name) noexcept {
   return &slot;
 }
 
-namespace {
-}  // namespace
+namespace {}  // namespace
 
 template <class F>
 void Recorder::for_each_attached(F f) const {
@@ -224,7 +225,8 @@ std::uint64_t Recorder::dropped() const noexcept {
   return n;
 }
 
-std::size_t Recorder::events_per_thread_for(std::uint64_t jobs, std::size_t events_per_job, std::size_t threads) {
+std::size_t Recorder::events_per_thread_for(std::uint64_t jobs, std::size_t events_per_job,
+                                            std::size_t threads) {
   if (threads == 0) threads = 1;
   std::uint64_t total = jobs * events_per_job;
   std::uint64_t per_thread = (total + threads - 1) / threads * 2 + 1024;

@@ -22,7 +22,7 @@
 namespace takt::platform {
 
 struct RecorderConfig {
-  std::size_t threads = 8;               ///< thread slots (lanes + workers + spare)
+  std::size_t threads = 8;                  ///< thread slots (lanes + workers + spare)
   std::size_t events_per_thread = 1 << 16;  ///< capacity of each slot's buffer
 };
 
@@ -48,7 +48,7 @@ struct JobError {
 /// The recording handle of one thread. All functions are for the owning thread only,
 /// except the const readers, which may run concurrently (they see a prefix).
 class ThreadRecorder {
-public:
+ public:
   /// Appends `e` (no allocation, no lock). Fills in e.cpu when it is -1. When the
   /// thread is found on another CPU than at its previous record, first records a
   /// migration (flag thread_moved). A full buffer counts the event as dropped.
@@ -80,7 +80,9 @@ public:
 
   [[nodiscard]] std::size_t size() const noexcept { return size_.load(std::memory_order_acquire); }
   [[nodiscard]] std::uint64_t dropped() const noexcept { return dropped_.load(std::memory_order_relaxed); }
-  [[nodiscard]] std::uint64_t jobs_done() const noexcept { return jobs_done_.load(std::memory_order_relaxed); }
+  [[nodiscard]] std::uint64_t jobs_done() const noexcept {
+    return jobs_done_.load(std::memory_order_relaxed);
+  }
   [[nodiscard]] std::uint64_t misses() const noexcept { return misses_.load(std::memory_order_relaxed); }
   /// The recorded events (a consistent prefix while the thread still records).
   [[nodiscard]] const Event* data() const noexcept { return events_.get(); }
@@ -88,7 +90,7 @@ public:
   static constexpr std::size_t kept_errors = 4;
   static constexpr std::size_t error_length = 240;
 
-private:
+ private:
   friend class Recorder;
   ThreadRecorder() = default;
   void reset(std::size_t capacity, std::string_view name);
@@ -126,7 +128,7 @@ struct RecorderProgress {
 };
 
 class Recorder {
-public:
+ public:
   /// Allocates and touches every buffer now, so that recording never page-faults
   /// for the first time on the hot path.
   explicit Recorder(RecorderConfig config);
@@ -150,14 +152,17 @@ public:
   /// All job errors, kept or not.
   [[nodiscard]] std::uint64_t error_count() const noexcept;
   [[nodiscard]] std::uint64_t dropped() const noexcept;
-  [[nodiscard]] std::uint64_t unattached() const noexcept { return unattached_.load(std::memory_order_relaxed); }
+  [[nodiscard]] std::uint64_t unattached() const noexcept {
+    return unattached_.load(std::memory_order_relaxed);
+  }
 
   /// A buffer size for a run: `jobs` jobs in total, each recording about
   /// `events_per_job` events (release, start, finish, plus strands), spread over
   /// `threads` threads, with a safety factor of 2 (a thread may take more than its share).
-  static std::size_t events_per_thread_for(std::uint64_t jobs, std::size_t events_per_job, std::size_t threads);
+  static std::size_t events_per_thread_for(std::uint64_t jobs, std::size_t events_per_job,
+                                           std::size_t threads);
 
-private:
+ private:
   template <class F>
   void for_each_attached(F f) const;
 

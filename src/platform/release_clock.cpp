@@ -8,10 +8,11 @@ namespace takt::platform {
 namespace {
 
 class MonotonicClock final : public ReleaseClock {
-public:
+ public:
   std::chrono::nanoseconds now() override { return os::monotonic_now(); }
 
-  void wait(std::atomic<std::uint32_t>& word, std::uint32_t seen, std::chrono::nanoseconds deadline) override {
+  void wait(std::atomic<std::uint32_t>& word, std::uint32_t seen,
+            std::chrono::nanoseconds deadline) override {
     if (deadline == std::chrono::nanoseconds::max()) {
       os::futex_wait(word, seen);
     } else {

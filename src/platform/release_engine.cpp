@@ -33,19 +33,23 @@ ReleaseEngine::ReleaseEngine(std::vector<PeriodicTask> tasks, ReleaseConfig conf
     : tasks_(std::move(tasks)), config_(config), clock_(clock) {
   for (const auto& t : tasks_) {
     if (t.period <= nanoseconds::zero()) {
-      throw Error(fmt::format("task '{}': the period must be positive (got {} ns)", t.name, t.period.count()));
+      throw Error(
+          fmt::format("task '{}': the period must be positive (got {} ns)", t.name, t.period.count()));
     }
     if (t.deadline <= nanoseconds::zero()) {
-      throw Error(fmt::format("task '{}': the deadline must be positive (got {} ns)", t.name, t.deadline.count()));
+      throw Error(
+          fmt::format("task '{}': the deadline must be positive (got {} ns)", t.name, t.deadline.count()));
     }
     if (t.offset < nanoseconds::zero()) {
-      throw Error(fmt::format("task '{}': the offset must not be negative (got {} ns)", t.name, t.offset.count()));
+      throw Error(
+          fmt::format("task '{}': the offset must not be negative (got {} ns)", t.name, t.offset.count()));
     }
   }
   if (config_.duration && *config_.duration <= nanoseconds::zero()) {
     throw Error("the run's duration must be positive");
   }
-  if (config_.jobs_per_task && *config_.jobs_per_task == 0) throw Error("the number of jobs per task must be positive");
+  if (config_.jobs_per_task && *config_.jobs_per_task == 0)
+    throw Error("the number of jobs per task must be positive");
   if (config_.drain < nanoseconds::zero()) throw Error("the drain time must not be negative");
   state_.reset(new TaskState[tasks_.size()]);
 }
@@ -58,7 +62,9 @@ void ReleaseEngine::start(nanoseconds origin) {
   started_.store(true, std::memory_order_release);
 }
 
-nanoseconds ReleaseEngine::origin() const noexcept { return nanoseconds(origin_ns_.load(std::memory_order_acquire)); }
+nanoseconds ReleaseEngine::origin() const noexcept {
+  return nanoseconds(origin_ns_.load(std::memory_order_acquire));
+}
 bool ReleaseEngine::started() const noexcept { return started_.load(std::memory_order_acquire); }
 
 nanoseconds ReleaseEngine::release_time(std::uint32_t task, std::uint64_t k) const noexcept {
@@ -127,7 +133,8 @@ ReleaseCounts ReleaseEngine::counts(std::uint32_t task) const noexcept {
   c.released = s.released.load(std::memory_order_relaxed);
   c.skipped = s.skipped.load(std::memory_order_relaxed);
   c.late = s.late.load(std::memory_order_relaxed);
-  c.in_flight = s.released_through.load(std::memory_order_acquire) != s.finished_through.load(std::memory_order_acquire);
+  c.in_flight = s.released_through.load(std::memory_order_acquire) !=
+                s.finished_through.load(std::memory_order_acquire);
   return c;
 }
 
@@ -143,17 +150,19 @@ void ReleaseEngine::run(ReleaseSink& sink, ThreadRecorder* recorder) {
   run_lane(all, sink, recorder);
 }
 
-void ReleaseEngine::run_lane(std::span<const std::uint32_t> lane, ReleaseSink& sink, ThreadRecorder* recorder) {
+void ReleaseEngine::run_lane(std::span<const std::uint32_t> lane, ReleaseSink& sink,
+                             ThreadRecorder* recorder) {
   if (!started()) throw Error("the release engine must be started (start(origin)) before a lane runs");
   for (std::uint32_t t : lane) {
     if (t >= tasks_.size()) throw Error(fmt::format("release lane names task {} of {}", t, tasks_.size()));
     if (state_[t].claimed.exchange(true)) {
-      throw Error(fmt::format("task '{}' is in two release lanes; give each task to one lane", tasks_[t].name));
+      throw Error(
+          fmt::format("task '{}' is in two release lanes; give each task to one lane", tasks_[t].name));
     }
   }
 
-  auto record = [&](EventKind kind, std::uint32_t t, std::uint64_t k, nanoseconds release, nanoseconds eligible,
-                    std::uint8_t flags) {
+  auto record = [&](EventKind kind, std::uint32_t t, std::uint64_t k, nanoseconds release,
+                    nanoseconds eligible, std::uint8_t flags) {
     if (recorder == nullptr) return;
     Event e;
     e.kind = kind;
@@ -246,7 +255,8 @@ void ReleaseEngine::run_lane(std::span<const std::uint32_t> lane, ReleaseSink& s
         sink.release(rel);
         now = clock_.now();  // the sink may have run the job
       }
-      if (s.released_through.load(std::memory_order_relaxed) != s.finished_through.load(std::memory_order_acquire)) {
+      if (s.released_through.load(std::memory_order_relaxed) !=
+          s.finished_through.load(std::memory_order_acquire)) {
         any_in_flight = true;
         latest_deadline_in_flight =
             std::max(latest_deadline_in_flight,
@@ -258,7 +268,8 @@ void ReleaseEngine::run_lane(std::span<const std::uint32_t> lane, ReleaseSink& s
       if (!any_in_flight || abandon_.load(std::memory_order_acquire)) break;
       if (!draining) {
         draining = true;
-        drain_until = stopping ? now + config_.drain : std::max(now, latest_deadline_in_flight) + config_.drain;
+        drain_until =
+            stopping ? now + config_.drain : std::max(now, latest_deadline_in_flight) + config_.drain;
         stop_drain_set = stopping;
       } else if (stopping && !stop_drain_set) {
         drain_until = std::min(drain_until, now + config_.drain);

@@ -54,7 +54,7 @@ struct ReleaseConfig {
 
 /// Receives the released jobs of a lane, on the lane's thread.
 class ReleaseSink {
-public:
+ public:
   virtual ~ReleaseSink() = default;
   /// Either runs the job before returning (then calls ReleaseEngine::finished() first)
   /// or hands it on to workers, which call ReleaseEngine::finished() when it completes.
@@ -70,7 +70,7 @@ struct ReleaseCounts {
 };
 
 class ReleaseEngine final : public Stoppable {
-public:
+ public:
   /// Throws takt::Error for a task without a positive period or deadline, a negative
   /// offset, or a limit of zero.
   ReleaseEngine(std::vector<PeriodicTask> tasks, ReleaseConfig config,
@@ -115,7 +115,7 @@ public:
   /// Nominal release of job k of `task`.
   [[nodiscard]] std::chrono::nanoseconds release_time(std::uint32_t task, std::uint64_t k) const noexcept;
 
-private:
+ private:
   struct TaskState;
   struct LaneState;
   [[nodiscard]] bool within_limits(std::uint32_t task, std::uint64_t k) const noexcept;

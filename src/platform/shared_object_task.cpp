@@ -13,14 +13,14 @@ namespace {
 
 /// A dlopen handle, closed when the last task made from it is gone.
 class SharedObject {
-public:
+ public:
   SharedObject(void* handle, std::string path) : handle_(handle), path_(std::move(path)) {}
   SharedObject(const SharedObject&) = delete;
   SharedObject& operator=(const SharedObject&) = delete;
   ~SharedObject() { dlclose(handle_); }
   [[nodiscard]] const std::string& path() const { return path_; }
 
-private:
+ private:
   void* handle_;
   std::string path_;
 };
@@ -29,7 +29,7 @@ constexpr std::size_t error_capacity = 512;
 
 /// One task of the set, backed by the C descriptor of a shared object.
 class SharedObjectTask final : public Task {
-public:
+ public:
   SharedObjectTask(std::shared_ptr<const SharedObject> library, const takt_task_v1* descriptor)
       : library_(std::move(library)), descriptor_(descriptor) {}
 
@@ -55,8 +55,8 @@ public:
     std::array<char, error_capacity> error{};
     void* state = nullptr;
     if (descriptor_->init(&c_args, &state, error.data(), error.size()) != TAKT_TASK_OK) {
-      throw Error(fmt::format("task '{}': init of program '{}' ({}) failed: {}", task_name_, descriptor_->name,
-                              library_->path(), message(error)));
+      throw Error(fmt::format("task '{}': init of program '{}' ({}) failed: {}", task_name_,
+                              descriptor_->name, library_->path(), message(error)));
     }
     state_ = state;
     initialised_ = true;
@@ -87,7 +87,7 @@ public:
     state_ = nullptr;
   }
 
-private:
+ private:
   static std::string message(const std::array<char, error_capacity>& error) {
     std::string m(error.data());  // the ABI asks for NUL termination; the array is zeroed
     return m.empty() ? std::string("(the task gave no message)") : m;
@@ -114,18 +114,20 @@ Program load_shared_object(const std::filesystem::path& path) {
   dlerror();  // clear a stale message
   void* handle = dlopen(where.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
-    throw Error(fmt::format("cannot load the shared object '{}': {}. Check the path in `program:` (a relative "
-                            "path is taken from the task-set file's folder) and that the file was built",
-                            where, dl_error()));
+    throw Error(
+        fmt::format("cannot load the shared object '{}': {}. Check the path in `program:` (a relative "
+                    "path is taken from the task-set file's folder) and that the file was built",
+                    where, dl_error()));
   }
   auto library = std::make_shared<const SharedObject>(handle, where);
   dlerror();
   void* symbol = dlsym(handle, TAKT_TASK_ENTRY_SYMBOL);
   if (symbol == nullptr) {
-    throw Error(fmt::format("the shared object '{}' does not export the task entry point `{}` ({}). Define "
-                            "`extern \"C\" const takt_task_v1* {}(void)` (takt/task_abi.h), e.g. returning "
-                            "takt::export_task<MyTask>(\"name\"); see docs/writing-tasks.md",
-                            where, TAKT_TASK_ENTRY_SYMBOL, dl_error(), TAKT_TASK_ENTRY_SYMBOL));
+    throw Error(
+        fmt::format("the shared object '{}' does not export the task entry point `{}` ({}). Define "
+                    "`extern \"C\" const takt_task_v1* {}(void)` (takt/task_abi.h), e.g. returning "
+                    "takt::export_task<MyTask>(\"name\"); see docs/writing-tasks.md",
+                    where, TAKT_TASK_ENTRY_SYMBOL, dl_error(), TAKT_TASK_ENTRY_SYMBOL));
   }
   auto entry = reinterpret_cast<takt_task_entry_fn>(symbol);
   const takt_task_v1* descriptor = entry();
@@ -134,20 +136,22 @@ Program load_shared_object(const std::filesystem::path& path) {
                             TAKT_TASK_ENTRY_SYMBOL));
   }
   if (descriptor->abi_version != TAKT_TASK_ABI_VERSION) {
-    throw Error(fmt::format("the shared object '{}' was built for task ABI version {}, but this takt supports "
-                            "version {}: rebuild it against this takt's include/takt/task_abi.h",
-                            where, descriptor->abi_version, TAKT_TASK_ABI_VERSION));
+    throw Error(
+        fmt::format("the shared object '{}' was built for task ABI version {}, but this takt supports "
+                    "version {}: rebuild it against this takt's include/takt/task_abi.h",
+                    where, descriptor->abi_version, TAKT_TASK_ABI_VERSION));
   }
   if (descriptor->size < sizeof(takt_task_v1)) {
-    throw Error(fmt::format("the shared object '{}' has a task descriptor of {} bytes, version {} needs {}: "
-                            "rebuild it against this takt's include/takt/task_abi.h",
-                            where, descriptor->size, TAKT_TASK_ABI_VERSION, sizeof(takt_task_v1)));
+    throw Error(
+        fmt::format("the shared object '{}' has a task descriptor of {} bytes, version {} needs {}: "
+                    "rebuild it against this takt's include/takt/task_abi.h",
+                    where, descriptor->size, TAKT_TASK_ABI_VERSION, sizeof(takt_task_v1)));
   }
   if (descriptor->run == nullptr) {
     throw Error(fmt::format("the shared object '{}' has no run function in its task descriptor", where));
   }
-  std::string name = descriptor->name != nullptr && descriptor->name[0] != '\0' ? descriptor->name
-                                                                                  : path.stem().string();
+  std::string name =
+      descriptor->name != nullptr && descriptor->name[0] != '\0' ? descriptor->name : path.stem().string();
   return Program{name, where, [library, descriptor] {
                    return std::unique_ptr<Task>(new SharedObjectTask(library, descriptor));
                  }};

@@ -10,7 +10,7 @@ namespace takt::platform {
 /// a user can always get out. The handler only touches atomics and futexes. One
 /// SignalStop may be alive at a time; the previous handlers come back on destruction.
 class SignalStop {
-public:
+ public:
   explicit SignalStop(Stoppable& target);
   ~SignalStop();
   SignalStop(const SignalStop&) = delete;

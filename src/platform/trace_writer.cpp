@@ -65,7 +65,8 @@ std::vector<int> nest(std::vector<Slice>& slices) {
 
 }  // namespace
 
-nlohmann::json make_trace(std::span<const PeriodicTask> tasks, std::span<const Event> events, nanoseconds origin) {
+nlohmann::json make_trace(std::span<const PeriodicTask> tasks, std::span<const Event> events,
+                          nanoseconds origin) {
   nanoseconds base = origin;
   for (const Event& e : events) base = std::min(base, e.time);
   auto ts = [&](nanoseconds t) { return static_cast<double>((t - base).count()) / 1e3; };
@@ -75,14 +76,17 @@ nlohmann::json make_trace(std::span<const PeriodicTask> tasks, std::span<const E
 
   nlohmann::json out = nlohmann::json::array();
   auto metadata = [&](int pid, int tid, const char* what, nlohmann::json args) {
-    out.push_back({{"name", what}, {"ph", "M"}, {"ts", 0}, {"pid", pid}, {"tid", tid}, {"args", std::move(args)}});
+    out.push_back(
+        {{"name", what}, {"ph", "M"}, {"ts", 0}, {"pid", pid}, {"tid", tid}, {"args", std::move(args)}});
   };
   metadata(cores_pid, cores_tid_base, "process_name", {{"name", "cores"}});
   metadata(cores_pid, cores_tid_base, "process_sort_index", {{"sort_index", 0}});
   metadata(tasks_pid, tasks_tid_base, "process_name", {{"name", "tasks"}});
   metadata(tasks_pid, tasks_tid_base, "process_sort_index", {{"sort_index", 1}});
 
-  auto task_name = [&](std::uint32_t t) { return t < tasks.size() ? tasks[t].name : fmt::format("task{}", t); };
+  auto task_name = [&](std::uint32_t t) {
+    return t < tasks.size() ? tasks[t].name : fmt::format("task{}", t);
+  };
 
   // Per job: what happened, for job slices and task tracks.
   struct JobInfo {
@@ -100,8 +104,12 @@ nlohmann::json make_trace(std::span<const PeriodicTask> tasks, std::span<const E
     if (j.nominal == nanoseconds::zero()) j.nominal = e.release;
     const std::string label = fmt::format("{} #{}", task_name(e.task), e.job);
     switch (e.kind) {
-      case EventKind::release: j.release = e.time; break;
-      case EventKind::skip: j.skipped = true; break;
+      case EventKind::release:
+        j.release = e.time;
+        break;
+      case EventKind::skip:
+        j.skipped = true;
+        break;
       case EventKind::start:
         j.start = e.time;
         j.start_cpu = e.cpu;
@@ -119,7 +127,10 @@ nlohmann::json make_trace(std::span<const PeriodicTask> tasks, std::span<const E
         auto key = std::make_tuple(e.task, e.job, e.arg, static_cast<int>(e.cpu));
         auto it = open_strands.find(key);
         if (it == open_strands.end()) break;
-        core_slices[e.cpu].push_back(Slice{it->second, e.time, fmt::format("{} s{}", label, e.arg), "strand",
+        core_slices[e.cpu].push_back(Slice{it->second,
+                                           e.time,
+                                           fmt::format("{} s{}", label, e.arg),
+                                           "strand",
                                            {{"task", task_name(e.task)},
                                             {"job", e.job},
                                             {"strand", e.arg},
@@ -152,23 +163,39 @@ nlohmann::json make_trace(std::span<const PeriodicTask> tasks, std::span<const E
   // Strands still open at the end run to the last event.
   for (const auto& [key, begin] : open_strands) {
     const auto& [task, job, strand, cpu] = key;
-    core_slices[cpu].push_back(Slice{begin, last, fmt::format("{} #{} s{}", task_name(task), job, strand), "strand",
-                                     {{"task", task_name(task)}, {"job", job}, {"strand", strand}, {"unfinished", true}}});
+    core_slices[cpu].push_back(
+        Slice{begin,
+              last,
+              fmt::format("{} #{} s{}", task_name(task), job, strand),
+              "strand",
+              {{"task", task_name(task)}, {"job", job}, {"strand", strand}, {"unfinished", true}}});
   }
 
   std::map<std::uint32_t, std::vector<Slice>> task_slices;
   for (const auto& [key, j] : jobs) {
     const auto [task, index] = key;
     const std::string label = fmt::format("{} #{}", task_name(task), index);
-    const nanoseconds deadline = j.nominal + (task < tasks.size() ? tasks[task].deadline : nanoseconds::zero());
+    const nanoseconds deadline =
+        j.nominal + (task < tasks.size() ? tasks[task].deadline : nanoseconds::zero());
     const int task_tid = tasks_tid_base + static_cast<int>(task);
     if (j.skipped) {
-      instants.push_back({{"name", fmt::format("skipped #{}", index)}, {"cat", "release"}, {"ph", "i"}, {"s", "t"},
-                          {"ts", ts(j.nominal)}, {"pid", tasks_pid}, {"tid", task_tid}, {"args", {{"job", index}}}});
+      instants.push_back({{"name", fmt::format("skipped #{}", index)},
+                          {"cat", "release"},
+                          {"ph", "i"},
+                          {"s", "t"},
+                          {"ts", ts(j.nominal)},
+                          {"pid", tasks_pid},
+                          {"tid", task_tid},
+                          {"args", {{"job", index}}}});
     }
     if (j.release) {
-      instants.push_back({{"name", fmt::format("release #{}", index)}, {"cat", "release"}, {"ph", "i"}, {"s", "t"},
-                          {"ts", ts(*j.release)}, {"pid", tasks_pid}, {"tid", task_tid},
+      instants.push_back({{"name", fmt::format("release #{}", index)},
+                          {"cat", "release"},
+                          {"ph", "i"},
+                          {"s", "t"},
+                          {"ts", ts(*j.release)},
+                          {"pid", tasks_pid},
+                          {"tid", task_tid},
                           {"args", {{"job", index}, {"nominal_release_us", rel_us(j.nominal)}}}});
     }
     if (!j.start) continue;
@@ -178,13 +205,22 @@ nlohmann::json make_trace(std::span<const PeriodicTask> tasks, std::span<const E
                         {"job", index},
                         {"release_us", rel_us(j.nominal)},
                         {"deadline_us", rel_us(deadline)},
-                        {"status", !j.finish ? "unfinished" : j.failed ? "failed" : missed ? "missed" : "met"}};
+                        {"status", !j.finish  ? "unfinished"
+                                   : j.failed ? "failed"
+                                   : missed   ? "missed"
+                                              : "met"}};
     if (j.finish) args["response_us"] = static_cast<double>((*j.finish - j.nominal).count()) / 1e3;
     task_slices[task].push_back(Slice{*j.start, end, label, "job", args});
-    if (!j.strands && j.start_cpu >= 0) core_slices[j.start_cpu].push_back(Slice{*j.start, end, label, "job", args});
+    if (!j.strands && j.start_cpu >= 0)
+      core_slices[j.start_cpu].push_back(Slice{*j.start, end, label, "job", args});
     if (missed && j.finish) {
-      instants.push_back({{"name", fmt::format("deadline miss #{}", index)}, {"cat", "deadline"}, {"ph", "i"},
-                          {"s", "t"}, {"ts", ts(deadline)}, {"pid", tasks_pid}, {"tid", task_tid},
+      instants.push_back({{"name", fmt::format("deadline miss #{}", index)},
+                          {"cat", "deadline"},
+                          {"ph", "i"},
+                          {"s", "t"},
+                          {"ts", ts(deadline)},
+                          {"pid", tasks_pid},
+                          {"tid", task_tid},
                           {"args", {{"job", index}}}});
     }
   }
@@ -196,7 +232,8 @@ nlohmann::json make_trace(std::span<const PeriodicTask> tasks, std::span<const E
     for (int k : track) tracks = std::max(tracks, k + 1);
     for (int k = 0; k < tracks; ++k) {
       int tid = first_tid + overlap_tid_step * k;
-      metadata(pid, tid, "thread_name", {{"name", k == 0 ? track_name : fmt::format("{} (overlap {})", track_name, k)}});
+      metadata(pid, tid, "thread_name",
+               {{"name", k == 0 ? track_name : fmt::format("{} (overlap {})", track_name, k)}});
       metadata(pid, tid, "thread_sort_index", {{"sort_index", sort_index * 16 + k}});
     }
     for (std::size_t i = 0; i < slices.size(); ++i) {
@@ -217,19 +254,21 @@ nlohmann::json make_trace(std::span<const PeriodicTask> tasks, std::span<const E
     if (cpu >= 0) emit_slices(cores_pid, cores_tid_base + cpu, slices, fmt::format("cpu {}", cpu), cpu);
   }
   for (std::uint32_t t = 0; t < tasks.size(); ++t) {
-    emit_slices(tasks_pid, tasks_tid_base + static_cast<int>(t), task_slices[t], tasks[t].name, static_cast<int>(t));
+    emit_slices(tasks_pid, tasks_tid_base + static_cast<int>(t), task_slices[t], tasks[t].name,
+                static_cast<int>(t));
   }
   for (auto& i : instants) out.push_back(std::move(i));
 
   nlohmann::json doc;
   doc["traceEvents"] = std::move(out);
   doc["displayTimeUnit"] = "ms";
-  doc["otherData"] = {{"generator", "takt"}, {"origin_us", static_cast<double>((origin - base).count()) / 1e3}};
+  doc["otherData"] = {{"generator", "takt"},
+                      {"origin_us", static_cast<double>((origin - base).count()) / 1e3}};
   return doc;
 }
 
-void write_trace(const std::filesystem::path& path, std::span<const PeriodicTask> tasks, std::span<const Event> events,
-                 nanoseconds origin) {
+void write_trace(const std::filesystem::path& path, std::span<const PeriodicTask> tasks,
+                 std::span<const Event> events, nanoseconds origin) {
   write_json_file(path, make_trace(tasks, events, origin));
 }
 

@@ -25,7 +25,7 @@ nlohmann::json make_trace(std::span<const PeriodicTask> tasks, std::span<const E
                           std::chrono::nanoseconds origin);
 
 /// make_trace() written to `path` (write_json_file: never half a file).
-void write_trace(const std::filesystem::path& path, std::span<const PeriodicTask> tasks, std::span<const Event> events,
-                 std::chrono::nanoseconds origin);
+void write_trace(const std::filesystem::path& path, std::span<const PeriodicTask> tasks,
+                 std::span<const Event> events, std::chrono::nanoseconds origin);
 
 }  // namespace takt::platform

@@ -1,4 +1,5 @@
-// Tests of the cyclictest runner: histogram parsing with hand-computed percentiles, a missing binary, a real run.
+// Tests of the cyclictest runner: histogram parsing with hand-computed percentiles, a missing binary, a real
+// run.
 #include "platform/cyclictest.hpp"
 #include "takt/error.hpp"
 
@@ -50,8 +51,9 @@ TEST(Cyclictest, HistogramPercentilesByNearestRank) {
 }
 
 TEST(Cyclictest, OutputWithoutHistogramIsAnError) {
-  EXPECT_THROW((void)parse_cyclictest_histogram("T: 0 ( 1234) P:90 I:1000 C: 1000 Min: 5 Act: 7 Avg: 8 Max: 30\n"),
-               takt::Error);
+  EXPECT_THROW(
+      (void)parse_cyclictest_histogram("T: 0 ( 1234) P:90 I:1000 C: 1000 Min: 5 Act: 7 Avg: 8 Max: 30\n"),
+      takt::Error);
 }
 
 TEST(Cyclictest, LatencyStatsOfSamples) {

@@ -1,4 +1,5 @@
-// Tests of the release engine on real threads and CLOCK_MONOTONIC: hand-off to a worker, overruns, stopping, signals.
+// Tests of the release engine on real threads and CLOCK_MONOTONIC: hand-off to a worker, overruns, stopping,
+// signals.
 #include "platform/job_runner.hpp"
 #include "platform/metrics.hpp"
 #include "platform/release_engine.hpp"
@@ -22,7 +23,7 @@ namespace {
 
 /// A worker thread that runs released jobs from a queue (the lane hands them off).
 class QueueExecutor final : public ReleaseSink {
-public:
+ public:
   QueueExecutor(ReleaseEngine& engine, Recorder& recorder, std::function<void(const Release&)> body)
       : engine_(engine), body_(std::move(body)) {
     worker_ = std::thread([this, &recorder] {
@@ -64,7 +65,7 @@ public:
     if (worker_.joinable()) worker_.join();
   }
 
-private:
+ private:
   ReleaseEngine& engine_;
   std::function<void(const Release&)> body_;
   std::mutex mutex_;
@@ -74,7 +75,9 @@ private:
   std::thread worker_;
 };
 
-PeriodicTask periodic(nanoseconds period, nanoseconds deadline) { return PeriodicTask{"t", period, deadline, 0ns, 1}; }
+PeriodicTask periodic(nanoseconds period, nanoseconds deadline) {
+  return PeriodicTask{"t", period, deadline, 0ns, 1};
+}
 
 RunMetrics finish(ReleaseEngine& engine, Recorder& recorder) {
   RunInfo info;

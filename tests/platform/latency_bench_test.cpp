@@ -59,7 +59,8 @@ TEST(LatencyBench, ReportAndJsonCarryTheTableIIColumns) {
   const auto& results = j["conditions"][0]["results"];
   ASSERT_GE(results.size(), 4u);
   for (const auto& r : results) {
-    for (const char* key : {"p25_us", "p50_us", "p75_us", "p95_us", "max_us", "samples", "benchmark", "variant"}) {
+    for (const char* key :
+         {"p25_us", "p50_us", "p75_us", "p95_us", "max_us", "samples", "benchmark", "variant"}) {
       EXPECT_TRUE(r.contains(key)) << key;
     }
   }

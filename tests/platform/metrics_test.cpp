@@ -1,4 +1,5 @@
-// Tests of the metrics: a hand-built event stream with known outcomes gives exactly the metrics derived by hand.
+// Tests of the metrics: a hand-built event stream with known outcomes gives exactly the metrics derived by
+// hand.
 #include "platform/metrics.hpp"
 #include "platform/metrics_json.hpp"
 #include "platform/metrics_table.hpp"
@@ -45,8 +46,8 @@ TEST(Percentile, SummarizeDurations) {
 
 namespace {
 
-Event ev(EventKind kind, std::uint32_t task, std::uint64_t job, nanoseconds time, nanoseconds release, int cpu,
-         std::uint8_t flags = 0, std::uint64_t arg = 0, nanoseconds aux = 0ns) {
+Event ev(EventKind kind, std::uint32_t task, std::uint64_t job, nanoseconds time, nanoseconds release,
+         int cpu, std::uint8_t flags = 0, std::uint64_t arg = 0, nanoseconds aux = 0ns) {
   Event e;
   e.kind = kind;
   e.task = task;
@@ -183,7 +184,7 @@ TEST(Metrics, PerTaskNumbersDerivedByHand) {
   EXPECT_EQ(b.abandoned, 1u);
   EXPECT_EQ(b.misses, 1u);
   EXPECT_DOUBLE_EQ(b.miss_ratio, 0.5);  // 1 miss of 2 jobs with an outcome
-  EXPECT_EQ(b.response.count, 1u);     // the failed job has no response time
+  EXPECT_EQ(b.response.count, 1u);      // the failed job has no response time
   EXPECT_DOUBLE_EQ(b.mean_relative_response, 3.2 / 15.0);
   ASSERT_EQ(b.errors.size(), 1u);
   EXPECT_EQ(b.errors[0], "job 1: disk full");
@@ -238,8 +239,8 @@ TEST(Metrics, JsonHasEveryDocumentedField) {
   EXPECT_DOUBLE_EQ(a["response_ms"]["p99"].get<double>(), 12.0);
   EXPECT_DOUBLE_EQ(a["mean_relative_response"].get<double>(), 0.8);
   EXPECT_DOUBLE_EQ(a["release_latency_us"]["p50"].get<double>(), 50.0);
-  for (const char* key : {"jobs", "released", "met", "misses", "skipped", "late", "failed", "unfinished", "abandoned",
-                          "errors"}) {
+  for (const char* key : {"jobs", "released", "met", "misses", "skipped", "late", "failed", "unfinished",
+                          "abandoned", "errors"}) {
     EXPECT_TRUE(a.contains(key)) << key;
   }
   const auto& s = j["system"];

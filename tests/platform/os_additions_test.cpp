@@ -1,4 +1,5 @@
-// Tests of the os/ additions the platform needs: absolute wakeable futex waits and the PM QoS wake-up latency request.
+// Tests of the os/ additions the platform needs: absolute wakeable futex waits and the PM QoS wake-up latency
+// request.
 #include "os/clock.hpp"
 #include "os/futex.hpp"
 #include "os/power.hpp"

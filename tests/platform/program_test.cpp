@@ -1,6 +1,6 @@
 // Tests of the task API: the program registry and tasks loaded from shared objects through the C entry point.
-#include "takt/error.hpp"
 #include "takt/program.hpp"
+#include "takt/error.hpp"
 
 #include <gtest/gtest.h>
 
@@ -24,7 +24,9 @@ std::string message_of(const std::function<void()>& f) {
   return {};
 }
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
 
 struct Counter : takt::Task {
   void init(const takt::TaskArgs& args) override { arguments = args.args; }

@@ -24,7 +24,8 @@ std::string contents(std::FILE* f) {
 }  // namespace
 
 TEST(ProgressLine, FormatsJobsAndMisses) {
-  EXPECT_EQ(ProgressLine::format({120, 2, 400}, 3500ms), "takt: 3.5 s, 120 of 400 jobs done, 2 missed (1.67 %)");
+  EXPECT_EQ(ProgressLine::format({120, 2, 400}, 3500ms),
+            "takt: 3.5 s, 120 of 400 jobs done, 2 missed (1.67 %)");
   EXPECT_EQ(ProgressLine::format({0, 0, std::nullopt}, 0ms), "takt: 0.0 s, 0 jobs done, 0 missed (0.00 %)");
 }
 

@@ -38,8 +38,8 @@ TEST(Recorder, ThreadsRecordConcurrentlyWhileProgressIsRead) {
         rec->job_start(static_cast<std::uint32_t>(t), static_cast<std::uint64_t>(k), release, release + 1us);
         // Every 10th job misses its deadline (finish after release + 5 µs).
         const nanoseconds finish = release + (k % 10 == 0 ? 9us : 3us);
-        rec->job_finish(static_cast<std::uint32_t>(t), static_cast<std::uint64_t>(k), release, release + 5us, finish,
-                        false);
+        rec->job_finish(static_cast<std::uint32_t>(t), static_cast<std::uint64_t>(k), release, release + 5us,
+                        finish, false);
       }
       rec->close();
     });
@@ -64,8 +64,10 @@ TEST(Recorder, ThreadsRecordConcurrentlyWhileProgressIsRead) {
   }
   EXPECT_EQ(starts, static_cast<std::size_t>(threads * jobs));
   EXPECT_EQ(finishes, static_cast<std::size_t>(threads * jobs));
-  for (int t = 0; t < threads; ++t) EXPECT_EQ(per_task[static_cast<std::uint32_t>(t)], static_cast<std::uint64_t>(jobs));
-  EXPECT_TRUE(std::is_sorted(events.begin(), events.end(), [](const Event& a, const Event& b) { return a.time < b.time; }));
+  for (int t = 0; t < threads; ++t)
+    EXPECT_EQ(per_task[static_cast<std::uint32_t>(t)], static_cast<std::uint64_t>(jobs));
+  EXPECT_TRUE(std::is_sorted(events.begin(), events.end(),
+                             [](const Event& a, const Event& b) { return a.time < b.time; }));
   EXPECT_EQ(recorder.dropped(), 0u);
   auto summaries = recorder.threads();
   ASSERT_EQ(summaries.size(), static_cast<std::size_t>(threads));

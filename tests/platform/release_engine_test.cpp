@@ -1,7 +1,7 @@
 // Tests of the release engine on a simulated clock: release times, limits, both overrun policies, stopping.
+#include "platform/release_engine.hpp"
 #include "platform/job_runner.hpp"
 #include "platform/metrics.hpp"
-#include "platform/release_engine.hpp"
 #include "simulated_clock.hpp"
 #include "takt/error.hpp"
 
@@ -25,7 +25,7 @@ PeriodicTask periodic(std::string name, nanoseconds period, nanoseconds deadline
 /// Runs every released job for exec(task, job) of simulated time, starting at once
 /// (as if each task had its own idle core), recording start and finish on CPU 0.
 class SimulatedExecutor final : public ReleaseSink {
-public:
+ public:
   using ExecTime = std::function<nanoseconds(std::uint32_t, std::uint64_t)>;
   SimulatedExecutor(SimulatedClock& clock, ReleaseEngine& engine, ThreadRecorder* recorder, ExecTime exec)
       : clock_(clock), engine_(engine), recorder_(recorder), exec_(std::move(exec)) {}
@@ -42,7 +42,7 @@ public:
 
   std::vector<Release> releases;
 
-private:
+ private:
   void record(EventKind kind, const Release& r, nanoseconds at) {
     Event e;
     e.kind = kind;
@@ -63,8 +63,11 @@ private:
 struct Simulation {
   Simulation(std::vector<PeriodicTask> tasks, ReleaseConfig config, SimulatedExecutor::ExecTime exec,
              nanoseconds origin = 0ns)
-      : specs(tasks), engine(std::move(tasks), config, clock), recorder({2, 4096}),
-        lane(recorder.attach("lane")), executor(clock, engine, lane, std::move(exec)) {
+      : specs(tasks),
+        engine(std::move(tasks), config, clock),
+        recorder({2, 4096}),
+        lane(recorder.attach("lane")),
+        executor(clock, engine, lane, std::move(exec)) {
     engine.start(origin);
   }
 
@@ -242,7 +245,8 @@ TEST(ReleaseEngine, WaitPolicyReleasesLateWithReleaseBasedDeadlines) {
 TEST(ReleaseEngine, StopEndsReleasingAndWaitsForTheRunningJob) {
   ReleaseConfig config;  // no limit: runs until stopped
   config.drain = 100ms;
-  Simulation sim({periodic("t", 10ms, 20ms)}, config, [](std::uint32_t, std::uint64_t k) { return k == 3 ? 20ms : 1ms; });
+  Simulation sim({periodic("t", 10ms, 20ms)}, config,
+                 [](std::uint32_t, std::uint64_t k) { return k == 3 ? 20ms : 1ms; });
   sim.clock.at(35ms, [&] { sim.engine.request_stop(); });
   RunMetrics m = sim.run();
   EXPECT_EQ(sim.engine.counts(0).released, 4u);  // 0, 10, 20, 30
@@ -254,7 +258,8 @@ TEST(ReleaseEngine, StopEndsReleasingAndWaitsForTheRunningJob) {
 TEST(ReleaseEngine, DrainTimeLimitsTheWaitThenTheJobIsAbandoned) {
   ReleaseConfig config;
   config.drain = 5ms;
-  Simulation sim({periodic("t", 10ms, 20ms)}, config, [](std::uint32_t, std::uint64_t k) { return k == 3 ? 20ms : 1ms; });
+  Simulation sim({periodic("t", 10ms, 20ms)}, config,
+                 [](std::uint32_t, std::uint64_t k) { return k == 3 ? 20ms : 1ms; });
   sim.clock.at(35ms, [&] { sim.engine.request_stop(); });
   RunMetrics m = sim.run();
   EXPECT_EQ(sim.clock.now(), 40ms) << "stop at 35 + drain 5";
@@ -269,7 +274,8 @@ TEST(ReleaseEngine, DrainTimeLimitsTheWaitThenTheJobIsAbandoned) {
 TEST(ReleaseEngine, UnfinishedJobPastItsDeadlineCountsAsMissed) {
   ReleaseConfig config;
   config.drain = 5ms;
-  Simulation sim({periodic("t", 10ms, 8ms)}, config, [](std::uint32_t, std::uint64_t k) { return k == 3 ? 20ms : 1ms; });
+  Simulation sim({periodic("t", 10ms, 8ms)}, config,
+                 [](std::uint32_t, std::uint64_t k) { return k == 3 ? 20ms : 1ms; });
   sim.clock.at(35ms, [&] { sim.engine.request_stop(); });
   RunMetrics m = sim.run();
   EXPECT_EQ(sim.clock.now(), 40ms);
@@ -281,7 +287,8 @@ TEST(ReleaseEngine, UnfinishedJobPastItsDeadlineCountsAsMissed) {
 TEST(ReleaseEngine, AbandonStopsWaitingAtOnce) {
   ReleaseConfig config;
   config.drain = 1s;
-  Simulation sim({periodic("t", 10ms, 20ms)}, config, [](std::uint32_t, std::uint64_t k) { return k == 3 ? 200ms : 1ms; });
+  Simulation sim({periodic("t", 10ms, 20ms)}, config,
+                 [](std::uint32_t, std::uint64_t k) { return k == 3 ? 200ms : 1ms; });
   sim.clock.at(35ms, [&] { sim.engine.request_stop(); });
   sim.clock.at(37ms, [&] { sim.engine.abandon(); });
   sim.run();
@@ -353,7 +360,8 @@ TEST(ReleaseEngine, InlineLaneRunsJobsOnItsThreadWithTheSameOverrunRule) {
   ReleaseEngine engine(specs, config, clock);
   Recorder recorder({1, 1024});
   ThreadRecorder* rec = recorder.attach("lane");
-  TimedTask task(clock, [](std::uint64_t k) { return k == 1 ? 25ms : 2ms; }, 4);
+  TimedTask task(
+      clock, [](std::uint64_t k) { return k == 1 ? 25ms : 2ms; }, 4);
   takt::Task* tasks[] = {&task};
   InlineSink sink(engine, tasks, rec);
   engine.start(0ns);

@@ -22,7 +22,9 @@ using namespace takt::platform;
 
 namespace {
 struct Spin : takt::Task {
-  void init(const takt::TaskArgs& args) override { micros = args.args.empty() ? 500 : std::stoi(args.args[0]); }
+  void init(const takt::TaskArgs& args) override {
+    micros = args.args.empty() ? 500 : std::stoi(args.args[0]);
+  }
   void run(const takt::Job&) override { takt::os::spin_for(std::chrono::microseconds(micros)); }
   int micros = 500;
 };
@@ -34,7 +36,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   takt::programs().add<Spin>("spin", "busy-waits for the given microseconds");
-  std::vector<PeriodicTask> specs{PeriodicTask{"fast", 5ms, 5ms, 0ms, 1}, PeriodicTask{"slow", 20ms, 15ms, 1ms, 1}};
+  std::vector<PeriodicTask> specs{PeriodicTask{"fast", 5ms, 5ms, 0ms, 1},
+                                  PeriodicTask{"slow", 20ms, 15ms, 1ms, 1}};
   std::vector<std::unique_ptr<takt::Task>> owned;
   std::vector<takt::Task*> tasks;
   for (const auto& spec : specs) {
@@ -46,7 +49,8 @@ int main(int argc, char** argv) {
   ReleaseConfig config;
   config.duration = 60s;
   ReleaseEngine engine(specs, config);
-  Recorder recorder({specs.size() + 1, Recorder::events_per_thread_for(*engine.planned_releases(), 3, specs.size())});
+  Recorder recorder(
+      {specs.size() + 1, Recorder::events_per_thread_for(*engine.planned_releases(), 3, specs.size())});
   SignalStop signals(engine);
   const SystemSample before = sample_system();
   engine.start(takt::os::monotonic_now() + 5ms);

@@ -28,7 +28,8 @@ bool wait_for_line(int fd, const std::string& marker, std::chrono::milliseconds 
   const auto until = std::chrono::steady_clock::now() + limit;
   char buf[256];
   while (seen.find(marker) == std::string::npos) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
+    auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
     if (left.count() <= 0) return false;
     pollfd p{fd, POLLIN, 0};
     if (poll(&p, 1, static_cast<int>(left.count())) <= 0) continue;

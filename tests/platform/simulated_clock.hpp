@@ -15,10 +15,11 @@ namespace takt::platform::testing {
 /// each; it returns as soon as an action changed the waited-on word, or at the
 /// deadline. Waiting forever with nothing scheduled is a deadlock: it throws.
 class SimulatedClock final : public ReleaseClock {
-public:
+ public:
   std::chrono::nanoseconds now() override { return now_; }
 
-  void wait(std::atomic<std::uint32_t>& word, std::uint32_t seen, std::chrono::nanoseconds deadline) override {
+  void wait(std::atomic<std::uint32_t>& word, std::uint32_t seen,
+            std::chrono::nanoseconds deadline) override {
     ++waits_;
     while (word.load() == seen) {
       if (!actions_.empty() && actions_.top().when <= deadline) {
@@ -28,7 +29,8 @@ public:
         a.run();
         continue;
       }
-      if (deadline == std::chrono::nanoseconds::max()) throw std::logic_error("simulation deadlock: waiting forever");
+      if (deadline == std::chrono::nanoseconds::max())
+        throw std::logic_error("simulation deadlock: waiting forever");
       now_ = std::max(now_, deadline);
       return;
     }
@@ -44,7 +46,7 @@ public:
   void advance(std::chrono::nanoseconds d) { now_ += d; }
   [[nodiscard]] std::size_t waits() const { return waits_; }
 
-private:
+ private:
   struct Action {
     std::chrono::nanoseconds when;
     std::uint64_t sequence;

@@ -14,8 +14,8 @@ using namespace takt::platform;
 
 namespace {
 
-Event ev(EventKind kind, std::uint32_t task, std::uint64_t job, nanoseconds time, int cpu, std::uint64_t arg = 0,
-         std::uint8_t flags = 0) {
+Event ev(EventKind kind, std::uint32_t task, std::uint64_t job, nanoseconds time, int cpu,
+         std::uint64_t arg = 0, std::uint8_t flags = 0) {
   Event e;
   e.kind = kind;
   e.task = task;
@@ -28,7 +28,8 @@ Event ev(EventKind kind, std::uint32_t task, std::uint64_t job, nanoseconds time
   return e;
 }
 
-const std::vector<PeriodicTask> tasks{PeriodicTask{"A", 10ms, 10ms, 0ms, 1}, PeriodicTask{"B", 10ms, 5ms, 0ms, 2}};
+const std::vector<PeriodicTask> tasks{PeriodicTask{"A", 10ms, 10ms, 0ms, 1},
+                                      PeriodicTask{"B", 10ms, 5ms, 0ms, 2}};
 
 // Origin 1 s. A#0 runs on cpu 0 (1.0001 → 1.004 s). B#0 runs strands on cpus 0 and 1;
 // its strand on cpu 0 (1.003 → 1.005) straddles A#0's end: it cannot nest on cpu 0's main
@@ -55,7 +56,8 @@ std::pair<int, int> track(int pid, int tid) { return {pid, tid}; }
 
 /// Checks that the complete events of one track nest properly.
 void expect_nested(std::vector<std::pair<double, double>> slices, const std::string& track) {
-  std::sort(slices.begin(), slices.end(), [](auto a, auto b) { return a.first != b.first ? a.first < b.first : a.second > b.second; });
+  std::sort(slices.begin(), slices.end(),
+            [](auto a, auto b) { return a.first != b.first ? a.first < b.first : a.second > b.second; });
   std::vector<double> open;
   for (auto [b, e] : slices) {
     while (!open.empty() && open.back() <= b) open.pop_back();
