@@ -43,7 +43,7 @@ LatencyCondition run_condition(const LatencyBenchOptions& o, const std::vector<i
 
   if (o.cyclictest) {
     say(o,
-        fmt::format("{}: cyclictest for {:.0f} s", c.name, std::chrono::duration<double>(o.seconds).count()));
+        fmt::format("{}: cyclictest for {:.1f} s", c.name, std::chrono::duration<double>(o.seconds).count()));
     platform::CyclictestOptions ct;
     ct.duration = o.seconds;
     ct.interval = o.period;
