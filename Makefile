@@ -37,6 +37,7 @@ bench: build
 	$(TAKT) bench runtime --json build/bench/runtime.json
 	$(TAKT) bench sched --json build/bench/sched.json
 	$(TAKT) bench latency --json build/bench/latency.json
+	$(TAKT) bench analyze --json build/bench/analyze.json
 
 clean:
 	rm -rf build

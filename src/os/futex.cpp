@@ -15,9 +15,10 @@ namespace {
 static_assert(sizeof(std::atomic<std::uint32_t>) == sizeof(std::uint32_t));
 static_assert(std::atomic<std::uint32_t>::is_always_lock_free);
 
-long futex(std::atomic<std::uint32_t>& word, int op, std::uint32_t value, const timespec* timeout) {
+long futex(std::atomic<std::uint32_t>& word, int op, std::uint32_t value, const timespec* timeout,
+           std::uint32_t value3 = 0) {
   return syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), op | FUTEX_PRIVATE_FLAG, value,
-                 timeout, nullptr, 0);
+                 timeout, nullptr, value3);
 }
 
 }  // namespace
@@ -32,6 +33,17 @@ bool futex_wait_for(std::atomic<std::uint32_t>& word, std::uint32_t expected,
   timespec ts{static_cast<time_t>(timeout.count() / 1'000'000'000),
               static_cast<long>(timeout.count() % 1'000'000'000)};
   long rc = futex(word, FUTEX_WAIT, expected, &ts);
+  return !(rc == -1 && errno == ETIMEDOUT);
+}
+
+bool futex_wait_until(std::atomic<std::uint32_t>& word, std::uint32_t expected,
+                      std::chrono::nanoseconds deadline) {
+  if (deadline.count() < 0) return false;
+  timespec ts{static_cast<time_t>(deadline.count() / 1'000'000'000),
+              static_cast<long>(deadline.count() % 1'000'000'000)};
+  // FUTEX_WAIT_BITSET takes an absolute timeout, on CLOCK_MONOTONIC unless
+  // FUTEX_CLOCK_REALTIME is given.
+  long rc = futex(word, FUTEX_WAIT_BITSET, expected, &ts, FUTEX_BITSET_MATCH_ANY);
   return !(rc == -1 && errno == ETIMEDOUT);
 }
 

@@ -1,0 +1,232 @@
+// The latency micro-benchmarks of RT-OpenMP §VI.B (Table II) on this machine, with cyclictest as the floor.
+#include "bench/latency/latency_bench.hpp"
+
+#include "os/cpu.hpp"
+#include "os/power.hpp"
+#include "os/realtime.hpp"
+
+#include <fmt/core.h>
+#include <fmt/format.h>
+
+#include <iterator>
+#include <optional>
+
+namespace takt::bench {
+
+using namespace std::chrono_literals;
+using std::chrono::nanoseconds;
+
+namespace {
+
+constexpr double release_ratio_target = 1.5;    // release latency p50 and p99 within 1.5× of cyclictest's
+constexpr double barrier_p95_target_us = 20.0;  // barrier latency p95 for 2 threads
+constexpr nanoseconds spin_before_sleep = 100us;
+
+void say(const LatencyBenchOptions& o, const std::string& line) {
+  if (o.progress) o.progress(line);
+}
+
+LatencyCondition run_condition(const LatencyBenchOptions& o, const std::vector<int>& cpus, bool fifo) {
+  LatencyCondition c;
+  c.name = fifo ? "SCHED_FIFO" : "SCHED_OTHER";
+  const auto& priv = os::privileges();
+  if (fifo && (priv.forced_off || !priv.fifo)) {
+    c.reason =
+        priv.forced_off ? "TAKT_NO_RT is set" : "no SCHED_FIFO privilege (run as root or grant CAP_SYS_NICE)";
+    return c;
+  }
+  c.ran = true;
+  if (fifo) os::lock_memory();
+  const unsigned p = static_cast<unsigned>(cpus.size());
+  os::CpuSet cpu_set;
+  for (int cpu : cpus) cpu_set.add(cpu);
+
+  if (o.cyclictest) {
+    say(o,
+        fmt::format("{}: cyclictest for {:.1f} s", c.name, std::chrono::duration<double>(o.seconds).count()));
+    platform::CyclictestOptions ct;
+    ct.duration = o.seconds;
+    ct.interval = o.period;
+    ct.fifo = fifo;
+    ct.priority = 80;  // the high-priority job's priority below
+    ct.cpus = cpu_set;
+    c.cyclictest = platform::run_cyclictest(ct);
+  } else {
+    c.cyclictest.reason = "not run (--no-cyclictest)";
+  }
+
+  auto sched = [&](bool handoff) {
+    say(o, fmt::format("{}: scheduling latency ({})", c.name, handoff ? "handoff" : "direct"));
+    LatencyResult r;
+    r.benchmark = "scheduling_latency";
+    r.variant = handoff ? "handoff" : "direct";
+    r.threads = handoff ? 1 : p;
+    SchedulingLatency measured = measure_scheduling_latency(cpus, fifo, handoff, o.seconds, o.period);
+    r.stats = measured.stats;
+    if (measured.skipped > 0) {
+      r.note = fmt::format("{} of {} releases skipped: a stalled job was still running", measured.skipped,
+                           measured.released + measured.skipped);
+    }
+    if (c.cyclictest.ran && c.cyclictest.latency.p50_us > 0 && c.cyclictest.latency.p99_us > 0) {
+      r.ratio_p50 = r.stats.p50_us / c.cyclictest.latency.p50_us;
+      r.ratio_p99 = r.stats.p99_us / c.cyclictest.latency.p99_us;
+      r.target = "p50 and p99 within 1.5x of cyclictest";
+      r.target_met = r.ratio_p50 <= release_ratio_target && r.ratio_p99 <= release_ratio_target;
+    } else {
+      r.note += (r.note.empty() ? "" : "; ") + std::string("no cyclictest floor to compare with");
+    }
+    c.results.push_back(r);
+  };
+  sched(false);
+  sched(true);
+
+  auto barrier = [&](unsigned threads, nanoseconds spin) {
+    const char* variant = spin > 0ns ? "spin-then-sleep" : "sleep";
+    say(o, fmt::format("{}: barrier latency, {} threads, {}", c.name, threads, variant));
+    LatencyResult r;
+    r.benchmark = "barrier_latency";
+    r.variant = variant;
+    r.threads = threads;
+    r.stats = measure_barrier_latency(cpus, threads, fifo, spin, o.seconds);
+    if (threads == 2) {
+      r.target = "p95 <= 20 us for 2 threads";
+      r.target_met = r.stats.p95_us <= barrier_p95_target_us;
+    }
+    if (threads > p) r.note = fmt::format("{} threads share {} cores", threads, p);
+    c.results.push_back(r);
+  };
+  barrier(2, 0ns);
+  if (p >= 2) barrier(2, spin_before_sleep);  // spinning only where every thread has its own core
+  if (2 * p != 2) barrier(2 * p, 0ns);
+  return c;
+}
+
+nlohmann::json stats_json(const platform::LatencyStats& s) {
+  return {{"samples", s.samples}, {"min_us", s.min_us}, {"p25_us", s.p25_us},
+          {"p50_us", s.p50_us},   {"p75_us", s.p75_us}, {"p95_us", s.p95_us},
+          {"p99_us", s.p99_us},   {"max_us", s.max_us}, {"mean_us", s.mean_us}};
+}
+
+}  // namespace
+
+LatencyReport run_latency_bench(const LatencyBenchOptions& o) {
+  LatencyReport report;
+  report.cpus = os::allowed_cpus().cpus();
+  report.privileges = os::privileges().summary();
+  report.seconds = o.seconds;
+  report.period = o.period;
+  std::optional<os::WakeupLatencyRequest> qos;
+  if (o.pm_qos) qos.emplace(std::chrono::microseconds(0));
+  report.pm_qos = qos ? qos->summary() : "CPU wake-up latency not held (--no-pm-qos)";
+  if (o.fifo) report.conditions.push_back(run_condition(o, report.cpus, true));
+  if (o.other) report.conditions.push_back(run_condition(o, report.cpus, false));
+  return report;
+}
+
+nlohmann::json to_json(const LatencyReport& r) {
+  nlohmann::json doc;
+  doc["benchmark"] = "latency";
+  doc["cpus"] = r.cpus;
+  doc["privileges"] = r.privileges;
+  doc["pm_qos"] = r.pm_qos;
+  doc["seconds_per_measurement"] = std::chrono::duration<double>(r.seconds).count();
+  doc["period_us"] = r.period.count();
+  // RT-OpenMP Table II (12 cores, RT_PREEMPT), for reference.
+  doc["paper_table_ii"] = {
+      {"scheduling_latency",
+       {{"p25_us", 9.2}, {"p50_us", 9.9}, {"p75_us", 10.8}, {"p95_us", 12.5}, {"max_us", 27.5}}},
+      {"barrier_latency_12_threads",
+       {{"p25_us", 11.7}, {"p50_us", 12.2}, {"p75_us", 15.6}, {"p95_us", 18.1}, {"max_us", 76.8}}},
+      {"barrier_latency_36_threads",
+       {{"p25_us", 3277.5}, {"p50_us", 3284.9}, {"p75_us", 3290.1}, {"p95_us", 3296.6}, {"max_us", 6503.5}}}};
+  nlohmann::json conditions = nlohmann::json::array();
+  for (const auto& c : r.conditions) {
+    nlohmann::json jc;
+    jc["condition"] = c.name;
+    jc["ran"] = c.ran;
+    if (!c.reason.empty()) jc["reason"] = c.reason;
+    nlohmann::json ct;
+    ct["ran"] = c.cyclictest.ran;
+    ct["reason"] = c.cyclictest.reason;
+    ct["command"] = c.cyclictest.command;
+    ct["policy"] = c.cyclictest.policy;
+    ct["overflows"] = c.cyclictest.overflows;
+    if (c.cyclictest.ran) ct.update(stats_json(c.cyclictest.latency));
+    jc["cyclictest"] = std::move(ct);
+    nlohmann::json results = nlohmann::json::array();
+    for (const auto& x : c.results) {
+      nlohmann::json jr = stats_json(x.stats);
+      jr["benchmark"] = x.benchmark;
+      jr["variant"] = x.variant;
+      jr["threads"] = x.threads;
+      if (x.benchmark == "scheduling_latency") {
+        jr["ratio_p50_to_cyclictest"] = x.ratio_p50;
+        jr["ratio_p99_to_cyclictest"] = x.ratio_p99;
+      }
+      if (!x.target.empty()) {
+        jr["target"] = x.target;
+        jr["target_met"] = x.target_met;
+      }
+      if (!x.note.empty()) jr["note"] = x.note;
+      results.push_back(std::move(jr));
+    }
+    jc["results"] = std::move(results);
+    conditions.push_back(std::move(jc));
+  }
+  doc["conditions"] = std::move(conditions);
+  return doc;
+}
+
+std::string format_table(const LatencyReport& r) {
+  std::string out;
+  auto it = std::back_inserter(out);
+  os::CpuSet cpus;
+  for (int c : r.cpus) cpus.add(c);
+  fmt::format_to(it,
+                 "takt bench latency: {:.1f} s per measurement, period {} us, CPUs {}\nprivileges: {}\n{}\n",
+                 std::chrono::duration<double>(r.seconds).count(), r.period.count(), cpus.to_string(),
+                 r.privileges, r.pm_qos);
+  fmt::format_to(it,
+                 "RT-OpenMP Table II (12 cores, RT_PREEMPT): scheduling p50 9.9 us, max 27.5 us; "
+                 "barrier (12 threads) p50 12.2 us, p95 18.1 us\n");
+  for (const auto& c : r.conditions) {
+    fmt::format_to(it, "\n== {} ==\n", c.name);
+    if (!c.ran) {
+      fmt::format_to(it, "not run: {}\n", c.reason);
+      continue;
+    }
+    const auto& ct = c.cyclictest;
+    if (ct.ran) {
+      fmt::format_to(
+          it,
+          "cyclictest ({}): p25 {:.0f}  p50 {:.0f}  p75 {:.0f}  p95 {:.0f}  p99 {:.0f}  max {:.0f} us"
+          " over {} samples{}\n",
+          ct.policy, ct.latency.p25_us, ct.latency.p50_us, ct.latency.p75_us, ct.latency.p95_us,
+          ct.latency.p99_us, ct.latency.max_us, ct.latency.samples,
+          ct.reason.empty() ? std::string() : " (" + ct.reason + ")");
+    } else {
+      fmt::format_to(it, "cyclictest: did not run: {}\n", ct.reason);
+    }
+    fmt::format_to(it, "{:<19} {:<16} {:>3} {:>7} {:>7} {:>7} {:>7} {:>7} {:>8}  {:>6} {:>6}  {}\n",
+                   "benchmark", "variant", "thr", "p25", "p50", "p75", "p95", "p99", "max", "p50/ct",
+                   "p99/ct", "target");
+    for (const auto& x : c.results) {
+      const auto& s = x.stats;
+      std::string ratios = x.benchmark == "scheduling_latency" && x.ratio_p50 > 0
+                               ? fmt::format("{:>6.2f} {:>6.2f}", x.ratio_p50, x.ratio_p99)
+                               : fmt::format("{:>6} {:>6}", "-", "-");
+      std::string target = x.target.empty()
+                               ? std::string()
+                               : fmt::format("{}: {}", x.target, x.target_met ? "met" : "NOT met");
+      if (!x.note.empty()) target += (target.empty() ? "" : "; ") + x.note;
+      fmt::format_to(it,
+                     "{:<19} {:<16} {:>3} {:>7.1f} {:>7.1f} {:>7.1f} {:>7.1f} {:>7.1f} {:>8.1f}  {}  {}\n",
+                     x.benchmark, x.variant, x.threads, s.p25_us, s.p50_us, s.p75_us, s.p95_us, s.p99_us,
+                     s.max_us, ratios, target);
+    }
+  }
+  fmt::format_to(it, "\nall latencies in us\n");
+  return out;
+}
+
+}  // namespace takt::bench

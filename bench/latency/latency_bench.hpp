@@ -1,0 +1,93 @@
+// The latency micro-benchmarks of RT-OpenMP §VI.B (Table II) on this machine, with cyclictest as the floor.
+//
+// Scheduling latency: on every core a low-priority job spins for 60 % of each period;
+// 30 % into the period a high-priority job is released on every core. Its release →
+// first-instruction time is measured
+//   - "direct":  through takt's release engine, one lane per core whose thread runs the
+//                job itself (RT-OpenMP's distributed dispatcher, Algorithm 1), and
+//   - "handoff": through one central lane that hands the job to a worker thread on
+//                another core (futex wake), as a central RT-scheduler would.
+// Barrier latency: a team of threads, one per core (more when asked), meets at the
+// futex barrier every 200 µs after a random 0–50 µs of work; per round, the time from
+// the last thread in to the last thread out.
+// Each measurement runs under SCHED_FIFO (when allowed) and under SCHED_OTHER, with
+// cyclictest run in the same invocation under the same class for the ratios. The CPU
+// wake-up latency is held at 0 µs (PM QoS) for all of them unless asked not to.
+#pragma once
+
+#include "platform/cyclictest.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace takt::bench {
+
+struct LatencyBenchOptions {
+  std::chrono::nanoseconds seconds = std::chrono::seconds(3);  ///< per measurement
+  std::chrono::microseconds period{1000};                      ///< release period (and cyclictest -i)
+  bool fifo = true;   ///< run the SCHED_FIFO condition (when the privilege is there)
+  bool other = true;  ///< run the SCHED_OTHER condition
+  bool cyclictest = true;
+  /// Hold the CPU wake-up latency at 0 µs (PM QoS) during the whole benchmark, as
+  /// cyclictest does by default; cyclictest itself is run with --default-system so that
+  /// both measure the same system state.
+  bool pm_qos = true;
+  /// Called with a line before each measurement (progress on stderr).
+  std::function<void(const std::string&)> progress;
+};
+
+/// One measured distribution.
+struct LatencyResult {
+  std::string benchmark;  ///< "scheduling_latency" or "barrier_latency"
+  std::string variant;    ///< "direct", "handoff", "sleep", "spin-then-sleep"
+  unsigned threads = 0;
+  platform::LatencyStats stats;
+  /// Ratios of this distribution's p50 and p99 to cyclictest's (0 when cyclictest did not run).
+  double ratio_p50 = 0;
+  double ratio_p99 = 0;
+  std::string target;  ///< the issue's target this row is checked against, "" when none
+  bool target_met = false;
+  std::string note;
+};
+
+struct LatencyCondition {
+  std::string name;  ///< "SCHED_FIFO" or "SCHED_OTHER"
+  bool ran = false;
+  std::string reason;  ///< why it did not run
+  platform::CyclictestResult cyclictest;
+  std::vector<LatencyResult> results;
+};
+
+struct LatencyReport {
+  std::vector<int> cpus;
+  std::string privileges;
+  std::string pm_qos;  ///< the wake-up latency request's summary
+  std::chrono::nanoseconds seconds{};
+  std::chrono::microseconds period{};
+  std::vector<LatencyCondition> conditions;
+};
+
+LatencyReport run_latency_bench(const LatencyBenchOptions& options);
+nlohmann::json to_json(const LatencyReport& report);
+std::string format_table(const LatencyReport& report);
+
+/// Scheduling-latency samples and how the releases were accounted for.
+struct SchedulingLatency {
+  platform::LatencyStats stats;  ///< one sample per released job
+  std::uint64_t released = 0;
+  std::uint64_t skipped = 0;  ///< releases that found the previous job still running
+};
+
+// The measurements, usable alone. `fifo`: SCHED_FIFO priorities, else SCHED_OTHER.
+SchedulingLatency measure_scheduling_latency(const std::vector<int>& cpus, bool fifo, bool handoff,
+                                             std::chrono::nanoseconds duration,
+                                             std::chrono::microseconds period);
+platform::LatencyStats measure_barrier_latency(const std::vector<int>& cpus, unsigned threads, bool fifo,
+                                               std::chrono::nanoseconds spin,
+                                               std::chrono::nanoseconds duration);
+
+}  // namespace takt::bench

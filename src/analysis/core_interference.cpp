@@ -1,0 +1,105 @@
+// The offset-aware request-bound function RBF* of FBB-FFD, kept per core as strands are placed.
+#include "analysis/core_interference.hpp"
+
+#include <algorithm>
+#include <cassert>
+
+namespace takt::analysis {
+
+CoreInterference::CoreInterference(int cores, std::vector<TaskTiming> tasks)
+    : cores_(static_cast<std::size_t>(cores)), tasks_(std::move(tasks)) {}
+
+void CoreInterference::recompute(Entry& entry, std::size_t task, std::int64_t d) const {
+  const TaskTiming& timing = tasks_[task];
+  const std::size_t k = entry.present.size();
+  const std::int64_t period = timing.period.count();
+  // Offsets and weights of the present segments, twice around the period.
+  std::vector<std::int64_t> offset(2 * k);
+  std::vector<std::int64_t> prefix(2 * k + 1, 0);
+  for (std::size_t t = 0; t < 2 * k; ++t) {
+    const auto& [segment, strands] = entry.present[t % k];
+    offset[t] = timing.release[segment].count() + (t >= k ? period : 0);
+    prefix[t + 1] = prefix[t] + timing.length[segment].count() * strands;
+  }
+  // For each first interfering segment l, the window is the segments released within
+  // d of it, cyclically; `end` only moves forward as l does.
+  std::int64_t best = 0;
+  std::int64_t until = std::numeric_limits<std::int64_t>::max();
+  std::size_t end = 0;
+  for (std::size_t l = 0; l < k; ++l) {
+    end = std::max(end, l + 1);
+    while (end < l + k && offset[end] - offset[l] <= d) ++end;
+    best = std::max(best, prefix[end] - prefix[l]);
+    if (end < l + k) until = std::min(until, offset[end] - offset[l]);
+  }
+  entry.window_max = best;
+  entry.valid_until = until;
+}
+
+void CoreInterference::refresh(Core& core, std::int64_t d) {
+  while (!core.expiry.empty() && std::get<0>(core.expiry.top()) <= d) {
+    auto [until, task, version] = core.expiry.top();
+    core.expiry.pop();
+    Entry& entry = core.entries.at(task);
+    if (entry.version != version) continue;  // superseded by a later placement
+    core.window_sum -= entry.window_max;
+    recompute(entry, task, d);
+    core.window_sum += entry.window_max;
+    if (entry.valid_until != std::numeric_limits<std::int64_t>::max()) {
+      core.expiry.emplace(entry.valid_until, task, entry.version);
+    }
+  }
+}
+
+std::chrono::nanoseconds CoreInterference::load(int q, std::size_t task, std::size_t segment,
+                                                std::chrono::nanoseconds deadline) {
+  const std::int64_t d = deadline.count();
+  assert(d >= last_d_ && "strands must be placed in non-decreasing deadline order");
+  last_d_ = d;
+  Core& core = cores_[static_cast<std::size_t>(q)];
+  refresh(core, d);
+  std::int64_t windows = core.window_sum;
+  i128 utilization = core.utilization_fixed;
+  std::int64_t same_segment = 0;
+  if (auto it = core.entries.find(task); it != core.entries.end()) {
+    windows -= it->second.window_max;
+    utilization -= it->second.utilization_fixed;
+    for (const auto& [s, strands] : it->second.present) {
+      if (s == segment) same_segment = strands;
+    }
+  }
+  const i128 rate_term = ceil_div(static_cast<i128>(d) * utilization, i128{1} << kFixedPointBits);
+  const i128 total = static_cast<i128>(windows) + rate_term +
+                     static_cast<i128>(same_segment) * tasks_[task].length[segment].count();
+  return std::chrono::nanoseconds{
+      static_cast<std::int64_t>(std::min<i128>(total, std::numeric_limits<std::int64_t>::max()))};
+}
+
+void CoreInterference::place(int q, std::size_t task, std::size_t segment,
+                             std::chrono::nanoseconds deadline) {
+  const std::int64_t d = deadline.count();
+  Core& core = cores_[static_cast<std::size_t>(q)];
+  refresh(core, d);
+  Entry& entry = core.entries[task];
+  auto it =
+      std::lower_bound(entry.present.begin(), entry.present.end(), std::make_pair(segment, std::int64_t{0}));
+  if (it != entry.present.end() && it->first == segment) {
+    ++it->second;
+  } else {
+    entry.present.insert(it, {segment, 1});
+  }
+  const TaskTiming& timing = tasks_[task];
+  const i128 share =
+      ceil_div(static_cast<i128>(timing.length[segment].count()) << kFixedPointBits, timing.period.count());
+  entry.utilization_fixed += share;
+  core.utilization_fixed += share;
+  core.window_sum -= entry.window_max;
+  recompute(entry, task, d);
+  core.window_sum += entry.window_max;
+  ++entry.version;
+  if (entry.valid_until != std::numeric_limits<std::int64_t>::max()) {
+    core.expiry.emplace(entry.valid_until, task, entry.version);
+  }
+}
+
+}  // namespace takt::analysis

@@ -1,0 +1,86 @@
+// Exact integer arithmetic for the analyses: 128-bit ceilings and exact fraction sums.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+
+namespace takt::analysis {
+
+using i128 = __int128;
+
+/// ⌈a / b⌉ for b > 0 and any a.
+constexpr i128 ceil_div(i128 a, i128 b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
+/// ⌊a / b⌋ for b > 0 and any a.
+constexpr i128 floor_div(i128 a, i128 b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+
+constexpr i128 wide(std::chrono::nanoseconds d) { return static_cast<i128>(d.count()); }
+
+/// A sum of ratios a/b (utilizations C/T, densities C/D) kept exactly as a reduced
+/// fraction for as long as it fits in 128 bits, and always also as a long double.
+/// Comparisons are exact while the fraction is exact; after an overflow (many
+/// unrelated denominators, e.g. random generated periods) they use the long double,
+/// whose relative error (about 1e-19 per term) only matters at an exact tie.
+class RatioSum {
+ public:
+  RatioSum() = default;
+  RatioSum(std::int64_t a, std::int64_t b) { add(a, b); }
+
+  void add(std::int64_t a, std::int64_t b) {
+    approx_ += static_cast<long double>(a) / static_cast<long double>(b);
+    if (exact_) add_fraction(a, b);
+  }
+  void add(const RatioSum& other) {
+    approx_ += other.approx_;
+    if (!other.exact_) exact_ = false;
+    if (exact_) add_fraction(other.num_, other.den_);
+  }
+
+  [[nodiscard]] bool exact() const { return exact_; }
+  [[nodiscard]] long double value() const { return approx_; }
+  [[nodiscard]] i128 numerator() const { return num_; }
+  [[nodiscard]] i128 denominator() const { return den_; }
+
+  /// Compares the sum with p/q (q > 0): negative, zero or positive.
+  [[nodiscard]] int compare(i128 p, i128 q) const {
+    if (exact_) {
+      i128 l, r;
+      if (!__builtin_mul_overflow(num_, q, &l) && !__builtin_mul_overflow(p, den_, &r))
+        return l < r ? -1 : (l > r ? 1 : 0);
+    }
+    long double rhs = static_cast<long double>(p) / static_cast<long double>(q);
+    return approx_ < rhs ? -1 : (approx_ > rhs ? 1 : 0);
+  }
+
+ private:
+  static i128 gcd128(i128 a, i128 b) {
+    if (a < 0) a = -a;
+    if (b < 0) b = -b;
+    while (b != 0) {
+      i128 t = a % b;
+      a = b;
+      b = t;
+    }
+    return a == 0 ? 1 : a;
+  }
+  void add_fraction(i128 a, i128 b) {
+    i128 den_gcd = gcd128(den_, b);
+    i128 scale_self = b / den_gcd, scale_other = den_ / den_gcd;
+    i128 new_den, left, right, sum;
+    if (__builtin_mul_overflow(den_, scale_self, &new_den) ||
+        __builtin_mul_overflow(num_, scale_self, &left) || __builtin_mul_overflow(a, scale_other, &right) ||
+        __builtin_add_overflow(left, right, &sum) || new_den > (i128{1} << 120)) {
+      exact_ = false;
+      return;
+    }
+    i128 g2 = gcd128(sum, new_den);
+    num_ = sum / g2;
+    den_ = new_den / g2;
+  }
+
+  i128 num_ = 0;
+  i128 den_ = 1;
+  long double approx_ = 0;
+  bool exact_ = true;
+};
+
+}  // namespace takt::analysis

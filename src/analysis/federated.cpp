@@ -1,0 +1,227 @@
+// Federated scheduling (Li et al., rtws §V): dedicated cores for high-utilization tasks.
+#include "analysis/federated.hpp"
+
+#include "analysis/exact.hpp"
+#include "model/duration.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+
+namespace takt::analysis {
+namespace {
+
+using model::display_duration;
+using std::chrono::nanoseconds;
+
+std::string fixed(double value, int decimals = 3) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
+  return buffer;
+}
+
+}  // namespace
+
+std::optional<std::int64_t> federated_cores(nanoseconds work, nanoseconds span, nanoseconds deadline) {
+  if (deadline <= span) return std::nullopt;
+  // (C − L)/(D − L) with C ≥ L and D > L: a plain integer ceiling.
+  return static_cast<std::int64_t>(ceil_div(wide(work) - wide(span), wide(deadline) - wide(span)));
+}
+
+std::optional<std::int64_t> federated_cores_with_overhead(nanoseconds work, nanoseconds burdened_span,
+                                                          nanoseconds deadline, model::Decimal delta) {
+  // δ = p/q: (C + D − (p/q)·L̂) / (D − (p/q)·L̂) = (q(C + D) − p·L̂) / (q·D − p·L̂).
+  const i128 p = delta.numerator, q = delta.denominator;
+  const i128 slack = q * wide(deadline) - p * wide(burdened_span);
+  if (slack <= 0) return std::nullopt;
+  const i128 top = q * (wide(work) + wide(deadline)) - p * wide(burdened_span);
+  return static_cast<std::int64_t>(ceil_div(top, slack));
+}
+
+std::optional<double> expected_response_bound(nanoseconds work, nanoseconds burdened_span,
+                                              nanoseconds deadline, model::Decimal delta,
+                                              std::int64_t cores) {
+  const double d = delta.value();
+  const double mean = static_cast<double>(work.count()) / static_cast<double>(cores) +
+                      d * static_cast<double>(burdened_span.count());
+  const double room = static_cast<double>(deadline.count()) - mean;
+  if (room <= 0) return std::nullopt;
+  const double variance = std::pow(d / std::log(2.0), 2);
+  return mean + variance / (2 * room);
+}
+
+FederatedResult analyse_federated(const model::TaskSet& set, const FederatedOptions& options) {
+  FederatedResult result;
+  result.cores = options.cores.count;
+  result.with_overhead = options.delta.has_value();
+  result.delta = options.delta;
+  const int m = options.cores.count;
+
+  // 1. Core counts of the high tasks, in file order.
+  std::int64_t next_core = 0;
+  bool all_high_fit = true;
+  std::vector<std::size_t> low;
+  RatioSum total_utilization;
+  for (std::size_t i = 0; i < set.tasks.size(); ++i) {
+    const model::Task& t = set.tasks[i];
+    FederatedGrant g;
+    g.name = t.name;
+    g.work = t.work();
+    g.span = t.span();
+    g.deadline = t.deadline;
+    g.period = t.period;
+    g.utilization = t.utilization();
+    g.density = t.density();
+    total_utilization.add(g.work.count(), g.period.count());
+    g.high = g.work > g.deadline;
+    if (!g.high) {
+      low.push_back(i);
+      result.grants.push_back(std::move(g));
+      continue;
+    }
+    std::optional<std::int64_t> n;
+    if (options.delta) {
+      g.span_used = t.burdened_span_or_span();
+      const std::string lhat = t.burdened_span ? "L̂" : "L (no burdened_span given)";
+      n = federated_cores_with_overhead(g.work, g.span_used, g.deadline, *options.delta);
+      const std::string delta_text = options.delta->to_string();
+      if (!n) {
+        g.formula = "none: D ≤ δ·" + lhat;
+        const double need = options.delta->value() * static_cast<double>(g.span_used.count());
+        result.findings.push_back(
+            {t.name, "rtws eq. 3", false, static_cast<double>(g.deadline.count()) - need, "ns",
+             "D = " + display_duration(g.deadline) + " ≤ δ·" + lhat + " = " + delta_text + "·" +
+                 display_duration(g.span_used) + " = " + display_duration(nanoseconds{std::llround(need)}) +
+                 ": no number of cores meets the deadline under work stealing (short by " +
+                 display_duration(nanoseconds{std::llround(need) - g.deadline.count()}) + ")"});
+      } else {
+        g.formula = "n = ⌈(C + D − δ·" + lhat + ")/(D − δ·" + lhat + ")⌉ = ⌈(" + display_duration(g.work) +
+                    " + " + display_duration(g.deadline) + " − " + delta_text + "·" +
+                    display_duration(g.span_used) + ")/(" + display_duration(g.deadline) + " − " +
+                    delta_text + "·" + display_duration(g.span_used) + ")⌉ = " + std::to_string(*n);
+        g.expected_response_ns = expected_response_bound(g.work, g.span_used, g.deadline, *options.delta, *n);
+      }
+    } else {
+      g.span_used = g.span;
+      n = federated_cores(g.work, g.span, g.deadline);
+      if (!n) {
+        g.formula = "none: D = L";
+        result.findings.push_back({t.name, "federated core count", false, 0, "ns",
+                                   "D = L = " + display_duration(g.deadline) +
+                                       ": a task with utilization > 1 and span equal to its deadline cannot "
+                                       "finish on any number of cores"});
+      } else {
+        g.formula = "n = ⌈(C − L)/(D − L)⌉ = ⌈(" + display_duration(g.work) + " − " +
+                    display_duration(g.span) + ")/(" + display_duration(g.deadline) + " − " +
+                    display_duration(g.span) + ")⌉ = " + std::to_string(*n);
+      }
+    }
+    if (!n) {
+      all_high_fit = false;
+      result.grants.push_back(std::move(g));
+      continue;
+    }
+    g.cores = *n;
+    result.dedicated_cores += *n;
+    if (next_core + *n <= m) {
+      g.granted = true;
+      for (std::int64_t k = 0; k < *n; ++k)
+        g.core_ids.push_back(options.cores.id(static_cast<int>(next_core + k)));
+      next_core += *n;
+      result.findings.push_back({t.name, "federated core count", true, 0, "cores", g.formula});
+    } else {
+      all_high_fit = false;
+      result.findings.push_back(
+          {t.name, "federated core count", false, static_cast<double>(m - next_core - *n), "cores",
+           g.formula + " dedicated cores, but only " + std::to_string(m - next_core) + " of " +
+               std::to_string(m) + " remain (short by " + std::to_string(next_core + *n - m) + ")"});
+    }
+    result.grants.push_back(std::move(g));
+  }
+  result.findings.push_back(
+      {"", "dedicated cores", result.dedicated_cores <= m, static_cast<double>(m - result.dedicated_cores),
+       "cores",
+       "the high-utilization tasks need " + std::to_string(result.dedicated_cores) + " dedicated cores of " +
+           std::to_string(m) +
+           (result.dedicated_cores <= m ? " (" + std::to_string(m - result.dedicated_cores) + " left)"
+                                        : " (short by " + std::to_string(result.dedicated_cores - m) + ")")});
+
+  // 2. Low tasks: sequential, packed onto the remaining cores, EDF density ≤ 1 per core.
+  const int first_shared = static_cast<int>(std::min<std::int64_t>(result.dedicated_cores, m));
+  result.shared_cores = m - first_shared;
+  std::vector<RatioSum> load(static_cast<std::size_t>(result.shared_cores));
+  for (int k = 0; k < result.shared_cores; ++k)
+    result.shared.push_back({options.cores.id(first_shared + k), 0, {}});
+  std::stable_sort(low.begin(), low.end(), [&](std::size_t a, std::size_t b) {
+    // Decreasing density C/D, compared exactly: C_a·D_b > C_b·D_a.
+    return wide(result.grants[a].work) * wide(result.grants[b].deadline) >
+           wide(result.grants[b].work) * wide(result.grants[a].deadline);
+  });
+  bool all_low_fit = true;
+  for (std::size_t i : low) {
+    FederatedGrant& g = result.grants[i];
+    int chosen = -1;
+    int least = -1;
+    for (int k = 0; k < result.shared_cores; ++k) {
+      auto& core = load[static_cast<std::size_t>(k)];
+      if (least < 0 || core.value() < load[static_cast<std::size_t>(least)].value()) least = k;
+      RatioSum with = core;
+      with.add(g.work.count(), g.deadline.count());
+      if (with.compare(1, 1) > 0) continue;
+      if (options.fit == model::Fit::first_fit) {
+        chosen = k;
+        break;
+      }
+      if (chosen < 0 || core.value() < load[static_cast<std::size_t>(chosen)].value()) chosen = k;
+    }
+    if (chosen < 0) {
+      all_low_fit = false;
+      if (least < 0) {
+        result.findings.push_back({g.name, "EDF density on a shared core", false, -g.density, "",
+                                   "no core is left for the low-utilization tasks (all " + std::to_string(m) +
+                                       " are dedicated); this task needs density " + fixed(g.density)});
+      } else {
+        double free = 1.0 - static_cast<double>(load[static_cast<std::size_t>(least)].value());
+        result.findings.push_back(
+            {g.name, "EDF density on a shared core", false, free - g.density, "",
+             "density C/D = " + fixed(g.density) + " fits on no shared core: the least loaded (core " +
+                 std::to_string(result.shared[static_cast<std::size_t>(least)].core_id) + ") has " +
+                 fixed(free) + " free (short by " + fixed(g.density - free) + ")"});
+      }
+      continue;
+    }
+    auto& core = load[static_cast<std::size_t>(chosen)];
+    core.add(g.work.count(), g.deadline.count());
+    SharedCore& shared = result.shared[static_cast<std::size_t>(chosen)];
+    shared.density = static_cast<double>(core.value());
+    shared.tasks.push_back(g.name);
+    g.granted = true;
+    g.cores = 1;
+    g.core_ids = {shared.core_id};
+    g.formula = "sequential on shared core " + std::to_string(shared.core_id);
+  }
+  for (std::size_t k = 0; k < result.shared.size(); ++k) {
+    if (result.shared[k].tasks.empty()) continue;
+    double free = 1.0 - result.shared[k].density;
+    std::string names;
+    for (const std::string& n : result.shared[k].tasks) names += (names.empty() ? "" : ", ") + n;
+    result.findings.push_back({"", "EDF density on shared core " + std::to_string(result.shared[k].core_id),
+                               true, free, "",
+                               "Σ C/D = " + fixed(result.shared[k].density) + " ≤ 1 (" + names + ")"});
+  }
+  result.schedulable = all_high_fit && all_low_fit;
+
+  // 3. Capacity augmentation (informational).
+  CapacityAugmentation& cap = result.capacity;
+  cap.total_utilization = static_cast<double>(total_utilization.value());
+  cap.utilization_bound = m / cap.factor;
+  bool utilization_ok = total_utilization.compare(m, 2) <= 0;
+  for (const model::Task& t : set.tasks) {
+    if (2 * wide(t.span()) > wide(t.deadline)) cap.long_span_tasks.push_back(t.name);
+  }
+  cap.holds = utilization_ok && cap.long_span_tasks.empty();
+  return result;
+}
+
+}  // namespace takt::analysis

@@ -1,0 +1,77 @@
+// The task-set generator of paws §5: utilisation windows, T in [100, 150] ms, n_i = x·3m threads.
+#include "analysis/generator_methods.hpp"
+#include "takt/error.hpp"
+
+#include <cmath>
+
+namespace takt::analysis {
+namespace {
+
+using std::chrono::nanoseconds;
+
+constexpr double kMinTaskUtilization = 0.1;
+constexpr double kMaxTaskUtilization = 0.4;
+constexpr std::int64_t kMinPeriod = 100'000'000;  // 100 ms
+constexpr std::int64_t kMaxPeriod = 150'000'000;  // 150 ms
+constexpr int kMaxRestarts = 100'000;
+
+// One task: sequential part, a parallel region of n threads, sequential part; the
+// split of C_i among them is random (paws §5 derives it randomly, bounded by C_i).
+model::Task make_task(int index, double u, int cores, Random& random) {
+  model::Task t;
+  t.name = "t" + std::to_string(index);
+  t.period = nanoseconds{std::llround(static_cast<double>(kMinPeriod) +
+                                      random.uniform01() * static_cast<double>(kMaxPeriod - kMinPeriod))};
+  t.deadline = t.period;
+  const std::int64_t work =
+      std::max<std::int64_t>(3, std::llround(static_cast<double>(t.period.count()) * u));
+  // n_i = x·(m·3), x uniform in (0, 1], rounded up to a whole thread.
+  const double x = 1.0 - random.uniform01();
+  const int threads = std::max(1, static_cast<int>(std::ceil(x * 3 * cores)));
+  const double parallel_fraction = random.uniform01();
+  const std::int64_t strand = std::max<std::int64_t>(
+      1, static_cast<std::int64_t>(parallel_fraction * static_cast<double>(work) / threads));
+  const std::int64_t sequential = work - strand * threads;
+  const std::int64_t before = static_cast<std::int64_t>(random.uniform01() * static_cast<double>(sequential));
+  const std::int64_t after = sequential - before;
+  if (before > 0) t.segments.push_back({nanoseconds{before}, 1, {}});
+  t.segments.push_back({nanoseconds{strand}, threads, {}});
+  if (after > 0) t.segments.push_back({nanoseconds{after}, 1, {}});
+  t.program = std::string(model::kSegmentsProgram);
+  return t;
+}
+
+}  // namespace
+
+GeneratedSet generate_paws(const GeneratorOptions& options, Random& random) {
+  const double high = options.utilization;
+  const double low = high - 0.02 * options.cores;
+  if (high < kMinTaskUtilization) {
+    throw Error("paws tasks have u ≥ 0.1; --utilization " + format_number(high, 3) + " is below one task");
+  }
+  for (int attempt = 0; attempt < kMaxRestarts; ++attempt) {
+    std::vector<double> utilizations;
+    double total = 0;
+    while (total < low || utilizations.empty()) {
+      if (high - total < kMinTaskUtilization) break;  // no task fits the window: start again
+      const double u = random.uniform(kMinTaskUtilization, kMaxTaskUtilization);
+      if (total + u > high) continue;  // overshoots the window: draw again
+      utilizations.push_back(u);
+      total += u;
+    }
+    if (total < low || utilizations.empty()) continue;
+    GeneratedSet out;
+    out.set.global.policy = model::Policy::gedf_paws;
+    for (std::size_t i = 0; i < utilizations.size(); ++i) {
+      out.set.tasks.push_back(make_task(static_cast<int>(i + 1), utilizations[i], options.cores, random));
+    }
+    out.summary = "paws §5: u_i in [0.1, 0.4], T_i in [100, 150] ms, window [" +
+                  format_number(std::max(0.0, low), 3) + ", " + format_number(high, 3) + "]\n";
+    return out;
+  }
+  throw Error(
+      "paws: no set of tasks with u in [0.1, 0.4] lands in the utilization window; choose another "
+      "--utilization");
+}
+
+}  // namespace takt::analysis

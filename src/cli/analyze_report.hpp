@@ -1,0 +1,25 @@
+// Renders an analysis result for `takt analyze`: a readable table, or JSON.
+#pragma once
+
+#include "analysis/analyse.hpp"
+#include "model/task_set.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace takt::cli {
+
+/// The analysis as JSON: file, policy, cores, schedulable, reasons, findings, and
+/// `tasks` (one object per task with its `name` and what the policy grants it:
+/// `cores` and `core_ids`), plus the policy's own part (`federated`,
+/// `partitioned_dm` with the strand table, or `gedf_paws`). Durations are integer
+/// nanoseconds in keys ending in `_ns`.
+nlohmann::ordered_json analysis_json(const model::TaskSet& set, const analysis::AnalysisResult& result);
+
+/// The analysis as text for a terminal: the task table, the policy's table (core
+/// grants or strand table), the bound checked beside the verdict, and the verdict
+/// with every failed test (which task, which test, by how much).
+std::string analysis_text(const model::TaskSet& set, const analysis::AnalysisResult& result);
+
+}  // namespace takt::cli

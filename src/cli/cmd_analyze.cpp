@@ -1,0 +1,84 @@
+// `takt analyze FILE`: is the task set schedulable under a policy, and what does each task get.
+#include "analysis/analyse.hpp"
+#include "cli/analyze_report.hpp"
+#include "cli/command.hpp"
+#include "model/task_set_parser.hpp"
+#include "os/cpu.hpp"
+#include "takt/error.hpp"
+
+#include <fmt/core.h>
+
+#include <memory>
+
+namespace takt::cli {
+namespace {
+
+struct AnalyzeArgs {
+  std::string file;
+  std::string policy;
+  int cores = 0;
+  std::string delta;
+  std::string fit;
+  bool json = false;
+};
+
+int run_analyze(const AnalyzeArgs& a) {
+  model::TaskSet set = model::parse_task_set_file(a.file);
+  analysis::AnalysisOptions options;
+  if (!a.policy.empty()) {
+    options.policy = model::parse_policy(a.policy);
+    if (!options.policy)
+      throw Error("unknown policy '" + a.policy + "'; use one of " + model::policy_names());
+  }
+  if (!a.fit.empty()) {
+    options.fit = model::parse_fit(a.fit);
+    if (!options.fit) throw Error("unknown --fit '" + a.fit + "'; use first-fit or worst-fit");
+  }
+  if (!a.delta.empty()) {
+    options.delta = model::Decimal::parse(a.delta);
+    if (options.delta->numerator == 0)
+      throw Error("--delta must be positive (the papers use 3.65, 1.7, 1.5)");
+  }
+  std::string note;
+  if (a.cores > 0) {
+    options.cores = a.cores;
+  } else if (!set.global.cores) {
+    options.cores = static_cast<int>(os::allowed_cpus().size());
+    note = fmt::format(
+        "note: the task set names no cores; analysing for this machine's {} CPU(s) "
+        "(set global.cores or pass --cores)\n",
+        *options.cores);
+  }
+  analysis::AnalysisResult result = analysis::analyse(set, options);
+  if (a.json) {
+    fmt::print("{}\n", analysis_json(set, result).dump(2));
+  } else {
+    if (!note.empty()) fmt::print(stderr, "{}", note);
+    fmt::print("{}", analysis_text(set, result));
+  }
+  return result.schedulable ? exit_ok : exit_unschedulable;
+}
+
+[[maybe_unused]] const bool registered = register_command({
+    {"analyze"},
+    "Decide whether a task set is schedulable under a policy and what each task is granted "
+    "(exit 0: schedulable, 2: not, 1: bad input)",
+    [](CLI::App& app) -> Action {
+      auto args = std::make_shared<AnalyzeArgs>();
+      app.add_option("file", args->file, "Task-set file (YAML or JSON; see docs/task-set-format.md)")
+          ->required();
+      app.add_option("--policy", args->policy,
+                     "federated, federated-greedy, partitioned-dm or gedf-paws (default: global.policy)");
+      app.add_option("--cores", args->cores, "Number of cores m (default: global.cores, else this machine's)")
+          ->check(CLI::PositiveNumber);
+      app.add_option("--delta", args->delta,
+                     "δ of rtws eq. 3 for federated with work-stealing overhead (3.65, 1.7, 1.5)");
+      app.add_option("--fit", args->fit,
+                     "first-fit or worst-fit (partitioned-dm strands, federated light tasks)");
+      app.add_flag("--json", args->json, "Print the result as JSON");
+      return [args] { return run_analyze(*args); };
+    },
+});
+
+}  // namespace
+}  // namespace takt::cli

@@ -1,0 +1,161 @@
+// `takt bench analyze`: time `takt analyze` on generated 1,000-task sets for 64 cores, per policy.
+#include "analysis/analyse.hpp"
+#include "analysis/generator.hpp"
+#include "cli/analyze_report.hpp"
+#include "cli/command.hpp"
+#include "model/task_set_parser.hpp"
+#include "model/task_set_writer.hpp"
+#include "takt/error.hpp"
+#include "takt/version.hpp"
+
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <memory>
+
+namespace takt::cli {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct BenchArgs {
+  std::string json_file;
+  int tasks = 1000;
+  int cores = 64;
+  int repetitions = 5;
+  double utilization_share = 0.5;
+};
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// `count` tasks made by `method` for `cores` cores: sets generated with seeds 1, 2, ...
+// are concatenated, then every period and deadline is scaled by one factor so that
+// Σu = share·m (the structure, and so work and span, stay as generated).
+model::TaskSet make_set(analysis::GeneratorMethod method, int count, int cores, double share) {
+  model::TaskSet set;
+  analysis::GeneratorOptions o;
+  o.method = method;
+  o.cores = cores;
+  o.utilization = cores;
+  std::uint64_t seed = 1;
+  while (static_cast<int>(set.tasks.size()) < count) {
+    o.seed = seed++;
+    analysis::GeneratedSet g = analysis::generate(o);
+    if (set.tasks.empty()) set.global = g.set.global;
+    for (model::Task& t : g.set.tasks) {
+      if (static_cast<int>(set.tasks.size()) == count) break;
+      t.name = "t" + std::to_string(set.tasks.size() + 1);
+      set.tasks.push_back(std::move(t));
+    }
+  }
+  const double factor = set.total_utilization() / (share * cores);
+  for (model::Task& t : set.tasks) {
+    t.period = std::chrono::nanoseconds{
+        static_cast<std::int64_t>(static_cast<double>(t.period.count()) * factor) + 1};
+    t.deadline = t.period;
+  }
+  set.global.cores = model::Cores::of_count(cores);
+  return set;
+}
+
+int run_bench(const BenchArgs& a) {
+  nlohmann::ordered_json results = nlohmann::ordered_json::array();
+  fmt::print("takt bench analyze: {} tasks on {} cores, Σu = {:.0f}% of m, median of {} runs\n", a.tasks,
+             a.cores, a.utilization_share * 100, a.repetitions);
+  fmt::print("target: takt analyze (parse + analyse + report) under 1 s per policy\n\n");
+  fmt::print("{:<10} {:<17} {:>8} {:>11} {:>11} {:>11} {:>11} {:>10} {:>6}\n", "set", "policy", "strands",
+             "parse", "analyse", "report", "total", "vs 1 s", "sched");
+  double worst = 0;
+  for (analysis::GeneratorMethod method :
+       {analysis::GeneratorMethod::rt_openmp, analysis::GeneratorMethod::paws}) {
+    const model::TaskSet generated = make_set(method, a.tasks, a.cores, a.utilization_share);
+    const std::string text = model::write_task_set(generated);
+    for (model::Policy policy : {model::Policy::federated, model::Policy::federated_greedy,
+                                 model::Policy::partitioned_dm, model::Policy::gedf_paws}) {
+      std::vector<double> parse, analyse, report, total;
+      std::size_t strands = 0;
+      bool schedulable = false;
+      for (int r = 0; r < a.repetitions; ++r) {
+        const Clock::time_point t0 = Clock::now();
+        model::TaskSet set = model::parse_task_set(text, "<bench>");
+        const double t_parse = seconds_since(t0);
+        const Clock::time_point t1 = Clock::now();
+        analysis::AnalysisResult result =
+            analysis::analyse(set, {policy, std::nullopt, std::nullopt, std::nullopt});
+        const double t_analyse = seconds_since(t1);
+        const Clock::time_point t2 = Clock::now();
+        std::string out = analysis_text(set, result);
+        const double t_report = seconds_since(t2);
+        parse.push_back(t_parse);
+        analyse.push_back(t_analyse);
+        report.push_back(t_report);
+        total.push_back(t_parse + t_analyse + t_report);
+        if (const auto* p = result.partitioned_dm()) strands = p->strands.size();
+        schedulable = result.schedulable;
+        if (out.empty()) throw Error("empty report");
+      }
+      auto median = [](std::vector<double> v) {
+        std::sort(v.begin(), v.end());
+        return v[v.size() / 2];
+      };
+      const double total_median = median(total);
+      worst = std::max(worst, total_median);
+      fmt::print("{:<10} {:<17} {:>8} {:>10.4f}s {:>10.4f}s {:>10.4f}s {:>10.4f}s {:>9.3f}x {:>6}\n",
+                 analysis::to_string(method), model::to_string(policy), strands, median(parse),
+                 median(analyse), median(report), total_median, total_median / 1.0,
+                 schedulable ? "yes" : "no");
+      results.push_back({{"set", analysis::to_string(method)},
+                         {"policy", model::to_string(policy)},
+                         {"tasks", a.tasks},
+                         {"cores", a.cores},
+                         {"strands", strands},
+                         {"schedulable", schedulable},
+                         {"parse_s", median(parse)},
+                         {"analyse_s", median(analyse)},
+                         {"report_s", median(report)},
+                         {"total_s", total_median},
+                         {"total_min_s", *std::min_element(total.begin(), total.end())},
+                         {"target_s", 1.0},
+                         {"ratio_to_target", total_median / 1.0}});
+    }
+  }
+  fmt::print("\nslowest policy: {:.4f} s ({})\n", worst,
+             worst < 1.0 ? "meets the 1 s target" : "MISSES the 1 s target");
+  if (!a.json_file.empty()) {
+    nlohmann::ordered_json doc{{"benchmark", "analyze"},
+                               {"takt_version", takt::version},
+                               {"repetitions", a.repetitions},
+                               {"utilization_share", a.utilization_share},
+                               {"note",
+                                "no oneTBB/OpenMP counterpart: analysis is takt's own; compared with the 1 s "
+                                "target of issue 3"},
+                               {"results", results},
+                               {"slowest_total_s", worst}};
+    std::ofstream out(a.json_file);
+    if (!out) throw Error("cannot write '" + a.json_file + "'");
+    out << doc.dump(2) << "\n";
+  }
+  return exit_ok;
+}
+
+[[maybe_unused]] const bool registered = register_command({
+    {"bench", "analyze"},
+    "Time takt analyze on generated 1,000-task sets for 64 cores under every policy (target: < 1 s)",
+    [](CLI::App& app) -> Action {
+      auto args = std::make_shared<BenchArgs>();
+      app.add_option("--json", args->json_file, "Write the results as JSON to this file");
+      app.add_option("--tasks", args->tasks, "Tasks per set (default 1000)")->check(CLI::PositiveNumber);
+      app.add_option("--cores", args->cores, "Cores m (default 64)")->check(CLI::PositiveNumber);
+      app.add_option("--repetitions", args->repetitions, "Runs per measurement (default 5)")
+          ->check(CLI::PositiveNumber);
+      return [args] { return run_bench(*args); };
+    },
+});
+
+}  // namespace
+}  // namespace takt::cli

@@ -1,0 +1,70 @@
+// takt bench latency: RT-OpenMP's Table II micro-benchmarks (scheduling and barrier latency) against
+// cyclictest.
+#include "bench/latency/latency_bench.hpp"
+#include "cli/command.hpp"
+#include "platform/metrics_json.hpp"
+#include "takt/error.hpp"
+
+#include <fmt/core.h>
+
+#include <chrono>
+#include <cmath>
+#include <string>
+
+namespace takt::cli {
+namespace {
+
+struct Options {
+  std::string json;
+  double seconds = 3.0;
+  int period_us = 1000;
+  bool no_fifo = false;
+  bool no_other = false;
+  bool no_cyclictest = false;
+  bool no_pm_qos = false;
+};
+
+[[maybe_unused]] const bool registered = register_command({
+    {"bench", "latency"},
+    "Scheduling latency (release -> first instruction, a high-priority job preempting a low-priority one) "
+    "and "
+    "futex-barrier latency (last thread in -> last thread out), RT-OpenMP Table II, with cyclictest as the "
+    "floor, "
+    "under SCHED_FIFO and SCHED_OTHER",
+    [](CLI::App& app) -> Action {
+      auto o = std::make_shared<Options>();
+      app.add_option("--json", o->json, "Write the results as JSON to FILE")->type_name("FILE");
+      app.add_option("--seconds", o->seconds, "Seconds per measurement (default 3)")
+          ->check(CLI::Range(0.1, 3600.0));
+      app.add_option("--period-us", o->period_us,
+                     "Release period and cyclictest interval in microseconds (default 1000)")
+          ->check(CLI::Range(100, 1000000));
+      app.add_flag("--no-fifo", o->no_fifo, "Skip the SCHED_FIFO condition");
+      app.add_flag("--no-other", o->no_other, "Skip the SCHED_OTHER condition");
+      app.add_flag("--no-cyclictest", o->no_cyclictest, "Do not run cyclictest");
+      app.add_flag(
+          "--no-pm-qos", o->no_pm_qos,
+          "Do not hold the CPU wake-up latency at 0 us (/dev/cpu_dma_latency) during the measurements");
+      return [o] {
+        bench::LatencyBenchOptions options;
+        options.seconds = std::chrono::nanoseconds(static_cast<std::int64_t>(std::llround(o->seconds * 1e9)));
+        options.period = std::chrono::microseconds(o->period_us);
+        options.fifo = !o->no_fifo;
+        options.other = !o->no_other;
+        options.cyclictest = !o->no_cyclictest;
+        options.pm_qos = !o->no_pm_qos;
+        if (!options.fifo && !options.other) throw Error("--no-fifo and --no-other leave nothing to measure");
+        options.progress = [](const std::string& line) { fmt::print(stderr, "takt: {}\n", line); };
+        bench::LatencyReport report = bench::run_latency_bench(options);
+        fmt::print("{}", bench::format_table(report));
+        if (!o->json.empty()) {
+          platform::write_json_file(o->json, bench::to_json(report));
+          fmt::print("results written to {}\n", o->json);
+        }
+        return exit_ok;
+      };
+    },
+});
+
+}  // namespace
+}  // namespace takt::cli

@@ -1,0 +1,140 @@
+// Durations as written in task-set files ("10ms", "1.5ms", "250us", "2s") and back.
+#include "model/duration.hpp"
+
+#include "takt/error.hpp"
+
+#include <array>
+#include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <utility>
+
+namespace takt::model {
+namespace {
+
+constexpr std::int64_t kMaxNanoseconds = std::int64_t{1} << 62;  // about 146 years
+
+struct Unit {
+  std::string_view name;
+  std::int64_t nanoseconds;
+};
+constexpr std::array<Unit, 5> kUnits{
+    {{"ns", 1}, {"us", 1'000}, {"µs", 1'000}, {"ms", 1'000'000}, {"s", 1'000'000'000}}};
+
+std::string quoted(std::string_view text) { return "'" + std::string(text) + "'"; }
+
+}  // namespace
+
+std::chrono::nanoseconds parse_duration(std::string_view text) {
+  std::size_t i = 0;
+  while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.')) ++i;
+  std::string_view number = text.substr(0, i);
+  std::string_view rest = text.substr(i);
+  while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+  if (number.empty()) {
+    throw Error(quoted(text) +
+                " is not a duration; write a non-negative number with a unit, e.g. 10ms, 1.5ms, "
+                "250us, 2s");
+  }
+  if (rest.empty()) {
+    bool all_zero = number.find_first_not_of("0.") == std::string_view::npos;
+    if (all_zero) return std::chrono::nanoseconds{0};
+    throw Error(quoted(text) + " has no unit; add one of ns, us, ms, s (e.g. " + std::string(number) + "ms)");
+  }
+  const Unit* unit = nullptr;
+  for (const Unit& u : kUnits) {
+    if (rest == u.name) unit = &u;
+  }
+  if (unit == nullptr) {
+    throw Error(quoted(text) + " has unknown unit " + quoted(rest) + "; use ns, us, ms or s");
+  }
+  std::int64_t whole = 0;
+  std::int64_t fraction = 0;
+  std::int64_t fraction_scale = 1;
+  bool seen_point = false;
+  int digits = 0;
+  for (char c : number) {
+    if (c == '.') {
+      if (seen_point) throw Error(quoted(text) + " has two decimal points");
+      seen_point = true;
+      continue;
+    }
+    ++digits;
+    std::int64_t& target = seen_point ? fraction : whole;
+    if (target > (kMaxNanoseconds - 9) / 10) throw Error(quoted(text) + " is too large");
+    target = target * 10 + (c - '0');
+    if (seen_point) {
+      if (fraction_scale > kMaxNanoseconds / 10) throw Error(quoted(text) + " has too many decimals");
+      fraction_scale *= 10;
+    }
+  }
+  if (digits == 0) throw Error(quoted(text) + " has no digits");
+  if (whole > kMaxNanoseconds / unit->nanoseconds)
+    throw Error(quoted(text) + " is too large (at most 146 years)");
+  std::int64_t value = whole * unit->nanoseconds;
+  if (fraction != 0) {
+    // fraction / fraction_scale of a unit must be a whole number of nanoseconds.
+    __int128 scaled = static_cast<__int128>(fraction) * unit->nanoseconds;
+    if (scaled % fraction_scale != 0) {
+      throw Error(quoted(text) +
+                  " is not a whole number of nanoseconds; use fewer decimals or a smaller unit");
+    }
+    value += static_cast<std::int64_t>(scaled / fraction_scale);
+  }
+  return std::chrono::nanoseconds{value};
+}
+
+std::string format_duration(std::chrono::nanoseconds d) {
+  std::int64_t ns = d.count();
+  if (ns == 0) return "0";
+  std::string sign;
+  if (ns < 0) {
+    sign = "-";
+    ns = -ns;
+  }
+  // The largest unit not above the value, with as many decimals as the value needs.
+  static constexpr std::array<std::pair<std::int64_t, std::string_view>, 4> units{
+      {{1'000'000'000, "s"}, {1'000'000, "ms"}, {1'000, "us"}, {1, "ns"}}};
+  for (const auto& [scale, name] : units) {
+    if (ns < scale && scale > 1) continue;
+    std::string text = std::to_string(ns / scale);
+    if (std::int64_t rest = ns % scale; rest != 0) {
+      std::string fraction = std::to_string(rest);
+      fraction.insert(0, std::to_string(scale).size() - 1 - fraction.size(), '0');
+      while (fraction.back() == '0') fraction.pop_back();
+      text += "." + fraction;
+    }
+    return sign + text + std::string(name);
+  }
+  return sign + std::to_string(ns) + "ns";
+}
+
+std::string display_duration(std::chrono::nanoseconds d, int decimals) {
+  if (d.count() == 0) return "0";
+  double ns = static_cast<double>(d.count());
+  double magnitude = std::fabs(ns);
+  const char* unit = "ns";
+  double scale = 1;
+  if (magnitude >= 1e9) {
+    unit = "s";
+    scale = 1e9;
+  } else if (magnitude >= 1e6) {
+    unit = "ms";
+    scale = 1e6;
+  } else if (magnitude >= 1e3) {
+    unit = "us";
+    scale = 1e3;
+  }
+  if (scale == 1) return std::to_string(d.count()) + "ns";
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, ns / scale);
+  std::string text = buffer;
+  if (text.find('.') != std::string::npos) {
+    while (text.back() == '0') text.pop_back();
+    if (text.back() == '.') text.pop_back();
+  }
+  return text + unit;
+}
+
+}  // namespace takt::model

@@ -1,0 +1,124 @@
+// Writes measured work / span / burdened span into a task-set file's text in place.
+#include "model/measurement_update.hpp"
+
+#include "model/duration.hpp"
+#include "model/task_set_parser.hpp"
+#include "takt/error.hpp"
+
+#include <algorithm>
+
+namespace takt::model {
+namespace {
+
+// One edit of the text: replace [begin, end) by `replacement`.
+struct Edit {
+  std::size_t begin;
+  std::size_t end;
+  std::string replacement;
+};
+
+// The end of the scalar token starting at `begin`: a quoted string up to its
+// closing quote, else a plain scalar up to the end of the line, a comment, or (in
+// a flow collection) a ',', '}' or ']'.
+std::size_t scalar_end(std::string_view text, std::size_t begin, bool in_flow) {
+  if (begin < text.size() && (text[begin] == '"' || text[begin] == '\'')) {
+    char quote = text[begin];
+    std::size_t i = begin + 1;
+    while (i < text.size() && text[i] != quote) i += (text[i] == '\\' && quote == '"') ? 2 : 1;
+    return std::min(i + 1, text.size());
+  }
+  std::size_t i = begin;
+  while (i < text.size() && text[i] != '\n' && text[i] != '\r') {
+    if (in_flow && (text[i] == ',' || text[i] == '}' || text[i] == ']')) break;
+    if (text[i] == '#' && i > begin && (text[i - 1] == ' ' || text[i - 1] == '\t')) break;
+    ++i;
+  }
+  while (i > begin && (text[i - 1] == ' ' || text[i - 1] == '\t')) --i;
+  return i;
+}
+
+// The position of the '}' closing the flow mapping that opens at `open`.
+std::size_t closing_brace(std::string_view text, std::size_t open) {
+  int depth = 0;
+  for (std::size_t i = open; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '"' || c == '\'') {
+      i = scalar_end(text, i, true) - 1;
+    } else if (c == '#' && i > 0 && (text[i - 1] == ' ' || text[i - 1] == '\t')) {
+      while (i < text.size() && text[i] != '\n') ++i;
+    } else if (c == '{' || c == '[') {
+      ++depth;
+    } else if (c == '}' || c == ']') {
+      if (--depth == 0) return i;
+    }
+  }
+  return std::string_view::npos;
+}
+
+std::size_t line_end(std::string_view text, std::size_t pos) {
+  std::size_t e = text.find('\n', pos);
+  return e == std::string_view::npos ? text.size() : e + 1;
+}
+
+}  // namespace
+
+std::string update_measurements(std::string_view text, const std::string& source,
+                                const std::vector<MeasurementUpdate>& updates) {
+  TaskSet set = parse_task_set(text, source);
+  // yaml-cpp's byte offsets do not count a UTF-8 byte-order mark.
+  const long bom = text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
+  auto at = [&](const SourceMark& m) { return static_cast<std::size_t>(m.offset + bom); };
+  std::vector<Edit> edits;
+  for (const MeasurementUpdate& u : updates) {
+    const Task* task = set.find(u.task);
+    if (task == nullptr) throw Error(source + ": no task named '" + u.task + "' to update");
+    const TaskMarks& marks = task->marks;
+    bool flow = marks.task.offset >= 0 && at(marks.task) < text.size() && text[at(marks.task)] == '{';
+    std::string insertion;
+    auto set_value = [&](std::string_view key, const SourceMark& value_mark,
+                         std::optional<std::chrono::nanoseconds> value) {
+      if (!value) return;
+      std::string written = format_duration(*value);
+      if (value_mark.offset >= 0) {
+        const std::size_t begin = at(value_mark);
+        edits.push_back({begin, scalar_end(text, begin, flow), written});
+      } else if (flow) {
+        insertion += ", " + std::string(key) + ": " + written;
+      } else {
+        // Indent like the task's `name:` key.
+        int column = marks.keys.at("name").column;
+        insertion +=
+            std::string(static_cast<std::size_t>(column - 1), ' ') + std::string(key) + ": " + written + "\n";
+      }
+    };
+    set_value("work", marks.work, u.work);
+    set_value("span", marks.span, u.span);
+    set_value("burdened_span", marks.burdened_span, u.burdened_span);
+    if (insertion.empty()) continue;
+    if (flow) {
+      std::size_t close = closing_brace(text, at(marks.task));
+      if (close == std::string_view::npos)
+        throw Error(marks.task.where(source) + ": cannot find the end of this task");
+      edits.push_back({close, close, insertion});
+    } else {
+      // After the line of the task's last timing key: those values are durations,
+      // always one line long, and `period` is always there; a new key line at the
+      // mapping's indentation may stand between any two keys.
+      std::size_t last = 0;
+      for (const char* key : {"period", "deadline", "offset", "work", "span", "burdened_span"}) {
+        auto it = marks.keys.find(key);
+        if (it != marks.keys.end()) last = std::max(last, at(it->second));
+      }
+      const std::size_t end = line_end(text, last);
+      if (end == text.size() && !text.empty() && text.back() != '\n') insertion.insert(0, "\n");
+      edits.push_back({end, end, insertion});
+    }
+  }
+  std::sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) { return a.begin > b.begin; });
+  std::string result(text);
+  for (const Edit& e : edits) result.replace(e.begin, e.end - e.begin, e.replacement);
+  (void)parse_task_set(result, source);  // the new values must be valid too
+  return result;
+}
+
+}  // namespace takt::model

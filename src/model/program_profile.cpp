@@ -1,0 +1,82 @@
+// Measured work and span of programs (the input of the rtws task-set generator).
+#include "model/program_profile.hpp"
+
+#include "model/duration.hpp"
+#include "model/task_set_writer.hpp"
+#include "model/yaml_reader.hpp"
+
+#include <set>
+#include <sstream>
+
+namespace takt::model {
+
+std::vector<ProgramProfile> parse_program_profiles(std::string_view text, const std::string& source) {
+  YAML::Node root = load_yaml(text, source);
+  YamlReader r(source);
+  if (!root || root.IsNull())
+    r.fail_at(SourceMark{1, 1, 0}, "the file is empty; it needs a 'programs:' list");
+  r.expect_map(root, "a profile file");
+  r.check_keys(root, {"programs"}, "a profile file");
+  YAML::Node programs = root["programs"];
+  if (!programs || !programs.IsSequence() || programs.size() == 0) {
+    r.fail(programs ? programs : root, "'programs' must be a non-empty list of measured programs");
+  }
+  std::vector<ProgramProfile> out;
+  std::set<std::string> names;
+  for (const YAML::Node& n : programs) {
+    r.expect_map(n, "a program");
+    r.check_keys(n, {"name", "program", "args", "work", "span", "burdened_span"}, "a program");
+    ProgramProfile p;
+    for (const char* key : {"name", "program", "work", "span"}) {
+      if (!n[key]) r.fail(n, std::string("a program needs '") + key + "'");
+    }
+    p.name = r.scalar(n["name"], "name");
+    if (!names.insert(p.name).second) r.fail(n["name"], "the name '" + p.name + "' is used twice");
+    const std::string who = "program '" + p.name + "'";
+    p.program = r.scalar(n["program"], who + ": program");
+    if (YAML::Node a = n["args"]) {
+      if (!a.IsSequence()) r.fail(a, who + ": args must be a list");
+      for (const YAML::Node& x : a) p.args.push_back(r.scalar(x, who + ": an argument"));
+    }
+    p.work = r.duration(n["work"], who + ": work");
+    p.span = r.duration(n["span"], who + ": span");
+    if (p.work.count() <= 0 || p.span.count() <= 0) r.fail(n, who + ": work and span must be positive");
+    if (p.span > p.work) r.fail(n["span"], who + ": span exceeds work");
+    if (YAML::Node b = n["burdened_span"]) {
+      p.burdened_span = r.duration(b, who + ": burdened_span");
+      if (*p.burdened_span < p.span) r.fail(b, who + ": burdened_span is below span");
+    }
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+std::vector<ProgramProfile> parse_program_profiles_file(const std::string& path) {
+  return parse_program_profiles(read_text_file(path, "profile file"), path);
+}
+
+std::string write_program_profiles(const std::vector<ProgramProfile>& profiles, const std::string& header) {
+  std::ostringstream out;
+  if (!header.empty()) {
+    std::istringstream lines(header);
+    std::string line;
+    while (std::getline(lines, line)) out << (line.empty() ? "#" : "# " + line) << "\n";
+    out << "\n";
+  }
+  out << "programs:\n";
+  for (const ProgramProfile& p : profiles) {
+    out << "  - name: " << yaml_scalar(p.name) << "\n";
+    out << "    program: " << yaml_scalar(p.program) << "\n";
+    if (!p.args.empty()) {
+      out << "    args: [";
+      for (std::size_t i = 0; i < p.args.size(); ++i) out << (i ? ", " : "") << yaml_scalar(p.args[i]);
+      out << "]\n";
+    }
+    out << "    work: " << format_duration(p.work) << "\n";
+    out << "    span: " << format_duration(p.span) << "\n";
+    if (p.burdened_span) out << "    burdened_span: " << format_duration(*p.burdened_span) << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace takt::model

@@ -1,0 +1,18 @@
+// A segment ⟨e, m⟩ of a synchronous (fork-join) task: m parallel strands of length e.
+#include "model/segment.hpp"
+
+namespace takt::model {
+
+std::chrono::nanoseconds segments_work(std::span<const Segment> segments) {
+  std::chrono::nanoseconds total{0};
+  for (const Segment& s : segments) total += s.work();
+  return total;
+}
+
+std::chrono::nanoseconds segments_span(std::span<const Segment> segments) {
+  std::chrono::nanoseconds total{0};
+  for (const Segment& s : segments) total += s.length;
+  return total;
+}
+
+}  // namespace takt::model

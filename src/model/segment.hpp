@@ -1,0 +1,28 @@
+// A segment ⟨e, m⟩ of a synchronous (fork-join) task: m parallel strands of length e.
+#pragma once
+
+#include "model/source_mark.hpp"
+
+#include <chrono>
+#include <span>
+
+namespace takt::model {
+
+/// One segment ⟨e_{i,j}, m_{i,j}⟩ of a synchronous task (rt-openmp §II, rtws §II):
+/// `strands` parallel strands, each of worst-case length `length`; a barrier ends the
+/// segment, and the next one starts after all its strands finished.
+struct Segment {
+  std::chrono::nanoseconds length{0};  ///< e: execution requirement of each strand
+  int strands = 1;                     ///< m: number of parallel strands
+  SourceMark mark;
+
+  /// m·e, the segment's share of the work.
+  [[nodiscard]] std::chrono::nanoseconds work() const { return length * strands; }
+};
+
+/// C = Σ m_j·e_j (rt-openmp §II).
+std::chrono::nanoseconds segments_work(std::span<const Segment> segments);
+/// P = Σ e_j, the critical-path length (rt-openmp §II).
+std::chrono::nanoseconds segments_span(std::span<const Segment> segments);
+
+}  // namespace takt::model

@@ -1,0 +1,112 @@
+// Writes a TaskSet as a task-set YAML file that parse_task_set reads back unchanged.
+#include "model/task_set_writer.hpp"
+
+#include "model/duration.hpp"
+
+#include <sstream>
+
+namespace takt::model {
+namespace {
+
+std::string cores_text(const Cores& cores) {
+  if (cores.cpus.empty()) return std::to_string(cores.count);
+  // A cpulist string: ranges of consecutive ids.
+  std::string text;
+  for (std::size_t i = 0; i < cores.cpus.size();) {
+    std::size_t j = i;
+    while (j + 1 < cores.cpus.size() && cores.cpus[j + 1] == cores.cpus[j] + 1) ++j;
+    if (!text.empty()) text += ",";
+    text += std::to_string(cores.cpus[i]);
+    if (j > i) text += "-" + std::to_string(cores.cpus[j]);
+    i = j + 1;
+  }
+  // A single CPU id would read back as a count: write it as a one-element list.
+  if (cores.cpus.size() == 1) return "[" + text + "]";
+  return "\"" + text + "\"";
+}
+
+std::string flow_list(const std::vector<std::string>& items) {
+  std::string text = "[";
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (i) text += ", ";
+    text += yaml_scalar(items[i]);
+  }
+  return text + "]";
+}
+
+}  // namespace
+
+std::string yaml_scalar(const std::string& text) {
+  YAML::Emitter out;
+  out << text;
+  std::string s = out.c_str();
+  // Inside flow collections ',' '[' ']' '{' '}' end a plain scalar: quote those too.
+  if (s.find_first_of(",[]{}") != std::string::npos && s.front() != '"' && s.front() != '\'') {
+    YAML::Emitter quoted;
+    quoted << YAML::DoubleQuoted << text;
+    s = quoted.c_str();
+  }
+  return s;
+}
+
+std::string write_task_set(const TaskSet& set, const std::string& header) {
+  std::ostringstream out;
+  if (!header.empty()) {
+    std::istringstream lines(header);
+    std::string line;
+    while (std::getline(lines, line)) out << (line.empty() ? "#" : "# " + line) << "\n";
+    out << "\n";
+  }
+  const Global& g = set.global;
+  out << "global:\n";
+  if (g.cores) out << "  cores: " << cores_text(*g.cores) << "\n";
+  out << "  policy: " << to_string(g.policy) << "\n";
+  if (g.delta) out << "  delta: " << g.delta->to_string() << "\n";
+  if (g.fit != Global{}.fit || g.policy == Policy::partitioned_dm)
+    out << "  fit: " << to_string(g.fit) << "\n";
+  if (g.duration) out << "  duration: " << format_duration(*g.duration) << "\n";
+  if (g.jobs) out << "  jobs: " << *g.jobs << "\n";
+  if (g.overrun != Global{}.overrun) out << "  overrun: " << to_string(g.overrun) << "\n";
+  out << "\ntasks:\n";
+  for (const Task& t : set.tasks) {
+    out << "  - name: " << yaml_scalar(t.name) << "\n";
+    out << "    period: " << format_duration(t.period) << "\n";
+    if (t.deadline != t.period) out << "    deadline: " << format_duration(t.deadline) << "\n";
+    if (t.offset.count() != 0) out << "    offset: " << format_duration(t.offset) << "\n";
+    if (t.priority) out << "    priority: " << *t.priority << "\n";
+    if (!t.program.empty()) out << "    program: " << yaml_scalar(t.program) << "\n";
+    if (!t.args.empty()) out << "    args: " << flow_list(t.args) << "\n";
+    if (!t.segments.empty()) {
+      out << "    segments:\n";
+      for (const Segment& s : t.segments) {
+        out << "      - {length: " << format_duration(s.length) << ", strands: " << s.strands << "}\n";
+      }
+    }
+    if (t.dag) {
+      out << "    dag:\n";
+      for (const DagNode& n : t.dag->nodes) {
+        out << "      - {name: " << yaml_scalar(n.name) << ", length: " << format_duration(n.length);
+        if (!n.predecessors.empty()) {
+          std::vector<std::string> names;
+          for (std::size_t p : n.predecessors) names.push_back(t.dag->nodes[p].name);
+          out << ", after: " << flow_list(names);
+        }
+        out << "}\n";
+      }
+    }
+    if (t.measured_work) out << "    work: " << format_duration(*t.measured_work) << "\n";
+    if (t.measured_span) out << "    span: " << format_duration(*t.measured_span) << "\n";
+    if (t.burdened_span) out << "    burdened_span: " << format_duration(*t.burdened_span) << "\n";
+  }
+  if (set.topology) {
+    YAML::Emitter e;
+    e << *set.topology;
+    out << "\ntopology:\n";
+    std::istringstream lines(e.c_str());
+    std::string line;
+    while (std::getline(lines, line)) out << "  " << line << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace takt::model

@@ -1,0 +1,19 @@
+// Writes a TaskSet as a task-set YAML file that parse_task_set reads back unchanged.
+#pragma once
+
+#include "model/task_set.hpp"
+
+#include <string>
+
+namespace takt::model {
+
+/// Renders `set` as YAML in the layout of docs/task-set-format.md: `global`, then
+/// one block per task, segments and DAG nodes in flow style, durations with units
+/// (exact: reading the text back gives the same nanoseconds). `header` lines are
+/// written first as comments ("# ..."); they may say how the file was made.
+std::string write_task_set(const TaskSet& set, const std::string& header = {});
+
+/// A YAML scalar for `text`, quoted only when YAML needs it.
+std::string yaml_scalar(const std::string& text);
+
+}  // namespace takt::model

@@ -1,0 +1,118 @@
+// Strict reading of YAML nodes with file:line:column errors (shared by the file parsers).
+#include "model/yaml_reader.hpp"
+
+#include "model/duration.hpp"
+#include "takt/error.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace takt::model {
+namespace {
+
+// Edit distance, for "did you mean" hints on misspelt keys.
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+SourceMark mark_of(const YAML::Mark& m) {
+  if (m.is_null() || m.line < 0) return {};
+  return SourceMark{m.line + 1, m.column + 1, m.pos};
+}
+
+YAML::Node load_yaml(std::string_view text, const std::string& source) {
+  try {
+    return YAML::Load(std::string(text));
+  } catch (const YAML::ParserException& e) {
+    throw Error(mark_of(e.mark).where(source) + ": " + e.msg);
+  } catch (const YAML::Exception& e) {
+    throw Error(source + ": " + e.what());
+  }
+}
+
+std::string read_text_file(const std::string& path, const std::string& what) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error("cannot read " + what + " '" + path + "'; check the path");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+void YamlReader::fail(const YAML::Node& node, const std::string& message) const {
+  fail_at(mark_of(node.Mark()), message);
+}
+
+void YamlReader::fail_at(SourceMark mark, const std::string& message) const {
+  throw Error(mark.where(source_) + ": " + message);
+}
+
+void YamlReader::expect_map(const YAML::Node& node, const std::string& what) const {
+  if (!node.IsMap()) fail(node, what + " must be a mapping of 'key: value' lines");
+}
+
+void YamlReader::check_keys(const YAML::Node& map, const std::vector<std::string_view>& allowed,
+                            const std::string& context) const {
+  std::set<std::string> seen;
+  for (auto it = map.begin(); it != map.end(); ++it) {
+    YAML::Node key = it->first;
+    if (!key.IsScalar()) fail(key, "keys of " + context + " must be plain words");
+    const std::string& name = key.Scalar();
+    if (!seen.insert(name).second) fail(key, "key '" + name + "' appears twice in " + context + "; keep one");
+    if (std::find(allowed.begin(), allowed.end(), name) != allowed.end()) continue;
+    std::string hint;
+    std::size_t best = 3;
+    for (std::string_view candidate : allowed) {
+      std::size_t d = edit_distance(name, candidate);
+      if (d < best) {
+        best = d;
+        hint = "did you mean '" + std::string(candidate) + "'? ";
+      }
+    }
+    std::string list;
+    for (std::string_view a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+    fail(key, "unknown key '" + name + "' in " + context + "; " + hint + "allowed keys: " + list);
+  }
+}
+
+std::string YamlReader::scalar(const YAML::Node& node, const std::string& what) const {
+  if (!node.IsScalar()) fail(node, what + " must be a single value, not a list or mapping");
+  return node.Scalar();
+}
+
+std::chrono::nanoseconds YamlReader::duration(const YAML::Node& node, const std::string& what) const {
+  std::string text = scalar(node, what);
+  try {
+    return parse_duration(text);
+  } catch (const Error& e) {
+    fail(node, what + ": " + e.what());
+  }
+}
+
+std::int64_t YamlReader::integer(const YAML::Node& node, const std::string& what, std::int64_t min) const {
+  std::string text = scalar(node, what);
+  bool ok = !text.empty() && text.size() <= 18 && std::all_of(text.begin(), text.end(), [](char c) {
+    return std::isdigit(static_cast<unsigned char>(c));
+  });
+  if (!ok) fail(node, what + ": '" + text + "' is not a whole number");
+  std::int64_t value = std::stoll(text);
+  if (value < min) fail(node, what + " must be at least " + std::to_string(min) + ", not " + text);
+  return value;
+}
+
+}  // namespace takt::model

@@ -1,0 +1,51 @@
+// Strict reading of YAML nodes with file:line:column errors (shared by the file parsers).
+#pragma once
+
+#include "model/source_mark.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace takt::model {
+
+/// The position of a yaml-cpp mark (1-based line and column, byte offset).
+SourceMark mark_of(const YAML::Mark& mark);
+
+/// Loads YAML (or JSON) text; a syntax error becomes a takt::Error at its position.
+YAML::Node load_yaml(std::string_view text, const std::string& source);
+/// Reads a whole file; throws takt::Error naming the path when it cannot.
+std::string read_text_file(const std::string& path, const std::string& what);
+
+/// Helpers that check a node's shape and turn every problem into a takt::Error
+/// "source:line:column: message".
+class YamlReader {
+ public:
+  explicit YamlReader(std::string source) : source_(std::move(source)) {}
+
+  [[nodiscard]] const std::string& source() const { return source_; }
+
+  [[noreturn]] void fail(const YAML::Node& node, const std::string& message) const;
+  [[noreturn]] void fail_at(SourceMark mark, const std::string& message) const;
+
+  /// Requires a mapping.
+  void expect_map(const YAML::Node& node, const std::string& what) const;
+  /// Rejects keys not in `allowed` (with a "did you mean" hint) and repeated keys.
+  void check_keys(const YAML::Node& map, const std::vector<std::string_view>& allowed,
+                  const std::string& context) const;
+  /// The text of a scalar node.
+  [[nodiscard]] std::string scalar(const YAML::Node& node, const std::string& what) const;
+  /// A duration with unit (see duration.hpp).
+  [[nodiscard]] std::chrono::nanoseconds duration(const YAML::Node& node, const std::string& what) const;
+  /// A whole number ≥ min.
+  [[nodiscard]] std::int64_t integer(const YAML::Node& node, const std::string& what, std::int64_t min) const;
+
+ private:
+  std::string source_;
+};
+
+}  // namespace takt::model

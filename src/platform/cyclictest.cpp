@@ -1,0 +1,287 @@
+// Running cyclictest (rt-tests) as the latency floor of this machine, and reading its histogram.
+#include "platform/cyclictest.hpp"
+
+#include "os/realtime.hpp"
+#include "platform/percentile.hpp"
+#include "takt/error.hpp"
+
+#include <fcntl.h>
+#include <fmt/core.h>
+#include <fmt/format.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <sstream>
+
+extern char** environ;
+
+namespace takt::platform {
+
+LatencyStats latency_stats(std::vector<std::int64_t> samples) {
+  LatencyStats s;
+  if (samples.empty()) return s;
+  std::sort(samples.begin(), samples.end());
+  std::span<const std::int64_t> v(samples);
+  auto us = [](std::int64_t ns) { return static_cast<double>(ns) / 1e3; };
+  s.samples = samples.size();
+  s.min_us = us(samples.front());
+  s.max_us = us(samples.back());
+  s.p25_us = us(nearest_rank(v, 25));
+  s.p50_us = us(nearest_rank(v, 50));
+  s.p75_us = us(nearest_rank(v, 75));
+  s.p95_us = us(nearest_rank(v, 95));
+  s.p99_us = us(nearest_rank(v, 99));
+  long double sum = 0;
+  for (auto x : samples) sum += static_cast<long double>(x);
+  s.mean_us = static_cast<double>(sum / static_cast<long double>(samples.size()) / 1e3L);
+  return s;
+}
+
+namespace {
+
+std::vector<long long> numbers_after(std::string_view line, std::string_view label) {
+  std::vector<long long> out;
+  std::string_view rest = line.substr(label.size());
+  while (!rest.empty()) {
+    while (!rest.empty() && (rest.front() == ' ' || rest.front() == '\t')) rest.remove_prefix(1);
+    if (rest.empty()) break;
+    long long v = 0;
+    auto [ptr, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), v);
+    if (ec != std::errc{}) break;
+    out.push_back(v);
+    rest.remove_prefix(static_cast<std::size_t>(ptr - rest.data()));
+  }
+  return out;
+}
+
+}  // namespace
+
+CyclictestResult parse_cyclictest_histogram(std::string_view output) {
+  std::map<long long, std::uint64_t> buckets;  // µs → count over all threads
+  std::vector<long long> mins, maxes, overflows;
+  std::vector<double> avgs;
+  std::istringstream in{std::string(output)};
+  std::string line;
+  bool any_bucket = false;
+  while (std::getline(in, line)) {
+    std::string_view l(line);
+    if (l.empty()) continue;
+    if (l.front() >= '0' && l.front() <= '9') {
+      std::vector<long long> v = numbers_after(l, "");
+      if (v.size() < 2) continue;
+      any_bucket = true;
+      std::uint64_t total = 0;
+      for (std::size_t i = 1; i < v.size(); ++i) total += static_cast<std::uint64_t>(v[i]);
+      if (total > 0) buckets[v[0]] += total;
+    } else if (l.rfind("# Min Latencies:", 0) == 0) {
+      mins = numbers_after(l, "# Min Latencies:");
+    } else if (l.rfind("# Max Latencies:", 0) == 0) {
+      maxes = numbers_after(l, "# Max Latencies:");
+    } else if (l.rfind("# Histogram Overflows:", 0) == 0) {
+      overflows = numbers_after(l, "# Histogram Overflows:");
+    } else if (l.rfind("# Avg Latencies:", 0) == 0) {
+      for (long long a : numbers_after(l, "# Avg Latencies:")) avgs.push_back(static_cast<double>(a));
+    }
+  }
+  if (!any_bucket) {
+    throw Error(
+        "cyclictest printed no histogram (expected lines \"<us> <count> ...\" from cyclictest -q -h N)");
+  }
+  CyclictestResult r;
+  r.ran = true;
+  for (long long o : overflows) r.overflows += static_cast<std::uint64_t>(o);
+  std::uint64_t in_histogram = 0;
+  for (const auto& [us, count] : buckets) in_histogram += count;
+  const std::uint64_t n = in_histogram + r.overflows;
+  LatencyStats& s = r.latency;
+  s.samples = n;
+  if (n == 0) return r;
+  const double max_us = maxes.empty() ? static_cast<double>(buckets.rbegin()->first)
+                                      : static_cast<double>(*std::max_element(maxes.begin(), maxes.end()));
+  s.max_us = max_us;
+  s.min_us = mins.empty() ? static_cast<double>(buckets.begin()->first)
+                          : static_cast<double>(*std::min_element(mins.begin(), mins.end()));
+  auto percentile = [&](double p) {
+    auto rank = static_cast<std::uint64_t>(std::ceil(p / 100.0 * static_cast<double>(n) - 1e-9));
+    rank = std::clamp<std::uint64_t>(rank, 1, n);
+    std::uint64_t cumulative = 0;
+    for (const auto& [us, count] : buckets) {
+      cumulative += count;
+      if (cumulative >= rank) return static_cast<double>(us);
+    }
+    return max_us;  // among the overflows
+  };
+  s.p25_us = percentile(25);
+  s.p50_us = percentile(50);
+  s.p75_us = percentile(75);
+  s.p95_us = percentile(95);
+  s.p99_us = percentile(99);
+  if (!avgs.empty()) {
+    double sum = 0;
+    for (double a : avgs) sum += a;
+    s.mean_us = sum / static_cast<double>(avgs.size());
+  }
+  return r;
+}
+
+namespace {
+
+struct ProcessOutput {
+  int exit_status = -1;  ///< exit code, or -1 when killed / not started
+  std::string out, err;
+  bool timed_out = false;
+};
+
+/// Runs argv[0] (PATH lookup) with stdout and stderr captured; kills it after `limit`.
+ProcessOutput run_process(const std::vector<std::string>& args, std::chrono::nanoseconds limit,
+                          int& spawn_error) {
+  ProcessOutput result;
+  int out_pipe[2], err_pipe[2];
+  if (pipe2(out_pipe, O_CLOEXEC) != 0) {
+    spawn_error = errno;
+    return result;
+  }
+  if (pipe2(err_pipe, O_CLOEXEC) != 0) {
+    spawn_error = errno;
+    close(out_pipe[0]);
+    close(out_pipe[1]);
+    return result;
+  }
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, out_pipe[1], STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, err_pipe[1], STDERR_FILENO);
+  std::vector<char*> argv;
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  pid_t pid = -1;
+  spawn_error = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(out_pipe[1]);
+  close(err_pipe[1]);
+  if (spawn_error != 0) {
+    close(out_pipe[0]);
+    close(err_pipe[0]);
+    return result;
+  }
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+  bool open[2] = {true, true};
+  char buf[4096];
+  while (open[0] || open[1]) {
+    auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      result.timed_out = true;
+      kill(pid, SIGKILL);
+      break;
+    }
+    for (int i = 0; i < 2; ++i) fds[i].fd = open[i] ? (i == 0 ? out_pipe[0] : err_pipe[0]) : -1;
+    int rc = poll(fds, 2, static_cast<int>(std::min<long long>(left.count(), 1000)));
+    if (rc < 0 && errno != EINTR) break;
+    for (int i = 0; i < 2; ++i) {
+      if (!open[i] || (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
+      ssize_t n = read(fds[i].fd, buf, sizeof buf);
+      if (n > 0) {
+        (i == 0 ? result.out : result.err).append(buf, static_cast<std::size_t>(n));
+      } else if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) {
+        open[i] = false;
+      }
+    }
+  }
+  close(out_pipe[0]);
+  close(err_pipe[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status)) result.exit_status = WEXITSTATUS(status);
+  return result;
+}
+
+std::string last_lines(const std::string& text, std::size_t max_chars) {
+  std::string t = text;
+  while (!t.empty() && (t.back() == '\n' || t.back() == ' ')) t.pop_back();
+  if (t.size() > max_chars) t = "..." + t.substr(t.size() - max_chars);
+  std::replace(t.begin(), t.end(), '\n', ' ');
+  return t;
+}
+
+}  // namespace
+
+CyclictestResult run_cyclictest(const CyclictestOptions& o) {
+  const auto& priv = os::privileges();
+  const bool fifo = o.fifo && priv.fifo && !priv.forced_off;
+  os::CpuSet cpus = o.cpus.empty() ? os::allowed_cpus() : o.cpus;
+  const auto loops = std::max<long long>(1, o.duration / o.interval);
+  std::vector<std::string> args{o.program,
+                                "-q",
+                                "--default-system",  // measure the system as takt's own runs find it
+                                "-l",
+                                std::to_string(loops),
+                                "-i",
+                                std::to_string(o.interval.count()),
+                                "-h",
+                                std::to_string(o.histogram_us),
+                                "-t",
+                                std::to_string(cpus.size()),
+                                "-a",
+                                cpus.to_string()};
+  if (fifo) {
+    args.insert(args.end(), {"-p", std::to_string(o.priority)});
+    if (priv.mlock) args.emplace_back("-m");
+  } else {
+    args.emplace_back("--policy=other");
+  }
+  CyclictestResult r;
+  r.command = fmt::format("{}", fmt::join(args, " "));
+  r.policy = fifo ? fmt::format("SCHED_FIFO/{}", o.priority) : "SCHED_OTHER";
+  std::string note;
+  if (o.fifo && !fifo) {
+    note = priv.forced_off
+               ? "ran in SCHED_OTHER because TAKT_NO_RT is set"
+               : "ran in SCHED_OTHER: no SCHED_FIFO privilege (run as root or grant CAP_SYS_NICE)";
+  }
+  int spawn_error = 0;
+  ProcessOutput p = run_process(args, o.duration + std::chrono::seconds(15), spawn_error);
+  if (spawn_error != 0) {
+    r.reason =
+        spawn_error == ENOENT
+            ? fmt::format(
+                  "'{}' not found in PATH: install rt-tests (scripts/setup does) to get the latency floor",
+                  o.program)
+            : fmt::format("cannot start '{}': {}", o.program, std::strerror(spawn_error));
+    return r;
+  }
+  if (p.timed_out) {
+    r.reason = fmt::format("cyclictest did not finish within {} s and was killed",
+                           std::chrono::duration_cast<std::chrono::seconds>(o.duration).count() + 15);
+    return r;
+  }
+  if (p.exit_status != 0) {
+    r.reason =
+        fmt::format("cyclictest failed (exit status {}): {}", p.exit_status, last_lines(p.err + p.out, 300));
+    return r;
+  }
+  try {
+    CyclictestResult parsed = parse_cyclictest_histogram(p.out);
+    r.ran = true;
+    r.latency = parsed.latency;
+    r.overflows = parsed.overflows;
+    r.reason = note;
+  } catch (const Error& e) {
+    r.reason = fmt::format("cannot read cyclictest's output: {}", e.what());
+  }
+  return r;
+}
+
+}  // namespace takt::platform

@@ -1,0 +1,67 @@
+// Running cyclictest (rt-tests) as the latency floor of this machine, and reading its histogram.
+//
+// cyclictest measures how late a thread wakes from an absolute-time clock_nanosleep:
+// the best any release mechanism can do on this kernel and hardware. takt runs it in
+// the same invocation as its own measurements and reports ratios to it. When it cannot
+// run (not installed, refused), the result says why and the caller goes on.
+#pragma once
+
+#include "os/cpu.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace takt::platform {
+
+/// Order statistics of a latency distribution, in microseconds.
+struct LatencyStats {
+  std::uint64_t samples = 0;
+  double min_us = 0;
+  double p25_us = 0;
+  double p50_us = 0;
+  double p75_us = 0;
+  double p95_us = 0;
+  double p99_us = 0;
+  double max_us = 0;
+  double mean_us = 0;
+};
+
+/// Nearest-rank statistics of latency samples in nanoseconds (sorts `samples`).
+LatencyStats latency_stats(std::vector<std::int64_t> samples_ns);
+
+struct CyclictestOptions {
+  std::chrono::nanoseconds duration = std::chrono::seconds(5);
+  std::chrono::microseconds interval{1000};  ///< -i: period of each measuring thread
+  bool fifo = true;                          ///< SCHED_FIFO (-p priority); false: --policy=other
+  int priority = 90;
+  os::CpuSet cpus;                     ///< one thread per CPU (-t -a); empty: every allowed CPU
+  int histogram_us = 10000;            ///< -h: histogram range; later samples count as overflows
+  std::string program = "cyclictest";  ///< looked up in PATH unless it contains '/'
+};
+
+struct CyclictestResult {
+  bool ran = false;
+  std::string reason;   ///< why it did not run, or a note on how it ran (e.g. no SCHED_FIFO)
+  std::string command;  ///< the command line used
+  std::string policy;   ///< "SCHED_FIFO/90" or "SCHED_OTHER"
+  LatencyStats latency;
+  std::uint64_t overflows = 0;  ///< samples above the histogram range (counted at max)
+};
+
+/// Runs cyclictest for options.duration and summarises its histogram. Without the
+/// SCHED_FIFO privilege (or with TAKT_NO_RT) it runs in SCHED_OTHER and says so. Never
+/// throws for a cyclictest that is missing or fails: `ran` is false and `reason` says why.
+CyclictestResult run_cyclictest(const CyclictestOptions& options);
+
+/// Parses the output of `cyclictest -q -h N` (the histogram: one line per microsecond
+/// bucket with one count per thread, then "# Min/Avg/Max Latencies" and "# Histogram
+/// Overflows" lines). Buckets of all threads are merged; percentiles are nearest-rank
+/// over the bucket values (cyclictest truncates to whole microseconds); a percentile
+/// that falls among the overflows is the maximum. Throws takt::Error when the text has
+/// no histogram.
+CyclictestResult parse_cyclictest_histogram(std::string_view output);
+
+}  // namespace takt::platform

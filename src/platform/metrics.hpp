@@ -1,0 +1,155 @@
+// Run metrics computed from the recorded events: per job, per task and for the system.
+//
+// Definitions (docs/measurements.md gives them in full):
+//   response time        = finish − nominal release (origin + offset + k·T)
+//   deadline             = nominal release + relative deadline; met when finish ≤ deadline
+//   tardiness            = max(0, finish − deadline)
+//   relative response    = response / relative deadline (RTWS §VII.B)
+//   release latency      = start − eligible time (the nominal release, or the previous
+//                          job's finish for a late release): release → first instruction
+//   miss ratio           = misses / jobs with an outcome, where a skipped release counts
+//                          as a job and a miss, a failed job is a miss, and a job still
+//                          running at the end is a miss when its deadline had passed
+//                          ("unfinished") and has no outcome otherwise ("abandoned").
+// Percentiles are nearest-rank (percentile.hpp).
+#pragma once
+
+#include "os/usage.hpp"
+#include "platform/event.hpp"
+#include "platform/percentile.hpp"
+#include "platform/periodic_task.hpp"
+#include "platform/recorder.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace takt::platform {
+
+enum class JobStatus {
+  met,         ///< finished by its deadline
+  missed,      ///< finished after its deadline
+  failed,      ///< its run failed (threw); counts as missed
+  unfinished,  ///< still running at the end, deadline passed; counts as missed
+  abandoned,   ///< still running at the end, deadline not yet passed: no outcome
+  skipped,     ///< the release was skipped; counts as a missed job
+};
+std::string_view to_string(JobStatus status);
+
+struct JobResult {
+  std::uint32_t task = 0;
+  std::uint64_t index = 0;
+  JobStatus status = JobStatus::abandoned;
+  std::chrono::nanoseconds release{};   ///< nominal release
+  std::chrono::nanoseconds eligible{};  ///< when it could start (late releases: previous finish)
+  std::chrono::nanoseconds deadline{};  ///< absolute
+  std::optional<std::chrono::nanoseconds> start;
+  std::optional<std::chrono::nanoseconds> finish;
+  bool late = false;
+  int start_cpu = -1;
+
+  [[nodiscard]] std::optional<std::chrono::nanoseconds> response() const;
+  [[nodiscard]] std::optional<std::chrono::nanoseconds> tardiness() const;
+  [[nodiscard]] std::optional<std::chrono::nanoseconds> release_latency() const;
+  /// True for statuses that count as a deadline miss.
+  [[nodiscard]] bool counts_as_miss() const;
+};
+
+struct TaskMetrics {
+  std::string name;
+  std::chrono::nanoseconds period{};
+  std::chrono::nanoseconds deadline{};
+  std::uint64_t jobs = 0;  ///< released + skipped
+  std::uint64_t released = 0;
+  std::uint64_t met = 0;
+  std::uint64_t misses = 0;  ///< missed + failed + unfinished + skipped
+  std::uint64_t skipped = 0;
+  std::uint64_t late = 0;
+  std::uint64_t failed = 0;
+  std::uint64_t unfinished = 0;
+  std::uint64_t abandoned = 0;
+  double miss_ratio = 0;              ///< misses / (jobs − abandoned)
+  DurationStats response;             ///< over finished, non-failed jobs
+  double mean_relative_response = 0;  ///< mean of response / relative deadline, same jobs
+  DurationStats release_latency;
+  std::vector<std::string> errors;  ///< kept messages of failed jobs ("job 12: ...")
+};
+
+struct CoreMetrics {
+  int cpu = -1;
+  std::chrono::nanoseconds job_time{};           ///< time takt's recorded jobs and strands executed here
+  std::optional<std::chrono::nanoseconds> busy;  ///< /proc/stat busy time over the run (every process)
+};
+
+/// What the operating system said at one instant (sample before and after a run).
+struct SystemSample {
+  std::chrono::nanoseconds time{};
+  std::chrono::nanoseconds process_cpu_time{};
+  os::ContextSwitches context_switches;
+  std::vector<std::chrono::nanoseconds> cpu_busy;  ///< per CPU id, since boot
+};
+SystemSample sample_system();
+
+struct SystemMetrics {
+  std::uint64_t migrations = 0;         ///< every migration event
+  std::uint64_t thread_migrations = 0;  ///< of which the OS moved a recording thread
+  std::uint64_t steals = 0;
+  std::uint64_t preemptions = 0;
+  std::uint64_t strands = 0;             ///< strand executions begun
+  os::ContextSwitches context_switches;  ///< process-wide, over the run
+  DurationStats release_latency;
+  std::vector<CoreMetrics> cores;
+  std::chrono::nanoseconds process_cpu_time{};
+  std::uint64_t events_recorded = 0;
+  std::uint64_t events_dropped = 0;
+  std::uint64_t events_unattached = 0;
+  std::uint64_t job_errors = 0;
+  std::vector<ThreadSummary> threads;
+};
+
+/// Facts about the run that only the caller knows.
+struct RunInfo {
+  std::chrono::nanoseconds origin{};  ///< the release engine's origin
+  std::chrono::nanoseconds end{};     ///< when the run ended (all lanes returned)
+  OverrunPolicy overrun = OverrunPolicy::skip;
+  std::string policy;      ///< scheduling policy name, "" when none
+  std::string privileges;  ///< os::privileges().summary()
+  bool stopped = false;    ///< ended by request_stop (a signal) before its limits
+  bool abandoned = false;  ///< running jobs were abandoned
+  int signal = 0;          ///< the signal that stopped it, 0 if none
+};
+
+struct RunMetrics {
+  RunInfo run;
+  std::vector<TaskMetrics> tasks;
+  std::vector<JobResult> jobs;  ///< every released or skipped job, by task then index
+  SystemMetrics system;
+  std::uint64_t jobs_total = 0;
+  std::uint64_t misses_total = 0;
+  double miss_ratio = 0;  ///< over all tasks, same rule as per task
+};
+
+struct MetricsInput {
+  std::span<const PeriodicTask> tasks;
+  std::span<const Event> events;  ///< sorted by time (Recorder::events())
+  RunInfo run;
+  std::optional<SystemSample> before;
+  std::optional<SystemSample> after;
+  std::vector<ThreadSummary> threads;
+  std::vector<JobError> errors;
+  std::uint64_t job_errors = 0;
+  std::uint64_t events_dropped = 0;
+  std::uint64_t events_unattached = 0;
+};
+
+RunMetrics compute_metrics(const MetricsInput& input);
+
+/// compute_metrics() with the events, threads and errors of `recorder`.
+RunMetrics compute_metrics(std::span<const PeriodicTask> tasks, const Recorder& recorder, const RunInfo& run,
+                           std::optional<SystemSample> before, std::optional<SystemSample> after);
+
+}  // namespace takt::platform

@@ -1,0 +1,155 @@
+// Run metrics as JSON (nlohmann), with units in the key names.
+#include "platform/metrics_json.hpp"
+
+#include "takt/error.hpp"
+
+#include <fmt/core.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
+namespace takt::platform {
+
+using std::chrono::nanoseconds;
+
+namespace {
+
+double ms(nanoseconds d) { return static_cast<double>(d.count()) / 1e6; }
+double us(nanoseconds d) { return static_cast<double>(d.count()) / 1e3; }
+
+nlohmann::json stats_json(const DurationStats& s, double (*unit)(nanoseconds), bool with_p50) {
+  nlohmann::json j;
+  j["count"] = s.count;
+  j["min"] = unit(s.min);
+  j["mean"] = unit(s.mean);
+  if (with_p50) j["p50"] = unit(s.p50);
+  j["p99"] = unit(s.p99);
+  j["max"] = unit(s.max);
+  return j;
+}
+
+}  // namespace
+
+nlohmann::json metrics_to_json(const RunMetrics& m, bool with_jobs) {
+  nlohmann::json doc;
+  doc["format"] = "takt-run-metrics";
+  doc["format_version"] = 1;
+  const auto origin = m.run.origin;
+  doc["run"] = {
+      {"policy", m.run.policy},
+      {"overrun", std::string(to_string(m.run.overrun))},
+      {"privileges", m.run.privileges},
+      {"duration_s", static_cast<double>((m.run.end - m.run.origin).count()) / 1e9},
+      {"stopped", m.run.stopped},
+      {"abandoned", m.run.abandoned},
+      {"signal", m.run.signal},
+  };
+  doc["totals"] = {{"jobs", m.jobs_total}, {"misses", m.misses_total}, {"miss_ratio", m.miss_ratio}};
+
+  nlohmann::json tasks = nlohmann::json::array();
+  for (const auto& t : m.tasks) {
+    nlohmann::json j;
+    j["name"] = t.name;
+    j["period_ms"] = ms(t.period);
+    j["deadline_ms"] = ms(t.deadline);
+    j["jobs"] = t.jobs;
+    j["released"] = t.released;
+    j["met"] = t.met;
+    j["misses"] = t.misses;
+    j["miss_ratio"] = t.miss_ratio;
+    j["skipped"] = t.skipped;
+    j["late"] = t.late;
+    j["failed"] = t.failed;
+    j["unfinished"] = t.unfinished;
+    j["abandoned"] = t.abandoned;
+    j["response_ms"] = stats_json(t.response, ms, true);
+    j["mean_relative_response"] = t.mean_relative_response;
+    j["release_latency_us"] = stats_json(t.release_latency, us, true);
+    j["errors"] = t.errors;
+    tasks.push_back(std::move(j));
+  }
+  doc["tasks"] = std::move(tasks);
+
+  const auto& s = m.system;
+  nlohmann::json sys;
+  sys["migrations"] = s.migrations;
+  sys["thread_migrations"] = s.thread_migrations;
+  sys["steals"] = s.steals;
+  sys["preemptions"] = s.preemptions;
+  sys["strands"] = s.strands;
+  sys["context_switches"] = {{"voluntary", s.context_switches.voluntary},
+                             {"involuntary", s.context_switches.involuntary}};
+  sys["release_latency_us"] = stats_json(s.release_latency, us, true);
+  sys["process_cpu_time_ms"] = ms(s.process_cpu_time);
+  nlohmann::json cores = nlohmann::json::array();
+  for (const auto& c : s.cores) {
+    nlohmann::json j{{"cpu", c.cpu}, {"job_time_ms", ms(c.job_time)}};
+    j["busy_ms"] = c.busy ? nlohmann::json(ms(*c.busy)) : nlohmann::json(nullptr);
+    cores.push_back(std::move(j));
+  }
+  sys["cores"] = std::move(cores);
+  sys["events"] = {
+      {"recorded", s.events_recorded}, {"dropped", s.events_dropped}, {"unattached", s.events_unattached}};
+  sys["job_errors"] = s.job_errors;
+  nlohmann::json threads = nlohmann::json::array();
+  for (const auto& t : s.threads) {
+    threads.push_back({{"name", t.name},
+                       {"cpu", t.cpu},
+                       {"closed", t.closed},
+                       {"cpu_time_ms", ms(t.cpu_time)},
+                       {"voluntary_switches", t.voluntary_switches},
+                       {"involuntary_switches", t.involuntary_switches},
+                       {"events", t.events},
+                       {"dropped", t.dropped}});
+  }
+  sys["threads"] = std::move(threads);
+  doc["system"] = std::move(sys);
+
+  if (with_jobs) {
+    nlohmann::json jobs = nlohmann::json::array();
+    for (const auto& r : m.jobs) {
+      auto rel = [&](nanoseconds t) { return (t - origin).count(); };
+      nlohmann::json j;
+      j["task"] = m.tasks[r.task].name;
+      j["index"] = r.index;
+      j["status"] = std::string(to_string(r.status));
+      j["release_ns"] = rel(r.release);
+      j["eligible_ns"] = rel(r.eligible);
+      j["deadline_ns"] = rel(r.deadline);
+      j["start_ns"] = r.start ? nlohmann::json(rel(*r.start)) : nlohmann::json(nullptr);
+      j["finish_ns"] = r.finish ? nlohmann::json(rel(*r.finish)) : nlohmann::json(nullptr);
+      j["response_ns"] = r.response() ? nlohmann::json(r.response()->count()) : nlohmann::json(nullptr);
+      j["tardiness_ns"] = r.tardiness() ? nlohmann::json(r.tardiness()->count()) : nlohmann::json(nullptr);
+      j["release_latency_ns"] =
+          r.release_latency() ? nlohmann::json(r.release_latency()->count()) : nlohmann::json(nullptr);
+      j["late"] = r.late;
+      j["cpu"] = r.start_cpu;
+      jobs.push_back(std::move(j));
+    }
+    doc["jobs"] = std::move(jobs);
+  }
+  return doc;
+}
+
+void write_json_file(const std::filesystem::path& path, const nlohmann::json& document) {
+  std::filesystem::path tmp = path;
+  tmp += ".partial";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    if (!out) {
+      throw Error(fmt::format("cannot write '{}': {}; check that the folder exists and is writable",
+                              path.string(), std::strerror(errno)));
+    }
+    out << document.dump(2) << '\n';
+    out.flush();
+    if (!out) throw Error(fmt::format("writing '{}' failed (disk full?)", path.string()));
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec)
+    throw Error(
+        fmt::format("cannot move '{}' into place as '{}': {}", tmp.string(), path.string(), ec.message()));
+}
+
+}  // namespace takt::platform

@@ -1,0 +1,80 @@
+// Run metrics as a readable table for the terminal.
+#include "platform/metrics_table.hpp"
+
+#include <fmt/core.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <iterator>
+
+namespace takt::platform {
+
+using std::chrono::nanoseconds;
+
+namespace {
+double ms(nanoseconds d) { return static_cast<double>(d.count()) / 1e6; }
+double us(nanoseconds d) { return static_cast<double>(d.count()) / 1e3; }
+}  // namespace
+
+std::string format_table(const RunMetrics& m) {
+  std::string out;
+  auto it = std::back_inserter(out);
+  fmt::format_to(
+      it, "run: {:.2f} s{}, overrun \"{}\"{}\n",
+      static_cast<double>((m.run.end - m.run.origin).count()) / 1e9,
+      m.run.policy.empty() ? std::string() : ", policy " + m.run.policy, to_string(m.run.overrun),
+      m.run.stopped ? (m.run.abandoned ? ", stopped (running jobs abandoned)" : ", stopped early") : "");
+  if (!m.run.privileges.empty()) fmt::format_to(it, "privileges: {}\n", m.run.privileges);
+
+  std::size_t name_width = 5;
+  for (const auto& t : m.tasks) name_width = std::max(name_width, t.name.size());
+  fmt::format_to(it, "\n{:<{}}  {:>7} {:>7} {:>7} {:>7} {:>5} {:>6}  {:>9} {:>9} {:>9} {:>9}  {:>8} {:>11}\n",
+                 "task", name_width, "jobs", "misses", "miss %", "skipped", "late", "failed", "resp min",
+                 "mean", "p99", "max", "rel.resp", "latency p99");
+  fmt::format_to(it, "{:<{}}  {:>7} {:>7} {:>7} {:>7} {:>5} {:>6}  {:>9} {:>9} {:>9} {:>9}  {:>8} {:>11}\n",
+                 "", name_width, "", "", "", "", "", "", "ms", "ms", "ms", "ms", "", "us");
+  for (const auto& t : m.tasks) {
+    fmt::format_to(it,
+                   "{:<{}}  {:>7} {:>7} {:>7.2f} {:>7} {:>5} {:>6}  {:>9.3f} {:>9.3f} {:>9.3f} {:>9.3f}  "
+                   "{:>8.3f} {:>11.1f}\n",
+                   t.name, name_width, t.jobs, t.misses, 100.0 * t.miss_ratio, t.skipped, t.late, t.failed,
+                   ms(t.response.min), ms(t.response.mean), ms(t.response.p99), ms(t.response.max),
+                   t.mean_relative_response, us(t.release_latency.p99));
+  }
+  fmt::format_to(it, "{:<{}}  {:>7} {:>7} {:>7.2f}\n", "total", name_width, m.jobs_total, m.misses_total,
+                 100.0 * m.miss_ratio);
+
+  const auto& s = m.system;
+  fmt::format_to(
+      it,
+      "\nrelease latency (release -> first instruction): p50 {:.1f} us, p99 {:.1f} us, max {:.1f} us "
+      "over {} jobs\n",
+      us(s.release_latency.p50), us(s.release_latency.p99), us(s.release_latency.max),
+      s.release_latency.count);
+  fmt::format_to(
+      it, "migrations {} (of which the OS moved a thread: {}), steals {}, preemptions {}, strands {}\n",
+      s.migrations, s.thread_migrations, s.steals, s.preemptions, s.strands);
+  fmt::format_to(it, "context switches: {} voluntary, {} involuntary; process CPU time {:.3f} s\n",
+                 s.context_switches.voluntary, s.context_switches.involuntary, ms(s.process_cpu_time) / 1e3);
+  for (const auto& c : s.cores) {
+    fmt::format_to(
+        it, "cpu {}: jobs ran {:.3f} s{}\n", c.cpu, ms(c.job_time) / 1e3,
+        c.busy ? fmt::format(", busy {:.3f} s (every process)", ms(*c.busy) / 1e3) : std::string());
+  }
+  if (s.events_dropped > 0 || s.events_unattached > 0) {
+    fmt::format_to(
+        it,
+        "warning: {} events dropped (full buffers) and {} from threads without a recorder slot; the "
+        "numbers above miss them: give the recorder more room\n",
+        s.events_dropped, s.events_unattached);
+  }
+  if (s.job_errors > 0) {
+    fmt::format_to(it, "{} job(s) failed:\n", s.job_errors);
+    for (const auto& t : m.tasks) {
+      for (const auto& e : t.errors) fmt::format_to(it, "  {}: {}\n", t.name, e);
+    }
+  }
+  return out;
+}
+
+}  // namespace takt::platform

@@ -1,0 +1,236 @@
+// Preallocated per-thread event buffers: recording on the hot path without allocation or locks.
+#include "platform/recorder.hpp"
+
+#include "os/clock.hpp"
+#include "os/cpu.hpp"
+#include "os/usage.hpp"
+#include "takt/error.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace takt::platform {
+
+void ThreadRecorder::reset(std::size_t capacity, std::string_view name) {
+  // Value-initialising the array writes every page once: the buffer is resident
+  // (and locked, under mlockall) before the run starts.
+  events_ = std::make_unique<Event[]>(capacity);
+  capacity_ = capacity;
+  std::size_t n = std::min(name.size(), name_.size() - 1);
+  std::memcpy(name_.data(), name.data(), n);
+  name_[n] = '\0';
+}
+
+void ThreadRecorder::append(const Event& e) noexcept {
+  std::size_t n = size_.load(std::memory_order_relaxed);  // only this thread writes size_
+  if (n >= capacity_) {
+    dropped_.store(dropped_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    return;
+  }
+  events_[n] = e;
+  size_.store(n + 1, std::memory_order_release);  // publishes the slot to readers
+}
+
+void ThreadRecorder::record(Event e) noexcept {
+  if (e.cpu < 0) e.cpu = static_cast<std::int16_t>(os::current_cpu());
+  if (last_cpu_ >= 0 && e.cpu != last_cpu_) {
+    Event m = e;
+    m.kind = EventKind::migration;
+    m.arg = static_cast<std::uint64_t>(last_cpu_);
+    m.flags = event_flag::thread_moved;
+    m.aux = {};
+    append(m);
+  }
+  last_cpu_ = e.cpu;
+  append(e);
+}
+
+void ThreadRecorder::job_start(std::uint32_t task, std::uint64_t job, std::chrono::nanoseconds release,
+                               std::chrono::nanoseconds at) noexcept {
+  Event e;
+  e.kind = EventKind::start;
+  e.time = at;
+  e.release = release;
+  e.task = task;
+  e.job = job;
+  record(e);
+}
+
+void ThreadRecorder::job_finish(std::uint32_t task, std::uint64_t job, std::chrono::nanoseconds release,
+                                std::chrono::nanoseconds deadline, std::chrono::nanoseconds at,
+                                bool failed) noexcept {
+  Event e;
+  e.kind = EventKind::finish;
+  e.time = at;
+  e.release = release;
+  e.task = task;
+  e.job = job;
+  e.flags = failed ? event_flag::failed : 0;
+  record(e);
+  jobs_done_.store(jobs_done_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  if (failed || at > deadline)
+    misses_.store(misses_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+}
+
+namespace {
+Event strand_event(EventKind kind, std::uint32_t task, std::uint64_t job, std::uint64_t arg,
+                   std::chrono::nanoseconds at) {
+  Event e;
+  e.kind = kind;
+  e.time = at;
+  e.task = task;
+  e.job = job;
+  e.arg = arg;
+  return e;
+}
+}  // namespace
+
+void ThreadRecorder::strand_begin(std::uint32_t task, std::uint64_t job, std::uint64_t strand,
+                                  std::chrono::nanoseconds at) noexcept {
+  record(strand_event(EventKind::strand_begin, task, job, strand, at));
+}
+
+void ThreadRecorder::strand_end(std::uint32_t task, std::uint64_t job, std::uint64_t strand,
+                                std::chrono::nanoseconds at, bool preempted) noexcept {
+  Event e = strand_event(EventKind::strand_end, task, job, strand, at);
+  e.flags = preempted ? event_flag::preempted : 0;
+  record(e);
+}
+
+void ThreadRecorder::steal(std::uint32_t task, std::uint64_t job, int victim_cpu,
+                           std::chrono::nanoseconds at) noexcept {
+  record(strand_event(EventKind::steal, task, job, static_cast<std::uint64_t>(victim_cpu), at));
+}
+
+void ThreadRecorder::preemption(std::uint32_t task, std::uint64_t job, std::uint64_t strand,
+                                std::chrono::nanoseconds at) noexcept {
+  record(strand_event(EventKind::preemption, task, job, strand, at));
+}
+
+void ThreadRecorder::migration(std::uint32_t task, std::uint64_t job, int from_cpu,
+                               std::chrono::nanoseconds at) noexcept {
+  record(strand_event(EventKind::migration, task, job, static_cast<std::uint64_t>(from_cpu), at));
+}
+
+void ThreadRecorder::job_error(std::uint32_t task, std::uint64_t job, std::string_view message) noexcept {
+  std::size_t n = error_count_.load(std::memory_order_relaxed);
+  if (n < kept_errors) {
+    ErrorSlot& slot = errors_[n];
+    slot.task = task;
+    slot.job = job;
+    std::size_t len = std::min(message.size(), error_length - 1);
+    std::memcpy(slot.message.data(), message.data(), len);
+    slot.message[len] = '\0';
+  }
+  error_count_.store(n + 1, std::memory_order_release);
+}
+
+void ThreadRecorder::close() noexcept {
+  cpu_time_ = os::thread_cpu_time();
+  auto cs = os::thread_context_switches();
+  voluntary_ = cs.voluntary;
+  involuntary_ = cs.involuntary;
+  if (last_cpu_ < 0) last_cpu_ = os::current_cpu();
+  closed_.store(true, std::memory_order_release);
+}
+
+Recorder::Recorder(RecorderConfig config) : config_(config) {
+  if (config_.threads == 0) throw Error("the event recorder needs at least one thread slot");
+  if (config_.events_per_thread == 0)
+    throw Error("the event recorder needs room for at least one event per thread");
+  slots_.reset(new ThreadRecorder[config_.threads]);
+  for (std::size_t i = 0; i < config_.threads; ++i) slots_[i].reset(config_.events_per_thread, "");
+}
+
+ThreadRecorder* Recorder::attach(std::string_view thread_name) noexcept {
+  std::size_t i = claimed_.fetch_add(1, std::memory_order_relaxed);
+  if (i >= config_.threads) {
+    unattached_.fetch_add(1, std::memory_order_relaxed);
+    return nullptr;
+  }
+  ThreadRecorder& slot = slots_[i];
+  std::size_t n = std::min(thread_name.size(), slot.name_.size() - 1);
+  std::memcpy(slot.name_.data(), thread_name.data(), n);
+  slot.name_[n] = '\0';
+  slot.attached_.store(true, std::memory_order_release);
+  return &slot;
+}
+
+namespace {}  // namespace
+
+template <class F>
+void Recorder::for_each_attached(F f) const {
+  for (std::size_t i = 0; i < config_.threads; ++i) {
+    if (slots_[i].attached_.load(std::memory_order_acquire)) f(slots_[i]);
+  }
+}
+
+RecorderProgress Recorder::progress() const noexcept {
+  RecorderProgress p;
+  for_each_attached([&](const ThreadRecorder& t) {
+    p.jobs_done += t.jobs_done();
+    p.misses += t.misses();
+  });
+  return p;
+}
+
+std::vector<Event> Recorder::events() const {
+  std::vector<Event> out;
+  for_each_attached([&](const ThreadRecorder& t) { out.insert(out.end(), t.data(), t.data() + t.size()); });
+  std::stable_sort(out.begin(), out.end(), [](const Event& a, const Event& b) { return a.time < b.time; });
+  return out;
+}
+
+std::vector<ThreadSummary> Recorder::threads() const {
+  std::vector<ThreadSummary> out;
+  for_each_attached([&](const ThreadRecorder& t) {
+    ThreadSummary s;
+    s.name = t.name_.data();
+    s.events = t.size();
+    s.dropped = t.dropped();
+    if (t.closed_.load(std::memory_order_acquire)) {
+      s.closed = true;
+      s.cpu = t.last_cpu_;
+      s.cpu_time = t.cpu_time_;
+      s.voluntary_switches = t.voluntary_;
+      s.involuntary_switches = t.involuntary_;
+    }
+    out.push_back(std::move(s));
+  });
+  return out;
+}
+
+std::vector<JobError> Recorder::errors() const {
+  std::vector<JobError> out;
+  for_each_attached([&](const ThreadRecorder& t) {
+    std::size_t n = std::min(t.error_count_.load(std::memory_order_acquire), ThreadRecorder::kept_errors);
+    for (std::size_t i = 0; i < n; ++i) {
+      out.push_back(JobError{t.errors_[i].task, t.errors_[i].job, std::string(t.errors_[i].message.data())});
+    }
+  });
+  return out;
+}
+
+std::uint64_t Recorder::error_count() const noexcept {
+  std::uint64_t n = 0;
+  for_each_attached([&](const ThreadRecorder& t) { n += t.error_count_.load(std::memory_order_acquire); });
+  return n;
+}
+
+std::uint64_t Recorder::dropped() const noexcept {
+  std::uint64_t n = 0;
+  for_each_attached([&](const ThreadRecorder& t) { n += t.dropped(); });
+  return n;
+}
+
+std::size_t Recorder::events_per_thread_for(std::uint64_t jobs, std::size_t events_per_job,
+                                            std::size_t threads) {
+  if (threads == 0) threads = 1;
+  std::uint64_t total = jobs * events_per_job;
+  std::uint64_t per_thread = (total + threads - 1) / threads * 2 + 1024;
+  return static_cast<std::size_t>(per_thread);
+}
+
+}  // namespace takt::platform

@@ -1,0 +1,175 @@
+// Preallocated per-thread event buffers: recording on the hot path without allocation or locks.
+//
+// A Recorder is sized before the run: a number of thread slots, each with room for a
+// fixed number of events. Every thread that records (a release lane, a worker)
+// attaches once and gets its own ThreadRecorder; only that thread writes to it. A
+// full buffer drops further events and counts them; it never grows, blocks or
+// crashes. Results are read after the run (or, for the progress counters, at any time).
+#pragma once
+
+#include "platform/event.hpp"
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace takt::platform {
+
+struct RecorderConfig {
+  std::size_t threads = 8;                  ///< thread slots (lanes + workers + spare)
+  std::size_t events_per_thread = 1 << 16;  ///< capacity of each slot's buffer
+};
+
+/// What a thread measured about itself when it closed its recorder.
+struct ThreadSummary {
+  std::string name;
+  int cpu = -1;  ///< the CPU it last recorded on
+  std::chrono::nanoseconds cpu_time{};
+  long voluntary_switches = 0;
+  long involuntary_switches = 0;
+  bool closed = false;  ///< false: the thread never called close() (its numbers are 0)
+  std::size_t events = 0;
+  std::uint64_t dropped = 0;
+};
+
+/// An error a job reported (its run threw), kept for the report.
+struct JobError {
+  std::uint32_t task = 0;
+  std::uint64_t job = 0;
+  std::string message;
+};
+
+/// The recording handle of one thread. All functions are for the owning thread only,
+/// except the const readers, which may run concurrently (they see a prefix).
+class ThreadRecorder {
+ public:
+  /// Appends `e` (no allocation, no lock). Fills in e.cpu when it is -1. When the
+  /// thread is found on another CPU than at its previous record, first records a
+  /// migration (flag thread_moved). A full buffer counts the event as dropped.
+  void record(Event e) noexcept;
+
+  // Convenience recorders; `at` is the time of the event (os::monotonic_now()).
+  void job_start(std::uint32_t task, std::uint64_t job, std::chrono::nanoseconds release,
+                 std::chrono::nanoseconds at) noexcept;
+  /// Records the finish and counts the job for the progress line (missed when it
+  /// failed or `at` is after `deadline`).
+  void job_finish(std::uint32_t task, std::uint64_t job, std::chrono::nanoseconds release,
+                  std::chrono::nanoseconds deadline, std::chrono::nanoseconds at, bool failed) noexcept;
+  void strand_begin(std::uint32_t task, std::uint64_t job, std::uint64_t strand,
+                    std::chrono::nanoseconds at) noexcept;
+  void strand_end(std::uint32_t task, std::uint64_t job, std::uint64_t strand, std::chrono::nanoseconds at,
+                  bool preempted = false) noexcept;
+  void steal(std::uint32_t task, std::uint64_t job, int victim_cpu, std::chrono::nanoseconds at) noexcept;
+  void preemption(std::uint32_t task, std::uint64_t job, std::uint64_t strand,
+                  std::chrono::nanoseconds at) noexcept;
+  void migration(std::uint32_t task, std::uint64_t job, int from_cpu, std::chrono::nanoseconds at) noexcept;
+
+  /// Keeps the message of a failed job (the first few per thread; later ones are
+  /// only counted). Copies into preallocated storage: no allocation.
+  void job_error(std::uint32_t task, std::uint64_t job, std::string_view message) noexcept;
+
+  /// Captures the thread's CPU time and context switches; call on the thread as its
+  /// last use of this recorder.
+  void close() noexcept;
+
+  [[nodiscard]] std::size_t size() const noexcept { return size_.load(std::memory_order_acquire); }
+  [[nodiscard]] std::uint64_t dropped() const noexcept { return dropped_.load(std::memory_order_relaxed); }
+  [[nodiscard]] std::uint64_t jobs_done() const noexcept {
+    return jobs_done_.load(std::memory_order_relaxed);
+  }
+  [[nodiscard]] std::uint64_t misses() const noexcept { return misses_.load(std::memory_order_relaxed); }
+  /// The recorded events (a consistent prefix while the thread still records).
+  [[nodiscard]] const Event* data() const noexcept { return events_.get(); }
+
+  static constexpr std::size_t kept_errors = 4;
+  static constexpr std::size_t error_length = 240;
+
+ private:
+  friend class Recorder;
+  ThreadRecorder() = default;
+  void reset(std::size_t capacity, std::string_view name);
+  void append(const Event& e) noexcept;
+
+  std::unique_ptr<Event[]> events_;
+  std::size_t capacity_ = 0;
+  std::atomic<std::size_t> size_{0};
+  std::atomic<std::uint64_t> dropped_{0};
+  std::atomic<std::uint64_t> jobs_done_{0};
+  std::atomic<std::uint64_t> misses_{0};
+  int last_cpu_ = -1;
+
+  struct ErrorSlot {
+    std::uint32_t task = 0;
+    std::uint64_t job = 0;
+    std::array<char, error_length> message{};
+  };
+  std::array<ErrorSlot, kept_errors> errors_{};
+  std::atomic<std::size_t> error_count_{0};  ///< all errors, kept or not
+
+  std::array<char, 32> name_{};
+  std::atomic<bool> attached_{false};  ///< set after name_ is written
+  // Written by close(), published by closed_.
+  std::chrono::nanoseconds cpu_time_{};
+  long voluntary_ = 0;
+  long involuntary_ = 0;
+  std::atomic<bool> closed_{false};
+};
+
+/// Counts summed over every thread (for the progress line).
+struct RecorderProgress {
+  std::uint64_t jobs_done = 0;
+  std::uint64_t misses = 0;
+};
+
+class Recorder {
+ public:
+  /// Allocates and touches every buffer now, so that recording never page-faults
+  /// for the first time on the hot path.
+  explicit Recorder(RecorderConfig config);
+  Recorder(const Recorder&) = delete;
+  Recorder& operator=(const Recorder&) = delete;
+
+  /// A free slot for the calling thread, named `thread_name` (e.g. "lane 0",
+  /// "worker 3"). Lock-free. Returns nullptr when every slot is taken: that thread's
+  /// events are then not recorded (counted in unattached()).
+  ThreadRecorder* attach(std::string_view thread_name) noexcept;
+  /// Counts one event that could not be recorded for want of a slot.
+  void count_unattached() noexcept { unattached_.fetch_add(1, std::memory_order_relaxed); }
+
+  [[nodiscard]] const RecorderConfig& config() const { return config_; }
+  [[nodiscard]] RecorderProgress progress() const noexcept;
+  /// Every event recorded so far, ordered by time (ties keep recording order).
+  [[nodiscard]] std::vector<Event> events() const;
+  [[nodiscard]] std::vector<ThreadSummary> threads() const;
+  /// Kept job errors, in slot order.
+  [[nodiscard]] std::vector<JobError> errors() const;
+  /// All job errors, kept or not.
+  [[nodiscard]] std::uint64_t error_count() const noexcept;
+  [[nodiscard]] std::uint64_t dropped() const noexcept;
+  [[nodiscard]] std::uint64_t unattached() const noexcept {
+    return unattached_.load(std::memory_order_relaxed);
+  }
+
+  /// A buffer size for a run: `jobs` jobs in total, each recording about
+  /// `events_per_job` events (release, start, finish, plus strands), spread over
+  /// `threads` threads, with a safety factor of 2 (a thread may take more than its share).
+  static std::size_t events_per_thread_for(std::uint64_t jobs, std::size_t events_per_job,
+                                           std::size_t threads);
+
+ private:
+  template <class F>
+  void for_each_attached(F f) const;
+
+  RecorderConfig config_;
+  std::unique_ptr<ThreadRecorder[]> slots_;
+  std::atomic<std::size_t> claimed_{0};
+  std::atomic<std::uint64_t> unattached_{0};
+};
+
+}  // namespace takt::platform

@@ -1,0 +1,296 @@
+// The release engine: periodic absolute-time releases, the overrun policy, limits and stopping.
+#include "platform/release_engine.hpp"
+
+#include "takt/error.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <numeric>
+
+namespace takt::platform {
+
+using std::chrono::nanoseconds;
+
+// Shared between a task's lane and the threads that finish its jobs.
+struct alignas(64) ReleaseEngine::TaskState {
+  // Written by finished().
+  std::atomic<std::uint64_t> finished_through{0};  ///< index + 1 of the last finished job; 0: none
+  std::atomic<std::int64_t> last_finish_ns{0};
+  // Set by the lane when it must hear about the next finish (a late release waits
+  // for it, or the lane is draining); read by finished().
+  std::atomic<bool> wants_wake{false};
+  // Written by the lane only; atomics so that counts() may read them at any time.
+  std::atomic<std::uint64_t> released_through{0};  ///< index + 1 of the last released job; 0: none
+  std::atomic<std::uint64_t> released{0};
+  std::atomic<std::uint64_t> skipped{0};
+  std::atomic<std::uint64_t> late{0};
+  std::atomic<bool> claimed{false};  ///< belongs to a lane
+  std::uint64_t next = 0;            ///< next job index the lane considers (lane only)
+};
+
+ReleaseEngine::ReleaseEngine(std::vector<PeriodicTask> tasks, ReleaseConfig config, ReleaseClock& clock)
+    : tasks_(std::move(tasks)), config_(config), clock_(clock) {
+  for (const auto& t : tasks_) {
+    if (t.period <= nanoseconds::zero()) {
+      throw Error(
+          fmt::format("task '{}': the period must be positive (got {} ns)", t.name, t.period.count()));
+    }
+    if (t.deadline <= nanoseconds::zero()) {
+      throw Error(
+          fmt::format("task '{}': the deadline must be positive (got {} ns)", t.name, t.deadline.count()));
+    }
+    if (t.offset < nanoseconds::zero()) {
+      throw Error(
+          fmt::format("task '{}': the offset must not be negative (got {} ns)", t.name, t.offset.count()));
+    }
+  }
+  if (config_.duration && *config_.duration <= nanoseconds::zero()) {
+    throw Error("the run's duration must be positive");
+  }
+  if (config_.jobs_per_task && *config_.jobs_per_task == 0)
+    throw Error("the number of jobs per task must be positive");
+  if (config_.drain < nanoseconds::zero()) throw Error("the drain time must not be negative");
+  state_.reset(new TaskState[tasks_.size()]);
+}
+
+ReleaseEngine::~ReleaseEngine() = default;
+
+void ReleaseEngine::start(nanoseconds origin) {
+  if (started_.load(std::memory_order_acquire)) throw Error("the release engine was already started");
+  origin_ns_.store(origin.count(), std::memory_order_relaxed);
+  started_.store(true, std::memory_order_release);
+}
+
+nanoseconds ReleaseEngine::origin() const noexcept {
+  return nanoseconds(origin_ns_.load(std::memory_order_acquire));
+}
+bool ReleaseEngine::started() const noexcept { return started_.load(std::memory_order_acquire); }
+
+nanoseconds ReleaseEngine::release_time(std::uint32_t task, std::uint64_t k) const noexcept {
+  const auto& t = tasks_[task];
+  return origin() + t.offset + t.period * static_cast<std::int64_t>(k);
+}
+
+bool ReleaseEngine::within_limits(std::uint32_t task, std::uint64_t k) const noexcept {
+  if (config_.jobs_per_task && k >= *config_.jobs_per_task) return false;
+  if (config_.duration) {
+    const auto& t = tasks_[task];
+    if (t.offset + t.period * static_cast<std::int64_t>(k) >= *config_.duration) return false;
+  }
+  return true;
+}
+
+std::optional<std::uint64_t> ReleaseEngine::planned_releases() const {
+  if (!config_.duration && !config_.jobs_per_task) return std::nullopt;
+  std::uint64_t total = 0;
+  for (std::uint32_t i = 0; i < tasks_.size(); ++i) {
+    std::uint64_t n = config_.jobs_per_task.value_or(UINT64_MAX);
+    if (config_.duration) {
+      const auto& t = tasks_[i];
+      std::uint64_t by_time =
+          t.offset >= *config_.duration
+              ? 0
+              : static_cast<std::uint64_t>((*config_.duration - t.offset - nanoseconds(1)) / t.period) + 1;
+      n = std::min(n, by_time);
+    }
+    total += n;
+  }
+  return total;
+}
+
+void ReleaseEngine::wake_lanes() noexcept {
+  epoch_.fetch_add(1, std::memory_order_acq_rel);
+  clock_.notify(epoch_);
+}
+
+void ReleaseEngine::finished(std::uint32_t task, std::uint64_t job, nanoseconds at) noexcept {
+  TaskState& s = state_[task];
+  s.last_finish_ns.store(at.count(), std::memory_order_relaxed);
+  // seq_cst pairs with the lane's store of wants_wake and its re-check of
+  // finished_through: at least one of the two sides sees the other.
+  s.finished_through.store(job + 1, std::memory_order_seq_cst);
+  if (s.wants_wake.load(std::memory_order_seq_cst)) wake_lanes();
+}
+
+void ReleaseEngine::request_stop() noexcept {
+  stop_.store(true, std::memory_order_seq_cst);
+  wake_lanes();
+}
+
+void ReleaseEngine::abandon() noexcept {
+  abandon_.store(true, std::memory_order_seq_cst);
+  stop_.store(true, std::memory_order_seq_cst);
+  wake_lanes();
+}
+
+bool ReleaseEngine::stop_requested() const noexcept { return stop_.load(std::memory_order_acquire); }
+bool ReleaseEngine::abandoned() const noexcept { return abandon_.load(std::memory_order_acquire); }
+
+ReleaseCounts ReleaseEngine::counts(std::uint32_t task) const noexcept {
+  const TaskState& s = state_[task];
+  ReleaseCounts c;
+  c.released = s.released.load(std::memory_order_relaxed);
+  c.skipped = s.skipped.load(std::memory_order_relaxed);
+  c.late = s.late.load(std::memory_order_relaxed);
+  c.in_flight = s.released_through.load(std::memory_order_acquire) !=
+                s.finished_through.load(std::memory_order_acquire);
+  return c;
+}
+
+std::uint64_t ReleaseEngine::jobs_in_flight() const noexcept {
+  std::uint64_t n = 0;
+  for (std::uint32_t i = 0; i < tasks_.size(); ++i) n += counts(i).in_flight ? 1 : 0;
+  return n;
+}
+
+void ReleaseEngine::run(ReleaseSink& sink, ThreadRecorder* recorder) {
+  std::vector<std::uint32_t> all(tasks_.size());
+  std::iota(all.begin(), all.end(), 0u);
+  run_lane(all, sink, recorder);
+}
+
+void ReleaseEngine::run_lane(std::span<const std::uint32_t> lane, ReleaseSink& sink,
+                             ThreadRecorder* recorder) {
+  if (!started()) throw Error("the release engine must be started (start(origin)) before a lane runs");
+  for (std::uint32_t t : lane) {
+    if (t >= tasks_.size()) throw Error(fmt::format("release lane names task {} of {}", t, tasks_.size()));
+    if (state_[t].claimed.exchange(true)) {
+      throw Error(
+          fmt::format("task '{}' is in two release lanes; give each task to one lane", tasks_[t].name));
+    }
+  }
+
+  auto record = [&](EventKind kind, std::uint32_t t, std::uint64_t k, nanoseconds release,
+                    nanoseconds eligible, std::uint8_t flags) {
+    if (recorder == nullptr) return;
+    Event e;
+    e.kind = kind;
+    e.time = clock_.now();
+    e.release = release;
+    e.aux = eligible;
+    e.task = t;
+    e.job = k;
+    e.flags = flags;
+    recorder->record(e);
+  };
+
+  bool draining = false;
+  nanoseconds drain_until = nanoseconds::max();
+  bool stop_drain_set = false;
+  // When this lane first saw the stop: releases due by then were part of the run
+  // (skipped at the stop); later ones were not.
+  nanoseconds stop_seen = nanoseconds::max();
+
+  for (;;) {
+    const std::uint32_t seen = epoch_.load(std::memory_order_acquire);
+    const bool stopping = stop_.load(std::memory_order_acquire);
+    nanoseconds now = clock_.now();
+    if (stopping && stop_seen == nanoseconds::max()) stop_seen = now;
+    nanoseconds wake = nanoseconds::max();
+    bool more_to_release = false;  // a release of this lane is still ahead or pending
+    bool any_in_flight = false;
+    nanoseconds latest_deadline_in_flight = nanoseconds::min();
+
+    for (std::uint32_t t : lane) {
+      TaskState& s = state_[t];
+      const PeriodicTask& task = tasks_[t];
+      for (;;) {
+        const std::uint64_t k = s.next;
+        if (!within_limits(t, k)) break;
+        const nanoseconds r = release_time(t, k);
+        if (stopping && r > stop_seen) break;  // after the stop: not part of the run
+        if (r > now) {
+          if (!stopping) {
+            more_to_release = true;
+            wake = std::min(wake, r);
+          }
+          break;
+        }
+        if (stopping) {
+          // Due before the stop was seen, but releasing has ended: accounted as skipped.
+          record(EventKind::skip, t, k, r, r, event_flag::at_stop);
+          s.skipped.fetch_add(1, std::memory_order_relaxed);
+          ++s.next;
+          continue;
+        }
+        const std::uint64_t released_through = s.released_through.load(std::memory_order_relaxed);
+        s.wants_wake.store(false, std::memory_order_relaxed);
+        std::uint64_t finished_through = s.finished_through.load(std::memory_order_seq_cst);
+        bool previous_finished = finished_through == released_through;
+        if (!previous_finished && config_.overrun == OverrunPolicy::wait) {
+          // Hear about the finish; re-check after announcing it (see finished()).
+          s.wants_wake.store(true, std::memory_order_seq_cst);
+          finished_through = s.finished_through.load(std::memory_order_seq_cst);
+          previous_finished = finished_through == released_through;
+          if (!previous_finished) {
+            more_to_release = true;  // pending: released when the previous job finishes
+            break;
+          }
+          s.wants_wake.store(false, std::memory_order_relaxed);
+        }
+        const nanoseconds previous_finish =
+            released_through > 0 && previous_finished
+                ? nanoseconds(s.last_finish_ns.load(std::memory_order_relaxed))
+                : nanoseconds::min();
+        const bool overran = !previous_finished || previous_finish > r;
+        if (overran && config_.overrun == OverrunPolicy::skip) {
+          record(EventKind::skip, t, k, r, r, 0);
+          s.skipped.fetch_add(1, std::memory_order_relaxed);
+          ++s.next;
+          continue;
+        }
+        Release rel;
+        rel.task = t;
+        rel.job = k;
+        rel.release = r;
+        rel.eligible = overran ? previous_finish : r;
+        rel.deadline = r + task.deadline;
+        rel.late = overran;
+        s.released_through.store(k + 1, std::memory_order_release);
+        s.released.fetch_add(1, std::memory_order_relaxed);
+        if (overran) s.late.fetch_add(1, std::memory_order_relaxed);
+        ++s.next;
+        record(EventKind::release, t, k, r, rel.eligible, overran ? event_flag::late : 0);
+        sink.release(rel);
+        now = clock_.now();  // the sink may have run the job
+      }
+      if (s.released_through.load(std::memory_order_relaxed) !=
+          s.finished_through.load(std::memory_order_acquire)) {
+        any_in_flight = true;
+        latest_deadline_in_flight =
+            std::max(latest_deadline_in_flight,
+                     release_time(t, s.released_through.load(std::memory_order_relaxed) - 1) + task.deadline);
+      }
+    }
+
+    if (!more_to_release) {
+      if (!any_in_flight || abandon_.load(std::memory_order_acquire)) break;
+      if (!draining) {
+        draining = true;
+        drain_until =
+            stopping ? now + config_.drain : std::max(now, latest_deadline_in_flight) + config_.drain;
+        stop_drain_set = stopping;
+      } else if (stopping && !stop_drain_set) {
+        drain_until = std::min(drain_until, now + config_.drain);
+        stop_drain_set = true;
+      }
+      if (now >= drain_until) break;  // the jobs still running are abandoned
+      // Hear about every finish now; if one slipped in before the flag, look again.
+      bool finish_slipped_in = false;
+      for (std::uint32_t t : lane) {
+        TaskState& s = state_[t];
+        const std::uint64_t rt = s.released_through.load(std::memory_order_relaxed);
+        if (rt == s.finished_through.load(std::memory_order_acquire)) continue;
+        s.wants_wake.store(true, std::memory_order_seq_cst);
+        if (rt == s.finished_through.load(std::memory_order_seq_cst)) finish_slipped_in = true;
+      }
+      if (finish_slipped_in) continue;
+      wake = std::min(wake, drain_until);
+    }
+    clock_.wait(epoch_, seen, wake);
+  }
+  for (std::uint32_t t : lane) state_[t].wants_wake.store(false, std::memory_order_relaxed);
+}
+
+}  // namespace takt::platform

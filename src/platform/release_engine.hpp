@@ -1,0 +1,136 @@
+// The release engine: periodic absolute-time releases, the overrun policy, limits and stopping.
+//
+// Job k of task i is released at origin + offset_i + k·T_i, an absolute time on
+// CLOCK_MONOTONIC, so releases never drift. Releases are issued by *lanes*: a lane is
+// a thread that calls run_lane() for a subset of the tasks and sleeps (an absolute,
+// wakeable futex wait) until the earliest next release of its tasks. A policy chooses
+// the lanes: one lane for the whole set (a central RT-scheduler feeding a global
+// queue), or one lane per task whose thread runs the job itself (release → first
+// instruction on the thread that woke up, as RT-OpenMP's distributed dispatcher does).
+//
+// At most one job of a task is in flight (released and not finished). A release that
+// finds the previous job still running is handled by the overrun policy:
+//   skip: the release is skipped and counted (it counts as a missed job);
+//   wait: the job is released as soon as the previous one finishes, counted as late;
+//         its deadline stays release-based (origin + offset + k·T + D).
+// The decision uses the previous job's recorded finish time, so it does not depend on
+// how promptly the lane thread woke up.
+//
+// The run ends when every lane has no release left (duration or job-count limit) and
+// its jobs have finished; or when request_stop() is called (SIGINT/SIGTERM through
+// SignalStop): releasing stops at once, running jobs get `drain` to finish, and
+// abandon() (a second signal) stops waiting for them.
+//
+// An engine serves one run: start() once, each task in one lane, then discard it.
+// It must outlive every thread that may still call finished() (an abandoned job's).
+#pragma once
+
+#include "platform/periodic_task.hpp"
+#include "platform/recorder.hpp"
+#include "platform/release_clock.hpp"
+#include "platform/stoppable.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <vector>
+
+namespace takt::platform {
+
+struct ReleaseConfig {
+  OverrunPolicy overrun = OverrunPolicy::skip;
+  /// Release only jobs whose nominal release is before origin + duration.
+  std::optional<std::chrono::nanoseconds> duration;
+  /// Release only jobs k < jobs_per_task of every task.
+  std::optional<std::uint64_t> jobs_per_task;
+  /// How long running jobs may take to finish once releasing has ended: after a stop,
+  /// `drain` from the stop; at the natural end, `drain` after the latest deadline of
+  /// a running job. Jobs still running then are abandoned (reported as unfinished).
+  std::chrono::nanoseconds drain = std::chrono::seconds(1);
+};
+
+/// Receives the released jobs of a lane, on the lane's thread.
+class ReleaseSink {
+ public:
+  virtual ~ReleaseSink() = default;
+  /// Either runs the job before returning (then calls ReleaseEngine::finished() first)
+  /// or hands it on to workers, which call ReleaseEngine::finished() when it completes.
+  virtual void release(const Release& release) = 0;
+};
+
+/// Counters of one task, readable at any time.
+struct ReleaseCounts {
+  std::uint64_t released = 0;  ///< jobs released (on time or late)
+  std::uint64_t skipped = 0;   ///< due releases not made (overrun "skip", or pending at a stop)
+  std::uint64_t late = 0;      ///< jobs released late (overrun "wait")
+  bool in_flight = false;      ///< a released job has not finished
+};
+
+class ReleaseEngine final : public Stoppable {
+ public:
+  /// Throws takt::Error for a task without a positive period or deadline, a negative
+  /// offset, or a limit of zero.
+  ReleaseEngine(std::vector<PeriodicTask> tasks, ReleaseConfig config,
+                ReleaseClock& clock = ReleaseClock::monotonic());
+  ~ReleaseEngine();
+  ReleaseEngine(const ReleaseEngine&) = delete;
+  ReleaseEngine& operator=(const ReleaseEngine&) = delete;
+
+  /// Fixes the time origin (call once, before any lane runs); usually a little after
+  /// now, so that every thread is ready for the first release.
+  void start(std::chrono::nanoseconds origin);
+  [[nodiscard]] std::chrono::nanoseconds origin() const noexcept;
+  [[nodiscard]] bool started() const noexcept;
+
+  /// Releases the jobs of `tasks` (indices into tasks()) on the calling thread until
+  /// the run ends for them (see the file comment). Each task belongs to one lane only.
+  /// Records release and skip events into `recorder` (may be null).
+  void run_lane(std::span<const std::uint32_t> tasks, ReleaseSink& sink, ThreadRecorder* recorder);
+  /// run_lane() for every task.
+  void run(ReleaseSink& sink, ThreadRecorder* recorder);
+
+  /// Job `job` of `task` finished at `at` (any thread; lock-free, no allocation).
+  void finished(std::uint32_t task, std::uint64_t job, std::chrono::nanoseconds at) noexcept;
+
+  /// Stop releasing; running jobs get `drain` to finish. Async-signal-safe.
+  void request_stop() noexcept override;
+  /// Stop waiting for running jobs (implies request_stop). Async-signal-safe.
+  void abandon() noexcept override;
+  [[nodiscard]] bool stop_requested() const noexcept;
+  [[nodiscard]] bool abandoned() const noexcept;
+
+  [[nodiscard]] ReleaseCounts counts(std::uint32_t task) const noexcept;
+  /// Jobs released and not finished, over all tasks.
+  [[nodiscard]] std::uint64_t jobs_in_flight() const noexcept;
+  /// Releases the limits allow in total (nullopt: no limit, the run lasts until stopped).
+  [[nodiscard]] std::optional<std::uint64_t> planned_releases() const;
+
+  [[nodiscard]] const std::vector<PeriodicTask>& tasks() const noexcept { return tasks_; }
+  [[nodiscard]] const ReleaseConfig& config() const noexcept { return config_; }
+  [[nodiscard]] ReleaseClock& clock() noexcept { return clock_; }
+  [[nodiscard]] std::chrono::nanoseconds now() { return clock_.now(); }
+  /// Nominal release of job k of `task`.
+  [[nodiscard]] std::chrono::nanoseconds release_time(std::uint32_t task, std::uint64_t k) const noexcept;
+
+ private:
+  struct TaskState;
+  struct LaneState;
+  [[nodiscard]] bool within_limits(std::uint32_t task, std::uint64_t k) const noexcept;
+  void wake_lanes() noexcept;
+
+  std::vector<PeriodicTask> tasks_;
+  ReleaseConfig config_;
+  ReleaseClock& clock_;
+  std::unique_ptr<TaskState[]> state_;
+  std::atomic<std::int64_t> origin_ns_{0};
+  std::atomic<bool> started_{false};
+  std::atomic<bool> stop_{false};
+  std::atomic<bool> abandon_{false};
+  /// Bumped (then futex-woken) whenever a lane must re-examine its tasks.
+  std::atomic<std::uint32_t> epoch_{0};
+};
+
+}  // namespace takt::platform

@@ -1,0 +1,57 @@
+// The end of a run: compute the metrics from the recorder and write every requested output.
+#include "platform/run_report.hpp"
+
+#include "platform/metrics_json.hpp"
+#include "platform/metrics_table.hpp"
+#include "platform/trace_writer.hpp"
+#include "takt/error.hpp"
+
+#include <fmt/core.h>
+#include <fmt/format.h>
+
+#include <string>
+#include <vector>
+
+namespace takt::platform {
+
+RunMetrics report_run(std::span<const PeriodicTask> tasks, const Recorder& recorder, const RunInfo& run,
+                      std::optional<SystemSample> before, std::optional<SystemSample> after,
+                      const ReportOutputs& outputs) {
+  const std::vector<Event> events = recorder.events();
+  MetricsInput in;
+  in.tasks = tasks;
+  in.events = events;
+  in.run = run;
+  in.before = std::move(before);
+  in.after = std::move(after);
+  in.threads = recorder.threads();
+  in.errors = recorder.errors();
+  in.job_errors = recorder.error_count();
+  in.events_dropped = recorder.dropped();
+  in.events_unattached = recorder.unattached();
+  RunMetrics metrics = compute_metrics(in);
+
+  std::vector<std::string> failures;
+  if (outputs.json) {
+    try {
+      write_json_file(*outputs.json, metrics_to_json(metrics));
+    } catch (const std::exception& e) {
+      failures.emplace_back(e.what());
+    }
+  }
+  if (outputs.trace) {
+    try {
+      write_trace(*outputs.trace, tasks, events, run.origin);
+    } catch (const std::exception& e) {
+      failures.emplace_back(e.what());
+    }
+  }
+  if (outputs.table != nullptr) {
+    std::fputs(format_table(metrics).c_str(), outputs.table);
+    std::fflush(outputs.table);
+  }
+  if (!failures.empty()) throw Error(fmt::format("{}", fmt::join(failures, "; ")));
+  return metrics;
+}
+
+}  // namespace takt::platform

@@ -1,0 +1,191 @@
+// Tests of federated scheduling: the core-count formulas of rtws §V and the assignment of cores.
+#include "analysis/federated.hpp"
+#include "model/task_set_parser.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+using namespace std::chrono_literals;
+using takt::analysis::analyse_federated;
+using takt::analysis::expected_response_bound;
+using takt::analysis::federated_cores;
+using takt::analysis::federated_cores_with_overhead;
+using takt::model::Cores;
+using takt::model::Decimal;
+
+TEST(FederatedCores, ClassicFormula) {
+  // n = ⌈(C − L)/(D − L)⌉: C = 20, L = 2, D = 10 → ⌈18/8⌉ = ⌈2.25⌉ = 3.
+  EXPECT_EQ(federated_cores(20ms, 2ms, 10ms), 3);
+  // An exact quotient stays: C = 18, L = 2, D = 10 → 16/8 = 2.
+  EXPECT_EQ(federated_cores(18ms, 2ms, 10ms), 2);
+  // One nanosecond more work needs one more core: (16 ms + 1 ns)/8 ms → 3.
+  EXPECT_EQ(federated_cores(18000001ns, 2ms, 10ms), 3);
+  // D = L: no number of cores.
+  EXPECT_FALSE(federated_cores(20ms, 10ms, 10ms).has_value());
+}
+
+TEST(FederatedCores, WorkStealingOverheadEquation3) {
+  // n = ⌈(C + D − δL̂)/(D − δL̂)⌉.
+  // δ = 1.5, C = 20, L̂ = 2, D = 10: (30 − 3)/(10 − 3) = 27/7 = 3.857 → 4.
+  EXPECT_EQ(federated_cores_with_overhead(20ms, 2ms, 10ms, Decimal::parse("1.5")), 4);
+  // δ = 3.65 (the theoretical value): (30 − 7.3)/(10 − 7.3) = 22.7/2.7 = 8.407 → 9.
+  EXPECT_EQ(federated_cores_with_overhead(20ms, 2ms, 10ms, Decimal::parse("3.65")), 9);
+  // δ = 1.7, L̂ = 3 ms: δL̂ = 5.1 ms; C = 9.8 ms, D = 10 ms: (9.8 + 10 − 5.1)/(10 − 5.1) =
+  // 14.7/4.9 = 3 exactly. In binary floating point 1.7·3e6 is not 5.1e6, and the ceiling
+  // of the rounded quotient can come out as 4: the integer computation must give 3.
+  EXPECT_EQ(federated_cores_with_overhead(9800us, 3ms, 10ms, Decimal::parse("1.7")), 3);
+  // D ≤ δL̂: unschedulable. δ = 1.7, L̂ = 6 ms: 10.2 ms ≥ 10 ms.
+  EXPECT_FALSE(federated_cores_with_overhead(20ms, 6ms, 10ms, Decimal::parse("1.7")).has_value());
+  // D = δL̂ exactly (1.5 · 4 ms = 6 ms = D) is also deemed unschedulable.
+  EXPECT_FALSE(federated_cores_with_overhead(20ms, 4ms, 6ms, Decimal::parse("1.5")).has_value());
+}
+
+TEST(FederatedCores, ExpectedResponseTimeBound) {
+  // E[R] ≤ C/n + δL̂ + (δ/ln 2)²/(2(D − C/n − δL̂)).
+  // C = 20 ms, n = 4, δ = 1.5, L̂ = 2 ms, D = 10 ms: C/n = 5 ms, δL̂ = 3 ms, so the mean
+  // is 8 ms; the variance term is (1.5/0.6931)² = 4.6832 ns² over 2·2 ms = 4e6 ns,
+  // i.e. 1.17e-6 ns.
+  auto bound = expected_response_bound(20ms, 2ms, 10ms, Decimal::parse("1.5"), 4);
+  ASSERT_TRUE(bound.has_value());
+  EXPECT_NEAR(*bound, 8e6, 1e-3);
+  EXPECT_NEAR(*bound - 8e6, std::pow(1.5 / std::log(2.0), 2) / 4e6, 1e-9);
+  // Two cores: C/n = 10 ms = D: no bound.
+  EXPECT_FALSE(expected_response_bound(20ms, 2ms, 10ms, Decimal::parse("1.5"), 2).has_value());
+}
+
+TEST(FederatedAssignment, DedicatedThenSharedCores) {
+  auto set = takt::model::parse_task_set(R"(global: {cores: "2-9"}
+tasks:
+  - {name: big, period: 10ms, work: 20ms, span: 2ms}      # n = 3
+  - {name: light1, period: 10ms, work: 6ms, span: 1ms}    # density 0.6
+  - {name: huge, period: 20ms, work: 50ms, span: 5ms}     # n = ⌈45/15⌉ = 3
+  - {name: light2, period: 10ms, work: 5ms, span: 5ms}    # density 0.5
+  - {name: light3, period: 20ms, work: 6ms, span: 1ms}    # density 0.3
+)",
+                                         "f.yaml");
+  auto r = analyse_federated(set, {*set.global.cores, std::nullopt, takt::model::Fit::worst_fit});
+  EXPECT_TRUE(r.schedulable);
+  EXPECT_EQ(r.dedicated_cores, 6);
+  EXPECT_EQ(r.shared_cores, 2);
+  ASSERT_EQ(r.grants.size(), 5u);
+  // High tasks in file order from the first CPU of the list.
+  EXPECT_TRUE(r.grants[0].high);
+  EXPECT_EQ(r.grants[0].cores, 3);
+  EXPECT_EQ(r.grants[0].core_ids, (std::vector<int>{2, 3, 4}));
+  EXPECT_EQ(r.grants[2].core_ids, (std::vector<int>{5, 6, 7}));
+  // Worst-fit decreasing density on CPUs 8 and 9: light1 (0.6) → 8, light2 (0.5) → 9,
+  // light3 (0.3) → 9 (0.5 < 0.6).
+  EXPECT_EQ(r.grants[1].core_ids, (std::vector<int>{8}));
+  EXPECT_EQ(r.grants[3].core_ids, (std::vector<int>{9}));
+  EXPECT_EQ(r.grants[4].core_ids, (std::vector<int>{9}));
+  EXPECT_NEAR(r.shared[1].density, 0.8, 1e-12);
+  // Σu = 2 + 0.6 + 2.5 + 0.5 + 0.3 = 5.9 > 8/2 = 4: the capacity-augmentation bound does not hold.
+  EXPECT_FALSE(r.capacity.holds);
+  EXPECT_NEAR(r.capacity.total_utilization, 5.9, 1e-12);
+
+  // First-fit: light1 → 8, light2 → 9 (0.6 + 0.5 > 1), light3 → 8 (0.9 ≤ 1).
+  auto ff = analyse_federated(set, {*set.global.cores, std::nullopt, takt::model::Fit::first_fit});
+  EXPECT_TRUE(ff.schedulable);
+  EXPECT_EQ(ff.grants[4].core_ids, (std::vector<int>{8}));
+}
+
+TEST(FederatedAssignment, SaysWhichTaskFailsAndByHowMuch) {
+  auto set = takt::model::parse_task_set(R"(tasks:
+  - {name: heavy, period: 20ms, work: 50ms, span: 5ms}
+  - {name: wide, period: 10ms, work: 30ms, span: 2ms}
+  - {name: seq, period: 10ms, work: 7ms, span: 7ms}
+)",
+                                         "f.yaml");
+  auto r = analyse_federated(set, {Cores::of_count(4), std::nullopt, takt::model::Fit::worst_fit});
+  EXPECT_FALSE(r.schedulable);
+  // heavy: ⌈45/15⌉ = 3 cores (0-2); wide: ⌈28/8⌉ = 4 > the 1 left, short by 3.
+  EXPECT_TRUE(r.grants[0].granted);
+  EXPECT_FALSE(r.grants[1].granted);
+  EXPECT_EQ(r.grants[1].cores, 4);
+  bool found = false;
+  for (const auto& f : r.findings) {
+    if (f.task == "wide" && !f.passed) {
+      found = true;
+      EXPECT_EQ(f.margin, -3);
+      EXPECT_NE(f.detail.find("short by 3"), std::string::npos) << f.detail;
+    }
+  }
+  EXPECT_TRUE(found);
+  // 7 dedicated cores wanted: no shared core for seq.
+  bool seq_failed = false;
+  for (const auto& f : r.findings) seq_failed = seq_failed || (f.task == "seq" && !f.passed);
+  EXPECT_TRUE(seq_failed);
+}
+
+TEST(FederatedAssignment, LightTaskThatFitsNowhere) {
+  // Two light tasks of density 0.6 on one shared core: the second is short by 0.2.
+  auto set = takt::model::parse_task_set(R"(tasks:
+  - {name: a, period: 10ms, work: 6ms, span: 6ms}
+  - {name: b, period: 10ms, work: 6ms, span: 6ms}
+)",
+                                         "f.yaml");
+  auto r = analyse_federated(set, {Cores::of_count(1), std::nullopt, takt::model::Fit::worst_fit});
+  EXPECT_FALSE(r.schedulable);
+  ASSERT_FALSE(r.findings.empty());
+  const auto& f = r.findings[1];  // after the set-level "dedicated cores"
+  EXPECT_EQ(f.task, "b");
+  EXPECT_FALSE(f.passed);
+  EXPECT_NEAR(f.margin, -0.2, 1e-12);
+}
+
+TEST(FederatedAssignment, ExactDensityOneFits) {
+  // Three tasks of density 1/3 fill one core exactly: Σ = 1 ≤ 1 in exact arithmetic.
+  auto set = takt::model::parse_task_set(R"(tasks:
+  - {name: a, period: 3ms, work: 1ms, span: 1ms}
+  - {name: b, period: 6ms, work: 2ms, span: 2ms}
+  - {name: c, period: 9ms, work: 3ms, span: 3ms}
+)",
+                                         "f.yaml");
+  auto r = analyse_federated(set, {Cores::of_count(1), std::nullopt, takt::model::Fit::first_fit});
+  EXPECT_TRUE(r.schedulable);
+}
+
+TEST(FederatedAssignment, EquationThreeWithBurdenedSpan) {
+  auto set = takt::model::parse_task_set(R"(global: {cores: 8, delta: 1.5}
+tasks:
+  - {name: chol, period: 40ms, work: 60ms, span: 5ms, burdened_span: 5.2ms}
+  - {name: heat, period: 50ms, work: 90ms, span: 7ms}
+)",
+                                         "f.yaml");
+  auto r = analyse_federated(set, {*set.global.cores, set.global.delta, takt::model::Fit::worst_fit});
+  EXPECT_TRUE(r.with_overhead);
+  // chol: ⌈(60 + 40 − 7.8)/(40 − 7.8)⌉ = ⌈92.2/32.2⌉ = ⌈2.863⌉ = 3, with L̂ = 5.2 ms.
+  EXPECT_EQ(r.grants[0].cores, 3);
+  EXPECT_EQ(r.grants[0].span_used, 5200us);
+  // heat has no burdened span: L = 7 ms is used: ⌈(140 − 10.5)/(50 − 10.5)⌉ = ⌈3.278⌉ = 4.
+  EXPECT_EQ(r.grants[1].cores, 4);
+  EXPECT_EQ(r.grants[1].span_used, 7ms);
+  // E[R] of chol ≈ 60/3 + 1.5·5.2 = 27.8 ms.
+  ASSERT_TRUE(r.grants[0].expected_response_ns.has_value());
+  EXPECT_NEAR(*r.grants[0].expected_response_ns, 27.8e6, 1.0);
+}
+
+TEST(FederatedAssignment, CapacityAugmentationBoundBesideTheVerdict) {
+  // m = 4: Σu = 1.5 + 0.5 = 2 ≤ 4/2 and L ≤ D/2 for both (4 ≤ 5, 5 ≤ 5): holds.
+  auto ok = takt::model::parse_task_set(R"(tasks:
+  - {name: a, period: 10ms, work: 15ms, span: 4ms}
+  - {name: b, period: 10ms, work: 5ms, span: 5ms}
+)",
+                                        "f.yaml");
+  auto r = analyse_federated(ok, {Cores::of_count(4), std::nullopt, takt::model::Fit::worst_fit});
+  EXPECT_TRUE(r.capacity.holds);
+  EXPECT_DOUBLE_EQ(r.capacity.utilization_bound, 2.0);
+  // b's span 5.000001 ms > D/2: the bound no longer holds, but the set is still admitted
+  // (a: ⌈11/6⌉ = 2 cores, b on a shared core).
+  auto long_span = takt::model::parse_task_set(R"(tasks:
+  - {name: a, period: 10ms, work: 15ms, span: 4ms}
+  - {name: b, period: 10ms, work: 5000001ns, span: 5000001ns}
+)",
+                                               "f.yaml");
+  auto r2 = analyse_federated(long_span, {Cores::of_count(4), std::nullopt, takt::model::Fit::worst_fit});
+  EXPECT_FALSE(r2.capacity.holds);
+  EXPECT_EQ(r2.capacity.long_span_tasks, std::vector<std::string>{"b"});
+  EXPECT_TRUE(r2.schedulable);
+  EXPECT_EQ(r2.grants[0].cores, 2);
+}

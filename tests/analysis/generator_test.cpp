@@ -1,0 +1,222 @@
+// Tests of the task-set generators: reproducible, and each follows its paper's recipe.
+#include "analysis/generator.hpp"
+#include "analysis/generator_methods.hpp"
+#include "analysis/random.hpp"
+#include "model/program_profile.hpp"
+#include "model/task_set_parser.hpp"
+#include "model/task_set_writer.hpp"
+#include "takt/error.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+using namespace std::chrono_literals;
+using takt::analysis::generate;
+using takt::analysis::GeneratorMethod;
+using takt::analysis::GeneratorOptions;
+
+namespace {
+
+GeneratorOptions options(GeneratorMethod method, int cores, double u, std::uint64_t seed) {
+  GeneratorOptions o;
+  o.method = method;
+  o.cores = cores;
+  o.utilization = u;
+  o.seed = seed;
+  o.programs = takt::analysis::default_rtws_profiles();
+  return o;
+}
+
+std::string text_of(const GeneratorOptions& o) { return takt::model::write_task_set(generate(o).set); }
+
+}  // namespace
+
+TEST(Random, SequenceIsFixedByTheStandardEngine) {
+  // std::mt19937_64 with the default seed gives 9981545732273789042 as its 10000th value
+  // (a requirement of the C++ standard); our draws are built on that engine only.
+  std::mt19937_64 engine;
+  engine.discard(9999);
+  EXPECT_EQ(engine(), 9981545732273789042ULL);
+  takt::analysis::Random a(42), b(42);
+  for (int i = 0; i < 100; ++i) EXPECT_EQ(a.uniform_int(0, 1000), b.uniform_int(0, 1000));
+  takt::analysis::Random r(1);
+  double sum = 0;
+  for (int i = 0; i < 20000; ++i) sum += r.lognormal_with_mean(300, 1.0);
+  EXPECT_NEAR(sum / 20000, 300, 15);  // the mean is the requested one
+}
+
+TEST(Generators, SameSeedSameFileDifferentSeedDifferentFile) {
+  for (GeneratorMethod m : {GeneratorMethod::paws, GeneratorMethod::rt_openmp, GeneratorMethod::rtws,
+                            GeneratorMethod::synthetic}) {
+    SCOPED_TRACE(std::string(takt::analysis::to_string(m)));
+    const std::string a = text_of(options(m, 4, 2.0, 7));
+    EXPECT_EQ(a, text_of(options(m, 4, 2.0, 7)));
+    EXPECT_NE(a, text_of(options(m, 4, 2.0, 8)));
+    // The written file is a valid task set.
+    auto set = takt::model::parse_task_set(a, "g.yaml");
+    EXPECT_EQ(set.global.cores->count, 4);
+  }
+}
+
+TEST(Generators, PawsFollowsSection5) {
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    // m = 2, the paper's window [0.58, 0.60] of m: U in [1.16, 1.20].
+    auto g = generate(options(GeneratorMethod::paws, 2, 1.2, seed));
+    EXPECT_EQ(g.set.global.policy, takt::model::Policy::gedf_paws);
+    const double u = g.set.total_utilization();
+    EXPECT_GE(u, 1.16 - 1e-6);
+    EXPECT_LE(u, 1.20 + 1e-6);
+    bool parallel = false;
+    for (const auto& t : g.set.tasks) {
+      EXPECT_GE(t.period, 100ms);
+      EXPECT_LE(t.period, 150ms);
+      EXPECT_EQ(t.deadline, t.period);
+      EXPECT_GE(t.utilization(), 0.1 - 1e-6);
+      EXPECT_LE(t.utilization(), 0.4 + 1e-6);
+      int threads = 0;
+      for (const auto& s : t.segments) threads = std::max(threads, s.strands);
+      EXPECT_GE(threads, 1);
+      EXPECT_LE(threads, 3 * 2);  // n_i = x·3m
+      parallel = parallel || threads >= 2;
+    }
+    (void)parallel;
+  }
+}
+
+TEST(Generators, RtOpenMpFollowsSectionVIA) {
+  std::map<int, int> span_percent;  // span as % of the period → count
+  double length_sum = 0;
+  double strands_sum = 0;
+  int segments = 0;
+  const double unit = 16e6 / 2048;  // default timescale 16 ms = 2^11 units
+  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+    auto g = generate(options(GeneratorMethod::rt_openmp, 12, 6.0, seed));  // 50 % of 12 cores
+    EXPECT_EQ(g.set.global.policy, takt::model::Policy::partitioned_dm);
+    const double u = g.set.total_utilization();
+    EXPECT_GE(u, 6.0 - 0.24 - 1e-9);  // within 2 % of m below the target
+    EXPECT_LE(u, 6.0 + 1e-9);
+    for (const auto& t : g.set.tasks) {
+      // T = 2^k units, k ∈ {11..16}.
+      const double k = std::log2(static_cast<double>(t.period.count()) / unit);
+      EXPECT_NEAR(k, std::round(k), 1e-9);
+      EXPECT_GE(std::lround(k), 11);
+      EXPECT_LE(std::lround(k), 16);
+      const double percent =
+          100.0 * static_cast<double>(t.span().count()) / static_cast<double>(t.period.count());
+      const int p = static_cast<int>(std::lround(percent));
+      EXPECT_TRUE(p == 8 || p == 10 || p == 14 || p == 20) << percent;
+      ++span_percent[p];
+      for (const auto& s : t.segments) {
+        // ≥ 100 units (one unit of rounding).
+        EXPECT_GE(static_cast<double>(s.length.count()), 100 * unit - 1);
+        EXPECT_GE(s.strands, 1);
+        length_sum += static_cast<double>(s.length.count()) / unit;
+        strands_sum += s.strands;
+        ++segments;
+      }
+    }
+  }
+  // Probabilities .4 / .3 / .2 / .1 (loose: a few hundred tasks).
+  int total = 0;
+  for (auto [p, n] : span_percent) total += n;
+  EXPECT_NEAR(span_percent[8] / double(total), 0.4, 0.08);
+  EXPECT_NEAR(span_percent[10] / double(total), 0.3, 0.08);
+  EXPECT_NEAR(span_percent[14] / double(total), 0.2, 0.08);
+  EXPECT_NEAR(span_percent[20] / double(total), 0.1, 0.06);
+  // Means 400 units and 4 strands; the last segment of each task is cut to the span, so
+  // the length mean sits below 400.
+  EXPECT_GT(length_sum / segments, 250);
+  EXPECT_LT(length_sum / segments, 450);
+  EXPECT_NEAR(strands_sum / segments, 4.0, 0.5);
+}
+
+TEST(Generators, RtOpenMpTimescaleScalesEverything) {
+  auto o = options(GeneratorMethod::rt_openmp, 4, 1.5, 3);
+  o.timescale = 2048ms;  // 1 unit = 1 ms: periods 2048 ms .. 65536 ms
+  for (const auto& t : generate(o).set.tasks) {
+    EXPECT_EQ(t.period.count() % 1'000'000, 0);
+    EXPECT_GE(t.period, 2048ms);
+    EXPECT_LE(t.period, 65536ms);
+  }
+}
+
+TEST(Generators, RtwsFollowsSectionVIIA) {
+  auto g = generate(options(GeneratorMethod::rtws, 30, 20.0, 5));
+  EXPECT_EQ(g.set.global.policy, takt::model::Policy::federated);
+  EXPECT_NEAR(g.set.total_utilization(), 20.0, 0.05 + 1e-6);
+  // The first task's mean is 15 (the largest of {1, 3, 6, 12, 15} ≤ 20): u in [7.5, 22.5],
+  // capped at 20.
+  const auto& first = g.set.tasks.front();
+  EXPECT_GE(first.utilization(), 7.5 - 1e-6);
+  std::set<std::string> programs;
+  for (const auto& t : g.set.tasks) {
+    EXPECT_TRUE(t.measured_work.has_value());
+    EXPECT_EQ(t.deadline, t.period);
+    // T = C/u and L ≤ D/2.
+    EXPECT_LE(2 * t.span().count(), t.deadline.count() + 1);
+    programs.insert(t.program);
+  }
+  EXPECT_GE(programs.size(), 1u);
+  // Only cholesky when asked.
+  auto o = options(GeneratorMethod::rtws, 8, 5.0, 5);
+  o.program = "cholesky";
+  for (const auto& t : generate(o).set.tasks) EXPECT_EQ(t.program, "cholesky");
+  o.program = "nosuch";
+  EXPECT_THROW((void)generate(o), takt::Error);
+}
+
+TEST(Generators, RtwsUtilizationMeans) {
+  takt::analysis::Random r(3);
+  // 20 left: mean 15 → u in [7.5, 20]; 2.5 left: mean 1 → [0.5, 1.5]; 0.7 left: exactly 0.7.
+  for (int i = 0; i < 100; ++i) {
+    double u = takt::analysis::rtws_task_utilization(20, r);
+    EXPECT_GE(u, 7.5);
+    EXPECT_LE(u, 20);
+    u = takt::analysis::rtws_task_utilization(2.5, r);
+    EXPECT_GE(u, 0.5);
+    EXPECT_LE(u, 1.5);
+  }
+  EXPECT_DOUBLE_EQ(takt::analysis::rtws_task_utilization(0.7, r), 0.7);
+}
+
+TEST(Generators, SyntheticTypesOfSectionIVA) {
+  for (int type = 1; type <= 3; ++type) {
+    auto o = options(GeneratorMethod::synthetic, 8, 4.0, 11);
+    o.synthetic_type = type;
+    auto g = generate(o);
+    const std::int64_t ranges[3][4] = {
+        {100000, 200000, 5, 10}, {10000, 20000, 2000, 4500}, {1000, 2000, 20000, 50000}};
+    for (const auto& t : g.set.tasks) {
+      EXPECT_GE(t.segments.size(), 10u);
+      EXPECT_LE(t.segments.size(), 20u);
+      for (const auto& s : t.segments) {
+        EXPECT_GE(s.strands, ranges[type - 1][0]);
+        EXPECT_LE(s.strands, ranges[type - 1][1]);
+        EXPECT_GE(s.length.count(), ranges[type - 1][2]);
+        EXPECT_LE(s.length.count(), ranges[type - 1][3]);
+      }
+    }
+  }
+}
+
+TEST(Generators, RejectImpossibleRequests) {
+  EXPECT_THROW((void)generate(options(GeneratorMethod::paws, 2, 3.0, 1)), takt::Error);   // U > m
+  EXPECT_THROW((void)generate(options(GeneratorMethod::paws, 2, 0.05, 1)), takt::Error);  // below one task
+  EXPECT_THROW((void)generate(options(GeneratorMethod::rtws, 2, 0.01, 1)), takt::Error);
+}
+
+TEST(Generators, DefaultProfilesMatchTheShippedExample) {
+  const std::string path = std::string(TAKT_SOURCE_DIR) + "/examples/profiles/rtws-table2.yaml";
+  const std::string expected = takt::model::write_program_profiles(
+      takt::analysis::default_rtws_profiles(), takt::analysis::default_rtws_profiles_header());
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_EQ(text.str(), expected)
+      << "regenerate examples/profiles/rtws-table2.yaml from default_profiles.cpp";
+}

@@ -1,0 +1,88 @@
+// Tests of the gedf-paws tests: GFB (paws §2) and the 2.618 capacity bound of global EDF.
+#include "analysis/global_edf.hpp"
+#include "model/task_set_parser.hpp"
+
+#include <gtest/gtest.h>
+
+using takt::analysis::analyse_global_edf;
+using takt::model::Cores;
+
+namespace {
+
+takt::analysis::GlobalEdfResult run(const std::string& tasks, int m) {
+  return analyse_global_edf(takt::model::parse_task_set("tasks:\n" + tasks, "g.yaml"), Cores::of_count(m));
+}
+
+}  // namespace
+
+TEST(GlobalEdf, GfbHoldsWithMarginFromThePaperFormula) {
+  // m = 2, u = 0.5, 0.5, 0.4: U = 1.4, u_max = 0.5, m − (m − 1)u_max = 1.5 ≥ 1.4: holds,
+  // margin 0.1.
+  auto r =
+      run("  - {name: a, period: 10ms, work: 5ms, span: 1ms}\n"
+          "  - {name: b, period: 20ms, work: 10ms, span: 1ms}\n"
+          "  - {name: c, period: 10ms, work: 4ms, span: 1ms}\n",
+          2);
+  EXPECT_TRUE(r.gfb_holds);
+  EXPECT_TRUE(r.schedulable);
+  EXPECT_NEAR(r.total_density, 1.4, 1e-12);
+  EXPECT_NEAR(r.gfb_bound, 1.5, 1e-12);
+  EXPECT_EQ(r.core_ids, (std::vector<int>{0, 1}));
+  bool found = false;
+  for (const auto& f : r.findings) {
+    if (f.test.rfind("GFB", 0) == 0) {
+      found = true;
+      EXPECT_NEAR(f.margin, 0.1, 1e-12);
+    }
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST(GlobalEdf, GfbFailsAndCapacityDecides) {
+  // m = 2, u = 0.9, 0.9: U = 1.8 > 2 − 0.9 = 1.1: GFB fails by 0.7. Capacity: 1.8 > 2/2.618 =
+  // 0.764: fails too.
+  auto r =
+      run("  - {name: a, period: 10ms, work: 9ms, span: 1ms}\n"
+          "  - {name: b, period: 10ms, work: 9ms, span: 1ms}\n",
+          2);
+  EXPECT_FALSE(r.gfb_holds);
+  EXPECT_FALSE(r.capacity_holds);
+  EXPECT_FALSE(r.schedulable);
+  EXPECT_NEAR(r.gfb_bound - r.total_density, -0.7, 1e-12);
+}
+
+TEST(GlobalEdf, ParallelTaskNeedsTheCapacityBound) {
+  // m = 4, one task with u = 1.5 (> 1, GFB cannot apply), L = 3.8 ms ≤ D/2.618 = 3.82 ms;
+  // Σu = 1.5 ≤ 4/2.618 = 1.528: the capacity bound admits it.
+  auto r = run("  - {name: p, period: 10ms, work: 15ms, span: 3.8ms}\n", 4);
+  EXPECT_FALSE(r.gfb_holds);
+  EXPECT_TRUE(r.capacity_holds);
+  EXPECT_TRUE(r.schedulable);
+  // L = 3.9 ms > 3.82 ms: the span condition fails.
+  auto r2 = run("  - {name: p, period: 10ms, work: 15ms, span: 3.9ms}\n", 4);
+  EXPECT_FALSE(r2.schedulable);
+  EXPECT_FALSE(r2.tasks[0].span_ok);
+}
+
+TEST(GlobalEdf, CapacityBoundIsExactAtTheBoundary) {
+  // b = (3 + √5)/2 = 2.6180339887...; D = 2618034 ns: D/b = 1000000.0000043 ns, so
+  // L = 1000000 ns is within the bound and L = 1000001 ns is not.
+  auto in = run("  - {name: p, period: 2618034ns, work: 1000000ns, span: 1000000ns}\n", 4);
+  EXPECT_TRUE(in.tasks[0].span_ok);
+  auto out = run("  - {name: p, period: 2618034ns, work: 1000001ns, span: 1000001ns}\n", 4);
+  EXPECT_FALSE(out.tasks[0].span_ok);
+  // Σu: m = 1, u = 1000000/2618034 = 0.381966... ≤ 1/b = 0.3819660112...: holds; one more
+  // nanosecond of work: 0.3819664 > 0.3819660: fails.
+  EXPECT_TRUE(run("  - {name: p, period: 2618034ns, work: 1000000ns, span: 1ns}\n", 1).capacity_holds);
+  EXPECT_FALSE(run("  - {name: p, period: 2618034ns, work: 1000001ns, span: 1ns}\n", 1).capacity_holds);
+}
+
+TEST(GlobalEdf, ConstrainedDeadlinesUseDensity) {
+  // C = 4, D = 5, T = 10: density 0.8 (not u = 0.4). m = 1: GFB is U ≤ 1, 0.8 + 0.3 > 1.
+  auto r =
+      run("  - {name: a, period: 10ms, deadline: 5ms, work: 4ms, span: 4ms}\n"
+          "  - {name: b, period: 10ms, work: 3ms, span: 3ms}\n",
+          1);
+  EXPECT_NEAR(r.total_density, 1.1, 1e-12);
+  EXPECT_FALSE(r.gfb_holds);
+}

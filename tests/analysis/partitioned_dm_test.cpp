@@ -1,0 +1,151 @@
+// Tests of partitioned-dm: priorities and FBB-FFD placement, golden on rt-openmp Fig. 2(c).
+#include "analysis/partitioned_dm.hpp"
+#include "analysis/core_interference.hpp"
+#include "model/task_set_parser.hpp"
+#include "takt/error.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+using namespace std::chrono_literals;
+using takt::analysis::analyse_partitioned_dm;
+using takt::analysis::CoreInterference;
+using takt::model::Cores;
+using takt::model::Fit;
+
+namespace {
+
+takt::model::TaskSet figure2() {
+  return takt::model::parse_task_set_file(std::string(TAKT_SOURCE_DIR) + "/examples/rt-openmp-fig2.yaml");
+}
+
+}  // namespace
+
+TEST(PartitionedDm, GoldenFigure2WorstFitTable) {
+  // rt-openmp Fig. 2(c) (cores numbered from 1 there, from 0 here):
+  //   strand  deadline  priority  core
+  //   s_1^1   10/3      2         1
+  //   s_1^2   40/9      3         1
+  //   s_1^3   40/9      3         2
+  //   s_1^4   40/9      3         3
+  //   s_1^5   40/9      3         1
+  //   s_1^6   20/9      1         1
+  //   s_2^1   8         4         2
+  auto r = analyse_partitioned_dm(figure2(), {Cores::of_count(3), Fit::worst_fit});
+  EXPECT_TRUE(r.schedulable);
+  ASSERT_EQ(r.strands.size(), 7u);
+  const std::vector<int> priority{2, 3, 3, 3, 3, 1, 4};
+  const std::vector<int> core{0, 0, 1, 2, 0, 0, 1};
+  const std::vector<double> deadline_ms{10.0 / 3, 40.0 / 9, 40.0 / 9, 40.0 / 9, 40.0 / 9, 20.0 / 9, 8.0};
+  for (std::size_t k = 0; k < 7; ++k) {
+    SCOPED_TRACE(k);
+    EXPECT_EQ(r.strands[k].priority, priority[k]);
+    EXPECT_EQ(r.strands[k].core, core[k]);
+    EXPECT_NEAR(static_cast<double>(r.strands[k].deadline.count()) / 1e6, deadline_ms[k], 1e-6);
+  }
+  EXPECT_EQ(r.strands[5].strand, 6);
+  EXPECT_EQ(r.strands[5].segment, 3);
+  EXPECT_EQ(r.strands[6].task, 1u);
+  EXPECT_EQ(r.tasks[0].priorities, (std::vector<int>{2, 3, 1}));
+  EXPECT_EQ(r.tasks[1].priorities, (std::vector<int>{4}));
+  // Interference on s_2^1 at core 1 (the paper's core 2): only s_1^3 of segment 2 is there:
+  // RBF* = e·m = 0.2 (segment 2 starts the window; segments 3 and 1 are not on that core)
+  // + u·m·d = (0.2/10)·8 = 0.16, so 0.36 ms (the rate term rounds up by at most 1 ns).
+  EXPECT_GE(r.strands[6].interference, 360us);
+  EXPECT_LE(r.strands[6].interference, 360us + 1ns);
+  // Σu = 1.8/10 + 0.762/8 = 0.275 ≤ 3/5, P ≤ D/5 for both: the augmentation bound holds.
+  EXPECT_TRUE(r.bound.holds);
+}
+
+TEST(PartitionedDm, GoldenFigure2FirstFitUsesOneCore) {
+  // "if using first-fit, all strands in this example will be assigned to core 1".
+  auto r = analyse_partitioned_dm(figure2(), {Cores::of_count(3), Fit::first_fit});
+  EXPECT_TRUE(r.schedulable);
+  for (const auto& s : r.strands) EXPECT_EQ(s.core, 0);
+  // s_2^1 (d = 8) on core 0 meets all of task 1 (6 strands). Starting at segment 1 the
+  // releases 0, 10/3 and 70/9 all lie within 8: 0.6 + 4·0.2 + 0.4 = 1.8; the rate term is
+  // (0.06 + 4·0.02 + 0.04)·8 = 1.44; RBF* = 3.24 ms ≤ 8 − 0.762.
+  EXPECT_GE(r.strands[6].interference, 3240us);
+  EXPECT_LE(r.strands[6].interference, 3240us + 6ns);
+  // The last strand of segment 2 on core 0 meets its three siblings: 3·0.2 = 0.6 ms
+  // (strands of task 1's other segments do not interfere: disjoint windows).
+  EXPECT_EQ(r.strands[4].interference, 600us);
+}
+
+TEST(PartitionedDm, OneCoreTooFewSaysWhichStrandAndByHowMuch) {
+  // One core. a: <2, 2>, T = D = 10: C = 4, P = 2, threshold 2.5·4/(10 − 5) = 2, m = 2 is
+  // not above it: all light, d = e·D/P = 10. b: <3, 2>: C = 6, P = 3, threshold
+  // 15/2.5 = 6: light, d = 10. Equal deadlines: a first (priority 1). Both strands of a fit
+  // (the second meets its sibling: 2 ≤ 10 − 2). A strand of b meets RBF*(a, 10) =
+  // 2·2 (window) + (2·2/10)·10 (rate) = 8 ms: 10 − 8 = 2 < 3, short by 1 ms, on the only core.
+  auto set = takt::model::parse_task_set(R"(tasks:
+  - {name: a, period: 10ms, segments: [{length: 2ms, strands: 2}]}
+  - {name: b, period: 10ms, segments: [{length: 3ms, strands: 2}]}
+)",
+                                         "p.yaml");
+  auto r = analyse_partitioned_dm(set, {Cores::of_count(1), Fit::first_fit});
+  EXPECT_FALSE(r.schedulable);
+  EXPECT_EQ(r.tasks[0].priorities, std::vector<int>{1});
+  EXPECT_EQ(r.tasks[1].priorities, std::vector<int>{2});
+  EXPECT_EQ(r.strands[0].core, 0);
+  EXPECT_EQ(r.strands[1].core, 0);
+  EXPECT_EQ(r.strands[2].core, -1);
+  EXPECT_EQ(r.strands[3].core, -1);
+  ASSERT_EQ(r.findings.size(), 1u);
+  const auto& f = r.findings[0];
+  EXPECT_FALSE(f.passed);
+  EXPECT_EQ(f.task, "b");
+  EXPECT_EQ(f.test, "FBB-FFD load condition");
+  EXPECT_NEAR(f.margin, -1e6, 1.0);  // the rate term may round up by 1 ns
+  EXPECT_NE(f.detail.find("2 of 2 strands"), std::string::npos) << f.detail;
+  EXPECT_NE(f.detail.find("short by 1ms"), std::string::npos) << f.detail;
+}
+
+TEST(PartitionedDm, NoSlackIsAFinding) {
+  auto set = takt::model::parse_task_set("tasks:\n  - {name: a, period: 10ms, segments: [{length: 5ms}]}\n",
+                                         "p.yaml");
+  auto r = analyse_partitioned_dm(set, {Cores::of_count(2), Fit::worst_fit});
+  EXPECT_FALSE(r.schedulable);
+  ASSERT_FALSE(r.findings.empty());
+  EXPECT_EQ(r.findings[0].test, "decomposition slack");
+  // D − 2.5P = 10 − 12.5 = −2.5 ms.
+  EXPECT_NEAR(r.findings[0].margin, -2.5e6, 1e-6);
+}
+
+TEST(PartitionedDm, TasksNeedSegments) {
+  auto dag = takt::model::parse_task_set(
+      "tasks:\n  - name: g\n    period: 10ms\n    dag: [{name: a, length: 1ms}]\n", "p.yaml");
+  try {
+    (void)analyse_partitioned_dm(dag, {Cores::of_count(2), Fit::worst_fit});
+    FAIL();
+  } catch (const takt::Error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("p.yaml:2:5: task 'g' has no segments", 0), 0u) << e.what();
+  }
+  // Measured work equal to the span is a sequential task: one segment <C, 1>.
+  auto seq =
+      takt::model::parse_task_set("tasks:\n  - {name: s, period: 10ms, work: 1ms, span: 1ms}\n", "p.yaml");
+  auto r = analyse_partitioned_dm(seq, {Cores::of_count(1), Fit::worst_fit});
+  EXPECT_TRUE(r.schedulable);
+  ASSERT_EQ(r.strands.size(), 1u);
+  EXPECT_EQ(r.strands[0].deadline, 10ms);
+}
+
+TEST(CoreInterference, WindowStartsAtEverySegment) {
+  // Task 0: T = 10, segments released at 0, 2, 7 with lengths 1, 1, 3, one strand each on
+  // core 0. For d = 4 the windows are: from 0 → {0, 2} = 2; from 2 → {2} (7 − 2 = 5 > 4) = 1;
+  // from 7 → {7, 0 (+10 − 7 = 3)} = 3 + 1 = 4. Max = 4 ms. Rate term: (1 + 1 + 3)/10 · 4 =
+  // 2 ms. Total 6 ms for a strand of task 1.
+  CoreInterference ci(1, {{10ms, {0ms, 2ms, 7ms}, {1ms, 1ms, 3ms}}, {10ms, {0ms}, {1ms}}});
+  for (std::size_t s = 0; s < 3; ++s) ci.place(0, 0, s, 0ns);
+  const auto load = ci.load(0, 1, 0, 4ms);
+  EXPECT_GE(load, 6ms);
+  EXPECT_LE(load, 6ms + 3ns);
+  // d = 5: from 2 → {2, 7} = 4, from 7 → {7, 0} = 4 (releases 0 + 10 − 7 = 3, 2 + 10 − 7 = 5 ≤ 5
+  // adds segment 2 too: 3 + 1 + 1 = 5). Max = 5; rate 2.5; total 7.5 ms.
+  const auto later = ci.load(0, 1, 0, 5ms);
+  EXPECT_GE(later, 7500us);
+  EXPECT_LE(later, 7500us + 3ns);
+  // The task's own other segments do not count for its own strands; its own segment does.
+  EXPECT_EQ(ci.load(0, 0, 1, 5ms), 1ms);
+}

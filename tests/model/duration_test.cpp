@@ -1,0 +1,101 @@
+// Tests of durations with units: parsing, exact formatting, errors that say what to change.
+#include "model/duration.hpp"
+#include "model/decimal.hpp"
+#include "takt/error.hpp"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+using namespace std::chrono_literals;
+using takt::model::Decimal;
+using takt::model::display_duration;
+using takt::model::format_duration;
+using takt::model::parse_duration;
+
+namespace {
+
+std::string error_of(const std::string& text) {
+  try {
+    (void)parse_duration(text);
+  } catch (const takt::Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST(Duration, ParsesEveryUnit) {
+  EXPECT_EQ(parse_duration("10ms"), 10ms);
+  EXPECT_EQ(parse_duration("250us"), 250us);
+  EXPECT_EQ(parse_duration("250µs"), 250us);
+  EXPECT_EQ(parse_duration("2s"), 2s);
+  EXPECT_EQ(parse_duration("7ns"), 7ns);
+  EXPECT_EQ(parse_duration("10 ms"), 10ms);
+  EXPECT_EQ(parse_duration("0"), 0ns);
+  EXPECT_EQ(parse_duration("0ms"), 0ns);
+}
+
+TEST(Duration, ParsesExactDecimals) {
+  EXPECT_EQ(parse_duration("1.5ms"), 1500us);
+  EXPECT_EQ(parse_duration("0.6ms"), 600us);
+  EXPECT_EQ(parse_duration("761.905us"), 761905ns);
+  EXPECT_EQ(parse_duration("1.000000001s"), 1000000001ns);
+  EXPECT_EQ(parse_duration(".5s"), 500ms);
+}
+
+TEST(Duration, RejectsWithAReasonToFix) {
+  EXPECT_NE(error_of("10").find("no unit"), std::string::npos) << error_of("10");
+  EXPECT_NE(error_of("10m").find("unknown unit 'm'"), std::string::npos);
+  EXPECT_NE(error_of("1.5ns").find("whole number of nanoseconds"), std::string::npos);
+  EXPECT_NE(error_of("-1ms").find("not a duration"), std::string::npos);
+  EXPECT_NE(error_of("1e3ms").find("unknown unit"), std::string::npos);
+  EXPECT_NE(error_of("1.2.3ms").find("two decimal points"), std::string::npos);
+  EXPECT_NE(error_of("").find("not a duration"), std::string::npos);
+  EXPECT_NE(error_of(".ms").find("no digits"), std::string::npos);
+  EXPECT_NE(error_of("999999999999s").find("too large"), std::string::npos);
+}
+
+TEST(Duration, FormatsExactlyInTheLargestUnit) {
+  EXPECT_EQ(format_duration(10ms), "10ms");
+  EXPECT_EQ(format_duration(1500us), "1.5ms");
+  EXPECT_EQ(format_duration(761905ns), "761.905us");
+  EXPECT_EQ(format_duration(3333333ns), "3.333333ms");
+  EXPECT_EQ(format_duration(2s), "2s");
+  EXPECT_EQ(format_duration(1000000001ns), "1.000000001s");
+  EXPECT_EQ(format_duration(3ns), "3ns");
+  EXPECT_EQ(format_duration(0ns), "0");
+}
+
+TEST(Duration, FormatReadsBackToTheSameValue) {
+  std::mt19937_64 random(7);
+  for (int i = 0; i < 10000; ++i) {
+    const std::chrono::nanoseconds d{static_cast<std::int64_t>(random() % 4'000'000'000'000ULL) >>
+                                     static_cast<int>(random() % 40)};
+    EXPECT_EQ(parse_duration(format_duration(d)), d) << format_duration(d);
+  }
+}
+
+TEST(Duration, DisplaysRoundedForPeople) {
+  EXPECT_EQ(display_duration(3333333ns), "3.333ms");
+  EXPECT_EQ(display_duration(600us), "600us");
+  EXPECT_EQ(display_duration(0ns), "0");
+  EXPECT_EQ(display_duration(12ns), "12ns");
+}
+
+TEST(Decimal, KeepsCoefficientsExact) {
+  // δ = 3.65 = 73/20 after dropping the trailing zero of 365/100.
+  Decimal d = Decimal::parse("3.65");
+  EXPECT_EQ(d.numerator, 73 * 5);
+  EXPECT_EQ(d.denominator, 100);
+  EXPECT_EQ(Decimal::parse("1.50").numerator, 15);
+  EXPECT_EQ(Decimal::parse("1.50").denominator, 10);
+  EXPECT_EQ(Decimal::parse("2").to_string(), "2");
+  EXPECT_EQ(Decimal::parse("1.7").to_string(), "1.7");
+  EXPECT_EQ(Decimal::parse("0.05").to_string(), "0.05");
+  EXPECT_DOUBLE_EQ(Decimal::parse("1.5").value(), 1.5);
+  EXPECT_THROW((void)Decimal::parse("1,5"), takt::Error);
+  EXPECT_THROW((void)Decimal::parse("-1"), takt::Error);
+  EXPECT_THROW((void)Decimal::parse(""), takt::Error);
+}

@@ -1,0 +1,113 @@
+// Tests of writing measured work / span into a task-set file in place (for `takt profile --update`).
+#include "model/measurement_update.hpp"
+#include "model/task_set_parser.hpp"
+#include "takt/error.hpp"
+
+#include <gtest/gtest.h>
+
+using namespace std::chrono_literals;
+using takt::model::MeasurementUpdate;
+using takt::model::update_measurements;
+
+TEST(MeasurementUpdate, ReplacesValuesAndKeepsEverythingElse) {
+  const std::string before = R"(# my tasks — µs are fine here
+global: {cores: 2}   # two cores
+tasks:
+  - name: heat       # the heat program
+    period: 100ms
+    program: heat
+    work: 20ms       # measured last week
+    span: 2ms
+    burdened_span: "2.5ms"
+  - name: other
+    period: 50ms
+    work: 1ms
+    span: 1ms
+)";
+  const std::string after = update_measurements(before, "t.yaml", {{"heat", 31ms, 2100us, 2600us}});
+  const std::string expected = R"(# my tasks — µs are fine here
+global: {cores: 2}   # two cores
+tasks:
+  - name: heat       # the heat program
+    period: 100ms
+    program: heat
+    work: 31ms       # measured last week
+    span: 2.1ms
+    burdened_span: 2.6ms
+  - name: other
+    period: 50ms
+    work: 1ms
+    span: 1ms
+)";
+  EXPECT_EQ(after, expected);
+}
+
+TEST(MeasurementUpdate, AddsMissingKeysToABlockMapping) {
+  const std::string before = R"(tasks:
+  - name: seg
+    period: 10ms
+    segments:
+      - {length: 1ms, strands: 2}
+  - name: b
+    period: 10ms
+    work: 1ms
+    span: 1ms
+)";
+  const std::string after = update_measurements(before, "t.yaml", {{"seg", 2100us, 1050us, std::nullopt}});
+  const std::string expected = R"(tasks:
+  - name: seg
+    period: 10ms
+    work: 2.1ms
+    span: 1.05ms
+    segments:
+      - {length: 1ms, strands: 2}
+  - name: b
+    period: 10ms
+    work: 1ms
+    span: 1ms
+)";
+  EXPECT_EQ(after, expected);
+  auto set = takt::model::parse_task_set(after, "t.yaml");
+  EXPECT_EQ(set.tasks[0].work(), 2100us);
+  EXPECT_EQ(set.tasks[0].segments.size(), 1u);
+}
+
+TEST(MeasurementUpdate, FlowMappings) {
+  const std::string before =
+      "tasks:\n  - {name: a, period: 10ms, segments: [{length: 1ms}]}  # keep\n"
+      "  - {name: b, period: 10ms, work: 2ms, span: 1ms}\n";
+  const std::string after = update_measurements(
+      before, "t.yaml", {{"a", 1ms, 1ms, 1200us}, {"b", 3ms, std::nullopt, std::nullopt}});
+  EXPECT_EQ(
+      after,
+      "tasks:\n  - {name: a, period: 10ms, segments: [{length: 1ms}], work: 1ms, span: 1ms, burdened_span: "
+      "1.2ms}  # keep\n  - {name: b, period: 10ms, work: 3ms, span: 1ms}\n");
+}
+
+TEST(MeasurementUpdate, LastLineWithoutNewline) {
+  const std::string before =
+      "tasks:\n  - name: a\n    period: 10ms\n    segments: [{length: 1ms}]\n    offset: 1ms";
+  const std::string after = update_measurements(before, "t.yaml", {{"a", 1ms, 1ms, std::nullopt}});
+  EXPECT_EQ(after,
+            "tasks:\n  - name: a\n    period: 10ms\n    segments: [{length: 1ms}]\n    offset: 1ms\n"
+            "    work: 1ms\n    span: 1ms\n");
+}
+
+TEST(MeasurementUpdate, RejectsUnknownTasksAndInvalidValues) {
+  const std::string text = "tasks:\n  - {name: a, period: 10ms, work: 2ms, span: 1ms}\n";
+  EXPECT_THROW((void)update_measurements(text, "t.yaml", {{"z", 1ms, 1ms, std::nullopt}}), takt::Error);
+  try {
+    (void)update_measurements(text, "t.yaml", {{"a", 1ms, 12ms, std::nullopt}});
+    FAIL();
+  } catch (const takt::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("exceeds"), std::string::npos) << e.what();
+  }
+}
+
+TEST(MeasurementUpdate, ByteOffsetsSurviveMultiByteCharactersAndABom) {
+  // "µ" is two bytes in UTF-8; a byte-order mark is three. The value must still be found.
+  const std::string before =
+      "\xEF\xBB\xBF# µµµ\ntasks:\n  - {name: \"µ\", period: 10ms, work: 2ms, span: 1ms}\n";
+  const std::string after = update_measurements(before, "t.yaml", {{"µ", 3ms, std::nullopt, std::nullopt}});
+  EXPECT_EQ(after, "\xEF\xBB\xBF# µµµ\ntasks:\n  - {name: \"µ\", period: 10ms, work: 3ms, span: 1ms}\n");
+}

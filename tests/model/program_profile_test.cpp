@@ -1,0 +1,49 @@
+// Tests of the program-profile file (measured work and span, input of the rtws generator).
+#include "model/program_profile.hpp"
+#include "takt/error.hpp"
+
+#include <gtest/gtest.h>
+
+using namespace std::chrono_literals;
+using takt::model::parse_program_profiles;
+using takt::model::write_program_profiles;
+
+TEST(ProgramProfile, ParsesAndRoundTrips) {
+  const std::string text = R"(programs:
+  - {name: chol, program: cholesky, args: [3000, 32], work: 32.31s, span: 1.23s, burdened_span: 1.3s}
+  - name: fib
+    program: fib
+    work: 1ms
+    span: 10us
+)";
+  auto profiles = parse_program_profiles(text, "p.yaml");
+  ASSERT_EQ(profiles.size(), 2u);
+  EXPECT_EQ(profiles[0].work, 32310ms);
+  EXPECT_EQ(profiles[0].burdened_span, 1300ms);
+  EXPECT_EQ(profiles[0].args, (std::vector<std::string>{"3000", "32"}));
+  EXPECT_FALSE(profiles[1].burdened_span.has_value());
+  auto again = parse_program_profiles(write_program_profiles(profiles, "header"), "q.yaml");
+  ASSERT_EQ(again.size(), 2u);
+  EXPECT_EQ(again[0].name, "chol");
+  EXPECT_EQ(again[0].span, 1230ms);
+  EXPECT_EQ(again[1].work, 1ms);
+}
+
+TEST(ProgramProfile, Validates) {
+  auto error_of = [](const std::string& text) {
+    try {
+      (void)parse_program_profiles(text, "p.yaml");
+    } catch (const takt::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(error_of("programs:\n  - {name: a, program: a, work: 1ms, span: 2ms}\n").find("p.yaml:2:"),
+            std::string::npos);
+  EXPECT_NE(error_of("programs:\n  - {name: a, program: a, work: 1ms}\n").find("needs 'span'"),
+            std::string::npos);
+  EXPECT_NE(error_of("programs:\n  - {name: a, program: a, work: 1ms, span: 1ms, colour: red}\n")
+                .find("unknown key"),
+            std::string::npos);
+  EXPECT_NE(error_of("programs: []\n").find("non-empty"), std::string::npos);
+}

@@ -1,0 +1,81 @@
+// Tests of importing .rtpt files (WUSTL federated-scheduling tools).
+#include "model/rtpt.hpp"
+#include "takt/error.hpp"
+
+#include <gtest/gtest.h>
+
+using namespace std::chrono_literals;
+using takt::model::parse_rtpt;
+
+namespace {
+
+std::string error_of(const std::string& text) {
+  try {
+    (void)parse_rtpt(text, "x.rtpt");
+  } catch (const takt::Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST(Rtpt, ReadsCoresProgramsAndTiming) {
+  const std::string text =
+      "2 5\n"
+      "heat --rows 1024\n"
+      "1 500000000 0 20000000 1 0 0 900000000 0 5000 30\n"
+      "synthetic_task 2 1 0 600000 4 0 200000\n"
+      "0 1400000 0 800000 0 10000000 0 10000000 0 0 100\n";
+  auto set = parse_rtpt(text, "x.rtpt");
+  ASSERT_TRUE(set.global.cores.has_value());
+  EXPECT_EQ(set.global.cores->cpus, (std::vector<int>{2, 3, 4, 5}));
+  EXPECT_EQ(set.global.policy, takt::model::Policy::federated);
+  ASSERT_EQ(set.tasks.size(), 2u);
+  const auto& heat = set.tasks[0];
+  EXPECT_EQ(heat.name, "heat-1");
+  EXPECT_EQ(heat.program, "heat");
+  EXPECT_EQ(heat.args, (std::vector<std::string>{"--rows", "1024"}));
+  EXPECT_EQ(heat.work(), 1500ms);
+  EXPECT_EQ(heat.span(), 20ms);
+  EXPECT_EQ(heat.period, 1s);
+  EXPECT_EQ(heat.deadline, 900ms);
+  EXPECT_EQ(heat.offset, 5us);
+  const auto& synth = set.tasks[1];
+  EXPECT_EQ(synth.program, "segments");
+  EXPECT_TRUE(synth.args.empty());
+  ASSERT_EQ(synth.segments.size(), 2u);
+  EXPECT_EQ(synth.segments[0].strands, 1);
+  EXPECT_EQ(synth.segments[0].length, 600us);
+  EXPECT_EQ(synth.segments[1].strands, 4);
+  EXPECT_EQ(synth.segments[1].length, 200us);
+  // The timing line agrees with the segments (C = 0.6 + 4·0.2 = 1.4 ms, P = 0.8 ms), so no
+  // separate measured values are kept.
+  EXPECT_FALSE(synth.measured_work.has_value());
+  EXPECT_EQ(synth.work(), 1400us);
+  // Run length: the longest iterations × period = max(30 · 1 s, 100 · 10 ms) = 30 s.
+  EXPECT_EQ(set.global.duration, 30s);
+}
+
+TEST(Rtpt, ErrorsPointAtTheLineAndColumn) {
+  EXPECT_EQ(error_of("0\n").rfind("x.rtpt:1:1: the first line must be 'first_core last_core'", 0), 0u)
+      << error_of("0\n");
+  EXPECT_EQ(
+      error_of("0 3\nprog\n1 2 3\n").rfind("x.rtpt:3:1: the timing line of task 'prog-1' must have 11", 0),
+      0u)
+      << error_of("0 3\nprog\n1 2 3\n");
+  EXPECT_EQ(
+      error_of("0 3\nprog\n0 5 0 1 0 10 0 x 0 0 1\n").rfind("x.rtpt:3:16: deadline nanoseconds must be", 0),
+      0u)
+      << error_of("0 3\nprog\n0 5 0 1 0 10 0 x 0 0 1\n");
+  EXPECT_NE(error_of("0 3\nprog\n0 5 0 1 0 10 0 11 0 0 1\n")
+                .find("x.rtpt:3:14: task 'prog-1': deadline 11ns exceeds"),
+            std::string::npos);
+  EXPECT_NE(error_of("0 3\nprog\n0 5 0 6 0 10 0 10 0 0 1\n").find("span 6ns exceeds work 5ns"),
+            std::string::npos);
+  EXPECT_NE(error_of("0 3\nprog\n0 5 0 1 0 10 0 10 0 1000000000 1\n").find("below 1000000000"),
+            std::string::npos);
+  EXPECT_NE(error_of("0 3\nprog\n").find("has no timing line"), std::string::npos);
+  EXPECT_NE(error_of("0 3\nsynthetic_task 2 1 0 5\n0 5 0 5 0 10 0 10 0 0 1\n").find("needs 6 numbers"),
+            std::string::npos);
+}

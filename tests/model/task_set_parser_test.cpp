@@ -1,0 +1,288 @@
+// Tests of the task-set parser: every field, JSON input, and each validation error at file:line:column.
+#include "model/task_set_parser.hpp"
+#include "takt/error.hpp"
+
+#include <gtest/gtest.h>
+
+using namespace std::chrono_literals;
+using takt::model::parse_task_set;
+using takt::model::Policy;
+using takt::model::Structure;
+
+namespace {
+
+std::string error_of(const std::string& text) {
+  try {
+    (void)parse_task_set(text, "ts.yaml");
+  } catch (const takt::Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+// Checks that parsing fails at `where` ("ts.yaml:L:C") with a message containing `what`.
+void expect_error(const std::string& text, const std::string& where, const std::string& what) {
+  const std::string message = error_of(text);
+  EXPECT_EQ(message.rfind(where + ": ", 0), 0u) << "expected at " << where << ", got: " << message;
+  EXPECT_NE(message.find(what), std::string::npos) << "expected '" << what << "' in: " << message;
+}
+
+const char* kComplete = R"(# a complete task set
+global:
+  cores: 0-3,6
+  policy: partitioned-dm
+  delta: 1.5
+  fit: first-fit
+  duration: 10s
+  overrun: wait
+tasks:
+  - name: heat
+    period: 20ms
+    deadline: 15ms
+    offset: 1ms
+    priority: 2
+    program: heat
+    args: [--rows, 1024, "a b"]
+    work: 30ms
+    span: 2ms
+    burdened_span: 2.5ms
+  - name: sync
+    period: 10ms
+    program: ./libsync.so
+    segments:
+      - {length: 0.6ms, strands: 1}
+      - {length: 200us, strands: 4}
+      - length: 0.4ms
+  - name: graph
+    period: 1s
+    dag:
+      - {name: a, length: 1ms}
+      - {name: b, length: 4ms, after: [a]}
+      - {name: c, length: 1ms, after: [a]}
+      - {name: d, length: 3ms, after: [b, c]}
+topology:
+  components: [edf]
+  wiring: {a: b}
+)";
+
+}  // namespace
+
+TEST(TaskSetParser, ReadsEveryField) {
+  auto set = parse_task_set(kComplete, "ts.yaml");
+  EXPECT_EQ(set.source, "ts.yaml");
+  ASSERT_TRUE(set.global.cores.has_value());
+  EXPECT_EQ(set.global.cores->count, 5);
+  EXPECT_EQ(set.global.cores->cpus, (std::vector<int>{0, 1, 2, 3, 6}));
+  EXPECT_EQ(set.global.cores->id(4), 6);
+  EXPECT_EQ(set.global.policy, Policy::partitioned_dm);
+  EXPECT_TRUE(set.global.policy_given);
+  ASSERT_TRUE(set.global.delta.has_value());
+  EXPECT_EQ(set.global.delta->to_string(), "1.5");
+  EXPECT_EQ(set.global.fit, takt::model::Fit::first_fit);
+  EXPECT_EQ(set.global.duration, 10s);
+  EXPECT_FALSE(set.global.jobs.has_value());
+  EXPECT_EQ(set.global.overrun, takt::model::Overrun::wait);
+
+  ASSERT_EQ(set.tasks.size(), 3u);
+  const auto& heat = set.tasks[0];
+  EXPECT_EQ(heat.name, "heat");
+  EXPECT_EQ(heat.period, 20ms);
+  EXPECT_EQ(heat.deadline, 15ms);
+  EXPECT_EQ(heat.offset, 1ms);
+  EXPECT_EQ(heat.priority, 2);
+  EXPECT_EQ(heat.program, "heat");
+  EXPECT_EQ(heat.args, (std::vector<std::string>{"--rows", "1024", "a b"}));
+  EXPECT_EQ(heat.structure(), Structure::measured);
+  EXPECT_EQ(heat.work(), 30ms);
+  EXPECT_EQ(heat.span(), 2ms);
+  EXPECT_EQ(heat.burdened_span_or_span(), 2500us);
+  EXPECT_DOUBLE_EQ(heat.utilization(), 1.5);
+  EXPECT_DOUBLE_EQ(heat.density(), 2.0);
+  EXPECT_EQ(heat.marks.period.line, 11);
+  EXPECT_EQ(heat.marks.period.column, 13);
+  EXPECT_EQ(heat.marks.keys.at("work").line, 17);
+
+  const auto& sync = set.tasks[1];
+  EXPECT_EQ(sync.deadline, 10ms);  // D defaults to T
+  EXPECT_EQ(sync.program, "./libsync.so");
+  ASSERT_EQ(sync.segments.size(), 3u);
+  EXPECT_EQ(sync.segments[1].length, 200us);
+  EXPECT_EQ(sync.segments[1].strands, 4);
+  EXPECT_EQ(sync.segments[2].strands, 1);  // default
+  EXPECT_EQ(sync.structure(), Structure::segments);
+  // C = 0.6 + 4·0.2 + 0.4 = 1.8 ms, P = 0.6 + 0.2 + 0.4 = 1.2 ms (rt-openmp Fig. 2, task 1).
+  EXPECT_EQ(sync.work(), 1800us);
+  EXPECT_EQ(sync.span(), 1200us);
+
+  const auto& graph = set.tasks[2];
+  EXPECT_EQ(graph.structure(), Structure::dag);
+  // C = 1+4+1+3 = 9 ms; L = a-b-d = 8 ms.
+  EXPECT_EQ(graph.work(), 9ms);
+  EXPECT_EQ(graph.span(), 8ms);
+
+  ASSERT_TRUE(set.topology.has_value());
+  EXPECT_EQ((*set.topology)["components"][0].as<std::string>(), "edf");
+  EXPECT_EQ((*set.topology)["wiring"].Mark().line + 1, 36);  // marks kept for the framework's messages
+}
+
+TEST(TaskSetParser, ReadsJson) {
+  auto set = parse_task_set(R"({"global": {"cores": 2, "policy": "gedf-paws"},
+ "tasks": [{"name": "a", "period": "10ms", "work": "4ms", "span": "1ms"},
+           {"name": "b", "period": "20ms", "segments": [{"length": "1ms", "strands": 3}]}]})",
+                            "ts.json");
+  EXPECT_EQ(set.global.cores->count, 2);
+  EXPECT_TRUE(set.global.cores->cpus.empty());
+  EXPECT_EQ(set.global.policy, Policy::gedf_paws);
+  ASSERT_EQ(set.tasks.size(), 2u);
+  EXPECT_EQ(set.tasks[0].work(), 4ms);
+  EXPECT_EQ(set.tasks[1].work(), 3ms);
+  // JSON errors carry positions too.
+  try {
+    (void)parse_task_set(R"({"tasks": [{"name": "a", "period": 10}]})", "ts.json");
+    FAIL();
+  } catch (const takt::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("ts.json:1:36: task 'a': period: '10' has no unit"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(TaskSetParser, DefaultsWithoutGlobal) {
+  auto set = parse_task_set("tasks:\n  - {name: a, period: 10ms, work: 1ms, span: 1ms}\n", "ts.yaml");
+  EXPECT_FALSE(set.global.cores.has_value());
+  EXPECT_EQ(set.global.policy, Policy::federated);
+  EXPECT_FALSE(set.global.policy_given);
+  EXPECT_EQ(set.global.fit, takt::model::Fit::worst_fit);
+  EXPECT_EQ(set.global.overrun, takt::model::Overrun::skip);
+}
+
+TEST(TaskSetParser, CoresAsCountListOrSequence) {
+  auto count =
+      parse_task_set("global: {cores: 4}\ntasks: [{name: a, period: 1ms, work: 1us, span: 1us}]", "x");
+  EXPECT_EQ(count.global.cores->count, 4);
+  EXPECT_EQ(count.global.cores->id(3), 3);
+  auto list =
+      parse_task_set("global: {cores: [5, 1]}\ntasks: [{name: a, period: 1ms, work: 1us, span: 1us}]", "x");
+  EXPECT_EQ(list.global.cores->cpus, (std::vector<int>{1, 5}));
+  expect_error("global: {cores: 3-1}\ntasks: [{name: a, period: 1ms, work: 1us, span: 1us}]", "ts.yaml:1:17",
+               "runs backwards");
+  expect_error("global: {cores: 0}\ntasks: [{name: a, period: 1ms, work: 1us, span: 1us}]", "ts.yaml:1:17",
+               "at least 1");
+  expect_error("global: {cores: [1, 1]}\ntasks: [{name: a, period: 1ms, work: 1us, span: 1us}]",
+               "ts.yaml:1:17", "twice");
+}
+
+TEST(TaskSetParser, UnknownKeysWithSuggestion) {
+  expect_error("tasks:\n  - name: a\n    perod: 10ms\n    work: 1ms\n    span: 1ms\n", "ts.yaml:3:5",
+               "unknown key 'perod' in task 'a'; did you mean 'period'?");
+  expect_error(
+      "global:\n  policy: federated\n  cpus: 4\ntasks: [{name: a, period: 1ms, work: 1us, span: 1us}]",
+      "ts.yaml:3:3", "unknown key 'cpus' in 'global'");
+  expect_error("tasks: [{name: a, period: 1ms, work: 1us, span: 1us}]\nextra: 1\n", "ts.yaml:2:1",
+               "unknown key 'extra'");
+  expect_error("tasks:\n  - name: a\n    period: 1ms\n    segments: [{length: 1us, strand: 2}]\n",
+               "ts.yaml:4:30", "did you mean 'strands'?");
+  expect_error("tasks:\n  - name: a\n    period: 1ms\n    period: 2ms\n    work: 1us\n    span: 1us\n",
+               "ts.yaml:4:5", "appears twice");
+}
+
+TEST(TaskSetParser, MissingKeys) {
+  expect_error("global: {cores: 2}\n", "ts.yaml:1:1", "missing key 'tasks'");
+  expect_error("tasks:\n  - name: a\n    work: 1ms\n    span: 1ms\n", "ts.yaml:2:5", "needs a 'period'");
+  expect_error("tasks:\n  - period: 10ms\n", "ts.yaml:2:5", "needs a 'name'");
+  expect_error("tasks:\n  - name: a\n    period: 10ms\n", "ts.yaml:2:5", "needs a structure");
+  expect_error("tasks:\n  - name: a\n    period: 10ms\n    work: 2ms\n", "ts.yaml:4:11", "needs a 'span'");
+  expect_error("tasks: []\n", "ts.yaml:1:8", "non-empty list");
+  expect_error("", "ts.yaml:1:1", "the file is empty");
+}
+
+TEST(TaskSetParser, BadUnits) {
+  expect_error("tasks:\n  - name: a\n    period: 10 parsecs\n    work: 1ms\n    span: 1ms\n", "ts.yaml:3:13",
+               "unknown unit 'parsecs'");
+  expect_error("tasks:\n  - name: a\n    period: 10ms\n    work: 1.5ns\n    span: 1ns\n", "ts.yaml:4:11",
+               "whole number of nanoseconds");
+  expect_error("tasks:\n  - name: a\n    period: [10ms]\n    work: 1ms\n    span: 1ms\n", "ts.yaml:3:13",
+               "single value");
+}
+
+TEST(TaskSetParser, TimingRules) {
+  // Non-positive period.
+  expect_error("tasks:\n  - name: a\n    period: 0ms\n    work: 1ms\n    span: 1ms\n", "ts.yaml:3:13",
+               "period must be positive");
+  // D > T.
+  expect_error("tasks:\n  - name: a\n    period: 10ms\n    deadline: 12ms\n    work: 1ms\n    span: 1ms\n",
+               "ts.yaml:4:15", "deadline 12ms exceeds the period 10ms");
+  // Measured span > deadline.
+  expect_error("tasks:\n  - name: a\n    period: 10ms\n    deadline: 5ms\n    work: 20ms\n    span: 6ms\n",
+               "ts.yaml:6:11", "span 6ms exceeds the deadline 5ms");
+  // Work < span.
+  expect_error("tasks:\n  - name: a\n    period: 10ms\n    work: 2ms\n    span: 3ms\n", "ts.yaml:5:11",
+               "span 3ms exceeds work 2ms");
+  // Burdened span below span.
+  expect_error(
+      "tasks:\n  - name: a\n    period: 10ms\n    work: 4ms\n    span: 3ms\n    burdened_span: 2ms\n",
+      "ts.yaml:6:20", "below span");
+  // The structure's critical path longer than the deadline.
+  expect_error(
+      "tasks:\n  - name: a\n    period: 1ms\n    segments:\n      - {length: 0.6ms}\n      - {length: "
+      "0.6ms}\n",
+      "ts.yaml:5:7", "critical path of its segments (1.2ms) exceeds the deadline 1ms");
+  // Non-positive segment length, zero strands.
+  expect_error("tasks:\n  - name: a\n    period: 1ms\n    segments: [{length: 0ms}]\n", "ts.yaml:4:25",
+               "length must be positive");
+  expect_error("tasks:\n  - name: a\n    period: 1ms\n    segments: [{length: 1us, strands: 0}]\n",
+               "ts.yaml:4:39", "at least 1");
+  // Both structures.
+  expect_error(
+      "tasks:\n  - name: a\n    period: 1ms\n    segments: [{length: 1us}]\n    dag: [{name: x, length: "
+      "1us}]\n",
+      "ts.yaml:5:10", "either 'segments' or 'dag'");
+  // Both run lengths.
+  expect_error("global:\n  duration: 1s\n  jobs: 10\ntasks: [{name: a, period: 1ms, work: 1us, span: 1us}]\n",
+               "ts.yaml:3:9", "either 'duration' or 'jobs'");
+}
+
+TEST(TaskSetParser, CyclicDag) {
+  expect_error(R"(tasks:
+  - name: g
+    period: 10ms
+    dag:
+      - {name: a, length: 1ms, after: [c]}
+      - {name: b, length: 1ms, after: [a]}
+      - {name: c, length: 1ms, after: [b]}
+)",
+               "ts.yaml:5:9", "the DAG has a cycle a → b → c → a");
+  expect_error("tasks:\n  - name: g\n    period: 10ms\n    dag: [{name: a, length: 1ms, after: [z]}]\n",
+               "ts.yaml:4:42", "'z', which is not a node");
+  expect_error(
+      "tasks:\n  - name: g\n    period: 10ms\n    dag: [{name: a, length: 1ms}, {name: a, length: 1ms}]\n",
+      "ts.yaml:4:42", "used twice");
+}
+
+TEST(TaskSetParser, DuplicateTaskNames) {
+  expect_error(
+      "tasks:\n  - {name: a, period: 1ms, work: 1us, span: 1us}\n  - {name: a, period: 2ms, work: 1us, span: "
+      "1us}\n",
+      "ts.yaml:3:12", "duplicate task name 'a' (first used at line 2)");
+}
+
+TEST(TaskSetParser, SyntaxErrorsHavePositions) {
+  const std::string message = error_of("tasks:\n  - name: a\n    period: [10ms\n");
+  EXPECT_EQ(message.rfind("ts.yaml:", 0), 0u) << message;
+  EXPECT_NE(message.find(":4:"), std::string::npos) << message;
+}
+
+TEST(TaskSetParser, GlobalValues) {
+  expect_error("global: {policy: edf}\ntasks: [{name: a, period: 1ms, work: 1us, span: 1us}]", "ts.yaml:1:18",
+               "unknown policy 'edf'; use one of federated, federated-greedy, partitioned-dm, gedf-paws");
+  expect_error("global: {fit: best-fit}\ntasks: [{name: a, period: 1ms, work: 1us, span: 1us}]",
+               "ts.yaml:1:15", "use first-fit or worst-fit");
+  expect_error("global: {overrun: drop}\ntasks: [{name: a, period: 1ms, work: 1us, span: 1us}]",
+               "ts.yaml:1:19", "use skip or wait");
+  expect_error("global: {delta: 0}\ntasks: [{name: a, period: 1ms, work: 1us, span: 1us}]", "ts.yaml:1:17",
+               "delta must be positive");
+  expect_error("global: {delta: abc}\ntasks: [{name: a, period: 1ms, work: 1us, span: 1us}]", "ts.yaml:1:17",
+               "3.65 (theory), 1.7 (Cilkview), 1.5 (Cilkprof)");
+  expect_error("global: {jobs: -3}\ntasks: [{name: a, period: 1ms, work: 1us, span: 1us}]", "ts.yaml:1:16",
+               "not a whole number");
+}

@@ -1,0 +1,97 @@
+// Tests of the cyclictest runner: histogram parsing with hand-computed percentiles, a missing binary, a real
+// run.
+#include "platform/cyclictest.hpp"
+#include "takt/error.hpp"
+
+#include <gtest/gtest.h>
+
+using namespace std::chrono_literals;
+using namespace takt::platform;
+
+namespace {
+// Two threads, -h 100. Buckets (both threads summed): 10 µs: 8, 11 µs: 20, 12 µs: 6,
+// 20 µs: 1, plus 1 overflow (thread 1's 250 µs maximum): N = 36 samples.
+constexpr const char* sample = R"(# /dev/cpu_dma_latency set to 0us
+# Histogram
+000000 000000	000000
+000001 000000	000000
+000010 000005	000003
+000011 000010	000010
+000012 000004	000002
+000020 000001	000000
+000099 000000	000000
+# Total: 000000020 000000016
+# Min Latencies: 00010 00010
+# Avg Latencies: 00011 00012
+# Max Latencies: 00020 00250
+# Histogram Overflows: 00000 00001
+# Histogram Overflow at cycle number:
+# Thread 0:
+# Thread 1: 00007
+)";
+}  // namespace
+
+TEST(Cyclictest, HistogramPercentilesByNearestRank) {
+  CyclictestResult r = parse_cyclictest_histogram(sample);
+  EXPECT_TRUE(r.ran);
+  EXPECT_EQ(r.overflows, 1u);
+  const LatencyStats& s = r.latency;
+  EXPECT_EQ(s.samples, 36u);
+  // Ranks: p25 ⌈9⌉ = 9 → 11 µs (the 10 µs bucket holds ranks 1-8); p50 rank 18 → 11;
+  // p75 rank 27 → 11 (ranks 9-28); p95 rank ⌈34.2⌉ = 35 → 20 µs (12 µs holds 29-34);
+  // p99 rank ⌈35.64⌉ = 36 → an overflow → the maximum, 250 µs.
+  EXPECT_DOUBLE_EQ(s.p25_us, 11);
+  EXPECT_DOUBLE_EQ(s.p50_us, 11);
+  EXPECT_DOUBLE_EQ(s.p75_us, 11);
+  EXPECT_DOUBLE_EQ(s.p95_us, 20);
+  EXPECT_DOUBLE_EQ(s.p99_us, 250);
+  EXPECT_DOUBLE_EQ(s.max_us, 250);
+  EXPECT_DOUBLE_EQ(s.min_us, 10);
+  EXPECT_DOUBLE_EQ(s.mean_us, 11.5);
+}
+
+TEST(Cyclictest, OutputWithoutHistogramIsAnError) {
+  EXPECT_THROW(
+      (void)parse_cyclictest_histogram("T: 0 ( 1234) P:90 I:1000 C: 1000 Min: 5 Act: 7 Avg: 8 Max: 30\n"),
+      takt::Error);
+}
+
+TEST(Cyclictest, LatencyStatsOfSamples) {
+  // 1..100 µs in ns: p25 = 25, p50 = 50, p75 = 75, p95 = 95, p99 = 99, max 100, mean 50.5.
+  std::vector<std::int64_t> ns;
+  for (int i = 100; i >= 1; --i) ns.push_back(i * 1000);
+  LatencyStats s = latency_stats(ns);
+  EXPECT_EQ(s.samples, 100u);
+  EXPECT_DOUBLE_EQ(s.p25_us, 25);
+  EXPECT_DOUBLE_EQ(s.p50_us, 50);
+  EXPECT_DOUBLE_EQ(s.p75_us, 75);
+  EXPECT_DOUBLE_EQ(s.p95_us, 95);
+  EXPECT_DOUBLE_EQ(s.p99_us, 99);
+  EXPECT_DOUBLE_EQ(s.max_us, 100);
+  EXPECT_DOUBLE_EQ(s.min_us, 1);
+  EXPECT_DOUBLE_EQ(s.mean_us, 50.5);
+  EXPECT_EQ(latency_stats({}).samples, 0u);
+}
+
+TEST(Cyclictest, MissingProgramIsReportedNotThrown) {
+  CyclictestOptions o;
+  o.program = "takt-no-such-cyclictest";
+  o.duration = 100ms;
+  CyclictestResult r = run_cyclictest(o);
+  EXPECT_FALSE(r.ran);
+  EXPECT_NE(r.reason.find("not found"), std::string::npos) << r.reason;
+  EXPECT_NE(r.reason.find("rt-tests"), std::string::npos) << r.reason;
+}
+
+TEST(Cyclictest, RealRunGivesOrderedPercentiles) {
+  CyclictestOptions o;
+  o.duration = 500ms;
+  o.cpus = takt::os::CpuSet({takt::os::allowed_cpus()[0]});
+  CyclictestResult r = run_cyclictest(o);
+  if (!r.ran) GTEST_SKIP() << "cyclictest did not run here: " << r.reason;
+  EXPECT_EQ(r.latency.samples, 500u) << r.command;  // one thread, 500 loops (overflows included)
+  EXPECT_LE(r.latency.min_us, r.latency.p50_us);
+  EXPECT_LE(r.latency.p50_us, r.latency.p99_us);
+  EXPECT_LE(r.latency.p99_us, r.latency.max_us);
+  EXPECT_NE(r.command.find("-l 500"), std::string::npos) << r.command;
+}

@@ -1,0 +1,253 @@
+// Tests of the release engine on real threads and CLOCK_MONOTONIC: hand-off to a worker, overruns, stopping,
+// signals.
+#include "platform/job_runner.hpp"
+#include "platform/metrics.hpp"
+#include "platform/release_engine.hpp"
+#include "platform/signal_stop.hpp"
+
+#include "os/clock.hpp"
+
+#include <gtest/gtest.h>
+
+#include <condition_variable>
+#include <csignal>
+#include <deque>
+#include <mutex>
+#include <thread>
+
+using namespace std::chrono_literals;
+using std::chrono::nanoseconds;
+using namespace takt::platform;
+
+namespace {
+
+/// A worker thread that runs released jobs from a queue (the lane hands them off).
+class QueueExecutor final : public ReleaseSink {
+ public:
+  QueueExecutor(ReleaseEngine& engine, Recorder& recorder, std::function<void(const Release&)> body)
+      : engine_(engine), body_(std::move(body)) {
+    worker_ = std::thread([this, &recorder] {
+      ThreadRecorder* rec = recorder.attach("worker");
+      for (;;) {
+        Release r;
+        {
+          std::unique_lock lock(mutex_);
+          ready_.wait(lock, [this] { return closed_ || !queue_.empty(); });
+          if (queue_.empty()) break;
+          r = queue_.front();
+          queue_.pop_front();
+        }
+        rec->job_start(r.task, r.job, r.release, takt::os::monotonic_now());
+        body_(r);
+        const nanoseconds done = takt::os::monotonic_now();
+        rec->job_finish(r.task, r.job, r.release, r.deadline, done, false);
+        engine_.finished(r.task, r.job, done);
+      }
+      rec->close();
+    });
+  }
+  ~QueueExecutor() override { close(); }
+
+  void release(const Release& r) override {
+    {
+      std::lock_guard guard(mutex_);
+      queue_.push_back(r);
+    }
+    ready_.notify_one();
+  }
+
+  void close() {
+    {
+      std::lock_guard guard(mutex_);
+      closed_ = true;
+    }
+    ready_.notify_one();
+    if (worker_.joinable()) worker_.join();
+  }
+
+ private:
+  ReleaseEngine& engine_;
+  std::function<void(const Release&)> body_;
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::deque<Release> queue_;
+  bool closed_ = false;
+  std::thread worker_;
+};
+
+PeriodicTask periodic(nanoseconds period, nanoseconds deadline) {
+  return PeriodicTask{"t", period, deadline, 0ns, 1};
+}
+
+RunMetrics finish(ReleaseEngine& engine, Recorder& recorder) {
+  RunInfo info;
+  info.origin = engine.origin();
+  info.end = takt::os::monotonic_now();
+  return compute_metrics(engine.tasks(), recorder, info, std::nullopt, std::nullopt);
+}
+
+}  // namespace
+
+TEST(ReleaseEngineThreads, HandsJobsToAWorkerAndAccountsForEveryRelease) {
+  ReleaseConfig config;
+  config.jobs_per_task = 40;
+  ReleaseEngine engine({periodic(2ms, 2ms)}, config);
+  Recorder recorder({4, 1024});
+  QueueExecutor executor(engine, recorder, [](const Release&) { takt::os::spin_for(100us); });
+  ThreadRecorder* lane = recorder.attach("lane");
+  engine.start(takt::os::monotonic_now() + 2ms);
+  engine.run(executor, lane);
+  executor.close();
+  RunMetrics m = finish(engine, recorder);
+  const TaskMetrics& t = m.tasks[0];
+  EXPECT_EQ(t.jobs, 40u) << "every release is a job, released or skipped";
+  EXPECT_EQ(t.released + t.skipped, 40u);
+  EXPECT_EQ(t.released, engine.counts(0).released);
+  EXPECT_EQ(t.abandoned + t.unfinished, 0u);
+  EXPECT_EQ(t.response.count, t.released);
+  EXPECT_GE(t.response.min, 100us) << "a job spins 100 µs";
+  EXPECT_GE(m.system.release_latency.min, 0ns);
+  EXPECT_EQ(engine.jobs_in_flight(), 0u);
+}
+
+TEST(ReleaseEngineThreads, InjectedOverrunIsSkippedUnderSkip) {
+  ReleaseConfig config;
+  config.jobs_per_task = 20;
+  config.overrun = OverrunPolicy::skip;
+  ReleaseEngine engine({periodic(2ms, 2ms)}, config);
+  Recorder recorder({4, 1024});
+  // The first job run with index k ≥ 2 (job 2 itself may be skipped on a loaded
+  // machine) takes ≥ 7 ms from its release r: the releases at r + 2, 4 and 6 ms find it
+  // running and are skipped.
+  bool overran = false;  // only the worker thread touches it
+  QueueExecutor executor(engine, recorder, [&overran](const Release& r) {
+    if (r.job >= 2 && !overran) {
+      overran = true;
+      std::this_thread::sleep_for(7ms);
+    }
+  });
+  engine.start(takt::os::monotonic_now() + 2ms);
+  engine.run(executor, recorder.attach("lane"));
+  executor.close();
+  RunMetrics m = finish(engine, recorder);
+  EXPECT_GE(engine.counts(0).skipped, 3u);
+  EXPECT_EQ(engine.counts(0).late, 0u);
+  EXPECT_EQ(m.tasks[0].jobs, 20u);
+  EXPECT_EQ(m.tasks[0].released + m.tasks[0].skipped, 20u);
+  EXPECT_GE(m.tasks[0].misses, 4u) << "the overrunning job itself and the three skipped releases";
+}
+
+TEST(ReleaseEngineThreads, InjectedOverrunIsReleasedLateUnderWait) {
+  ReleaseConfig config;
+  config.jobs_per_task = 10;
+  config.overrun = OverrunPolicy::wait;
+  ReleaseEngine engine({periodic(2ms, 2ms)}, config);
+  Recorder recorder({4, 1024});
+  QueueExecutor executor(engine, recorder, [](const Release& r) {
+    if (r.job == 2) std::this_thread::sleep_for(7ms);
+  });
+  engine.start(takt::os::monotonic_now() + 2ms);
+  engine.run(executor, recorder.attach("lane"));
+  executor.close();
+  RunMetrics m = finish(engine, recorder);
+  EXPECT_EQ(engine.counts(0).skipped, 0u);
+  EXPECT_EQ(engine.counts(0).released, 10u) << "under wait every job is released";
+  EXPECT_GE(engine.counts(0).late, 3u) << "jobs 3, 4, 5 wait for job 2";
+  EXPECT_GE(m.tasks[0].late, 3u);
+  for (const JobResult& j : m.jobs) {
+    if (j.late) {
+      EXPECT_GT(j.eligible, j.release);
+      EXPECT_EQ(j.deadline, j.release + 2ms) << "deadline stays release-based";
+    }
+  }
+}
+
+TEST(ReleaseEngineThreads, StopFromAnotherThreadEndsAnUnlimitedRun) {
+  ReleaseEngine engine({periodic(1ms, 1ms)}, ReleaseConfig{});
+  Recorder recorder({4, 4096});
+  QueueExecutor executor(engine, recorder, [](const Release&) {});
+  engine.start(takt::os::monotonic_now());
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(30ms);
+    engine.request_stop();
+  });
+  const auto t0 = takt::os::monotonic_now();
+  engine.run(executor, recorder.attach("lane"));
+  const auto took = takt::os::monotonic_now() - t0;
+  stopper.join();
+  executor.close();
+  EXPECT_TRUE(engine.stop_requested());
+  EXPECT_GE(engine.counts(0).released, 1u);
+  EXPECT_LT(took, 5s) << "the lane woke up for the stop";
+}
+
+TEST(ReleaseEngineThreads, SigtermStopsTheRunThroughSignalStop) {
+  ReleaseEngine engine({periodic(300ms, 300ms)}, ReleaseConfig{});
+  Recorder recorder({4, 1024});
+  QueueExecutor executor(engine, recorder, [](const Release&) {});
+  SignalStop signals(engine);
+  engine.start(takt::os::monotonic_now());
+  std::thread sender([] {
+    std::this_thread::sleep_for(20ms);
+    std::raise(SIGTERM);  // handled on this thread; the lane sleeps until 300 ms and must wake
+  });
+  const auto t0 = takt::os::monotonic_now();
+  engine.run(executor, recorder.attach("lane"));
+  const auto took = takt::os::monotonic_now() - t0;
+  sender.join();
+  executor.close();
+  EXPECT_EQ(signals.signals_received(), 1);
+  EXPECT_EQ(signals.last_signal(), SIGTERM);
+  EXPECT_TRUE(engine.stop_requested());
+  EXPECT_FALSE(engine.abandoned());
+  EXPECT_EQ(engine.counts(0).released, 1u) << "only the release at 0 ms";
+  EXPECT_LT(took, 250ms) << "woken by the signal, not by the next release";
+}
+
+TEST(ReleaseEngineThreads, SecondSignalAbandons) {
+  ReleaseEngine engine({periodic(5ms, 5ms)}, ReleaseConfig{});
+  SignalStop signals(engine);
+  std::raise(SIGINT);
+  std::raise(SIGINT);
+  EXPECT_TRUE(engine.stop_requested());
+  EXPECT_TRUE(engine.abandoned());
+  EXPECT_EQ(signals.signals_received(), 2);
+}
+
+namespace {
+struct SpinTask : takt::Task {
+  void run(const takt::Job&) override { takt::os::spin_for(50us); }
+};
+}  // namespace
+
+TEST(ReleaseEngineThreads, OneInlineLanePerTask) {
+  ReleaseConfig config;
+  config.duration = 40ms;
+  std::vector<PeriodicTask> specs{PeriodicTask{"a", 4ms, 4ms, 0ns, 1}, PeriodicTask{"b", 5ms, 5ms, 1ms, 1}};
+  ReleaseEngine engine(specs, config);
+  Recorder recorder({2, 1024});
+  SpinTask a, b;
+  takt::Task* tasks[] = {&a, &b};
+  engine.start(takt::os::monotonic_now() + 2ms);
+  std::vector<std::thread> lanes;
+  for (std::uint32_t i = 0; i < 2; ++i) {
+    lanes.emplace_back([&, i] {
+      ThreadRecorder* rec = recorder.attach(i == 0 ? "lane a" : "lane b");
+      InlineSink sink(engine, tasks, rec);
+      const std::uint32_t mine[] = {i};
+      engine.run_lane(mine, sink, rec);
+      rec->close();
+    });
+  }
+  for (auto& l : lanes) l.join();
+  RunMetrics m = finish(engine, recorder);
+  EXPECT_EQ(m.tasks[0].jobs, 10u);  // 0, 4, ..., 36 ms
+  EXPECT_EQ(m.tasks[1].jobs, 8u);   // 1, 6, ..., 36 ms
+  for (const JobResult& j : m.jobs) {
+    if (j.start) {
+      EXPECT_GE(*j.start, j.eligible) << "a job never starts before its release";
+    }
+  }
+  EXPECT_EQ(m.system.threads.size(), 2u);
+  EXPECT_TRUE(m.system.threads[0].closed);
+}

@@ -1,0 +1,70 @@
+// Smoke tests of the latency micro-benchmarks: sample counts and ordered statistics (no timing targets here).
+#include "bench/latency/latency_bench.hpp"
+
+#include "os/cpu.hpp"
+#include "os/realtime.hpp"
+
+#include <gtest/gtest.h>
+
+using namespace std::chrono_literals;
+
+namespace {
+std::vector<int> cpus() { return takt::os::allowed_cpus().cpus(); }
+
+void expect_ordered(const takt::platform::LatencyStats& s) {
+  EXPECT_GE(s.min_us, 0.0);
+  EXPECT_LE(s.min_us, s.p25_us);
+  EXPECT_LE(s.p25_us, s.p50_us);
+  EXPECT_LE(s.p50_us, s.p75_us);
+  EXPECT_LE(s.p75_us, s.p95_us);
+  EXPECT_LE(s.p95_us, s.p99_us);
+  EXPECT_LE(s.p99_us, s.max_us);
+}
+}  // namespace
+
+TEST(LatencyBench, DirectSchedulingLatencyHasOneSamplePerReleasedJob) {
+  // 200 ms at 1 ms: releases at 0.3, 1.3, ..., 199.3 ms on each core = 200 per core,
+  // each either released (one latency sample) or skipped (a stalled job was running).
+  auto m = takt::bench::measure_scheduling_latency(cpus(), false, false, 200ms, 1000us);
+  EXPECT_EQ(m.released + m.skipped, 200u * cpus().size());
+  EXPECT_EQ(m.stats.samples, m.released);
+  EXPECT_GT(m.released, 0u);
+  expect_ordered(m.stats);
+}
+
+TEST(LatencyBench, HandoffSchedulingLatencyMeasuresTheWorker) {
+  auto m = takt::bench::measure_scheduling_latency(cpus(), false, true, 100ms, 1000us);
+  EXPECT_EQ(m.released + m.skipped, 100u);
+  EXPECT_EQ(m.stats.samples, m.released);
+  EXPECT_GT(m.released, 0u);
+  expect_ordered(m.stats);
+}
+
+TEST(LatencyBench, BarrierLatencyHasOneSamplePerRound) {
+  // Rounds every 200 µs: 100 ms → 500 rounds.
+  auto s = takt::bench::measure_barrier_latency(cpus(), 2, false, 0ns, 100ms);
+  EXPECT_EQ(s.samples, 500u);
+  expect_ordered(s);
+}
+
+TEST(LatencyBench, ReportAndJsonCarryTheTableIIColumns) {
+  takt::bench::LatencyBenchOptions o;
+  o.seconds = 100ms;
+  o.fifo = false;  // SCHED_OTHER only: the smoke test does not take the cores at real-time priority
+  o.cyclictest = false;
+  auto report = takt::bench::run_latency_bench(o);
+  ASSERT_EQ(report.conditions.size(), 1u);
+  EXPECT_EQ(report.conditions[0].name, "SCHED_OTHER");
+  auto j = takt::bench::to_json(report);
+  const auto& results = j["conditions"][0]["results"];
+  ASSERT_GE(results.size(), 4u);
+  for (const auto& r : results) {
+    for (const char* key :
+         {"p25_us", "p50_us", "p75_us", "p95_us", "max_us", "samples", "benchmark", "variant"}) {
+      EXPECT_TRUE(r.contains(key)) << key;
+    }
+  }
+  EXPECT_EQ(j["paper_table_ii"]["scheduling_latency"]["p50_us"], 9.9);
+  EXPECT_FALSE(j["conditions"][0]["cyclictest"]["ran"].get<bool>());
+  EXPECT_NE(takt::bench::format_table(report).find("barrier_latency"), std::string::npos);
+}

@@ -1,0 +1,326 @@
+// Tests of the metrics: a hand-built event stream with known outcomes gives exactly the metrics derived by
+// hand.
+#include "platform/metrics.hpp"
+#include "platform/metrics_json.hpp"
+#include "platform/metrics_table.hpp"
+#include "platform/percentile.hpp"
+#include "platform/run_report.hpp"
+#include "takt/error.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+using namespace std::chrono_literals;
+using std::chrono::nanoseconds;
+using namespace takt::platform;
+
+TEST(Percentile, NearestRank) {
+  // 1..8: p50 has rank ⌈0.5·8⌉ = 4 → 4; p99 has rank ⌈7.92⌉ = 8 → 8; p25 rank 2 → 2.
+  std::vector<int> v{1, 2, 3, 4, 5, 6, 7, 8};
+  std::span<const int> s(v);
+  EXPECT_EQ(nearest_rank(s, 50), 4);
+  EXPECT_EQ(nearest_rank(s, 99), 8);
+  EXPECT_EQ(nearest_rank(s, 25), 2);
+  EXPECT_EQ(nearest_rank(s, 100), 8);
+  // 100 values 1..100: p99 is exactly the 99th value.
+  std::vector<int> w(100);
+  for (int i = 0; i < 100; ++i) w[i] = i + 1;
+  EXPECT_EQ(nearest_rank(std::span<const int>(w), 99), 99);
+  EXPECT_EQ(nearest_rank(std::span<const int>(w), 95), 95);
+  std::vector<int> one{7};
+  EXPECT_EQ(nearest_rank(std::span<const int>(one), 1), 7);
+}
+
+TEST(Percentile, SummarizeDurations) {
+  DurationStats s = summarize({30us, 10us, 20us});
+  EXPECT_EQ(s.count, 3u);
+  EXPECT_EQ(s.min, 10us);
+  EXPECT_EQ(s.mean, 20us);
+  EXPECT_EQ(s.p50, 20us);
+  EXPECT_EQ(s.p99, 30us);
+  EXPECT_EQ(s.max, 30us);
+  EXPECT_EQ(summarize({}).count, 0u);
+}
+
+namespace {
+
+Event ev(EventKind kind, std::uint32_t task, std::uint64_t job, nanoseconds time, nanoseconds release,
+         int cpu, std::uint8_t flags = 0, std::uint64_t arg = 0, nanoseconds aux = 0ns) {
+  Event e;
+  e.kind = kind;
+  e.task = task;
+  e.job = job;
+  e.time = time;
+  e.release = release;
+  e.cpu = static_cast<std::int16_t>(cpu);
+  e.flags = flags;
+  e.arg = arg;
+  e.aux = aux;
+  return e;
+}
+
+// Task A: T = D = 10 ms. Task B: T = 20 ms, D = 15 ms. Origin 0, the run ends at 45 ms.
+//   A#0 released 0, starts 0.05 on cpu 0, finishes 4        → met, response 4, latency 50 µs
+//   B#0 released 0, starts 0.1 on cpu 1, strand 1 on cpu 1 (0.1 → 3.1), strand 2 stolen
+//       to cpu 0 (1.0 → 2.0), finishes 3.2                   → met, response 3.2, latency 100 µs
+//   A#1 released 10, starts 10.2 on cpu 0, finishes 22       → missed (deadline 20), tardiness 2
+//   A#2 skipped at 20                                         → counts as a missed job
+//   B#1 released 20, starts 20.03 on cpu 1, fails at 30       → failed (a miss), latency 30 µs
+//   A#3 released 30, starts 30.01, still running at 45        → unfinished (deadline 40 ≤ 45): miss
+//   B#2 released 40, starts 40.02, still running at 45        → abandoned (deadline 55 > 45)
+std::vector<Event> scenario() {
+  using E = EventKind;
+  std::vector<Event> v{
+      ev(E::release, 0, 0, 0us, 0us, 0, 0, 0, 0us),
+      ev(E::release, 1, 0, 0us, 0us, 0, 0, 0, 0us),
+      ev(E::start, 0, 0, 50us, 0us, 0),
+      ev(E::start, 1, 0, 100us, 0us, 1),
+      ev(E::strand_begin, 1, 0, 100us, 0us, 1, 0, 1),
+      ev(E::steal, 1, 0, 1000us, 0us, 0, 0, 1),
+      ev(E::preemption, 0, 0, 1000us, 0us, 0, 0, 0),
+      ev(E::strand_begin, 1, 0, 1000us, 0us, 0, 0, 2),
+      ev(E::strand_end, 1, 0, 2000us, 0us, 0, 0, 2),
+      ev(E::strand_end, 1, 0, 3100us, 0us, 1, 0, 1),
+      ev(E::finish, 1, 0, 3200us, 0us, 1),
+      ev(E::finish, 0, 0, 4000us, 0us, 0),
+      ev(E::release, 0, 1, 10000us, 10000us, 0, 0, 0, 10000us),
+      ev(E::start, 0, 1, 10200us, 10000us, 0),
+      ev(E::release, 1, 1, 20000us, 20000us, 0, 0, 0, 20000us),
+      ev(E::skip, 0, 2, 20000us, 20000us, 0),
+      ev(E::start, 1, 1, 20030us, 20000us, 1),
+      ev(E::finish, 0, 1, 22000us, 10000us, 0),
+      ev(E::migration, 1, 1, 25000us, 20000us, 1, event_flag::thread_moved, 0),
+      ev(E::finish, 1, 1, 30000us, 20000us, 1, event_flag::failed),
+      ev(E::release, 0, 3, 30000us, 30000us, 0, 0, 0, 30000us),
+      ev(E::start, 0, 3, 30010us, 30000us, 0),
+      ev(E::release, 1, 2, 40000us, 40000us, 0, 0, 0, 40000us),
+      ev(E::start, 1, 2, 40020us, 40000us, 1),
+  };
+  return v;
+}
+
+std::vector<PeriodicTask> scenario_tasks() {
+  return {PeriodicTask{"A", 10ms, 10ms, 0ms, 1}, PeriodicTask{"B", 20ms, 15ms, 0ms, 2}};
+}
+
+RunMetrics scenario_metrics() {
+  static const auto tasks = scenario_tasks();
+  static const auto events = scenario();
+  MetricsInput in;
+  in.tasks = tasks;
+  in.events = events;
+  in.run.origin = 0ns;
+  in.run.end = 45ms;
+  in.run.policy = "test";
+  in.errors = {JobError{1, 1, "disk full"}};
+  in.job_errors = 1;
+  SystemSample before, after;
+  before.context_switches = {10, 2};
+  after.context_switches = {25, 5};
+  before.process_cpu_time = 1s;
+  after.process_cpu_time = 1s + 30ms;
+  before.cpu_busy = {100ms, 200ms};
+  after.cpu_busy = {130ms, 215ms};
+  in.before = before;
+  in.after = after;
+  return compute_metrics(in);
+}
+
+}  // namespace
+
+TEST(Metrics, PerJobOutcomesFromAKnownStream) {
+  RunMetrics m = scenario_metrics();
+  ASSERT_EQ(m.jobs.size(), 7u);
+  auto job = [&](std::uint32_t t, std::uint64_t k) -> const JobResult& {
+    for (const auto& j : m.jobs)
+      if (j.task == t && j.index == k) return j;
+    throw std::logic_error("no such job");
+  };
+  EXPECT_EQ(job(0, 0).status, JobStatus::met);
+  EXPECT_EQ(job(0, 0).response(), 4ms);
+  EXPECT_EQ(job(0, 0).release_latency(), 50us);
+  EXPECT_EQ(job(0, 0).tardiness(), 0ns);
+  EXPECT_EQ(job(1, 0).status, JobStatus::met);
+  EXPECT_EQ(job(1, 0).response(), 3200us);
+  EXPECT_EQ(job(0, 1).status, JobStatus::missed);
+  EXPECT_EQ(job(0, 1).deadline, 20ms);
+  EXPECT_EQ(job(0, 1).tardiness(), 2ms);
+  EXPECT_EQ(job(0, 1).response(), 12ms);
+  EXPECT_EQ(job(0, 2).status, JobStatus::skipped);
+  EXPECT_EQ(job(1, 1).status, JobStatus::failed);
+  EXPECT_EQ(job(0, 3).status, JobStatus::unfinished);
+  EXPECT_EQ(job(1, 2).status, JobStatus::abandoned);
+  EXPECT_EQ(job(1, 2).start_cpu, 1);
+}
+
+TEST(Metrics, PerTaskNumbersDerivedByHand) {
+  RunMetrics m = scenario_metrics();
+  const TaskMetrics& a = m.tasks[0];
+  EXPECT_EQ(a.name, "A");
+  EXPECT_EQ(a.jobs, 4u);
+  EXPECT_EQ(a.released, 3u);
+  EXPECT_EQ(a.met, 1u);
+  EXPECT_EQ(a.skipped, 1u);
+  EXPECT_EQ(a.unfinished, 1u);
+  EXPECT_EQ(a.misses, 3u);  // A#1 late, A#2 skipped, A#3 unfinished
+  EXPECT_DOUBLE_EQ(a.miss_ratio, 0.75);
+  // Responses of finished jobs: 4 and 12 ms.
+  EXPECT_EQ(a.response.count, 2u);
+  EXPECT_EQ(a.response.min, 4ms);
+  EXPECT_EQ(a.response.mean, 8ms);
+  EXPECT_EQ(a.response.p99, 12ms);
+  EXPECT_EQ(a.response.max, 12ms);
+  EXPECT_DOUBLE_EQ(a.mean_relative_response, 0.8);  // (4/10 + 12/10) / 2
+  // Release latencies 50, 200, 10 µs: sorted 10, 50, 200 → p50 (rank 2) 50, p99 200.
+  EXPECT_EQ(a.release_latency.count, 3u);
+  EXPECT_EQ(a.release_latency.p50, 50us);
+  EXPECT_EQ(a.release_latency.p99, 200us);
+
+  const TaskMetrics& b = m.tasks[1];
+  EXPECT_EQ(b.jobs, 3u);
+  EXPECT_EQ(b.failed, 1u);
+  EXPECT_EQ(b.abandoned, 1u);
+  EXPECT_EQ(b.misses, 1u);
+  EXPECT_DOUBLE_EQ(b.miss_ratio, 0.5);  // 1 miss of 2 jobs with an outcome
+  EXPECT_EQ(b.response.count, 1u);      // the failed job has no response time
+  EXPECT_DOUBLE_EQ(b.mean_relative_response, 3.2 / 15.0);
+  ASSERT_EQ(b.errors.size(), 1u);
+  EXPECT_EQ(b.errors[0], "job 1: disk full");
+
+  EXPECT_EQ(m.jobs_total, 7u);
+  EXPECT_EQ(m.misses_total, 4u);
+  EXPECT_DOUBLE_EQ(m.miss_ratio, 4.0 / 6.0);
+}
+
+TEST(Metrics, SystemNumbersDerivedByHand) {
+  RunMetrics m = scenario_metrics();
+  const SystemMetrics& s = m.system;
+  EXPECT_EQ(s.migrations, 1u);
+  EXPECT_EQ(s.thread_migrations, 1u);
+  EXPECT_EQ(s.steals, 1u);
+  EXPECT_EQ(s.preemptions, 1u);
+  EXPECT_EQ(s.strands, 2u);
+  EXPECT_EQ(s.context_switches.voluntary, 15);
+  EXPECT_EQ(s.context_switches.involuntary, 3);
+  EXPECT_EQ(s.process_cpu_time, 30ms);
+  // All six started jobs: latencies 10, 20, 30, 50, 100, 200 µs → p50 (rank 3) 30, p99 (rank 6) 200.
+  EXPECT_EQ(s.release_latency.count, 6u);
+  EXPECT_EQ(s.release_latency.min, 10us);
+  EXPECT_EQ(s.release_latency.p50, 30us);
+  EXPECT_EQ(s.release_latency.p99, 200us);
+  EXPECT_EQ(s.release_latency.max, 200us);
+  // Job time per core: cpu 0 = A#0 (3.95 ms) + B#0's strand 2 (1 ms) + A#1 (11.8 ms) = 16.75 ms;
+  // cpu 1 = B#0's strand 1 (3 ms) + B#1 (9.97 ms) = 12.97 ms. B#0 recorded strands, so its
+  // start → finish does not count again; unfinished jobs do not count.
+  ASSERT_EQ(s.cores.size(), 2u);
+  EXPECT_EQ(s.cores[0].cpu, 0);
+  EXPECT_EQ(s.cores[0].job_time, 16750us);
+  EXPECT_EQ(s.cores[1].job_time, 12970us);
+  EXPECT_EQ(s.cores[0].busy, 30ms);
+  EXPECT_EQ(s.cores[1].busy, 15ms);
+  EXPECT_EQ(s.events_recorded, scenario().size());
+}
+
+TEST(Metrics, JsonHasEveryDocumentedField) {
+  RunMetrics m = scenario_metrics();
+  nlohmann::json j = metrics_to_json(m);
+  EXPECT_EQ(j["format"], "takt-run-metrics");
+  EXPECT_EQ(j["run"]["policy"], "test");
+  EXPECT_DOUBLE_EQ(j["run"]["duration_s"].get<double>(), 0.045);
+  EXPECT_EQ(j["totals"]["jobs"], 7);
+  EXPECT_EQ(j["totals"]["misses"], 4);
+  const auto& a = j["tasks"][0];
+  EXPECT_EQ(a["name"], "A");
+  EXPECT_DOUBLE_EQ(a["period_ms"].get<double>(), 10.0);
+  EXPECT_DOUBLE_EQ(a["miss_ratio"].get<double>(), 0.75);
+  EXPECT_DOUBLE_EQ(a["response_ms"]["mean"].get<double>(), 8.0);
+  EXPECT_DOUBLE_EQ(a["response_ms"]["p99"].get<double>(), 12.0);
+  EXPECT_DOUBLE_EQ(a["mean_relative_response"].get<double>(), 0.8);
+  EXPECT_DOUBLE_EQ(a["release_latency_us"]["p50"].get<double>(), 50.0);
+  for (const char* key : {"jobs", "released", "met", "misses", "skipped", "late", "failed", "unfinished",
+                          "abandoned", "errors"}) {
+    EXPECT_TRUE(a.contains(key)) << key;
+  }
+  const auto& s = j["system"];
+  EXPECT_EQ(s["migrations"], 1);
+  EXPECT_EQ(s["context_switches"]["voluntary"], 15);
+  EXPECT_DOUBLE_EQ(s["release_latency_us"]["p99"].get<double>(), 200.0);
+  EXPECT_DOUBLE_EQ(s["cores"][0]["job_time_ms"].get<double>(), 16.75);
+  EXPECT_DOUBLE_EQ(s["cores"][1]["busy_ms"].get<double>(), 15.0);
+  ASSERT_EQ(j["jobs"].size(), 7u);
+  const auto& j1 = j["jobs"][1];  // A#1
+  EXPECT_EQ(j1["task"], "A");
+  EXPECT_EQ(j1["index"], 1);
+  EXPECT_EQ(j1["status"], "missed");
+  EXPECT_EQ(j1["response_ns"], 12'000'000);
+  EXPECT_EQ(j1["tardiness_ns"], 2'000'000);
+  EXPECT_EQ(j1["release_latency_ns"], 200'000);
+  EXPECT_TRUE(j["jobs"][3]["finish_ns"].is_null());  // A#3 unfinished
+  EXPECT_FALSE(metrics_to_json(m, false).contains("jobs"));
+}
+
+TEST(Metrics, JsonFileIsWrittenWhole) {
+  const auto path = std::filesystem::temp_directory_path() / "takt_metrics_test.json";
+  write_json_file(path, metrics_to_json(scenario_metrics()));
+  std::ifstream in(path);
+  nlohmann::json back = nlohmann::json::parse(in);
+  EXPECT_EQ(back["totals"]["jobs"], 7);
+  EXPECT_FALSE(std::filesystem::exists(path.string() + ".partial"));
+  EXPECT_THROW(write_json_file("/nonexistent-folder/x.json", back), takt::Error);
+}
+
+TEST(Metrics, TableShowsTasksTotalsAndSystem) {
+  std::string t = format_table(scenario_metrics());
+  EXPECT_NE(t.find("policy test"), std::string::npos) << t;
+  EXPECT_NE(t.find("A "), std::string::npos) << t;
+  EXPECT_NE(t.find("75.00"), std::string::npos) << "A's miss ratio in %\n" << t;
+  EXPECT_NE(t.find("total"), std::string::npos) << t;
+  EXPECT_NE(t.find("p50 30.0 us, p99 200.0 us"), std::string::npos) << t;
+  EXPECT_NE(t.find("migrations 1"), std::string::npos) << t;
+  EXPECT_NE(t.find("15 voluntary, 3 involuntary"), std::string::npos) << t;
+  EXPECT_NE(t.find("cpu 0: jobs ran 0.017 s"), std::string::npos) << t;
+  EXPECT_NE(t.find("B: job 1: disk full"), std::string::npos) << t;
+}
+
+TEST(Metrics, EmptyRunIsAllZero) {
+  std::vector<PeriodicTask> tasks{PeriodicTask{"A", 10ms, 10ms, 0ms, 1}};
+  MetricsInput in;
+  in.tasks = tasks;
+  RunMetrics m = compute_metrics(in);
+  ASSERT_EQ(m.tasks.size(), 1u);
+  EXPECT_EQ(m.tasks[0].jobs, 0u);
+  EXPECT_EQ(m.tasks[0].miss_ratio, 0.0);
+  EXPECT_EQ(m.miss_ratio, 0.0);
+  EXPECT_NO_THROW((void)format_table(m));
+  EXPECT_NO_THROW((void)metrics_to_json(m));
+}
+
+TEST(RunReport, WritesEveryOutputEvenWhenOneFails) {
+  std::vector<PeriodicTask> tasks{PeriodicTask{"A", 10ms, 10ms, 0ms, 1}};
+  Recorder recorder({1, 64});
+  ThreadRecorder* rec = recorder.attach("lane");
+  rec->job_start(0, 0, 0ns, 10us);
+  rec->job_finish(0, 0, 0ns, 10ms, 2ms, false);
+  RunInfo info;
+  info.end = 5ms;
+  const auto json = std::filesystem::temp_directory_path() / "takt_report_test.json";
+  std::filesystem::remove(json);
+  std::FILE* table = std::tmpfile();
+  ReportOutputs outputs;
+  outputs.json = json;
+  outputs.trace = "/nonexistent-folder/trace.json";
+  outputs.table = table;
+  try {
+    (void)report_run(tasks, recorder, info, std::nullopt, std::nullopt, outputs);
+    FAIL() << "the trace cannot be written";
+  } catch (const takt::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent-folder/trace.json"), std::string::npos) << e.what();
+  }
+  std::ifstream in(json);
+  nlohmann::json back = nlohmann::json::parse(in);
+  EXPECT_EQ(back["totals"]["jobs"], 1) << "the JSON was written before the trace failed";
+  EXPECT_GT(std::ftell(table), 0) << "the table was printed too";
+  std::fclose(table);
+}

@@ -1,0 +1,61 @@
+// Tests of the progress line: its text, and that it prints only when enabled (a terminal by default).
+#include "platform/progress_line.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdio>
+#include <string>
+#include <thread>
+
+using namespace std::chrono_literals;
+using takt::platform::ProgressLine;
+
+namespace {
+std::string contents(std::FILE* f) {
+  std::fflush(f);
+  std::rewind(f);
+  std::string out;
+  char buf[256];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
+  return out;
+}
+}  // namespace
+
+TEST(ProgressLine, FormatsJobsAndMisses) {
+  EXPECT_EQ(ProgressLine::format({120, 2, 400}, 3500ms),
+            "takt: 3.5 s, 120 of 400 jobs done, 2 missed (1.67 %)");
+  EXPECT_EQ(ProgressLine::format({0, 0, std::nullopt}, 0ms), "takt: 0.0 s, 0 jobs done, 0 missed (0.00 %)");
+}
+
+TEST(ProgressLine, PrintsWhileRunningWhenEnabled) {
+  std::FILE* f = std::tmpfile();
+  ASSERT_NE(f, nullptr);
+  std::atomic<std::uint64_t> done{0};
+  {
+    ProgressLine line([&] { return ProgressLine::Counts{done.load(), 1, std::nullopt}; }, f, true, 5ms);
+    EXPECT_TRUE(line.enabled());
+    for (int i = 0; i < 20; ++i) {
+      done.fetch_add(1);
+      std::this_thread::sleep_for(2ms);
+    }
+  }
+  std::string text = contents(f);
+  EXPECT_NE(text.find("\rtakt: "), std::string::npos) << text;
+  EXPECT_NE(text.find("jobs done, 1 missed"), std::string::npos) << text;
+  EXPECT_EQ(text.substr(text.size() - 4), "\r\033[K") << "the line is cleared at the end";
+  std::fclose(f);
+}
+
+TEST(ProgressLine, SilentWhenNotATerminal) {
+  std::FILE* f = std::tmpfile();
+  ASSERT_NE(f, nullptr);
+  {
+    ProgressLine line([] { return ProgressLine::Counts{}; }, f, std::nullopt, 1ms);
+    EXPECT_FALSE(line.enabled()) << "a temporary file is not a terminal";
+    std::this_thread::sleep_for(10ms);
+  }
+  EXPECT_EQ(contents(f), "");
+  std::fclose(f);
+}

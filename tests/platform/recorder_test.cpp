@@ -1,0 +1,141 @@
+// Tests of the per-thread event recorder: concurrent recording, overflow counted, slots exhausted, progress.
+#include "platform/recorder.hpp"
+
+#include "takt/error.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <map>
+#include <thread>
+#include <vector>
+
+using namespace std::chrono_literals;
+using std::chrono::nanoseconds;
+using namespace takt::platform;
+
+TEST(Recorder, ThreadsRecordConcurrentlyWhileProgressIsRead) {
+  constexpr int threads = 4;
+  constexpr int jobs = 2000;
+  Recorder recorder({threads, 4 * jobs});
+  std::atomic<bool> stop{false};
+  std::thread reader([&] {
+    std::uint64_t last = 0;
+    while (!stop.load()) {
+      auto p = recorder.progress();
+      EXPECT_GE(p.jobs_done, last) << "progress never goes back";
+      last = p.jobs_done;
+      (void)recorder.dropped();
+    }
+  });
+  std::vector<std::thread> workers;
+  for (int t = 0; t < threads; ++t) {
+    workers.emplace_back([&, t] {
+      ThreadRecorder* rec = recorder.attach("worker " + std::to_string(t));
+      ASSERT_NE(rec, nullptr);
+      for (int k = 0; k < jobs; ++k) {
+        const nanoseconds release = 1ms * k;
+        rec->job_start(static_cast<std::uint32_t>(t), static_cast<std::uint64_t>(k), release, release + 1us);
+        // Every 10th job misses its deadline (finish after release + 5 µs).
+        const nanoseconds finish = release + (k % 10 == 0 ? 9us : 3us);
+        rec->job_finish(static_cast<std::uint32_t>(t), static_cast<std::uint64_t>(k), release, release + 5us,
+                        finish, false);
+      }
+      rec->close();
+    });
+  }
+  for (auto& w : workers) w.join();
+  stop = true;
+  reader.join();
+
+  auto p = recorder.progress();
+  EXPECT_EQ(p.jobs_done, static_cast<std::uint64_t>(threads * jobs));
+  EXPECT_EQ(p.misses, static_cast<std::uint64_t>(threads * jobs / 10));
+  std::vector<Event> events = recorder.events();
+  std::size_t starts = 0, finishes = 0;
+  std::map<std::uint32_t, std::uint64_t> per_task;
+  for (const Event& e : events) {
+    if (e.kind == EventKind::start) ++starts;
+    if (e.kind == EventKind::finish) {
+      ++finishes;
+      ++per_task[e.task];
+    }
+    EXPECT_GE(e.cpu, 0) << "the recorder fills in the CPU";
+  }
+  EXPECT_EQ(starts, static_cast<std::size_t>(threads * jobs));
+  EXPECT_EQ(finishes, static_cast<std::size_t>(threads * jobs));
+  for (int t = 0; t < threads; ++t)
+    EXPECT_EQ(per_task[static_cast<std::uint32_t>(t)], static_cast<std::uint64_t>(jobs));
+  EXPECT_TRUE(std::is_sorted(events.begin(), events.end(),
+                             [](const Event& a, const Event& b) { return a.time < b.time; }));
+  EXPECT_EQ(recorder.dropped(), 0u);
+  auto summaries = recorder.threads();
+  ASSERT_EQ(summaries.size(), static_cast<std::size_t>(threads));
+  for (const auto& s : summaries) {
+    EXPECT_TRUE(s.closed);
+    EXPECT_GE(s.cpu, 0);
+    EXPECT_EQ(s.name.rfind("worker ", 0), 0u);
+  }
+}
+
+TEST(Recorder, FullBufferDropsAndCountsNeverCrashes) {
+  Recorder recorder({1, 10});
+  ThreadRecorder* rec = recorder.attach("lane");
+  for (int i = 0; i < 25; ++i) rec->job_start(0, static_cast<std::uint64_t>(i), 0ns, 1us * i);
+  // With one thread the CPU may still change between records (an extra migration
+  // event): what matters is that 10 are kept and every other one is counted.
+  EXPECT_EQ(rec->size(), 10u);
+  EXPECT_GE(rec->dropped(), 15u);
+  EXPECT_EQ(recorder.dropped(), rec->dropped());
+  EXPECT_EQ(recorder.events().size(), 10u);
+}
+
+TEST(Recorder, SlotsRunOutGracefully) {
+  Recorder recorder({2, 16});
+  EXPECT_NE(recorder.attach("a"), nullptr);
+  EXPECT_NE(recorder.attach("b"), nullptr);
+  EXPECT_EQ(recorder.attach("c"), nullptr);
+  EXPECT_EQ(recorder.unattached(), 1u);
+  EXPECT_THROW(Recorder({0, 16}), takt::Error);
+  EXPECT_THROW(Recorder({1, 0}), takt::Error);
+}
+
+TEST(Recorder, KeepsTheFirstErrorsAndCountsAll) {
+  Recorder recorder({1, 16});
+  ThreadRecorder* rec = recorder.attach("lane");
+  std::string long_message(1000, 'x');
+  rec->job_error(3, 1, "first");
+  rec->job_error(3, 2, long_message);
+  for (int i = 0; i < 10; ++i) rec->job_error(4, 10 + static_cast<std::uint64_t>(i), "more");
+  auto errors = recorder.errors();
+  ASSERT_EQ(errors.size(), ThreadRecorder::kept_errors);
+  EXPECT_EQ(errors[0].task, 3u);
+  EXPECT_EQ(errors[0].job, 1u);
+  EXPECT_EQ(errors[0].message, "first");
+  EXPECT_EQ(errors[1].message.size(), ThreadRecorder::error_length - 1) << "truncated, not overflowed";
+  EXPECT_EQ(recorder.error_count(), 12u);
+}
+
+TEST(Recorder, MovedThreadIsRecordedAsAMigration) {
+  Recorder recorder({1, 16});
+  ThreadRecorder* rec = recorder.attach("lane");
+  Event e;
+  e.kind = EventKind::start;
+  e.cpu = 0;
+  rec->record(e);
+  e.kind = EventKind::finish;
+  e.cpu = 1;
+  e.time = 5us;
+  rec->record(e);
+  auto events = recorder.events();
+  ASSERT_EQ(events.size(), 3u);
+  EXPECT_EQ(events[1].kind, EventKind::migration);
+  EXPECT_EQ(events[1].arg, 0u);
+  EXPECT_EQ(events[1].cpu, 1);
+  EXPECT_NE(events[1].flags & event_flag::thread_moved, 0);
+}
+
+TEST(Recorder, BufferSizing) {
+  // 1000 jobs × 3 events over 2 threads = 1500 each, doubled, plus 1024 slack.
+  EXPECT_EQ(Recorder::events_per_thread_for(1000, 3, 2), 4024u);
+}

@@ -1,0 +1,387 @@
+// Tests of the release engine on a simulated clock: release times, limits, both overrun policies, stopping.
+#include "platform/release_engine.hpp"
+#include "platform/job_runner.hpp"
+#include "platform/metrics.hpp"
+#include "simulated_clock.hpp"
+#include "takt/error.hpp"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <map>
+#include <vector>
+
+using namespace std::chrono_literals;
+using std::chrono::nanoseconds;
+using namespace takt::platform;
+using takt::platform::testing::SimulatedClock;
+
+namespace {
+
+PeriodicTask periodic(std::string name, nanoseconds period, nanoseconds deadline, nanoseconds offset = 0ns) {
+  return PeriodicTask{std::move(name), period, deadline, offset, 1};
+}
+
+/// Runs every released job for exec(task, job) of simulated time, starting at once
+/// (as if each task had its own idle core), recording start and finish on CPU 0.
+class SimulatedExecutor final : public ReleaseSink {
+ public:
+  using ExecTime = std::function<nanoseconds(std::uint32_t, std::uint64_t)>;
+  SimulatedExecutor(SimulatedClock& clock, ReleaseEngine& engine, ThreadRecorder* recorder, ExecTime exec)
+      : clock_(clock), engine_(engine), recorder_(recorder), exec_(std::move(exec)) {}
+
+  void release(const Release& r) override {
+    releases.push_back(r);
+    const nanoseconds start = clock_.now();
+    record(EventKind::start, r, start);
+    clock_.at(start + exec_(r.task, r.job), [this, r] {
+      record(EventKind::finish, r, clock_.now());
+      engine_.finished(r.task, r.job, clock_.now());
+    });
+  }
+
+  std::vector<Release> releases;
+
+ private:
+  void record(EventKind kind, const Release& r, nanoseconds at) {
+    Event e;
+    e.kind = kind;
+    e.time = at;
+    e.release = r.release;
+    e.task = r.task;
+    e.job = r.job;
+    e.cpu = 0;
+    recorder_->record(e);
+  }
+
+  SimulatedClock& clock_;
+  ReleaseEngine& engine_;
+  ThreadRecorder* recorder_;
+  ExecTime exec_;
+};
+
+struct Simulation {
+  Simulation(std::vector<PeriodicTask> tasks, ReleaseConfig config, SimulatedExecutor::ExecTime exec,
+             nanoseconds origin = 0ns)
+      : specs(tasks),
+        engine(std::move(tasks), config, clock),
+        recorder({2, 4096}),
+        lane(recorder.attach("lane")),
+        executor(clock, engine, lane, std::move(exec)) {
+    engine.start(origin);
+  }
+
+  RunMetrics run() {
+    engine.run(executor, lane);
+    RunInfo info;
+    info.origin = engine.origin();
+    info.end = clock.now();
+    info.overrun = engine.config().overrun;
+    info.stopped = engine.stop_requested();
+    info.abandoned = engine.abandoned();
+    return compute_metrics(specs, recorder, info, std::nullopt, std::nullopt);
+  }
+
+  std::vector<Event> events_of(EventKind kind) const {
+    std::vector<Event> out;
+    for (const Event& e : recorder.events()) {
+      if (e.kind == kind) out.push_back(e);
+    }
+    return out;
+  }
+
+  std::vector<PeriodicTask> specs;
+  SimulatedClock clock;
+  ReleaseEngine engine;
+  Recorder recorder;
+  ThreadRecorder* lane;
+  SimulatedExecutor executor;
+};
+
+nanoseconds one_ms(std::uint32_t, std::uint64_t) { return 1ms; }
+
+}  // namespace
+
+TEST(ReleaseEngine, ReleasesJobKAtOriginPlusOffsetPlusKPeriods) {
+  ReleaseConfig config;
+  config.jobs_per_task = 4;
+  Simulation sim({periodic("a", 10ms, 10ms), periodic("b", 15ms, 12ms, 2ms)}, config, one_ms, 100ms);
+  RunMetrics m = sim.run();
+
+  std::map<std::uint32_t, std::vector<nanoseconds>> released;
+  for (const auto& r : sim.executor.releases) {
+    released[r.task].push_back(r.release);
+    EXPECT_EQ(r.eligible, r.release);
+    EXPECT_FALSE(r.late);
+    EXPECT_EQ(r.deadline, r.release + (r.task == 0 ? 10ms : 12ms));
+  }
+  EXPECT_EQ(released[0], (std::vector<nanoseconds>{100ms, 110ms, 120ms, 130ms}));
+  EXPECT_EQ(released[1], (std::vector<nanoseconds>{102ms, 117ms, 132ms, 147ms}));
+  // Releases come in time order across tasks, each at its exact time (simulated: no wake-up latency).
+  for (std::size_t i = 1; i < sim.executor.releases.size(); ++i) {
+    EXPECT_LE(sim.executor.releases[i - 1].release, sim.executor.releases[i].release);
+  }
+  for (const Event& e : sim.events_of(EventKind::release)) EXPECT_EQ(e.time, e.release);
+  EXPECT_EQ(sim.engine.planned_releases(), 8u);
+  EXPECT_EQ(m.jobs_total, 8u);
+  EXPECT_EQ(m.misses_total, 0u);
+  // The run ends when the last job (b #3, released at 147 ms) has finished.
+  EXPECT_EQ(sim.clock.now(), 148ms);
+}
+
+TEST(ReleaseEngine, DurationLimitReleasesOnlyBeforeTheEnd) {
+  ReleaseConfig config;
+  config.duration = 35ms;
+  Simulation sim({periodic("a", 10ms, 10ms), periodic("b", 10ms, 10ms, 5ms)}, config, one_ms);
+  EXPECT_EQ(sim.engine.planned_releases(), 7u);  // a: 0,10,20,30   b: 5,15,25 (35 is not before 35)
+  RunMetrics m = sim.run();
+  EXPECT_EQ(m.tasks[0].jobs, 4u);
+  EXPECT_EQ(m.tasks[1].jobs, 3u);
+  EXPECT_EQ(sim.engine.counts(0).released, 4u);
+  EXPECT_FALSE(sim.engine.counts(0).in_flight);
+}
+
+TEST(ReleaseEngine, NoLimitMeansNoPlan) {
+  SimulatedClock clock;
+  ReleaseEngine engine({periodic("a", 10ms, 10ms)}, ReleaseConfig{}, clock);
+  EXPECT_FALSE(engine.planned_releases().has_value());
+}
+
+// Task: T = D = 10 ms; every job takes 1 ms except job 3, which takes 25 ms (30 → 55 ms).
+nanoseconds job3_overruns(std::uint32_t, std::uint64_t k) { return k == 3 ? 25ms : 1ms; }
+
+TEST(ReleaseEngine, SkipPolicyDropsReleasesThatFindTheJobRunning) {
+  ReleaseConfig config;
+  config.overrun = OverrunPolicy::skip;
+  config.jobs_per_task = 8;
+  Simulation sim({periodic("t", 10ms, 10ms)}, config, job3_overruns);
+  RunMetrics m = sim.run();
+
+  // Releases at 40 and 50 ms find job 3 running (until 55): skipped. 60 and 70 run.
+  std::vector<std::uint64_t> released;
+  for (const auto& r : sim.executor.releases) released.push_back(r.job);
+  EXPECT_EQ(released, (std::vector<std::uint64_t>{0, 1, 2, 3, 6, 7}));
+  auto skips = sim.events_of(EventKind::skip);
+  ASSERT_EQ(skips.size(), 2u);
+  EXPECT_EQ(skips[0].release, 40ms);
+  EXPECT_EQ(skips[1].release, 50ms);
+  EXPECT_EQ(sim.engine.counts(0).skipped, 2u);
+  EXPECT_EQ(sim.engine.counts(0).late, 0u);
+
+  // Metrics, derived by hand: 8 jobs (6 released + 2 skipped); misses = job 3
+  // (finished 55 > deadline 40) + the 2 skipped = 3; ratio 3/8.
+  const TaskMetrics& t = m.tasks[0];
+  EXPECT_EQ(t.jobs, 8u);
+  EXPECT_EQ(t.released, 6u);
+  EXPECT_EQ(t.skipped, 2u);
+  EXPECT_EQ(t.misses, 3u);
+  EXPECT_DOUBLE_EQ(t.miss_ratio, 0.375);
+  // Responses 1,1,1,25,1,1 ms: mean 30/6 = 5 ms, p99 (rank 6 of 6) 25 ms, relative 5/10.
+  EXPECT_EQ(t.response.count, 6u);
+  EXPECT_EQ(t.response.min, 1ms);
+  EXPECT_EQ(t.response.max, 25ms);
+  EXPECT_EQ(t.response.mean, 5ms);
+  EXPECT_EQ(t.response.p99, 25ms);
+  EXPECT_DOUBLE_EQ(t.mean_relative_response, 0.5);
+  const JobResult& j3 = m.jobs[3];
+  EXPECT_EQ(j3.index, 3u);
+  EXPECT_EQ(j3.status, JobStatus::missed);
+  EXPECT_EQ(j3.tardiness(), 15ms);
+  EXPECT_EQ(m.jobs[4].status, JobStatus::skipped);
+  EXPECT_EQ(m.jobs[4].index, 4u);
+}
+
+TEST(ReleaseEngine, WaitPolicyReleasesLateWithReleaseBasedDeadlines) {
+  ReleaseConfig config;
+  config.overrun = OverrunPolicy::wait;
+  config.jobs_per_task = 8;
+  Simulation sim({periodic("t", 10ms, 10ms)}, config, job3_overruns);
+  RunMetrics m = sim.run();
+
+  // Job 4 (nominal 40) becomes eligible when job 3 finishes at 55 and runs 55 → 56;
+  // job 5 (nominal 50) waits for job 4: eligible 56, runs 56 → 57; job 6 is on time.
+  ASSERT_EQ(sim.executor.releases.size(), 8u);
+  const Release& r4 = sim.executor.releases[4];
+  EXPECT_EQ(r4.job, 4u);
+  EXPECT_TRUE(r4.late);
+  EXPECT_EQ(r4.release, 40ms);
+  EXPECT_EQ(r4.eligible, 55ms);
+  EXPECT_EQ(r4.deadline, 50ms) << "the deadline stays release-based";
+  const Release& r5 = sim.executor.releases[5];
+  EXPECT_TRUE(r5.late);
+  EXPECT_EQ(r5.eligible, 56ms);
+  EXPECT_EQ(r5.deadline, 60ms);
+  EXPECT_FALSE(sim.executor.releases[6].late);
+  EXPECT_EQ(sim.executor.releases[6].eligible, 60ms);
+  EXPECT_EQ(sim.engine.counts(0).late, 2u);
+  EXPECT_EQ(sim.engine.counts(0).skipped, 0u);
+  auto releases = sim.events_of(EventKind::release);
+  ASSERT_EQ(releases.size(), 8u);
+  EXPECT_NE(releases[4].flags & event_flag::late, 0);
+  EXPECT_EQ(releases[4].aux, 55ms);
+
+  // Metrics by hand: responses 1,1,1,25,16,7,1,1 ms; misses: job 3 (55 > 40) and
+  // job 4 (56 > 50) → 2 of 8; mean 53/8 = 6.625 ms; sorted 1,1,1,1,1,7,16,25: p50
+  // (rank 4) = 1 ms, p99 (rank 8) = 25 ms; mean relative 0.6625.
+  const TaskMetrics& t = m.tasks[0];
+  EXPECT_EQ(t.jobs, 8u);
+  EXPECT_EQ(t.late, 2u);
+  EXPECT_EQ(t.misses, 2u);
+  EXPECT_DOUBLE_EQ(t.miss_ratio, 0.25);
+  EXPECT_EQ(t.response.mean, 6625us);
+  EXPECT_EQ(t.response.p50, 1ms);
+  EXPECT_EQ(t.response.p99, 25ms);
+  EXPECT_EQ(t.response.max, 25ms);
+  EXPECT_DOUBLE_EQ(t.mean_relative_response, 0.6625);
+  EXPECT_EQ(m.jobs[4].status, JobStatus::missed);
+  EXPECT_EQ(m.jobs[4].tardiness(), 6ms);
+  EXPECT_EQ(m.jobs[4].response(), 16ms);
+  EXPECT_EQ(m.jobs[5].status, JobStatus::met);
+  EXPECT_EQ(m.jobs[5].response(), 7ms);
+  // Release latency is measured from the eligible time: 0 here (the simulated executor starts at once).
+  EXPECT_EQ(m.jobs[4].release_latency(), 0ns);
+}
+
+TEST(ReleaseEngine, StopEndsReleasingAndWaitsForTheRunningJob) {
+  ReleaseConfig config;  // no limit: runs until stopped
+  config.drain = 100ms;
+  Simulation sim({periodic("t", 10ms, 20ms)}, config,
+                 [](std::uint32_t, std::uint64_t k) { return k == 3 ? 20ms : 1ms; });
+  sim.clock.at(35ms, [&] { sim.engine.request_stop(); });
+  RunMetrics m = sim.run();
+  EXPECT_EQ(sim.engine.counts(0).released, 4u);  // 0, 10, 20, 30
+  EXPECT_EQ(sim.clock.now(), 50ms) << "the lane waited for job 3 (30 → 50)";
+  EXPECT_EQ(m.tasks[0].met, 4u);
+  EXPECT_EQ(m.tasks[0].abandoned, 0u);
+}
+
+TEST(ReleaseEngine, DrainTimeLimitsTheWaitThenTheJobIsAbandoned) {
+  ReleaseConfig config;
+  config.drain = 5ms;
+  Simulation sim({periodic("t", 10ms, 20ms)}, config,
+                 [](std::uint32_t, std::uint64_t k) { return k == 3 ? 20ms : 1ms; });
+  sim.clock.at(35ms, [&] { sim.engine.request_stop(); });
+  RunMetrics m = sim.run();
+  EXPECT_EQ(sim.clock.now(), 40ms) << "stop at 35 + drain 5";
+  EXPECT_TRUE(sim.engine.counts(0).in_flight);
+  // Job 3's deadline (30 + 20 = 50) is after the end (40): no outcome yet.
+  EXPECT_EQ(m.jobs.back().status, JobStatus::abandoned);
+  EXPECT_EQ(m.tasks[0].abandoned, 1u);
+  EXPECT_EQ(m.tasks[0].jobs, 4u);
+  EXPECT_DOUBLE_EQ(m.tasks[0].miss_ratio, 0.0) << "0 misses of 3 jobs with an outcome";
+}
+
+TEST(ReleaseEngine, UnfinishedJobPastItsDeadlineCountsAsMissed) {
+  ReleaseConfig config;
+  config.drain = 5ms;
+  Simulation sim({periodic("t", 10ms, 8ms)}, config,
+                 [](std::uint32_t, std::uint64_t k) { return k == 3 ? 20ms : 1ms; });
+  sim.clock.at(35ms, [&] { sim.engine.request_stop(); });
+  RunMetrics m = sim.run();
+  EXPECT_EQ(sim.clock.now(), 40ms);
+  EXPECT_EQ(m.jobs.back().status, JobStatus::unfinished);  // deadline 38 ≤ end 40
+  EXPECT_EQ(m.tasks[0].misses, 1u);
+  EXPECT_DOUBLE_EQ(m.tasks[0].miss_ratio, 0.25);
+}
+
+TEST(ReleaseEngine, AbandonStopsWaitingAtOnce) {
+  ReleaseConfig config;
+  config.drain = 1s;
+  Simulation sim({periodic("t", 10ms, 20ms)}, config,
+                 [](std::uint32_t, std::uint64_t k) { return k == 3 ? 200ms : 1ms; });
+  sim.clock.at(35ms, [&] { sim.engine.request_stop(); });
+  sim.clock.at(37ms, [&] { sim.engine.abandon(); });
+  sim.run();
+  EXPECT_EQ(sim.clock.now(), 37ms);
+  EXPECT_TRUE(sim.engine.abandoned());
+}
+
+TEST(ReleaseEngine, AReleaseDueAtTheStopIsCountedAsSkipped) {
+  ReleaseConfig config;
+  Simulation sim({periodic("t", 10ms, 10ms)}, config, one_ms);
+  // The stop lands at exactly 40 ms, before the lane handles the release due then.
+  sim.clock.at(40ms, [&] { sim.engine.request_stop(); });
+  RunMetrics m = sim.run();
+  auto skips = sim.events_of(EventKind::skip);
+  ASSERT_EQ(skips.size(), 1u);
+  EXPECT_EQ(skips[0].release, 40ms);
+  EXPECT_NE(skips[0].flags & event_flag::at_stop, 0);
+  EXPECT_EQ(m.tasks[0].jobs, 5u);  // 4 released + 1 skipped: every due release is accounted for
+}
+
+TEST(ReleaseEngine, RejectsBadTimingAndLanes) {
+  SimulatedClock clock;
+  EXPECT_THROW(ReleaseEngine({periodic("a", 0ms, 1ms)}, {}, clock), takt::Error);
+  EXPECT_THROW(ReleaseEngine({periodic("a", 1ms, 0ms)}, {}, clock), takt::Error);
+  EXPECT_THROW(ReleaseEngine({periodic("a", 1ms, 1ms, -1ms)}, {}, clock), takt::Error);
+  ReleaseConfig zero_jobs;
+  zero_jobs.jobs_per_task = 0;
+  EXPECT_THROW(ReleaseEngine({periodic("a", 1ms, 1ms)}, zero_jobs, clock), takt::Error);
+
+  ReleaseConfig config;
+  config.jobs_per_task = 1;
+  ReleaseEngine engine({periodic("a", 1ms, 1ms), periodic("b", 1ms, 1ms)}, config, clock);
+  struct Nothing : ReleaseSink {
+    ReleaseEngine* e;
+    void release(const Release& r) override { e->finished(r.task, r.job, 0ns); }
+  } sink;
+  sink.e = &engine;
+  const std::uint32_t a[] = {0};
+  EXPECT_THROW(engine.run_lane(a, sink, nullptr), takt::Error) << "not started";
+  engine.start(0ns);
+  EXPECT_THROW(engine.start(0ns), takt::Error);
+  engine.run_lane(a, sink, nullptr);
+  const std::uint32_t again[] = {1, 0};
+  EXPECT_THROW(engine.run_lane(again, sink, nullptr), takt::Error) << "task a is in two lanes";
+  const std::uint32_t out_of_range[] = {7};
+  EXPECT_THROW(engine.run_lane(out_of_range, sink, nullptr), takt::Error);
+}
+
+namespace {
+/// A task whose job k takes duration(k) of simulated time, and throws for job `fails`.
+struct TimedTask : takt::Task {
+  TimedTask(SimulatedClock& c, std::function<nanoseconds(std::uint64_t)> d, std::uint64_t fails)
+      : clock(c), duration(std::move(d)), fail_at(fails) {}
+  void run(const takt::Job& job) override {
+    clock.advance(duration(job.index));
+    if (job.index == fail_at) throw std::runtime_error("sensor unplugged");
+  }
+  SimulatedClock& clock;
+  std::function<nanoseconds(std::uint64_t)> duration;
+  std::uint64_t fail_at;
+};
+}  // namespace
+
+TEST(ReleaseEngine, InlineLaneRunsJobsOnItsThreadWithTheSameOverrunRule) {
+  SimulatedClock clock;
+  ReleaseConfig config;
+  config.jobs_per_task = 6;
+  std::vector<PeriodicTask> specs{periodic("t", 10ms, 10ms)};
+  ReleaseEngine engine(specs, config, clock);
+  Recorder recorder({1, 1024});
+  ThreadRecorder* rec = recorder.attach("lane");
+  TimedTask task(
+      clock, [](std::uint64_t k) { return k == 1 ? 25ms : 2ms; }, 4);
+  takt::Task* tasks[] = {&task};
+  InlineSink sink(engine, tasks, rec);
+  engine.start(0ns);
+  engine.run(sink, rec);
+  // Job 1 runs 10 → 35: releases 20 and 30 found it running (skip), 40 and 50 run.
+  EXPECT_EQ(engine.counts(0).released, 4u);
+  EXPECT_EQ(engine.counts(0).skipped, 2u);
+  RunInfo info;
+  info.end = clock.now();
+  RunMetrics m = compute_metrics(specs, recorder, info, std::nullopt, std::nullopt);
+  const TaskMetrics& t = m.tasks[0];
+  EXPECT_EQ(t.jobs, 6u);
+  EXPECT_EQ(t.failed, 1u);  // job 4 threw
+  EXPECT_EQ(t.misses, 4u);  // job 1 (35 > 20), 2 skipped, job 4 failed
+  ASSERT_EQ(t.errors.size(), 1u);
+  EXPECT_EQ(t.errors[0], "job 4: sensor unplugged");
+  EXPECT_EQ(m.system.job_errors, 1u);
+  EXPECT_EQ(m.jobs[1].response(), 25ms);
+  EXPECT_EQ(m.jobs[4].status, JobStatus::failed);
+  EXPECT_EQ(m.jobs[5].status, JobStatus::met);
+  EXPECT_EQ(recorder.progress().jobs_done, 4u);
+  EXPECT_EQ(recorder.progress().misses, 2u);  // job 1 late, job 4 failed (skips are not jobs done)
+}
