@@ -5,8 +5,8 @@
 #include "sched/scheduler.hpp"
 #include "sched/topology_spec.hpp"
 
-#include <oneapi/tbb/concurrent_priority_queue.h>
 #include <omp.h>
+#include <oneapi/tbb/concurrent_priority_queue.h>
 
 #include <algorithm>
 #include <chrono>
@@ -32,7 +32,8 @@ double median(std::vector<double> v) {
 }
 
 double ns_since(Clock::time_point start) {
-  return static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count());
+  return static_cast<double>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count());
 }
 
 /// Theil-Sen slope of y against x: the median of the slopes between all pairs of
@@ -52,7 +53,8 @@ double timer_overhead_ns() {
     for (int i = 0; i < 20001; ++i) {
       const auto a = Clock::now();
       const auto b = Clock::now();
-      samples.push_back(static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(b - a).count()));
+      samples.push_back(
+          static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(b - a).count()));
     }
     return median(samples);
   }();
@@ -65,8 +67,8 @@ std::string chain(int depth) {
   for (int i = 0; i <= depth; ++i) yaml += (i ? ", p" : "p") + std::to_string(i) + ": one";
   yaml += "}\n  entry: p0\n  instances:\n";
   for (int i = 0; i < depth; ++i) {
-    yaml += "    s" + std::to_string(i) + ": {component: head-queue, input: p" + std::to_string(i) + ", output: p" +
-            std::to_string(i + 1) + "}\n";
+    yaml += "    s" + std::to_string(i) + ": {component: head-queue, input: p" + std::to_string(i) +
+            ", output: p" + std::to_string(i + 1) + "}\n";
   }
   yaml += "  pes: {terminal: p" + std::to_string(depth) + "}\n";
   return yaml;
@@ -99,7 +101,8 @@ struct Calls {
 /// Admits the tasks, then asks `order` PEs for work until all are dispatched, then
 /// exits them, `rounds` times; per-task costs, timed per phase (the clock's own
 /// cost is taken out of every timed phase).
-Costs measure(Scheduler& s, std::deque<Task>& tasks, const std::vector<int>& order, int rounds, Calls& calls) {
+Costs measure(Scheduler& s, std::deque<Task>& tasks, const std::vector<int>& order, int rounds,
+              Calls& calls) {
   double admit = 0, schedule = 0, exit = 0;
   std::vector<Task*> got;
   got.reserve(tasks.size());
@@ -147,7 +150,8 @@ nlohmann::json per_stage(const SchedBenchOptions& o) {
   std::vector<std::uint64_t> admit_calls, schedule_calls;
   const std::vector<int> chosen = o.depths.empty() ? std::vector<int>{1, 2, 3, 4, 5, 6, 7, 8} : o.depths;
   for (int depth : chosen) {
-    Scheduler s(sched::parse_topology_text(chain(depth), "<bench>/chain.yaml"), ProcessingElements::uniform(1));
+    Scheduler s(sched::parse_topology_text(chain(depth), "<bench>/chain.yaml"),
+                ProcessingElements::uniform(1));
     std::deque<Task> tasks;
     for (int i = 0; i < batch; ++i) tasks.emplace_back(static_cast<std::uint64_t>(i));
     Calls calls;
@@ -182,13 +186,14 @@ struct Shape {
   std::function<sched::TopologySpec()> spec;
   std::function<ProcessingElements(int)> pes;
   std::function<void(Task&, int, int)> prepare;  // task, index, #PEs
-  int fixed_tasks = 0;  // tasks in flight whatever the PEs (0: per_pe per PE)
+  int fixed_tasks = 0;                           // tasks in flight whatever the PEs (0: per_pe per PE)
 };
 
 nlohmann::json scaling(const SchedBenchOptions& o) {
   const std::vector<int> counts = {2, 4, 8, 16, 32, 64, 128, 256};
   const std::vector<Shape> shapes = {
-      {"per-pe-balanced", [] { return sched::parse_topology_text(per_pe_balanced, "<bench>/per-pe-balanced.yaml"); },
+      {"per-pe-balanced",
+       [] { return sched::parse_topology_text(per_pe_balanced, "<bench>/per-pe-balanced.yaml"); },
        [](int n) { return ProcessingElements::uniform(n); }, [](Task&, int, int) {}},
       {"gedf-paws", [] { return policies::builtin_topology("gedf-paws"); },
        [](int n) { return ProcessingElements::uniform(n); }, [](Task&, int, int) {}},
@@ -251,12 +256,13 @@ nlohmann::json scaling(const SchedBenchOptions& o) {
       }
       idle.push_back(o.idle ? median(idles) : 0.0);
       if (o.progress) {
-        o.progress("scaling: " + shape.name + " " + std::to_string(n) + " PEs: admit " + std::to_string(r.admit_ns) +
-                   " ns, schedule " + std::to_string(r.schedule_ns) + " ns");
+        o.progress("scaling: " + shape.name + " " + std::to_string(n) + " PEs: admit " +
+                   std::to_string(r.admit_ns) + " ns, schedule " + std::to_string(r.schedule_ns) + " ns");
       }
     }
     out["topologies"][shape.name] = nlohmann::json{
-        {"tasks_in_flight", shape.fixed_tasks > 0 ? nlohmann::json(shape.fixed_tasks) : nlohmann::json("8 per PE")},
+        {"tasks_in_flight",
+         shape.fixed_tasks > 0 ? nlohmann::json(shape.fixed_tasks) : nlohmann::json("8 per PE")},
         {"admit_ns", admit},
         {"schedule_ns", schedule},
         {"exit_ns", exit},

@@ -18,8 +18,10 @@ void print_scaling(const nlohmann::json& sc);
 void print_baselines(const nlohmann::json& b);
 
 void print_table(const nlohmann::json& r) {
-  fmt::print("takt bench sched: one thread, nanoseconds per task, median of {} repeats\n", r["repeats"].get<int>());
-  fmt::print("(timings from a shared machine: repeat the run and compare; see docs/scheduling-framework.md)\n\n");
+  fmt::print("takt bench sched: one thread, nanoseconds per task, median of {} repeats\n",
+             r["repeats"].get<int>());
+  fmt::print(
+      "(timings from a shared machine: repeat the run and compare; see docs/scheduling-framework.md)\n\n");
 
   if (r.contains("per_stage")) print_per_stage(r["per_stage"]);
   if (r.contains("scaling")) print_scaling(r["scaling"]);
@@ -31,8 +33,8 @@ void print_per_stage(const nlohmann::json& ps) {
              ps["tasks_in_flight"].get<int>());
   fmt::print("  {:>6} {:>10} {:>12}\n", "stages", "admit", "schedule");
   for (std::size_t i = 0; i < ps["depths"].size(); ++i) {
-    fmt::print("  {:>6} {:>10.1f} {:>12.1f}\n", ps["depths"][i].get<double>(), ps["admit_ns"][i].get<double>(),
-               ps["schedule_ns"][i].get<double>());
+    fmt::print("  {:>6} {:>10.1f} {:>12.1f}\n", ps["depths"][i].get<double>(),
+               ps["admit_ns"][i].get<double>(), ps["schedule_ns"][i].get<double>());
   }
   fmt::print("  per stage: {:.1f} ns (admit {:.1f}, schedule {:.1f}); target <= {} ns, CoBaS ~{} ns\n\n",
              ps["per_stage_ns"].get<double>(), ps["per_stage_admit_ns"].get<double>(),
@@ -41,9 +43,10 @@ void print_per_stage(const nlohmann::json& ps) {
 }
 
 void print_scaling(const nlohmann::json& sc) {
-  fmt::print("Admit and schedule per task against the number of PEs ({} tasks in flight per PE;\n"
-             "gedf-paws-64: 64 jobs in the global queue whatever the PEs)\n",
-             sc["tasks_in_flight_per_pe"].get<int>());
+  fmt::print(
+      "Admit and schedule per task against the number of PEs ({} tasks in flight per PE;\n"
+      "gedf-paws-64: 64 jobs in the global queue whatever the PEs)\n",
+      sc["tasks_in_flight_per_pe"].get<int>());
   std::string header = fmt::format("  {:<16} {:<9}", "topology", "PEs:");
   for (const auto& n : sc["pes"]) header += fmt::format(" {:>7}", n.get<int>());
   fmt::print("{} {:>8}\n", header, "growth");
@@ -51,15 +54,17 @@ void print_scaling(const nlohmann::json& sc) {
     bool first = true;
     for (const std::string what : {"admit", "schedule", "idle_schedule"}) {
       if (t[what + "_growth_ratio"].get<double>() == 0.0) continue;  // not measured
-      std::string line = fmt::format("  {:<16} {:<9}", first ? name : "", what == "idle_schedule" ? "idle" : what);
+      std::string line =
+          fmt::format("  {:<16} {:<9}", first ? name : "", what == "idle_schedule" ? "idle" : what);
       first = false;
       for (const auto& v : t[what + "_ns"]) line += fmt::format(" {:>7.1f}", v.get<double>());
       fmt::print("{} {:>7.2f}x\n", line, t[what + "_growth_ratio"].get<double>());
     }
   }
-  fmt::print("  growth: last PE count over first; target <= {:.0f}x from 2 to 256 PEs (CoBaS's admission grew\n"
-             "  linearly to ~{} us at 254 PEs); idle: schedule() when no task is queued anywhere\n\n",
-             sc["target_growth_ratio"].get<double>(), sc["cobas_admit_us_at_254_pes"].get<int>());
+  fmt::print(
+      "  growth: last PE count over first; target <= {:.0f}x from 2 to 256 PEs (CoBaS's admission grew\n"
+      "  linearly to ~{} us at 254 PEs); idle: schedule() when no task is queued anywhere\n\n",
+      sc["target_growth_ratio"].get<double>(), sc["cobas_admit_us_at_254_pes"].get<int>());
 }
 
 void print_baselines(const nlohmann::json& b) {
@@ -86,9 +91,10 @@ Action configure(CLI::App& app) {
   app.add_option("--pes", options->pes, "Scaling part: only these PE counts (e.g. 2,256)")
       ->delimiter(',')
       ->check(CLI::Range(1, 4096));
-  app.add_option("--topology", options->topologies,
-                 "Scaling part: only these topologies (per-pe-balanced, gedf-paws, gedf-paws-64, partitioned-dm, "
-                 "federated)")
+  app.add_option(
+         "--topology", options->topologies,
+         "Scaling part: only these topologies (per-pe-balanced, gedf-paws, gedf-paws-64, partitioned-dm, "
+         "federated)")
       ->delimiter(',')
       ->check(CLI::IsMember({"per-pe-balanced", "gedf-paws", "gedf-paws-64", "partitioned-dm", "federated"}));
   app.add_option("--depths", options->depths, "Per-stage part: only these chain depths (e.g. 1,8)")
@@ -109,7 +115,8 @@ Action configure(CLI::App& app) {
     std::ofstream out;
     if (!json_path->empty()) {
       out.open(*json_path);
-      if (!out) throw takt::Error("cannot write '" + *json_path + "': check the directory exists and is writable");
+      if (!out)
+        throw takt::Error("cannot write '" + *json_path + "': check the directory exists and is writable");
     }
     const nlohmann::json result = bench::run_sched_bench(*options);
     print_table(result);

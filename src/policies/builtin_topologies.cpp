@@ -42,8 +42,8 @@ std::string builtin_policy_names() {
 sched::TopologySpec builtin_topology(std::string_view policy) {
   const BuiltinTopology* t = find_builtin_topology(policy);
   if (t == nullptr) {
-    throw takt::Error("no built-in topology for policy '" + std::string(policy) + "' (known: " +
-                      builtin_policy_names() + ")");
+    throw takt::Error("no built-in topology for policy '" + std::string(policy) +
+                      "' (known: " + builtin_policy_names() + ")");
   }
   return sched::parse_topology_text(t->yaml, std::string(t->file));
 }

@@ -18,7 +18,7 @@ namespace takt::sched {
 ///                  v  │                                  v
 ///               unconsidered <───────────────────────────┘          exit: from any state
 class RuntimeSystemAdapter {
-public:
+ public:
   virtual ~RuntimeSystemAdapter() = default;
 
   /// A new task enters the framework (schedulable): per-task data is constructed

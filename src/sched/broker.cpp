@@ -8,8 +8,8 @@
 
 namespace takt::sched {
 
-std::uint32_t Broker::add_topic_impl(std::string_view name, std::string_view description,
-                                     std::uint64_t uuid, std::type_index type) {
+std::uint32_t Broker::add_topic_impl(std::string_view name, std::string_view description, std::uint64_t uuid,
+                                     std::type_index type) {
   if (name.empty()) throw takt::Error("a broker topic needs a name");
   if (uuid == 0) throw takt::Error("topic '" + std::string(name) + "' needs a non-zero unique id");
   for (Slot& slot : slots_) {
@@ -75,8 +75,8 @@ Broker::Slot& Broker::checked(std::uint32_t id, std::uint64_t uuid, std::type_in
 void Broker::set_responder(Slot& slot, Owner owner, std::string_view owner_name,
                            std::function<bool(void*)> callback) {
   if (slot.responder && slot.responder_owner != owner) {
-    throw takt::Error("topic '" + slot.name + "' already has a responder ('" + slot.responder_name +
-                      "'); '" + std::string(owner_name) +
+    throw takt::Error("topic '" + slot.name + "' already has a responder ('" + slot.responder_name + "'); '" +
+                      std::string(owner_name) +
                       "' cannot respond too: a topic is answered by exactly one responder");
   }
   slot.responder_owner = owner;
@@ -97,8 +97,13 @@ void Broker::withdraw(Owner owner) {
 }
 
 TopicInfo Broker::info(const Slot& slot) {
-  return TopicInfo{slot.id, slot.uuid, slot.name, slot.description, slot.references,
-                   slot.subscribers.size(), slot.responder ? slot.responder_name : std::string()};
+  return TopicInfo{slot.id,
+                   slot.uuid,
+                   slot.name,
+                   slot.description,
+                   slot.references,
+                   slot.subscribers.size(),
+                   slot.responder ? slot.responder_name : std::string()};
 }
 
 std::optional<TopicInfo> Broker::topic(std::string_view name) const {

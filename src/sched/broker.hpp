@@ -47,7 +47,7 @@ struct TopicInfo {
 /// request() run under the reconfiguration lock held shared and every change of the
 /// tables under it held exclusively (Scheduler's broker functions do this).
 class Broker {
-public:
+ public:
   /// Subscriptions and responders are grouped by owner (an instance, the runtime
   /// system) so that they can be withdrawn together.
   using Owner = const void*;
@@ -120,7 +120,7 @@ public:
     return static_cast<bool>(checked(topic.id, topic.uuid).responder);
   }
 
-private:
+ private:
   struct Subscription {
     Owner owner;
     std::function<void(const void*)> callback;
@@ -138,8 +138,8 @@ private:
     std::function<bool(void*)> responder;
   };
 
-  std::uint32_t add_topic_impl(std::string_view name, std::string_view description,
-                               std::uint64_t uuid, std::type_index type);
+  std::uint32_t add_topic_impl(std::string_view name, std::string_view description, std::uint64_t uuid,
+                               std::type_index type);
   const Slot* slot_by_name(std::string_view name) const;
   // A handle's slot; the message type is checked where handles are made and where
   // callbacks are registered, so the hot paths (notify, request) check the uuid only.

@@ -11,7 +11,7 @@ namespace takt::sched {
 
 std::string describe_classes(unsigned classes) {
   static const std::pair<unsigned, const char*> names[] = {
-      {filtering, "filtering"},         {ordering, "ordering"},       {distributing, "distributing"},
+      {filtering, "filtering"},         {ordering, "ordering"},     {distributing, "distributing"},
       {consolidating, "consolidating"}, {annotating, "annotating"},
   };
   std::string out;
@@ -56,7 +56,8 @@ Instance::Instance(InstanceContext context) : ctx_(std::move(context)) {
     if (port == nullptr || port->direction != PortInfo::Direction::input) continue;
     inputs_.insert(inputs_.end(), binding.pipes.begin(), binding.pipes.end());
   }
-  std::sort(inputs_.begin(), inputs_.end(), [](const Pipe* a, const Pipe* b) { return a->rank() < b->rank(); });
+  std::sort(inputs_.begin(), inputs_.end(),
+            [](const Pipe* a, const Pipe* b) { return a->rank() < b->rank(); });
   several_inputs_ = inputs_.size() > 1;
 }
 
@@ -70,9 +71,12 @@ void Instance::connect(Broker&) {}
 std::vector<std::pair<std::string, std::uint64_t>> Instance::counters() const { return {}; }
 
 InstanceStats Instance::stats() const {
-  return InstanceStats{ctx_.name, ctx_.component->name, updates_.load(std::memory_order_relaxed),
+  return InstanceStats{ctx_.name,
+                       ctx_.component->name,
+                       updates_.load(std::memory_order_relaxed),
                        Time{total_ns_.load(std::memory_order_relaxed)},
-                       Time{max_ns_.load(std::memory_order_relaxed)}, counters()};
+                       Time{max_ns_.load(std::memory_order_relaxed)},
+                       counters()};
 }
 
 void Instance::run_update(Pipe& input, bool exclusive) noexcept {

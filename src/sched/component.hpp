@@ -49,7 +49,7 @@ struct PortInfo {
 
 /// What the topology an instance lives in tells it.
 class TopologyView {
-public:
+ public:
   virtual ~TopologyView() = default;
   virtual const ProcessingElements& processing_elements() const = 0;
   /// The terminal pipe of processing element `pe` (nullptr for an unknown PE).
@@ -136,7 +136,7 @@ struct InstanceStats {
 /// a task comes back (relinquish, unblock), task_destruct() when the task exits or
 /// the instance is swapped out.
 class Instance {
-public:
+ public:
   explicit Instance(InstanceContext context);
   virtual ~Instance();
   Instance(const Instance&) = delete;
@@ -171,7 +171,7 @@ public:
   void set_topology(const TopologyView* topology) noexcept { ctx_.topology = topology; }
   const std::vector<Pipe*>& inputs_by_rank() const noexcept { return inputs_; }
 
-protected:
+ protected:
   /// Changes outputs outside a pipe update (reacting to a notification): locks the
   /// inputs in rank order and the instance, runs fn(Writer&), propagates, unlocks.
   /// Only from a notification callback (the reconfiguration lock is held shared).
@@ -180,11 +180,11 @@ protected:
   std::atomic<std::uint64_t>& task_data(Task& task) const noexcept { return task.data(ctx_.data_slot); }
   Broker& broker() const noexcept { return *ctx_.broker; }
 
-private:
+ private:
   InstanceContext ctx_;
   std::vector<Pipe*> inputs_;  // every input pipe, by rank
   bool several_inputs_ = false;
-  SpinLock lock_;              // taken when the instance has several inputs
+  SpinLock lock_;  // taken when the instance has several inputs
   std::atomic<std::uint64_t> updates_{0};
   std::atomic<std::int64_t> total_ns_{0};
   std::atomic<std::int64_t> max_ns_{0};

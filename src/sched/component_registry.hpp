@@ -14,7 +14,7 @@ namespace takt::sched {
 /// themselves; takt registers them in one list instead of a linker section).
 /// Registration is not thread-safe: register before building schedulers.
 class ComponentRegistry {
-public:
+ public:
   /// A registry holding every component takt ships.
   static ComponentRegistry& builtin();
 
@@ -25,7 +25,7 @@ public:
   std::vector<std::string> names() const;
   const std::deque<ComponentInfo>& all() const noexcept { return components_; }
 
-private:
+ private:
   std::deque<ComponentInfo> components_;  // stable addresses
 };
 

@@ -14,7 +14,7 @@ namespace takt::sched {
 /// treats a bit as a hint (it locks the victim pipe and looks again). Finding a
 /// non-empty pipe costs one load per 64 pipes.
 class NonEmptySet {
-public:
+ public:
   explicit NonEmptySet(std::size_t size)
       : size_(size), words_((size + 63) / 64), bits_(new std::atomic<std::uint64_t>[words_]) {
     for (std::size_t w = 0; w < words_; ++w) bits_[w].store(0, std::memory_order_relaxed);
@@ -41,7 +41,7 @@ public:
     for (std::size_t k = 0; k <= words_; ++k) {
       const std::size_t w = (first_word + k) % words_;
       std::uint64_t bits = bits_[w].load(std::memory_order_relaxed);
-      if (k == 0) bits &= ~std::uint64_t{0} << (start % 64);  // at or after start
+      if (k == 0) bits &= ~std::uint64_t{0} << (start % 64);          // at or after start
       if (k == words_) bits &= ~(~std::uint64_t{0} << (start % 64));  // wrapped part
       if (skip / 64 == w) bits &= ~(std::uint64_t{1} << (skip % 64));
       if (bits != 0) return w * 64 + static_cast<std::size_t>(std::countr_zero(bits));
@@ -49,7 +49,7 @@ public:
     return size_;
   }
 
-private:
+ private:
   std::size_t size_;
   std::size_t words_;
   std::unique_ptr<std::atomic<std::uint64_t>[]> bits_;

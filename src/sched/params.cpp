@@ -7,11 +7,16 @@ namespace takt::sched {
 
 const char* to_string(ParamType type) noexcept {
   switch (type) {
-    case ParamType::integer: return "integer";
-    case ParamType::duration: return "duration";
-    case ParamType::text: return "text";
-    case ParamType::boolean: return "boolean";
-    case ParamType::integer_list: return "list of integers";
+    case ParamType::integer:
+      return "integer";
+    case ParamType::duration:
+      return "duration";
+    case ParamType::text:
+      return "text";
+    case ParamType::boolean:
+      return "boolean";
+    case ParamType::integer_list:
+      return "list of integers";
   }
   return "?";
 }
@@ -49,7 +54,8 @@ std::optional<Time> parse_duration(std::string_view text) {
   // Whole part and fraction separately in integers, so "1.5ms" is exactly 1500000.
   const std::size_t dot = number.find('.');
   const std::string whole(number.substr(0, dot));
-  const std::string fraction = dot == std::string_view::npos ? std::string() : std::string(number.substr(dot + 1));
+  const std::string fraction =
+      dot == std::string_view::npos ? std::string() : std::string(number.substr(dot + 1));
   if (whole.empty() || whole.size() > 12) return std::nullopt;
   const auto unit_ns = static_cast<std::int64_t>(scale);
   std::int64_t ns = std::stoll(whole) * unit_ns;

@@ -38,7 +38,7 @@ using ParamValue = std::variant<std::int64_t, Time, std::string, bool, std::vect
 /// for a wrong type: both are programming errors of a component, since the values
 /// were checked against its declaration when the topology was read.
 class Params {
-public:
+ public:
   void set(std::string name, ParamValue value) { values_[std::move(name)] = std::move(value); }
   bool has(std::string_view name) const { return values_.find(name) != values_.end(); }
 
@@ -51,7 +51,7 @@ public:
   }
   const std::map<std::string, ParamValue, std::less<>>& values() const noexcept { return values_; }
 
-private:
+ private:
   const ParamValue& at(std::string_view name) const;
   std::map<std::string, ParamValue, std::less<>> values_;
 };

@@ -20,19 +20,26 @@ namespace {
 
 const char* to_string(TaskState state) noexcept {
   switch (state) {
-    case TaskState::unconsidered: return "unconsidered";
-    case TaskState::schedulable: return "schedulable";
-    case TaskState::running: return "running";
+    case TaskState::unconsidered:
+      return "unconsidered";
+    case TaskState::schedulable:
+      return "schedulable";
+    case TaskState::running:
+      return "running";
   }
   return "?";
 }
 
 const char* to_string(Change change) noexcept {
   switch (change) {
-    case Change::none: return "none";
-    case Change::added: return "added";
-    case Change::removed: return "removed";
-    case Change::moved: return "moved";
+    case Change::none:
+      return "none";
+    case Change::added:
+      return "added";
+    case Change::removed:
+      return "removed";
+    case Change::moved:
+      return "moved";
   }
   return "?";
 }

@@ -34,7 +34,7 @@ class NonEmptySet;
 /// allocates; only the heap's array grows when a pipe holds more tasks than ever
 /// before.
 class Pipe {
-public:
+ public:
   explicit Pipe(std::string name, std::size_t node_hint = 0);
   Pipe(const Pipe&) = delete;
   Pipe& operator=(const Pipe&) = delete;
@@ -105,7 +105,7 @@ public:
   /// Reports emptiness changes to `set` as bit `index` (steal families).
   void watch(NonEmptySet* set, std::size_t index) noexcept;
 
-private:
+ private:
   PipeNode* find(const Task& task) const noexcept;
   PipeNode* acquire(Task& task) noexcept;
   void release(PipeNode* node) noexcept;
@@ -147,13 +147,13 @@ private:
 
 /// Locks a pipe for a scope.
 class PipeGuard {
-public:
+ public:
   explicit PipeGuard(Pipe& pipe) noexcept : pipe_(pipe) { pipe_.lock(); }
   ~PipeGuard() { pipe_.unlock(); }
   PipeGuard(const PipeGuard&) = delete;
   PipeGuard& operator=(const PipeGuard&) = delete;
 
-private:
+ private:
   Pipe& pipe_;
 };
 

@@ -54,8 +54,8 @@ int ProcessingElements::online_count() const noexcept {
 }
 
 std::string ProcessingElements::describe() const {
-  std::string out = std::to_string(online_count()) + " online PEs of " + std::to_string(id_count()) +
-                    ", clusters:";
+  std::string out =
+      std::to_string(online_count()) + " online PEs of " + std::to_string(id_count()) + ", clusters:";
   for (int pe = 0; pe < id_count(); ++pe) {
     out += ' ';
     out += known(pe) ? std::to_string(pes_[pe].cluster) : std::string("-");

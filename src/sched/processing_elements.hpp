@@ -11,7 +11,7 @@ namespace takt::sched {
 /// online or offline. PEs keep their id when they go offline, so that pipe families
 /// indexed by PE id keep their meaning while a dynamic topology is rewired.
 class ProcessingElements {
-public:
+ public:
   ProcessingElements() = default;
   /// `count` online PEs, ids 0..count-1, all in cluster 0.
   static ProcessingElements uniform(int count);
@@ -36,7 +36,7 @@ public:
   /// "4 PEs (0-3), clusters: 0 0 1 1" style summary.
   std::string describe() const;
 
-private:
+ private:
   struct Pe {
     int cluster = -1;
     bool online = false;

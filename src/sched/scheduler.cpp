@@ -67,7 +67,8 @@ std::vector<Task*> Scheduler::tasks_by_admission() {
     std::lock_guard<SpinLock> guard(lane.lock);
     for (Task* t = lane.head; t != nullptr; t = t->registry_next_) tasks.push_back(t);
   }
-  std::sort(tasks.begin(), tasks.end(), [](const Task* a, const Task* b) { return a->admission_ < b->admission_; });
+  std::sort(tasks.begin(), tasks.end(),
+            [](const Task* a, const Task* b) { return a->admission_ < b->admission_; });
   return tasks;
 }
 
@@ -106,7 +107,8 @@ Task* Scheduler::claim(Pipe& pipe) {
     // A head that is no longer schedulable was taken elsewhere (or is leaving);
     // popping it is all there is to do, its producer's removal follows.
     TaskState expected = TaskState::schedulable;
-    if (task->state_.compare_exchange_strong(expected, TaskState::running, std::memory_order_acq_rel)) return task;
+    if (task->state_.compare_exchange_strong(expected, TaskState::running, std::memory_order_acq_rel))
+      return task;
   }
   return nullptr;
 }
@@ -141,7 +143,8 @@ void Scheduler::check_attached(const Task& task, const char* call) const {
 void Scheduler::admit(Task& task) {
   SharedSwapGuard guard(lock_);
   if (task.attached()) {
-    throw std::logic_error("sched::Scheduler::admit: task " + std::to_string(task.id) + " is already admitted");
+    throw std::logic_error("sched::Scheduler::admit: task " + std::to_string(task.id) +
+                           " is already admitted");
   }
   Topology& topology = *topology_;
   Pipe& entry = topology.entry_for(task);  // may throw: nothing changed yet
@@ -174,7 +177,8 @@ bool Scheduler::dispatch(Task& task, int pe) {
   SharedSwapGuard guard(lock_);
   check_attached(task, "dispatch");
   TaskState expected = TaskState::schedulable;
-  if (!task.state_.compare_exchange_strong(expected, TaskState::running, std::memory_order_acq_rel)) return false;
+  if (!task.state_.compare_exchange_strong(expected, TaskState::running, std::memory_order_acq_rel))
+    return false;
   task.last_pe_.store(pe, std::memory_order_relaxed);
   leave(task);
   broker_.notify(topics::dispatch, TaskEvent{&task, pe});
@@ -201,7 +205,8 @@ Task* Scheduler::schedule(int pe) {
 Task* Scheduler::peek(int pe) {
   SharedSwapGuard guard(lock_);
   PeSlot* slot = topology_->pe(pe);
-  if (slot == nullptr) throw std::out_of_range("sched::Scheduler::peek: no processing element " + std::to_string(pe));
+  if (slot == nullptr)
+    throw std::out_of_range("sched::Scheduler::peek: no processing element " + std::to_string(pe));
   auto head = [](Pipe* pipe) -> Task* {
     if (pipe == nullptr || pipe->empty()) return nullptr;
     PipeGuard g(*pipe);
@@ -303,7 +308,8 @@ void Scheduler::swap_topology(TopologySpec spec) {
   const std::string what = "topology '" + spec.name + "'";
   install(
       [&](const Topology& current) {
-        return Topology::build(std::move(spec), current.processing_elements(), broker_, &instrumentation_, *registry_);
+        return Topology::build(std::move(spec), current.processing_elements(), broker_, &instrumentation_,
+                               *registry_);
       },
       what);
 }
@@ -350,7 +356,8 @@ void Scheduler::swap_instance(std::string_view name, std::string_view component,
       throw takt::Error("topology '" + topology.spec().name + "' has no instance '" + std::string(name) +
                         "' (its instances: " + names + ")");
     }
-    const InstanceSpec new_spec = replace_component(topology.spec(), *old_spec, component, params, *registry_);
+    const InstanceSpec new_spec =
+        replace_component(topology.spec(), *old_spec, component, params, *registry_);
     TopologySpec whole = topology.spec();
     for (InstanceSpec& i : whole.instances) {
       if (i.name == new_spec.name) i = new_spec;
@@ -392,15 +399,16 @@ void Scheduler::swap_instance(std::string_view name, std::string_view component,
         if (input->has_changes()) fresh.run_update(*input, true);
         input->clear_changes();
       }
-      std::sort(outputs.begin(), outputs.end(), [](const Pipe* a, const Pipe* b) { return a->rank() < b->rank(); });
+      std::sort(outputs.begin(), outputs.end(),
+                [](const Pipe* a, const Pipe* b) { return a->rank() < b->rank(); });
       for (Pipe* out : outputs) flush(*out);
     }
     topology.set_instance_spec(new_spec);
     reconfigurations_.fetch_add(1, std::memory_order_relaxed);
   }
   retired.clear();
-  notify(topics::reconfigured, ReconfigurationMessage{"instance '" + std::string(name) + "' is now " +
-                                                      std::string(component)});
+  notify(topics::reconfigured,
+         ReconfigurationMessage{"instance '" + std::string(name) + "' is now " + std::string(component)});
 }
 
 // --- broker and introspection ------------------------------------------------------
@@ -408,9 +416,10 @@ void Scheduler::swap_instance(std::string_view name, std::string_view component,
 bool Scheduler::remove_topic(std::string_view name) {
   std::lock_guard<std::mutex> serial(reconfiguring_);
   Exclusive x(lock_);
-  if (const auto info = broker_.topic(name);
-      info && info->id <= topics::reconfigured.id && info->uuid == 0x7a6b0001u + info->id && info->references == 1) {
-    throw takt::Error("topic " + std::string(name) + " is built in: the scheduler publishes it, it cannot be removed");
+  if (const auto info = broker_.topic(name); info && info->id <= topics::reconfigured.id &&
+                                             info->uuid == 0x7a6b0001u + info->id && info->references == 1) {
+    throw takt::Error("topic " + std::string(name) +
+                      " is built in: the scheduler publishes it, it cannot be removed");
   }
   return broker_.remove_topic(name);
 }
@@ -468,7 +477,8 @@ std::string Scheduler::verify() {
   Exclusive x(lock_);
   std::ostringstream problems;
   for (const Pipe* pipe : topology_->pipes()) {
-    if (pipe->has_changes()) problems << "pipe " << pipe->name() << " has " << pipe->pending_changes() << " pending changes\n";
+    if (pipe->has_changes())
+      problems << "pipe " << pipe->name() << " has " << pipe->pending_changes() << " pending changes\n";
   }
   for (Task* task : tasks_by_admission()) {
     std::size_t memberships = 0;

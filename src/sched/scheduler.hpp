@@ -63,7 +63,7 @@ struct SchedulerOptions {
 ///    not the reconfiguration or subscription functions (those wait for every
 ///    call to finish, including the one running the callback).
 class Scheduler final : public RuntimeSystemAdapter {
-public:
+ public:
   /// Builds the topology for `pes` (throws takt::Error with file:line:column).
   Scheduler(TopologySpec spec, ProcessingElements pes, SchedulerOptions options = {});
   ~Scheduler() override;
@@ -143,24 +143,26 @@ public:
   TopologySpec spec();
   ProcessingElements processing_elements();
   std::string describe();
-  std::uint64_t reconfigurations() const noexcept { return reconfigurations_.load(std::memory_order_relaxed); }
+  std::uint64_t reconfigurations() const noexcept {
+    return reconfigurations_.load(std::memory_order_relaxed);
+  }
   /// Checks the framework's invariants with everything stopped (empty change logs;
   /// schedulable tasks queued in their entry pipe; running and blocked tasks in no
   /// pipe). Returns a description of every violation, empty if none. For tests.
   std::string verify();
 
-private:
+ private:
   // Reconfigurations run one at a time (`reconfiguring_`, which also guards the
   // topology's spec against change): they prepare under it while operations go
   // on, then take the reconfiguration lock exclusively for the swap itself.
   class Exclusive {
-  public:
+   public:
     explicit Exclusive(SwapLock& lock) : lock_(lock) { lock_.lock(); }
     ~Exclusive() { lock_.unlock(); }
     Exclusive(const Exclusive&) = delete;
     Exclusive& operator=(const Exclusive&) = delete;
 
-  private:
+   private:
     SwapLock& lock_;
   };
 
@@ -178,7 +180,8 @@ private:
   void unregister_task(Task& task);
   std::vector<Task*> tasks_by_admission();
   // Builds the next topology from the current one (under `reconfiguring_`), then swaps.
-  void install(const std::function<std::unique_ptr<Topology>(const Topology&)>& build, const std::string& what);
+  void install(const std::function<std::unique_ptr<Topology>(const Topology&)>& build,
+               const std::string& what);
   void check_attached(const Task& task, const char* call) const;
 
   const ComponentRegistry* registry_;

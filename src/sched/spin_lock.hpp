@@ -12,7 +12,7 @@ namespace takt::sched {
 /// so that a holder preempted on an oversubscribed machine can run again.
 /// Satisfies Lockable (lock, try_lock, unlock).
 class SpinLock {
-public:
+ public:
   void lock() noexcept {
     for (;;) {
       if (!locked_.exchange(true, std::memory_order_acquire)) return;
@@ -27,13 +27,12 @@ public:
   }
 
   bool try_lock() noexcept {
-    return !locked_.load(std::memory_order_relaxed) &&
-           !locked_.exchange(true, std::memory_order_acquire);
+    return !locked_.load(std::memory_order_relaxed) && !locked_.exchange(true, std::memory_order_acquire);
   }
 
   void unlock() noexcept { locked_.store(false, std::memory_order_release); }
 
-private:
+ private:
   static constexpr int kSpinsBeforeYield = 128;
   std::atomic<bool> locked_{false};
 };

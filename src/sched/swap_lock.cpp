@@ -10,8 +10,7 @@ namespace {
 thread_local const SwapLock* held_shared = nullptr;
 }  // namespace
 
-SharedSwapGuard::SharedSwapGuard(SwapLock& lock) noexcept
-    : lock_(lock), lane_(SwapLock::current_lane()) {
+SharedSwapGuard::SharedSwapGuard(SwapLock& lock) noexcept : lock_(lock), lane_(SwapLock::current_lane()) {
   if (held_shared == &lock) {
     nested_ = true;
     return;
@@ -28,8 +27,7 @@ SharedSwapGuard::~SharedSwapGuard() {
 }
 
 std::size_t SwapLock::current_lane() noexcept {
-  thread_local const std::size_t lane =
-      std::hash<std::thread::id>{}(std::this_thread::get_id()) % kLanes;
+  thread_local const std::size_t lane = std::hash<std::thread::id>{}(std::this_thread::get_id()) % kLanes;
   return lane;
 }
 

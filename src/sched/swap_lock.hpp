@@ -18,7 +18,7 @@ namespace takt::sched {
 /// itself, new readers wait, so a continuous stream of operations cannot starve a
 /// reconfiguration.
 class SwapLock {
-public:
+ public:
   static constexpr std::size_t kLanes = 32;
 
   /// The lane of the calling thread (stable for the thread's lifetime).
@@ -29,7 +29,7 @@ public:
   void lock() noexcept;
   void unlock() noexcept;
 
-private:
+ private:
   struct alignas(64) Lane {
     std::atomic<long> readers{0};
   };
@@ -42,14 +42,14 @@ private:
 /// thread already holds (shared, through an outer guard) is a no-op, so that a
 /// callback run inside an operation may call back into the framework.
 class SharedSwapGuard {
-public:
+ public:
   explicit SharedSwapGuard(SwapLock& lock) noexcept;
   ~SharedSwapGuard();
   SharedSwapGuard(const SharedSwapGuard&) = delete;
   SharedSwapGuard& operator=(const SharedSwapGuard&) = delete;
   std::size_t lane() const noexcept { return lane_; }
 
-private:
+ private:
   SwapLock& lock_;
   std::size_t lane_;
   const SwapLock* outer_ = nullptr;

@@ -48,8 +48,8 @@ struct PipeNode {
   static constexpr std::uint32_t npos = 0xffffffffu;
   std::atomic<Pipe*> owner{nullptr};
   Task* task = nullptr;
-  std::int64_t key = 0;           // ordering key set by the producer (smaller first)
-  std::uint64_t seq = 0;          // arrival order in the pipe: ties are first-come first
+  std::int64_t key = 0;   // ordering key set by the producer (smaller first)
+  std::uint64_t seq = 0;  // arrival order in the pipe: ties are first-come first
   PipeNode* log_prev = nullptr;
   PipeNode* log_next = nullptr;
   std::uint32_t heap_index = npos;
@@ -65,17 +65,17 @@ struct PipeNode {
 /// Tasks are neither copyable nor movable: pipes refer to them by address. The owner
 /// keeps a task alive from admit() until exit() has returned.
 class Task {
-public:
+ public:
   explicit Task(std::uint64_t task_id = 0) noexcept : id(task_id) {}
   Task(const Task&) = delete;
   Task& operator=(const Task&) = delete;
 
   std::uint64_t id = 0;
-  Time release{0};   ///< absolute release time
-  Time deadline{0};  ///< absolute deadline
-  int priority = 0;  ///< fixed priority; by default a smaller number is more urgent
-  int cluster = kAny;  ///< cluster of processing elements the task belongs to
-  int pe = kAny;       ///< processing element the task is bound to
+  Time release{0};          ///< absolute release time
+  Time deadline{0};         ///< absolute deadline
+  int priority = 0;         ///< fixed priority; by default a smaller number is more urgent
+  int cluster = kAny;       ///< cluster of processing elements the task belongs to
+  int pe = kAny;            ///< processing element the task is bound to
   void* payload = nullptr;  ///< the runtime system's own record (job, strand, ...)
 
   TaskState state() const noexcept { return state_.load(std::memory_order_acquire); }
@@ -90,7 +90,7 @@ public:
   std::atomic<std::uint64_t>& data(std::size_t slot) noexcept { return data_[slot]; }
   const std::atomic<std::uint64_t>& data(std::size_t slot) const noexcept { return data_[slot]; }
 
-private:
+ private:
   friend class Pipe;
   friend class Scheduler;
 

@@ -12,7 +12,8 @@
 namespace takt::sched {
 
 std::unique_ptr<Topology> Topology::build(TopologySpec spec, ProcessingElements pes, Broker& broker,
-                                          const Instrumentation* instrumentation, const ComponentRegistry& registry) {
+                                          const Instrumentation* instrumentation,
+                                          const ComponentRegistry& registry) {
   std::unique_ptr<Topology> topology(new Topology(std::move(spec), std::move(pes)));
   Topology& t = *topology;
   t.broker_ = &broker;
@@ -86,7 +87,8 @@ std::unique_ptr<Topology> Topology::build(TopologySpec spec, ProcessingElements 
     std::vector<Pipe*> members;
     for (int p : graph.steal) members.push_back(pipe_of[p]);
     t.steal_ = std::make_unique<StealFamily>(std::move(members));
-    for (std::size_t i = 0; i < t.steal_->pipes.size(); ++i) t.steal_->pipes[i]->watch(&t.steal_->nonempty, i);
+    for (std::size_t i = 0; i < t.steal_->pipes.size(); ++i)
+      t.steal_->pipes[i]->watch(&t.steal_->nonempty, i);
   }
   for (const GraphPe& g : graph.pes) {
     auto slot = std::make_unique<PeSlot>();
@@ -97,10 +99,12 @@ std::unique_ptr<Topology> Topology::build(TopologySpec spec, ProcessingElements 
     for (int p : g.pull) slot->pull.push_back(pipe_of[p]);
     if (t.steal_ != nullptr) {
       auto it = std::find(t.steal_->pipes.begin(), t.steal_->pipes.end(), slot->terminal);
-      if (it != t.steal_->pipes.end()) slot->own_steal_index = static_cast<std::size_t>(it - t.steal_->pipes.begin());
+      if (it != t.steal_->pipes.end())
+        slot->own_steal_index = static_cast<std::size_t>(it - t.steal_->pipes.begin());
     }
     // Any odd, PE-specific seed: victim choice is deterministic per run.
-    slot->random.store(0x9e3779b97f4a7c15ull * static_cast<std::uint64_t>(g.id + 1) | 1u, std::memory_order_relaxed);
+    slot->random.store(0x9e3779b97f4a7c15ull * static_cast<std::uint64_t>(g.id + 1) | 1u,
+                       std::memory_order_relaxed);
     t.pe_slots_.push_back(std::move(slot));
   }
   return topology;
@@ -112,8 +116,8 @@ Topology::~Topology() {
   pipes_.clear();
 }
 
-InstanceContext Topology::context_for(std::size_t element, const InstanceSpec& spec, const ComponentInfo& info,
-                                      std::size_t data_slot) const {
+InstanceContext Topology::context_for(std::size_t element, const InstanceSpec& spec,
+                                      const ComponentInfo& info, std::size_t data_slot) const {
   InstanceContext ctx;
   const Element& e = elements_[element];
   ctx.name = e.index >= 0 ? spec.name + "[" + std::to_string(e.index) + "]" : spec.name;
@@ -214,8 +218,8 @@ std::unique_ptr<Instance> Topology::make_replacement(std::size_t element, const 
       for (const Instance* i : data_instances_) used[i->context().data_slot] = true;
       auto free = std::find(used.begin(), used.end(), false);
       if (free == used.end()) {
-        throw takt::Error("cannot swap in component '" + info.name + "': all " + std::to_string(kMaxTaskData) +
-                          " per-task data slots are in use");
+        throw takt::Error("cannot swap in component '" + info.name + "': all " +
+                          std::to_string(kMaxTaskData) + " per-task data slots are in use");
       }
       slot = static_cast<std::size_t>(free - used.begin());
     }
@@ -255,8 +259,8 @@ std::string Topology::describe() const {
   std::ostringstream out;
   out << "topology '" << spec_.name << "' for " << pes_.describe() << "\n";
   for (const auto& p : pipes_) {
-    out << "  pipe " << p->name() << " (rank " << p->rank() << "): "
-        << (p->producer() != nullptr ? p->producer()->name() : std::string("entry")) << " -> "
+    out << "  pipe " << p->name() << " (rank " << p->rank()
+        << "): " << (p->producer() != nullptr ? p->producer()->name() : std::string("entry")) << " -> "
         << (p->consumer() != nullptr ? p->consumer()->name() : std::string("?")) << "\n";
   }
   for (const auto& slot : pe_slots_) {

@@ -35,7 +35,7 @@ struct PeSlot {
   bool online = false;
   Pipe* terminal = nullptr;
   std::vector<Pipe*> pull;
-  std::size_t own_steal_index = npos;   ///< the terminal's index in the steal family
+  std::size_t own_steal_index = npos;    ///< the terminal's index in the steal family
   std::atomic<std::uint64_t> random{0};  ///< xorshift state for victim choice
 };
 
@@ -45,11 +45,12 @@ struct PeSlot {
 /// pull paths. Static once built; the Scheduler swaps instances in it or replaces
 /// it as a whole (dynamic and adaptive topologies).
 class Topology final : public TopologyView {
-public:
+ public:
   /// Builds and checks (throws takt::Error with file:line:column). Instances are
   /// created but not yet connected to the broker.
   static std::unique_ptr<Topology> build(TopologySpec spec, ProcessingElements pes, Broker& broker,
-                                         const Instrumentation* instrumentation, const ComponentRegistry& registry);
+                                         const Instrumentation* instrumentation,
+                                         const ComponentRegistry& registry);
   ~Topology() override;
 
   const TopologySpec& spec() const noexcept { return spec_; }
@@ -95,7 +96,7 @@ public:
   /// A readable listing: pipes with producer and consumer, processing elements.
   std::string describe() const;
 
-private:
+ private:
   Topology(TopologySpec spec, ProcessingElements pes) : spec_(std::move(spec)), pes_(std::move(pes)) {}
   InstanceContext context_for(std::size_t element, const InstanceSpec& spec, const ComponentInfo& info,
                               std::size_t data_slot) const;

@@ -14,7 +14,7 @@ namespace takt::sched {
 namespace {
 
 class Expander {
-public:
+ public:
   Expander(const TopologySpec& spec, const ProcessingElements& pes, const ComponentRegistry& registry)
       : spec_(spec), pes_(pes), registry_(registry) {}
 
@@ -29,7 +29,7 @@ public:
     return std::move(graph_);
   }
 
-private:
+ private:
   struct Family {
     int first = 0;
     int size = 1;
@@ -42,9 +42,12 @@ private:
 
   int size_of(Multiplicity m) const {
     switch (m) {
-      case Multiplicity::one: return 1;
-      case Multiplicity::per_pe: return pes_.id_count();
-      case Multiplicity::per_cluster: return std::max(1, pes_.cluster_count());
+      case Multiplicity::one:
+        return 1;
+      case Multiplicity::per_pe:
+        return pes_.id_count();
+      case Multiplicity::per_cluster:
+        return std::max(1, pes_.cluster_count());
     }
     return 1;
   }
@@ -68,19 +71,24 @@ private:
     const Family& f = families_.at(ref.pipe);
     auto element = [&](int i) -> int {
       if (i < 0 || i >= f.size) {
-        fail(ref.mark, "'" + ref.text() + "' is out of range: '" + ref.pipe + "' has " + std::to_string(f.size) +
-                           " pipes (" + to_string(f.spec->per) + ") here, index " + std::to_string(i) +
-                           " does not exist");
+        fail(ref.mark, "'" + ref.text() + "' is out of range: '" + ref.pipe + "' has " +
+                           std::to_string(f.size) + " pipes (" + to_string(f.spec->per) + ") here, index " +
+                           std::to_string(i) + " does not exist");
       }
       return f.first + i;
     };
     using I = PipeRef::Index;
     switch (ref.index) {
-      case I::none: return {f.first};
-      case I::self: return {element(self)};
-      case I::fixed: return {element(ref.fixed)};
-      case I::pe: return {element(pe)};
-      case I::cluster: return {element(cluster)};
+      case I::none:
+        return {f.first};
+      case I::self:
+        return {element(self)};
+      case I::fixed:
+        return {element(ref.fixed)};
+      case I::pe:
+        return {element(pe)};
+      case I::cluster:
+        return {element(cluster)};
       case I::all: {
         std::vector<int> all;
         for (int i = 0; i < f.size; ++i) all.push_back(f.first + i);
@@ -107,7 +115,7 @@ private:
             for (int pipe : resolve(ref, i, kAny, kAny)) {
               pipes.push_back(pipe);
               auto& uses = p->direction == PortInfo::Direction::input ? graph_.pipes[pipe].consumers
-                                                                       : graph_.pipes[pipe].producers;
+                                                                      : graph_.pipes[pipe].producers;
               uses.push_back(GraphUse{id, port, ref.mark});
             }
           }
@@ -163,13 +171,15 @@ private:
       graph_.steal = resolve(all, kAny, kAny, kAny);
       for (int pipe : graph_.steal) consumed_by_pes(pipe, spec_.steal_mark);
     }
-    if (std::none_of(graph_.pes.begin(), graph_.pes.end(), [](const GraphPe& pe) { return pe.terminal >= 0; })) {
+    if (std::none_of(graph_.pes.begin(), graph_.pes.end(),
+                     [](const GraphPe& pe) { return pe.terminal >= 0; })) {
       fail(spec_.pes_mark, "no processing element has a terminal pipe");
     }
   }
 
   std::string user(const GraphUse& use) const {
-    if (use.instance >= 0) return "instance '" + graph_.instances[use.instance].name + "' (port " + use.port + ")";
+    if (use.instance >= 0)
+      return "instance '" + graph_.instances[use.instance].name + "' (port " + use.port + ")";
     if (use.port == "entry") return "the entry (entry:)";
     return "the processing elements (pes:)";
   }
@@ -177,23 +187,28 @@ private:
   void check_uses() {
     for (const GraphPipe& pipe : graph_.pipes) {
       if (pipe.producers.empty() && pipe.consumers.empty()) {
-        fail(pipe.spec->mark, "pipe '" + pipe.name + "' is dangling: declared but neither produced nor consumed");
+        fail(pipe.spec->mark,
+             "pipe '" + pipe.name + "' is dangling: declared but neither produced nor consumed");
       }
       if (pipe.producers.empty()) {
-        fail(pipe.consumers.front().mark, "pipe '" + pipe.name + "' is dangling: " + user(pipe.consumers.front()) +
-                                              " consumes it, but nothing produces it (no instance output, not the entry)");
+        fail(pipe.consumers.front().mark,
+             "pipe '" + pipe.name + "' is dangling: " + user(pipe.consumers.front()) +
+                 " consumes it, but nothing produces it (no instance output, not the entry)");
       }
       if (pipe.consumers.empty()) {
-        fail(pipe.producers.front().mark, "pipe '" + pipe.name + "' is dangling: " + user(pipe.producers.front()) +
-                                              " produces it, but nothing consumes it (no instance input, not in pes:)");
+        fail(pipe.producers.front().mark,
+             "pipe '" + pipe.name + "' is dangling: " + user(pipe.producers.front()) +
+                 " produces it, but nothing consumes it (no instance input, not in pes:)");
       }
       if (pipe.producers.size() > 1) {
-        fail(pipe.producers[1].mark, "pipe '" + pipe.name + "' is produced twice: by " + user(pipe.producers[0]) +
-                                         " and by " + user(pipe.producers[1]) + "; a pipe has one producer");
+        fail(pipe.producers[1].mark, "pipe '" + pipe.name + "' is produced twice: by " +
+                                         user(pipe.producers[0]) + " and by " + user(pipe.producers[1]) +
+                                         "; a pipe has one producer");
       }
       if (pipe.consumers.size() > 1) {
-        fail(pipe.consumers[1].mark, "pipe '" + pipe.name + "' is consumed twice: by " + user(pipe.consumers[0]) +
-                                         " and by " + user(pipe.consumers[1]) + "; a pipe has one consumer");
+        fail(pipe.consumers[1].mark, "pipe '" + pipe.name + "' is consumed twice: by " +
+                                         user(pipe.consumers[0]) + " and by " + user(pipe.consumers[1]) +
+                                         "; a pipe has one consumer");
       }
     }
   }
@@ -256,8 +271,9 @@ private:
             path += graph_.instances[a].name + " -> " + pipe_between(a, b) + " -> ";
           }
           path += graph_.instances[cycle.front()].name;
-          fail(graph_.instances[v].spec->mark, "the topology has a cycle: " + path +
-                                                   "; tasks must flow from the entry to the processing elements");
+          fail(graph_.instances[v].spec->mark,
+               "the topology has a cycle: " + path +
+                   "; tasks must flow from the entry to the processing elements");
         }
         if (color[w] == 0) {
           color[w] = 1;
@@ -299,9 +315,9 @@ private:
           out.rank = rank++;
           out.depth = depth_in + 1;
           if (out.depth + 1 > kMaxPipelineDepth) {
-            fail(graph_.instances[i].spec->mark, "the topology is too deep: pipe '" + out.name + "' is the " +
-                                                     std::to_string(out.depth + 1) + "th pipe on a path (at most " +
-                                                     std::to_string(kMaxPipelineDepth) + ")");
+            fail(graph_.instances[i].spec->mark,
+                 "the topology is too deep: pipe '" + out.name + "' is the " + std::to_string(out.depth + 1) +
+                     "th pipe on a path (at most " + std::to_string(kMaxPipelineDepth) + ")");
           }
         }
       }
@@ -335,8 +351,9 @@ private:
           for (const ComponentInfo& c : registry_.all()) {
             if (std::find(c.responds.begin(), c.responds.end(), topic) != c.responds.end()) provider = c.name;
           }
-          fail(instance.spec->mark, "instance '" + instance.name + "' (" + info->name + ") needs a responder for topic " +
-                                        topic + (provider.empty() ? std::string() : ": add an instance of component '" + provider + "'"));
+          fail(instance.spec->mark,
+               "instance '" + instance.name + "' (" + info->name + ") needs a responder for topic " + topic +
+                   (provider.empty() ? std::string() : ": add an instance of component '" + provider + "'"));
         }
       }
     }

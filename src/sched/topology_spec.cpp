@@ -37,7 +37,7 @@ bool is_identifier(std::string_view s) {
 
 /// Reads one topology section; every error goes through fail().
 class Parser {
-public:
+ public:
   Parser(std::string file, const ComponentRegistry& registry) : registry_(registry) {
     spec_.file = std::move(file);
   }
@@ -47,13 +47,15 @@ public:
     if (!section.IsDefined() || section.IsNull()) {
       fail(spec_.mark, "the topology section is empty: give it pipes, entry, instances and pes");
     }
-    if (!section.IsMap()) fail(spec_.mark, "a topology must be a map with keys name, description, pipes, entry, instances, pes");
+    if (!section.IsMap())
+      fail(spec_.mark, "a topology must be a map with keys name, description, pipes, entry, instances, pes");
     for (const auto& kv : section) {
       const std::string key = kv.first.Scalar();
       if (key != "name" && key != "description" && key != "pipes" && key != "entry" && key != "instances" &&
           key != "pes") {
-        fail(mark_of(kv.first), "unknown key '" + key +
-                                    "' in the topology (known keys: name, description, pipes, entry, instances, pes)");
+        fail(mark_of(kv.first),
+             "unknown key '" + key +
+                 "' in the topology (known keys: name, description, pipes, entry, instances, pes)");
       }
     }
     if (section["name"]) spec_.name = scalar(section["name"], "name");
@@ -73,20 +75,22 @@ public:
     for (const auto& [port, refs] : old.ports) {
       const PortInfo* p = info->find_port(port);
       if (p == nullptr) {
-        fail(old.mark, "component '" + info->name + "' has no port '" + port + "' that instance '" + old.name +
-                           "' uses, so it cannot replace '" + old.component + "' (its ports: " + port_names(*info) + ")");
+        fail(old.mark, "component '" + info->name + "' has no port '" + port + "' that instance '" +
+                           old.name + "' uses, so it cannot replace '" + old.component +
+                           "' (its ports: " + port_names(*info) + ")");
       }
       const PortInfo* old_port = registry_.find(old.component)->find_port(port);
       if (old_port != nullptr && old_port->many && !p->many) {
-        fail(old.mark, "port '" + port + "' of component '" + info->name + "' takes one pipe, but instance '" +
-                           old.name + "' binds several");
+        fail(old.mark, "port '" + port + "' of component '" + info->name +
+                           "' takes one pipe, but instance '" + old.name + "' binds several");
       }
     }
     for (const PortInfo& p : info->ports) {
-      const bool bound = std::any_of(old.ports.begin(), old.ports.end(), [&](const auto& b) { return b.first == p.name; });
+      const bool bound =
+          std::any_of(old.ports.begin(), old.ports.end(), [&](const auto& b) { return b.first == p.name; });
       if (!bound && !p.optional) {
-        fail(old.mark, "component '" + info->name + "' needs port '" + p.name + "', which instance '" + old.name +
-                           "' does not bind");
+        fail(old.mark, "component '" + info->name + "' needs port '" + p.name + "', which instance '" +
+                           old.name + "' does not bind");
       }
     }
     spec.params = parse_params(*info, params, old.mark);
@@ -118,7 +122,7 @@ public:
     return params;
   }
 
-private:
+ private:
   [[noreturn]] void fail(SourceMark mark, const std::string& message) const {
     throw takt::Error(spec_.where(mark) + ": " + message);
   }
@@ -149,10 +153,12 @@ private:
         if (n.IsScalar()) return n.as<std::int64_t>();
       } catch (const YAML::Exception&) {
       }
-      fail(mark_of(n).line >= 0 ? mark_of(n) : mark, what + " must be an integer, got '" + (n.IsScalar() ? n.Scalar() : "?") + "'");
+      fail(mark_of(n).line >= 0 ? mark_of(n) : mark,
+           what + " must be an integer, got '" + (n.IsScalar() ? n.Scalar() : "?") + "'");
     };
     switch (param.type) {
-      case ParamType::integer: return integer(value);
+      case ParamType::integer:
+        return integer(value);
       case ParamType::duration: {
         const auto d = value.IsScalar() ? parse_duration(value.Scalar()) : std::nullopt;
         if (!d) fail(mark, what + " must be a duration such as 250us, 10ms or 1.5s");
@@ -161,7 +167,8 @@ private:
       case ParamType::text: {
         if (!value.IsScalar()) fail(mark, what + " must be a single word");
         const std::string text = value.Scalar();
-        if (!param.choices.empty() && std::find(param.choices.begin(), param.choices.end(), text) == param.choices.end()) {
+        if (!param.choices.empty() &&
+            std::find(param.choices.begin(), param.choices.end(), text) == param.choices.end()) {
           fail(mark, what + " must be one of " + join(param.choices) + ", got '" + text + "'");
         }
         return text;
@@ -187,11 +194,14 @@ private:
   }
 
   void parse_pipes(const YAML::Node& node) {
-    if (!node) fail(spec_.mark, "the topology declares no pipes: add `pipes: {NAME: one | per-pe | per-cluster, ...}`");
+    if (!node)
+      fail(spec_.mark,
+           "the topology declares no pipes: add `pipes: {NAME: one | per-pe | per-cluster, ...}`");
     if (!node.IsMap()) fail(mark_of(node), "pipes must be a map NAME: one | per-pe | per-cluster");
     for (const auto& kv : node) {
       const std::string name = kv.first.Scalar();
-      if (!is_identifier(name)) fail(mark_of(kv.first), "bad pipe name '" + name + "': use letters, digits, _ and -");
+      if (!is_identifier(name))
+        fail(mark_of(kv.first), "bad pipe name '" + name + "': use letters, digits, _ and -");
       if (spec_.find_pipe(name) != nullptr) fail(mark_of(kv.first), "pipe '" + name + "' is declared twice");
       const std::string per = kv.second.IsScalar() ? kv.second.Scalar() : std::string();
       PipeSpec pipe{name, Multiplicity::one, mark_of(kv.first)};
@@ -210,8 +220,10 @@ private:
 
   enum class Where { single_port, many_port, entry, pes };
 
-  PipeRef parse_ref(const YAML::Node& node, Where where, Multiplicity instance_per, const std::string& context) {
-    if (!node.IsScalar()) fail(mark_of(node), context + ": a pipe reference must be a single value such as ready or ready[pe]");
+  PipeRef parse_ref(const YAML::Node& node, Where where, Multiplicity instance_per,
+                    const std::string& context) {
+    if (!node.IsScalar())
+      fail(mark_of(node), context + ": a pipe reference must be a single value such as ready or ready[pe]");
     const std::string text = node.Scalar();
     PipeRef ref;
     ref.mark = mark_of(node);
@@ -233,7 +245,8 @@ private:
         ref.index = PipeRef::Index::fixed;
         ref.fixed = std::stoi(index);
       } else {
-        fail(ref.mark, context + ": bad index '" + index + "' in '" + text + "': use #, *, pe, cluster or a number");
+        fail(ref.mark,
+             context + ": bad index '" + index + "' in '" + text + "': use #, *, pe, cluster or a number");
       }
     }
     const PipeSpec* pipe = spec_.find_pipe(ref.pipe);
@@ -249,8 +262,8 @@ private:
     switch (ref.index) {
       case I::none:
         if (family) {
-          fail(ref.mark, context + ": pipe '" + ref.pipe + "' is " + kind + ": say which, e.g. " + ref.pipe + "[#], " +
-                             ref.pipe + "[*] or " + ref.pipe + "[0]");
+          fail(ref.mark, context + ": pipe '" + ref.pipe + "' is " + kind + ": say which, e.g. " + ref.pipe +
+                             "[#], " + ref.pipe + "[*] or " + ref.pipe + "[0]");
         }
         break;
       case I::self:
@@ -266,7 +279,8 @@ private:
         }
         break;
       case I::all:
-        if (where != Where::many_port) fail(ref.mark, context + ": [*] (every pipe of the family) needs a port that takes several pipes");
+        if (where != Where::many_port)
+          fail(ref.mark, context + ": [*] (every pipe of the family) needs a port that takes several pipes");
         if (!family) fail(ref.mark, context + ": pipe '" + ref.pipe + "' is a single pipe, it has no [*]");
         break;
       case I::fixed:
@@ -280,8 +294,8 @@ private:
         }
         const Multiplicity needed = ref.index == I::pe ? Multiplicity::per_pe : Multiplicity::per_cluster;
         if (pipe->per != needed) {
-          fail(ref.mark, context + ": '" + text + "' needs a " + to_string(needed) + " pipe, but '" + ref.pipe +
-                             "' is " + kind);
+          fail(ref.mark, context + ": '" + text + "' needs a " + to_string(needed) + " pipe, but '" +
+                             ref.pipe + "' is " + kind);
         }
         break;
       }
@@ -290,7 +304,8 @@ private:
   }
 
   void parse_entry(const YAML::Node& node) {
-    if (!node) fail(spec_.mark, "the topology has no entry pipe: add `entry: PIPE` (where admitted tasks go)");
+    if (!node)
+      fail(spec_.mark, "the topology has no entry pipe: add `entry: PIPE` (where admitted tasks go)");
     spec_.entry = parse_ref(node, Where::entry, Multiplicity::one, "entry");
     if (spec_.entry.index == PipeRef::Index::fixed) {
       fail(spec_.entry.mark, "entry: use a single pipe, or a family indexed by the task's [cluster] or [pe]");
@@ -299,7 +314,8 @@ private:
 
   void parse_instances(const YAML::Node& node) {
     if (!node) fail(spec_.mark, "the topology has no instances: add `instances: {NAME: {component: ...}}`");
-    if (!node.IsMap()) fail(mark_of(node), "instances must be a map NAME: {component: ..., ports..., params: {...}}");
+    if (!node.IsMap())
+      fail(mark_of(node), "instances must be a map NAME: {component: ..., ports..., params: {...}}");
     for (const auto& kv : node) {
       const std::string name = kv.first.Scalar();
       const SourceMark mark = mark_of(kv.first);
@@ -312,12 +328,14 @@ private:
       InstanceSpec instance;
       instance.name = name;
       instance.mark = mark;
-      const ComponentInfo* info = component_info(scalar(body["component"], "component"), mark_of(body["component"]));
+      const ComponentInfo* info =
+          component_info(scalar(body["component"], "component"), mark_of(body["component"]));
       instance.component = info->name;
       if (info->name == "termination") {
-        fail(mark_of(body["component"]), "instance '" + name +
-                                             "': termination is added automatically to every pipe named in pes:, "
-                                             "do not declare it");
+        fail(mark_of(body["component"]),
+             "instance '" + name +
+                 "': termination is added automatically to every pipe named in pes:, "
+                 "do not declare it");
       }
       if (body["per"]) {
         const std::string per = scalar(body["per"], "per");
@@ -328,7 +346,8 @@ private:
         } else if (per == "one") {
           instance.per = Multiplicity::one;
         } else {
-          fail(mark_of(body["per"]), "instance '" + name + "': per must be pe, cluster or one, got '" + per + "'");
+          fail(mark_of(body["per"]),
+               "instance '" + name + "': per must be pe, cluster or one, got '" + per + "'");
         }
       }
       for (const auto& field : body) {
@@ -336,14 +355,16 @@ private:
         if (key == "component" || key == "per" || key == "params") continue;
         const PortInfo* port = info->find_port(key);
         if (port == nullptr) {
-          fail(mark_of(field.first), "unknown key '" + key + "' in instance '" + name + "' (component '" + info->name +
-                                         "' has ports: " + port_names(*info) + "; other keys: component, per, params)");
+          fail(mark_of(field.first), "unknown key '" + key + "' in instance '" + name + "' (component '" +
+                                         info->name + "' has ports: " + port_names(*info) +
+                                         "; other keys: component, per, params)");
         }
         const std::string context = "instance '" + name + "', port '" + key + "'";
         std::vector<PipeRef> refs;
         if (port->many) {
           if (field.second.IsSequence()) {
-            for (const auto& item : field.second) refs.push_back(parse_ref(item, Where::many_port, instance.per, context));
+            for (const auto& item : field.second)
+              refs.push_back(parse_ref(item, Where::many_port, instance.per, context));
           } else {
             refs.push_back(parse_ref(field.second, Where::many_port, instance.per, context));
           }
@@ -358,7 +379,8 @@ private:
         const bool bound = std::any_of(instance.ports.begin(), instance.ports.end(),
                                        [&](const auto& b) { return b.first == port.name; });
         if (!bound && !port.optional) {
-          fail(mark, "instance '" + name + "' (" + info->name + ") needs port '" + port.name + "': " + port.doc);
+          fail(mark,
+               "instance '" + name + "' (" + info->name + ") needs port '" + port.name + "': " + port.doc);
         }
       }
       instance.params = parse_params(*info, body["params"], mark);
@@ -385,7 +407,8 @@ private:
     spec_.terminal = parse_ref(node["terminal"], Where::pes, Multiplicity::one, "pes.terminal");
     if (const YAML::Node pull = node["pull"]) {
       if (pull.IsSequence()) {
-        for (const auto& item : pull) spec_.pull.push_back(parse_ref(item, Where::pes, Multiplicity::one, "pes.pull"));
+        for (const auto& item : pull)
+          spec_.pull.push_back(parse_ref(item, Where::pes, Multiplicity::one, "pes.pull"));
       } else {
         spec_.pull.push_back(parse_ref(pull, Where::pes, Multiplicity::one, "pes.pull"));
       }
@@ -395,7 +418,8 @@ private:
       spec_.steal_mark = mark_of(steal);
       const PipeSpec* pipe = spec_.find_pipe(spec_.steal);
       if (pipe == nullptr || pipe->per == Multiplicity::one) {
-        fail(spec_.steal_mark, "pes.steal must name a per-pe or per-cluster pipe family, got '" + spec_.steal + "'");
+        fail(spec_.steal_mark,
+             "pes.steal must name a per-pe or per-cluster pipe family, got '" + spec_.steal + "'");
       }
     }
   }
@@ -408,21 +432,30 @@ private:
 
 const char* to_string(Multiplicity multiplicity) noexcept {
   switch (multiplicity) {
-    case Multiplicity::one: return "one";
-    case Multiplicity::per_pe: return "per-pe";
-    case Multiplicity::per_cluster: return "per-cluster";
+    case Multiplicity::one:
+      return "one";
+    case Multiplicity::per_pe:
+      return "per-pe";
+    case Multiplicity::per_cluster:
+      return "per-cluster";
   }
   return "?";
 }
 
 std::string PipeRef::text() const {
   switch (index) {
-    case Index::none: return pipe;
-    case Index::self: return pipe + "[#]";
-    case Index::all: return pipe + "[*]";
-    case Index::fixed: return pipe + "[" + std::to_string(fixed) + "]";
-    case Index::pe: return pipe + "[pe]";
-    case Index::cluster: return pipe + "[cluster]";
+    case Index::none:
+      return pipe;
+    case Index::self:
+      return pipe + "[#]";
+    case Index::all:
+      return pipe + "[*]";
+    case Index::fixed:
+      return pipe + "[" + std::to_string(fixed) + "]";
+    case Index::pe:
+      return pipe + "[pe]";
+    case Index::cluster:
+      return pipe + "[cluster]";
   }
   return pipe;
 }
@@ -474,7 +507,8 @@ InstanceSpec replace_component(const TopologySpec& spec, const InstanceSpec& old
   return parser.replacement(old, component, params);
 }
 
-void check_topology(const TopologySpec& spec, const ProcessingElements& pes, const ComponentRegistry& registry) {
+void check_topology(const TopologySpec& spec, const ProcessingElements& pes,
+                    const ComponentRegistry& registry) {
   (void)expand_topology(spec, pes, registry);
 }
 

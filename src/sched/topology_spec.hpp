@@ -106,6 +106,7 @@ InstanceSpec replace_component(const TopologySpec& spec, const InstanceSpec& old
 
 /// Checks the whole graph of `spec` for the processing elements `pes` (see
 /// parse_topology); throws takt::Error with file:line:column on the first problem.
-void check_topology(const TopologySpec& spec, const ProcessingElements& pes, const ComponentRegistry& registry);
+void check_topology(const TopologySpec& spec, const ProcessingElements& pes,
+                    const ComponentRegistry& registry);
 
 }  // namespace takt::sched

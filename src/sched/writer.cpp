@@ -31,7 +31,8 @@ void Writer::release_current() noexcept {
 }
 
 void Writer::finish_exclusive() noexcept {
-  std::sort(touched_.begin(), touched_.end(), [](const Pipe* a, const Pipe* b) { return a->rank() < b->rank(); });
+  std::sort(touched_.begin(), touched_.end(),
+            [](const Pipe* a, const Pipe* b) { return a->rank() < b->rank(); });
   for (Pipe* pipe : touched_) flush(*pipe);
   touched_.clear();
   current_ = nullptr;

@@ -30,7 +30,7 @@ void flush(Pipe& pipe) noexcept;
 /// swap's removal and the new instance's add of a task meet in one log and become
 /// a move. Further down the chain updates run as usual.
 class Writer {
-public:
+ public:
   explicit Writer(bool exclusive) noexcept : exclusive_(exclusive) {}
   ~Writer() { finish(); }
   Writer(const Writer&) = delete;
@@ -67,7 +67,7 @@ public:
     }
   }
 
-private:
+ private:
   void focus(Pipe& out) {
     if (current_ != &out) refocus(out);
   }

@@ -37,9 +37,9 @@ TEST(Broker, TopicsAreCountedAndRemovedAtZero) {
 TEST(Broker, RejectsConflictingRegistrations) {
   Broker broker;
   broker.add_topic<Ping>("PING", "", 42);
-  EXPECT_THROW(broker.add_topic<Ping>("PING", "", 43), takt::Error);    // other uuid
-  EXPECT_THROW(broker.add_topic<Other>("PING", "", 42), takt::Error);   // other type
-  EXPECT_THROW(broker.add_topic<Ping>("PONG", "", 42), takt::Error);    // uuid taken
+  EXPECT_THROW(broker.add_topic<Ping>("PING", "", 43), takt::Error);   // other uuid
+  EXPECT_THROW(broker.add_topic<Other>("PING", "", 42), takt::Error);  // other type
+  EXPECT_THROW(broker.add_topic<Ping>("PONG", "", 42), takt::Error);   // uuid taken
   EXPECT_FALSE(broker.find<Other>("PING").valid());
   EXPECT_TRUE(broker.find<Ping>("PING").valid());
 }
@@ -49,7 +49,7 @@ TEST(Broker, RemovedSlotsAreReusedWithANewUuidCheck) {
   const Topic<Ping> first = broker.add_topic<Ping>("FIRST", "", 1);
   broker.remove_topic("FIRST");
   const Topic<Ping> second = broker.add_topic<Ping>("SECOND", "", 2);
-  EXPECT_EQ(first.id, second.id);  // the simple id is an index, reused
+  EXPECT_EQ(first.id, second.id);                                     // the simple id is an index, reused
   EXPECT_THROW(broker.notify(first, Ping{}), std::invalid_argument);  // the uuid tells them apart
   EXPECT_NO_THROW(broker.notify(second, Ping{}));
 }

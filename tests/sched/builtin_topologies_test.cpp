@@ -21,13 +21,15 @@ TEST(BuiltinTopologies, AllFourPoliciesAreEmbeddedVerbatim) {
   for (const auto& t : takt::policies::builtin_topologies()) {
     names.emplace_back(t.policy);
     // The embedded text is the file in the source tree, byte for byte.
-    std::ifstream file(std::string(TAKT_SOURCE_DIR) + "/src/policies/topologies/" + std::string(t.policy) + ".yaml");
+    std::ifstream file(std::string(TAKT_SOURCE_DIR) + "/src/policies/topologies/" + std::string(t.policy) +
+                       ".yaml");
     std::stringstream text;
     text << file.rdbuf();
     EXPECT_EQ(text.str(), std::string(t.yaml)) << t.policy;
     EXPECT_NO_THROW(builtin_topology(t.policy)) << t.policy;
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"federated", "federated-greedy", "gedf-paws", "partitioned-dm"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"federated", "federated-greedy", "gedf-paws", "partitioned-dm"}));
   try {
     builtin_topology("round-robin");
     FAIL() << "expected takt::Error";

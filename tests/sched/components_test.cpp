@@ -32,9 +32,9 @@ std::uint64_t counter(Scheduler& s, const std::string& instance, const std::stri
 
 TEST(Components, RegistryHasEveryShippedComponentWithItsClasses) {
   const ComponentRegistry& r = ComponentRegistry::builtin();
-  for (const char* name : {"head-queue", "fcfs", "lcfs", "edf", "fixed-priority", "deadline-monotonic", "filter",
-                           "release-gate", "distributor", "mux", "load-balancer", "advanced-balancer", "affinity",
-                           "lamport", "status", "marker", "termination"}) {
+  for (const char* name : {"head-queue", "fcfs", "lcfs", "edf", "fixed-priority", "deadline-monotonic",
+                           "filter", "release-gate", "distributor", "mux", "load-balancer",
+                           "advanced-balancer", "affinity", "lamport", "status", "marker", "termination"}) {
     EXPECT_NE(r.find(name), nullptr) << name;
   }
   EXPECT_EQ(r.find("edf")->classes, unsigned{ordering});
@@ -77,7 +77,8 @@ TEST(Components, FixedPriorityAndDeadlineMonotonic) {
   }
   {
     TaskPool pool;
-    Scheduler s(topology(single_stage("fixed-priority", "{higher_is: larger}")), ProcessingElements::uniform(1));
+    Scheduler s(topology(single_stage("fixed-priority", "{higher_is: larger}")),
+                ProcessingElements::uniform(1));
     for (auto [id, prio] : {std::pair{1, 3}, {2, 1}, {3, 2}, {4, 1}}) s.admit(pool.make(id, Time{0}, prio));
     EXPECT_EQ(queued_ids(s, "out"), (V{1, 3, 2, 4}));
   }
@@ -138,8 +139,8 @@ TEST(Components, ReleaseGateFollowsTimeMessages) {
   EXPECT_EQ(queued_ids(s, "out"), (V{4}));  // now = 0: only the task released at 0
   s.notify(topics::time, TimeMessage{10ms});
   EXPECT_EQ(queued_ids(s, "out"), (V{4, 2, 1}));  // released at 0, then 5 ms, then 10 ms
-  s.exit(pool[4]);                                 // task 5 leaves while held
-  s.notify(topics::time, TimeMessage{5ms});        // time does not go back
+  s.exit(pool[4]);                                // task 5 leaves while held
+  s.notify(topics::time, TimeMessage{5ms});       // time does not go back
   EXPECT_EQ(queued_ids(s, "out"), (V{4, 2, 1}));
   s.notify(topics::time, TimeMessage{20ms});
   EXPECT_EQ(queued_ids(s, "out"), (V{4, 2, 1, 3}));
@@ -285,7 +286,7 @@ TEST(Components, LoadBalancerPrefersTheLastProcessingElementAndSkipsOfflineOnes)
   ASSERT_EQ(s.schedule(0), &t);
   ASSERT_FALSE(s.schedule(2));
   ASSERT_TRUE(s.dispatch(t, 2) == false);  // already running: not schedulable
-  s.relinquish(t);                          // all loads 0: back to PE 0, where it ran
+  s.relinquish(t);                         // all loads 0: back to PE 0, where it ran
   EXPECT_EQ(queued_ids(s, "q[0]"), (V{1}));
   s.remove_pe(1);
   for (std::uint64_t id = 2; id <= 5; ++id) s.admit(pool.make(id));
@@ -364,8 +365,8 @@ TEST(Components, MarkerReportsToTheInstrumentation) {
   options.instrumentation.on_marker = [&](const Instance& i, std::string_view label) {
     marks.push_back(i.name() + ":" + std::string(label));
   };
-  Scheduler s(topology(single_stage("head-queue", "", "    mark: {component: marker}\n")), ProcessingElements::uniform(1),
-              options);
+  Scheduler s(topology(single_stage("head-queue", "", "    mark: {component: marker}\n")),
+              ProcessingElements::uniform(1), options);
   s.notify(topics::marker, MarkerMessage{"start"});
   s.notify(topics::marker, MarkerMessage{"stop"});
   EXPECT_EQ(marks, (std::vector<std::string>{"mark:start", "mark:stop"}));
@@ -379,7 +380,8 @@ TEST(Components, TerminationEndsEveryPipeProcessingElementsTakeFrom) {
     if (st.component == "termination") names.push_back(st.name);
   }
   std::sort(names.begin(), names.end());
-  EXPECT_EQ(names, (std::vector<std::string>{"termination:out[0]", "termination:out[1]", "termination:spare"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"termination:out[0]", "termination:out[1]", "termination:spare"}));
 }
 
 TEST(Components, UpdatesAreCountedAndTimedWithTheRuntimeSystemsClock) {
@@ -388,7 +390,9 @@ TEST(Components, UpdatesAreCountedAndTimedWithTheRuntimeSystemsClock) {
   std::vector<std::pair<std::string, std::int64_t>> seen;
   SchedulerOptions options;
   options.instrumentation.clock = [&] { return Time{ticks += 7}; };
-  options.instrumentation.on_update = [&](const Instance& i, Time, Time d) { seen.emplace_back(i.name(), d.count()); };
+  options.instrumentation.on_update = [&](const Instance& i, Time, Time d) {
+    seen.emplace_back(i.name(), d.count());
+  };
   TaskPool pool;
   Scheduler s(topology(single_stage("edf")), ProcessingElements::uniform(1), options);
   s.admit(pool.make(1));

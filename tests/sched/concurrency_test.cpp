@@ -6,8 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <cstdio>
 #include <chrono>
+#include <cstdio>
 #include <memory>
 #include <random>
 #include <string>
@@ -28,10 +28,10 @@ constexpr int kScale = 4;
 
 /// What happened to one task, counted by the threads that touched it.
 struct Record {
-  std::atomic<int> running{0};      // > 1 would mean dispatched twice at once
+  std::atomic<int> running{0};  // > 1 would mean dispatched twice at once
   std::atomic<int> dispatches{0};
   std::atomic<int> exits{0};
-  int lifetime = 1;                 // dispatches before it exits
+  int lifetime = 1;  // dispatches before it exits
 };
 
 struct Workload {

@@ -1,6 +1,6 @@
 // Tests of Pipe: ordering, the change log and its cancellation rules, claims, emptiness bits.
-#include "sched/nonempty_set.hpp"
 #include "sched/pipe.hpp"
+#include "sched/nonempty_set.hpp"
 #include "sched_test_util.hpp"
 
 #include <gtest/gtest.h>
@@ -25,7 +25,8 @@ std::vector<Entry> changes(const Pipe& pipe) {
 std::size_t memberships(const Task& task, const Pipe& pipe) {
   // A task is a member of a pipe iff the pipe reports it queued or has a change for it.
   std::size_t n = pipe.contains(task) ? 1 : 0;
-  pipe.for_each_change([&](Task& t, Change c, std::int64_t) { n += (&t == &task && c == Change::removed) ? 1 : 0; });
+  pipe.for_each_change(
+      [&](Task& t, Change c, std::int64_t) { n += (&t == &task && c == Change::removed) ? 1 : 0; });
   return n;
 }
 

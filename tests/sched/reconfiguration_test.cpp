@@ -26,7 +26,7 @@ int destructed_wrong = 0;
 
 /// Forwards like a head queue and records every change it processes.
 class Recorder final : public components::KeyedForward {
-public:
+ public:
   using KeyedForward::KeyedForward;
   void pipe_update(Pipe& input, Writer& out) override {
     input.for_each_change([](Task& t, Change c, std::int64_t) {
@@ -35,13 +35,13 @@ public:
     KeyedForward::pipe_update(input, out);
   }
 
-private:
+ private:
   std::int64_t key(const Task&, std::int64_t input_key) override { return input_key; }
 };
 
 /// An annotator whose per-task data must be constructed before it is destructed.
 class Counting final : public Instance {
-public:
+ public:
   using Instance::Instance;
   void task_construct(Task& t) override {
     task_data(t).store(42, std::memory_order_relaxed);
@@ -57,10 +57,20 @@ public:
 const ComponentRegistry& registry() {
   static ComponentRegistry r = [] {
     ComponentRegistry copy = ComponentRegistry::builtin();
-    copy.add(ComponentInfo{"recorder", neutral, "records changes", components::one_to_one_ports(), {}, {}, {}, {},
-                           false, [](InstanceContext c) { return std::make_unique<Recorder>(std::move(c)); }});
-    copy.add(ComponentInfo{"counting", annotating, "counts per-task data", {}, {}, {}, {}, {}, true,
-                           [](InstanceContext c) { return std::make_unique<Counting>(std::move(c)); }});
+    copy.add(ComponentInfo{"recorder",
+                           neutral,
+                           "records changes",
+                           components::one_to_one_ports(),
+                           {},
+                           {},
+                           {},
+                           {},
+                           false,
+                           [](InstanceContext c) { return std::make_unique<Recorder>(std::move(c)); }});
+    copy.add(ComponentInfo{
+        "counting", annotating, "counts per-task data", {}, {}, {}, {}, {}, true, [](InstanceContext c) {
+          return std::make_unique<Counting>(std::move(c));
+        }});
     return copy;
   }();
   return r;
@@ -147,15 +157,16 @@ TEST(Reconfiguration, InstanceSwapRunsPerTaskDestructorsAndConstructors) {
 
 TEST(Reconfiguration, SwapsEveryElementOfAFamily) {
   TaskPool pool;
-  Scheduler s(topology("topology:\n"
-                       "  name: per-pe\n"
-                       "  pipes: {in: one, queued: per-pe, ready: per-pe}\n"
-                       "  entry: in\n"
-                       "  instances:\n"
-                       "    place: {component: distributor, input: in, outputs: \"queued[*]\", params: {by: pe}}\n"
-                       "    order: {component: fixed-priority, per: pe, input: \"queued[#]\", output: \"ready[#]\"}\n"
-                       "  pes: {terminal: \"ready[pe]\"}\n"),
-              ProcessingElements::uniform(2));
+  Scheduler s(
+      topology("topology:\n"
+               "  name: per-pe\n"
+               "  pipes: {in: one, queued: per-pe, ready: per-pe}\n"
+               "  entry: in\n"
+               "  instances:\n"
+               "    place: {component: distributor, input: in, outputs: \"queued[*]\", params: {by: pe}}\n"
+               "    order: {component: fixed-priority, per: pe, input: \"queued[#]\", output: \"ready[#]\"}\n"
+               "  pes: {terminal: \"ready[pe]\"}\n"),
+      ProcessingElements::uniform(2));
   // Priorities against deadlines: fixed priority and EDF disagree.
   s.admit(pool.make(1, 10ms, 3, kAny, 0));
   s.admit(pool.make(2, 20ms, 1, kAny, 0));
@@ -183,7 +194,8 @@ TEST(Reconfiguration, RejectedSwapsLeaveTheTopologyAlone) {
     s.swap_instance("clock", "marker");
     FAIL() << "expected takt::Error";
   } catch (const takt::Error& e) {
-    EXPECT_NE(std::string(e.what()).find("needs a responder for topic LAMPORT"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("needs a responder for topic LAMPORT"), std::string::npos)
+        << e.what();
   }
   EXPECT_EQ(queued_ids(s, "out"), (V{1, 2}));
   EXPECT_EQ(s.spec().find_instance("clock")->component, "lamport");
@@ -204,13 +216,14 @@ TEST(Reconfiguration, WholeTopologySwapCarriesQueuedTasksOver) {
   s.admit(pool.make(4, 20ms));
   ASSERT_EQ(s.schedule(1), &running);
   ASSERT_TRUE(s.block(pool[3]));
-  const TopologySpec balanced = topology("topology:\n"
-                                         "  name: balanced\n"
-                                         "  pipes: {in: one, q: per-pe}\n"
-                                         "  entry: in\n"
-                                         "  instances:\n"
-                                         "    lb: {component: load-balancer, inputs: in, outputs: \"q[*]\"}\n"
-                                         "  pes: {terminal: \"q[pe]\"}\n");
+  const TopologySpec balanced = topology(
+      "topology:\n"
+      "  name: balanced\n"
+      "  pipes: {in: one, q: per-pe}\n"
+      "  entry: in\n"
+      "  instances:\n"
+      "    lb: {component: load-balancer, inputs: in, outputs: \"q[*]\"}\n"
+      "  pes: {terminal: \"q[pe]\"}\n");
   s.swap_topology(balanced);
   // Queued tasks re-entered in admission order: 1 then 2 (the blocked 4 and the
   // running 3 stay out).
@@ -231,12 +244,13 @@ TEST(Reconfiguration, WholeTopologySwapThatCannotTakeAQueuedTaskChangesNothing) 
   Scheduler s(topology(single_stage("edf")), ProcessingElements::with_clusters({0, 1}));
   s.admit(pool.make(1, 20ms));  // cluster kAny
   s.admit(pool.make(2, 10ms, 0, 1));
-  const TopologySpec by_cluster = topology("topology:\n"
-                                           "  name: by-cluster\n"
-                                           "  pipes: {in: per-cluster}\n"
-                                           "  entry: \"in[cluster]\"\n"
-                                           "  instances: {}\n"
-                                           "  pes: {terminal: \"in[cluster]\"}\n");
+  const TopologySpec by_cluster = topology(
+      "topology:\n"
+      "  name: by-cluster\n"
+      "  pipes: {in: per-cluster}\n"
+      "  entry: \"in[cluster]\"\n"
+      "  instances: {}\n"
+      "  pes: {terminal: \"in[cluster]\"}\n");
   EXPECT_THROW(s.swap_topology(by_cluster), takt::Error);
   EXPECT_EQ(s.spec().name, "single");
   EXPECT_EQ(queued_ids(s, "out"), (V{2, 1}));
@@ -253,7 +267,8 @@ TEST(Reconfiguration, DynamicTopologyFollowsProcessingElements) {
                        "  pipes: {in: one, global: one, local: per-pe}\n"
                        "  entry: in\n"
                        "  instances:\n"
-                       "    place: {component: distributor, input: in, outputs: \"local[*]\", unassigned: global, params: {by: pe}}\n"
+                       "    place: {component: distributor, input: in, outputs: \"local[*]\", unassigned: "
+                       "global, params: {by: pe}}\n"
                        "  pes: {terminal: \"local[pe]\", pull: [global], steal: local}\n"),
               ProcessingElements::uniform(2));
   std::vector<std::string> events;

@@ -16,7 +16,7 @@ using namespace std::chrono_literals;
 
 /// Tasks live in a deque: they cannot move, and pipes point at them.
 class TaskPool {
-public:
+ public:
   Task& make(std::uint64_t id, Time deadline = Time{0}, int priority = 0, int cluster = kAny, int pe = kAny,
              Time release = Time{0}) {
     Task& t = tasks_.emplace_back(id);
@@ -30,7 +30,7 @@ public:
   Task& operator[](std::size_t i) { return tasks_[i]; }
   std::size_t size() const { return tasks_.size(); }
 
-private:
+ private:
   std::deque<Task> tasks_;
 };
 
@@ -43,7 +43,9 @@ inline std::vector<std::uint64_t> ids(const std::vector<Task*>& tasks) {
   return out;
 }
 
-inline std::vector<std::uint64_t> queued_ids(Scheduler& s, const std::string& pipe) { return ids(s.queued(pipe)); }
+inline std::vector<std::uint64_t> queued_ids(Scheduler& s, const std::string& pipe) {
+  return ids(s.queued(pipe));
+}
 
 /// Schedules `pe` until it has nothing, exiting every task; the ids in order.
 inline std::vector<std::uint64_t> drain(Scheduler& s, int pe) {
@@ -64,8 +66,8 @@ inline std::string single_stage(const std::string& component, const std::string&
          "  entry: in\n"
          "  instances:\n"
          "    stage:\n"
-         "      component: " + component + "\n" +
-         (params.empty() ? std::string() : "      params: " + params + "\n") +
+         "      component: " +
+         component + "\n" + (params.empty() ? std::string() : "      params: " + params + "\n") +
          "      input: in\n"
          "      output: out\n" +
          extra_instances + "  pes: {terminal: out}\n";

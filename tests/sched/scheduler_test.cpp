@@ -21,7 +21,8 @@ const std::string paws_like =
     "  entry: in\n"
     "  instances:\n"
     "    order: {component: edf, input: in, output: sorted}\n"
-    "    place: {component: distributor, input: sorted, outputs: \"local[*]\", unassigned: global, params: {by: pe}}\n"
+    "    place: {component: distributor, input: sorted, outputs: \"local[*]\", unassigned: global, params: "
+    "{by: pe}}\n"
     "  pes: {terminal: \"local[pe]\", pull: [global], steal: local}\n";
 
 }  // namespace
@@ -93,10 +94,10 @@ TEST(Scheduler, MisuseIsReportedNotIgnored) {
 TEST(Scheduler, PullPathTriesTerminalThenPullThenSteal) {
   TaskPool pool;
   Scheduler s(topology(paws_like), ProcessingElements::uniform(3));
-  s.admit(pool.make(1, 40ms, 0, kAny, 0));   // local[0]
-  s.admit(pool.make(2, 30ms, 0, kAny, 0));   // local[0]
-  s.admit(pool.make(3, 20ms));               // global
-  s.admit(pool.make(4, 10ms, 0, kAny, 2));   // local[2]
+  s.admit(pool.make(1, 40ms, 0, kAny, 0));  // local[0]
+  s.admit(pool.make(2, 30ms, 0, kAny, 0));  // local[0]
+  s.admit(pool.make(3, 20ms));              // global
+  s.admit(pool.make(4, 10ms, 0, kAny, 2));  // local[2]
   EXPECT_EQ(queued_ids(s, "local[0]"), (V{2, 1}));
   EXPECT_EQ(queued_ids(s, "global"), (V{3}));
   // PE 0: its own local pipe first, even before an earlier deadline elsewhere.
@@ -161,7 +162,9 @@ TEST(Scheduler, PublishesTaskEvents) {
   std::vector<std::string> events;
   int me = 0;
   auto record = [&](const char* what) {
-    return [&events, what](const TaskEvent& e) { events.push_back(std::string(what) + std::to_string(e.task->id) + "@" + std::to_string(e.pe)); };
+    return [&events, what](const TaskEvent& e) {
+      events.push_back(std::string(what) + std::to_string(e.task->id) + "@" + std::to_string(e.pe));
+    };
   };
   s.subscribe(topics::admit, &me, record("admit"));
   s.subscribe(topics::dispatch, &me, record("dispatch"));
@@ -173,7 +176,8 @@ TEST(Scheduler, PublishesTaskEvents) {
   s.relinquish(t);
   s.schedule(0);
   s.exit(t);
-  EXPECT_EQ(events, (std::vector<std::string>{"admit7@-1", "dispatch7@0", "relinquish7@0", "dispatch7@0", "exit7@0"}));
+  EXPECT_EQ(events, (std::vector<std::string>{"admit7@-1", "dispatch7@0", "relinquish7@0", "dispatch7@0",
+                                              "exit7@0"}));
   s.withdraw(&me);
   s.admit(t);
   EXPECT_EQ(events.size(), 5u);

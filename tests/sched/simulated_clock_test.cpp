@@ -40,9 +40,12 @@ struct Job {
 /// running job preempts it (ties: the highest PE id), using peek() and relinquish().
 /// The scheduler never sees a clock, only the times in the tasks and messages.
 class Simulation {
-public:
+ public:
   Simulation(Scheduler& s, int pes, std::vector<PeriodicTask> tasks, int horizon, bool admit_ahead)
-      : s_(s), running_(static_cast<std::size_t>(pes), nullptr), horizon_(horizon), admit_ahead_(admit_ahead) {
+      : s_(s),
+        running_(static_cast<std::size_t>(pes), nullptr),
+        horizon_(horizon),
+        admit_ahead_(admit_ahead) {
     std::uint64_t id = 0;
     for (const PeriodicTask& t : tasks) {
       for (int k = 0, r = t.offset; r < horizon; ++k, r += t.period) {
@@ -95,7 +98,7 @@ public:
     return n;
   }
 
-private:
+ private:
   static Time unit(int t) { return std::chrono::milliseconds(t); }
 
   void complete(int now) {
@@ -155,8 +158,8 @@ private:
 //   t=6  J1,2 and J3,1 done; J2,2 (d12) on PE0 (6..9)
 //   t=8  J1,3 (d12) on PE1 (8..10)
 const std::vector<PeriodicTask> set_a = {{"t1", 2, 4, 0}, {"t2", 3, 6, 0}, {"t3", 4, 12, 0}};
-const std::map<std::string, int> finish_a = {{"t1,1", 2}, {"t1,2", 6}, {"t1,3", 10}, {"t2,1", 3},
-                                             {"t2,2", 9}, {"t3,1", 6}};
+const std::map<std::string, int> finish_a = {{"t1,1", 2}, {"t1,2", 6}, {"t1,3", 10},
+                                             {"t2,1", 3}, {"t2,2", 9}, {"t3,1", 6}};
 
 }  // namespace
 

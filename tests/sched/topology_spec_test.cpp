@@ -1,8 +1,8 @@
 // Tests of the topology description: parsing, parameters, and every validation error.
+#include "sched/topology_spec.hpp"
 #include "sched/component_registry.hpp"
 #include "sched/params.hpp"
 #include "sched/scheduler.hpp"
-#include "sched/topology_spec.hpp"
 #include "sched_test_util.hpp"
 #include "takt/error.hpp"
 
@@ -31,20 +31,21 @@ void expect_error(const std::string& yaml, int line, std::initializer_list<std::
   const std::string message = error_of(yaml);
   ASSERT_FALSE(message.empty()) << "no error for:\n" << yaml;
   EXPECT_EQ(message.rfind("test.yaml:" + std::to_string(line) + ":", 0), 0u) << message;
-  for (const std::string& f : fragments) EXPECT_NE(message.find(f), std::string::npos) << "'" << f << "' not in: " << message;
+  for (const std::string& f : fragments)
+    EXPECT_NE(message.find(f), std::string::npos) << "'" << f << "' not in: " << message;
 }
 
 const std::string head =
-    "topology:\n"                     // 1
-    "  name: t\n";                    // 2
+    "topology:\n"   // 1
+    "  name: t\n";  // 2
 
 }  // namespace
 
 TEST(TopologySpec, ParsesInstancesPortsAndDefaultParameters) {
   const TopologySpec spec = topology(head +
-                                     "  pipes: {in: one, mid: one, out: per-pe}\n"    // 3
-                                     "  entry: in\n"                                 // 4
-                                     "  instances:\n"                                // 5
+                                     "  pipes: {in: one, mid: one, out: per-pe}\n"  // 3
+                                     "  entry: in\n"                                // 4
+                                     "  instances:\n"                               // 5
                                      "    order: {component: fixed-priority, input: in, output: mid}\n"
                                      "    place:\n"
                                      "      component: distributor\n"
@@ -65,16 +66,17 @@ TEST(TopologySpec, ParsesInstancesPortsAndDefaultParameters) {
 }
 
 TEST(TopologySpec, TypedParameterValues) {
-  const TopologySpec spec = topology(head +
-                                     "  pipes: {in: one, out: one}\n"
-                                     "  entry: in\n"
-                                     "  instances:\n"
-                                     "    keep:\n"
-                                     "      component: filter\n"
-                                     "      input: in\n"
-                                     "      output: out\n"
-                                     "      params: {clusters: [0, 2], priority_at_most: 3, relative_deadline_at_most: 1.5ms}\n"
-                                     "  pes: {terminal: out}\n");
+  const TopologySpec spec =
+      topology(head +
+               "  pipes: {in: one, out: one}\n"
+               "  entry: in\n"
+               "  instances:\n"
+               "    keep:\n"
+               "      component: filter\n"
+               "      input: in\n"
+               "      output: out\n"
+               "      params: {clusters: [0, 2], priority_at_most: 3, relative_deadline_at_most: 1.5ms}\n"
+               "  pes: {terminal: out}\n");
   const Params& p = spec.instances[0].params;
   EXPECT_EQ(p.integers("clusters"), (std::vector<std::int64_t>{0, 2}));
   EXPECT_EQ(p.integer("priority_at_most"), 3);
@@ -97,58 +99,67 @@ TEST(Duration, ParsesUnitsExactly) {
   EXPECT_FALSE(parse_duration("10min"));
 }
 
-const std::string chain_pipes = "  pipes: {in: one, mid: one, out: one}\n"  // 3
-                                "  entry: in\n"                            // 4
-                                "  instances:\n";                          // 5
+const std::string chain_pipes =
+    "  pipes: {in: one, mid: one, out: one}\n"                                           // 3
+    "  entry: in\n"                                                                      // 4
+    "  instances:\n";                                                                    // 5
 const std::string chain_a = "    a: {component: head-queue, input: in, output: mid}\n";  // 6
 const std::string chain_pes = "  pes: {terminal: out}\n";                                // 8
 
 TEST(TopologySpec, UnknownComponent) {
-  expect_error(head + chain_pipes + chain_a + "    b: {component: edff, input: mid, output: out}\n" + chain_pes, 7,
-               {"unknown component 'edff'", "known components:", "edf"});
+  expect_error(
+      head + chain_pipes + chain_a + "    b: {component: edff, input: mid, output: out}\n" + chain_pes, 7,
+      {"unknown component 'edff'", "known components:", "edf"});
 }
 
 TEST(TopologySpec, UnknownParameter) {
-  expect_error(head + chain_pipes + chain_a + "    b: {component: edf, input: mid, output: out, params: {x: 1}}\n" +
-                   chain_pes,
+  expect_error(head + chain_pipes + chain_a +
+                   "    b: {component: edf, input: mid, output: out, params: {x: 1}}\n" + chain_pes,
                7, {"unknown parameter 'x' for component 'edf'", "it takes no parameters"});
   expect_error(head + chain_pipes + chain_a +
-                   "    b: {component: fixed-priority, input: mid, output: out, params: {higher: larger}}\n" + chain_pes,
+                   "    b: {component: fixed-priority, input: mid, output: out, params: {higher: larger}}\n" +
+                   chain_pes,
                7, {"unknown parameter 'higher'", "its parameters: higher_is"});
 }
 
 TEST(TopologySpec, BadParameterValue) {
+  expect_error(
+      head + chain_pipes + chain_a +
+          "    b: {component: fixed-priority, input: mid, output: out, params: {higher_is: middle}}\n" +
+          chain_pes,
+      7, {"parameter 'higher_is' must be one of smaller, larger", "middle"});
   expect_error(head + chain_pipes + chain_a +
-                   "    b: {component: fixed-priority, input: mid, output: out, params: {higher_is: middle}}\n" + chain_pes,
-               7, {"parameter 'higher_is' must be one of smaller, larger", "middle"});
-  expect_error(head + chain_pipes + chain_a +
-                   "    b: {component: release-gate, input: mid, output: out, params: {now: 5 minutes}}\n" + chain_pes,
+                   "    b: {component: release-gate, input: mid, output: out, params: {now: 5 minutes}}\n" +
+                   chain_pes,
                7, {"parameter 'now' must be a duration"});
 }
 
 TEST(TopologySpec, UnknownOrMissingPort) {
-  expect_error(head + chain_pipes + chain_a + "    b: {component: edf, inputs: mid, output: out}\n" + chain_pes, 7,
-               {"unknown key 'inputs' in instance 'b'", "ports: input, output"});
+  expect_error(
+      head + chain_pipes + chain_a + "    b: {component: edf, inputs: mid, output: out}\n" + chain_pes, 7,
+      {"unknown key 'inputs' in instance 'b'", "ports: input, output"});
   expect_error(head + chain_pipes + chain_a + "    b: {component: edf, input: mid}\n" + chain_pes, 7,
                {"instance 'b' (edf) needs port 'output'"});
-  expect_error(head + chain_pipes + chain_a + "    b: {component: edf, input: [mid, in], output: out}\n" + chain_pes, 7,
-               {"takes one pipe, not a list"});
+  expect_error(
+      head + chain_pipes + chain_a + "    b: {component: edf, input: [mid, in], output: out}\n" + chain_pes,
+      7, {"takes one pipe, not a list"});
 }
 
 TEST(TopologySpec, UndeclaredPipe) {
-  expect_error(head + chain_pipes + chain_a + "    b: {component: edf, input: mid, output: outt}\n" + chain_pes, 7,
-               {"unknown pipe 'outt'", "declared pipes: in, mid, out"});
+  expect_error(
+      head + chain_pipes + chain_a + "    b: {component: edf, input: mid, output: outt}\n" + chain_pes, 7,
+      {"unknown pipe 'outt'", "declared pipes: in, mid, out"});
 }
 
 TEST(TopologySpec, DanglingPipes) {
   // Declared, never used.
-  expect_error(head + "  pipes: {in: one, mid: one, out: one, extra: one}\n" + "  entry: in\n  instances:\n" + chain_a +
-                   "    b: {component: edf, input: mid, output: out}\n" + chain_pes,
+  expect_error(head + "  pipes: {in: one, mid: one, out: one, extra: one}\n" + "  entry: in\n  instances:\n" +
+                   chain_a + "    b: {component: edf, input: mid, output: out}\n" + chain_pes,
                3, {"pipe 'extra' is dangling: declared but neither produced nor consumed"});
   // Produced, never consumed: a writes mid, b reads in... and in is then consumed twice,
   // so use a separate instance: b reads `extra`, which nothing produces.
-  expect_error(head + "  pipes: {in: one, mid: one, out: one, extra: one}\n" + "  entry: in\n  instances:\n" + chain_a +
-                   "    b: {component: edf, input: extra, output: out}\n" + chain_pes,
+  expect_error(head + "  pipes: {in: one, mid: one, out: one, extra: one}\n" + "  entry: in\n  instances:\n" +
+                   chain_a + "    b: {component: edf, input: extra, output: out}\n" + chain_pes,
                6, {"pipe 'mid' is dangling", "nothing consumes it"});
   expect_error(head + "  pipes: {in: one, out: one, extra: one}\n" + "  entry: in\n  instances:\n" +
                    "    a: {component: mux, inputs: [in, extra], output: out}\n" + "  pes: {terminal: out}\n",
@@ -160,8 +171,8 @@ TEST(TopologySpec, DoublyConsumedPipe) {
                    "    b: {component: edf, input: in, output: out}\n" + chain_pes,
                7, {"pipe 'in' is consumed twice", "instance 'a'", "instance 'b'"});
   // A terminal pipe is consumed by the processing elements: an instance may not read it too.
-  expect_error(head + "  pipes: {in: one, mid: one, out: one, extra: one}\n  entry: in\n  instances:\n" + chain_a +
-                   "    b: {component: edf, input: mid, output: out}\n" +
+  expect_error(head + "  pipes: {in: one, mid: one, out: one, extra: one}\n  entry: in\n  instances:\n" +
+                   chain_a + "    b: {component: edf, input: mid, output: out}\n" +
                    "    c: {component: head-queue, input: out, output: extra}\n" + "  pes: {terminal: out}\n",
                9, {"pipe 'out' is consumed twice", "instance 'c'", "the processing elements"});
 }
@@ -177,7 +188,8 @@ TEST(TopologySpec, DoublyProducedPipe) {
 TEST(TopologySpec, Cycle) {
   expect_error(head + "  pipes: {in: one, x: one, y: one, out: one}\n  entry: in\n  instances:\n" +
                    "    a: {component: mux, inputs: [in, y], output: x}\n" +
-                   "    b: {component: distributor, input: x, outputs: [out, y]}\n" + "  pes: {terminal: out}\n",
+                   "    b: {component: distributor, input: x, outputs: [out, y]}\n" +
+                   "  pes: {terminal: out}\n",
                7, {"cycle", "a -> x -> b -> y -> a"});
 }
 
@@ -191,8 +203,9 @@ TEST(TopologySpec, ProcessingElementsWithoutTerminalPipe) {
 }
 
 TEST(TopologySpec, ResponderRules) {
-  expect_error(head + chain_pipes + chain_a + "    b: {component: fcfs, input: mid, output: out}\n" + chain_pes, 7,
-               {"instance 'b' (fcfs) needs a responder for topic LAMPORT", "component 'lamport'"});
+  expect_error(
+      head + chain_pipes + chain_a + "    b: {component: fcfs, input: mid, output: out}\n" + chain_pes, 7,
+      {"instance 'b' (fcfs) needs a responder for topic LAMPORT", "component 'lamport'"});
   expect_error(head + chain_pipes + chain_a + "    b: {component: edf, input: mid, output: out}\n" +
                    "    c: {component: affinity}\n    d: {component: affinity}\n" + chain_pes,
                9, {"topic AFFINITY would have two responders: 'c' and 'd'"});
@@ -203,14 +216,17 @@ TEST(TopologySpec, IndexRules) {
   expect_error(fam + "    a: {component: distributor, input: in, outputs: \"ready[*]\", params: {by: pe}}\n" +
                    "  pes: {terminal: ready}\n",
                7, {"pipe 'ready' is per-pe: say which"});
-  expect_error(fam + "    a: {component: head-queue, input: in, output: \"ready[#]\"}\n" + "  pes: {terminal: \"ready[pe]\"}\n",
+  expect_error(fam + "    a: {component: head-queue, input: in, output: \"ready[#]\"}\n" +
+                   "  pes: {terminal: \"ready[pe]\"}\n",
                6, {"[#] needs an instance with per: pe or per: cluster"});
-  expect_error(fam + "    a: {component: head-queue, input: in, output: \"ready[pe]\"}\n" + "  pes: {terminal: \"ready[pe]\"}\n",
+  expect_error(fam + "    a: {component: head-queue, input: in, output: \"ready[pe]\"}\n" +
+                   "  pes: {terminal: \"ready[pe]\"}\n",
                6, {"only meaningful in entry: and pes:"});
   expect_error(fam + "    a: {component: distributor, input: in, outputs: \"ready[*]\"}\n" +
                    "  pes: {terminal: \"ready[cluster]\"}\n",
                7, {"needs a per-cluster pipe"});
-  expect_error(fam + "    a: {component: distributor, input: in, outputs: \"ready[x]\"}\n" + "  pes: {terminal: \"ready[pe]\"}\n",
+  expect_error(fam + "    a: {component: distributor, input: in, outputs: \"ready[x]\"}\n" +
+                   "  pes: {terminal: \"ready[pe]\"}\n",
                6, {"bad index 'x'"});
 }
 
@@ -219,8 +235,8 @@ TEST(TopologySpec, TooDeep) {
   for (int i = 0; i <= 10; ++i) yaml += (i ? ", " : "") + std::string("p") + std::to_string(i) + ": one";
   yaml += "}\n  entry: p0\n  instances:\n";
   for (int i = 0; i < 10; ++i) {
-    yaml += "    s" + std::to_string(i) + ": {component: head-queue, input: p" + std::to_string(i) + ", output: p" +
-            std::to_string(i + 1) + "}\n";
+    yaml += "    s" + std::to_string(i) + ": {component: head-queue, input: p" + std::to_string(i) +
+            ", output: p" + std::to_string(i + 1) + "}\n";
   }
   yaml += "  pes: {terminal: p10}\n";
   const std::string message = error_of(yaml);
@@ -240,12 +256,13 @@ TEST(TopologySpec, UnknownKeysAndSyntaxErrors) {
 TEST(TopologySpec, IndexOutOfRangeForTheRealProcessingElements) {
   // The probe has 2 PEs; the real machine below has 2 as well, but the topology
   // names PE 3's pipe explicitly.
-  const TopologySpec spec = topology(head +
-                                     "  pipes: {in: one, ready: per-pe}\n"
-                                     "  entry: in\n"
-                                     "  instances:\n"
-                                     "    a: {component: distributor, input: in, outputs: \"ready[*]\", params: {by: pe}}\n"
-                                     "  pes: {terminal: \"ready[pe]\", pull: [\"ready[1]\"]}\n");
+  const TopologySpec spec =
+      topology(head +
+               "  pipes: {in: one, ready: per-pe}\n"
+               "  entry: in\n"
+               "  instances:\n"
+               "    a: {component: distributor, input: in, outputs: \"ready[*]\", params: {by: pe}}\n"
+               "  pes: {terminal: \"ready[pe]\", pull: [\"ready[1]\"]}\n");
   EXPECT_NO_THROW(Scheduler(spec, ProcessingElements::uniform(4)));
   try {
     Scheduler s(spec, ProcessingElements::uniform(1));
@@ -265,5 +282,6 @@ TEST(TopologySpec, ReplacementChecksPortsAndParameters) {
   EXPECT_EQ(fp.params.text("higher_is"), "larger");
   EXPECT_THROW(replace_component(spec, old, "mux", YAML::Node(), ComponentRegistry::builtin()), takt::Error);
   EXPECT_THROW(replace_component(spec, old, "nope", YAML::Node(), ComponentRegistry::builtin()), takt::Error);
-  EXPECT_THROW(replace_component(spec, old, "edf", YAML::Load("{x: 1}"), ComponentRegistry::builtin()), takt::Error);
+  EXPECT_THROW(replace_component(spec, old, "edf", YAML::Load("{x: 1}"), ComponentRegistry::builtin()),
+               takt::Error);
 }

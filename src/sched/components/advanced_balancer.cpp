@@ -19,8 +19,9 @@ namespace {
 ///
 /// Per-task data word: c+1 while queued in output c, 0 otherwise.
 class AdvancedBalancer final : public Instance {
-public:
-  explicit AdvancedBalancer(InstanceContext ctx) : Instance(std::move(ctx)), outputs_(context().port("outputs")) {
+ public:
+  explicit AdvancedBalancer(InstanceContext ctx)
+      : Instance(std::move(ctx)), outputs_(context().port("outputs")) {
     const ProcessingElements& pes = context().topology->processing_elements();
     const std::size_t n = outputs_.size();
     size_.assign(n, 0);
@@ -50,7 +51,9 @@ public:
       std::atomic<std::uint64_t>& word = task_data(task);
       const std::uint64_t where = word.load(std::memory_order_relaxed);
       switch (change) {
-        case Change::added: place(out, task, key, choose(affinity_of(broker(), task))); break;
+        case Change::added:
+          place(out, task, key, choose(affinity_of(broker(), task)));
+          break;
         case Change::removed:
           if (where != 0) {
             out.remove(*outputs_[where - 1], task);
@@ -61,12 +64,13 @@ public:
         case Change::moved:
           if (where != 0) out.rekey(*outputs_[where - 1], task, key);
           break;
-        case Change::none: break;
+        case Change::none:
+          break;
       }
     });
   }
 
-private:
+ private:
   static constexpr std::size_t npos = std::numeric_limits<std::size_t>::max();
 
   std::size_t choose(const AffinityMessage& affinity) const {
@@ -158,12 +162,17 @@ private:
 
 void register_advanced_balancer(ComponentRegistry& registry) {
   registry.add(ComponentInfo{
-      "advanced-balancer", distributing | consolidating,
+      "advanced-balancer",
+      distributing | consolidating,
       "Output c is the pipe shared by the PEs of cluster c: tasks bound to a cluster (or to a PE) "
       "go to that cluster, the others to the cluster with the least queued tasks per online PE.",
       {PortInfo{"inputs", PortInfo::Direction::input, true, false, "the pipes it balances"},
        PortInfo{"outputs", PortInfo::Direction::output, true, false, "one pipe per cluster, by index"}},
-      {}, {"AFFINITY"}, {}, {}, true,
+      {},
+      {"AFFINITY"},
+      {},
+      {},
+      true,
       [](InstanceContext ctx) { return std::make_unique<AdvancedBalancer>(std::move(ctx)); }});
 }
 

@@ -14,7 +14,7 @@ namespace {
 ///
 /// Per-task data word: (cluster + 1) in the low 32 bits, (pe + 1) in the high 32.
 class Affinity final : public Instance {
-public:
+ public:
   using Instance::Instance;
 
   void connect(Broker& broker) override {
@@ -33,7 +33,7 @@ public:
   void task_construct(Task& task) override { store(task, task.cluster, task.pe); }
   void task_enter(Task& task) override { store(task, task.cluster, task.pe); }
 
-private:
+ private:
   void store(Task& task, int cluster, int pe) {
     const std::uint64_t word = static_cast<std::uint32_t>(cluster + 1) |
                                static_cast<std::uint64_t>(static_cast<std::uint32_t>(pe + 1)) << 32;
@@ -44,12 +44,18 @@ private:
 }  // namespace
 
 void register_affinity(ComponentRegistry& registry) {
-  registry.add(ComponentInfo{
-      "affinity", annotating,
-      "Keeps every task's cluster and processing element (from the task, then from AFFINITY "
-      "notifications) and answers AFFINITY requests.",
-      {}, {}, {"AFFINITY"}, {"AFFINITY"}, {}, true,
-      [](InstanceContext ctx) { return std::make_unique<Affinity>(std::move(ctx)); }});
+  registry.add(
+      ComponentInfo{"affinity",
+                    annotating,
+                    "Keeps every task's cluster and processing element (from the task, then from AFFINITY "
+                    "notifications) and answers AFFINITY requests.",
+                    {},
+                    {},
+                    {"AFFINITY"},
+                    {"AFFINITY"},
+                    {},
+                    true,
+                    [](InstanceContext ctx) { return std::make_unique<Affinity>(std::move(ctx)); }});
 }
 
 }  // namespace takt::sched::components

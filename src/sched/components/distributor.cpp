@@ -20,7 +20,7 @@ namespace {
 ///
 /// Per-task data word: 0 not here, i+1 in outputs[i], kUnassigned, kWithheld.
 class Distributor final : public Instance {
-public:
+ public:
   explicit Distributor(InstanceContext ctx)
       : Instance(std::move(ctx)),
         input_(context().single("input")),
@@ -56,19 +56,21 @@ public:
         case Change::moved:
           if (Pipe* pipe = pipe_of(where)) out.rekey(*pipe, task, key);
           break;
-        case Change::none: break;
+        case Change::none:
+          break;
       }
     });
   }
 
-private:
+ private:
   static constexpr std::uint64_t kNotHere = 0;
   static constexpr std::uint64_t kUnassigned = std::numeric_limits<std::uint64_t>::max() - 1;
   static constexpr std::uint64_t kWithheld = std::numeric_limits<std::uint64_t>::max();
 
   std::uint64_t route(const AffinityMessage& affinity) {
     const int value = by_pe_ ? affinity.pe : affinity.cluster;
-    if (value >= 0 && static_cast<std::size_t>(value) < outputs_.size()) return static_cast<std::uint64_t>(value) + 1;
+    if (value >= 0 && static_cast<std::size_t>(value) < outputs_.size())
+      return static_cast<std::uint64_t>(value) + 1;
     if (value == kAny && unassigned_ != nullptr) return kUnassigned;
     withheld_.fetch_add(1, std::memory_order_relaxed);
     return kWithheld;
@@ -106,15 +108,20 @@ private:
 
 void register_distributor(ComponentRegistry& registry) {
   registry.add(ComponentInfo{
-      "distributor", distributing,
+      "distributor",
+      distributing,
       "Sends each task to outputs[c], c its cluster (by: cluster) or processing element (by: pe); "
       "tasks without one go to `unassigned`; keeps the input's relative order; AFFINITY "
       "notifications migrate queued tasks.",
       {PortInfo{"input", PortInfo::Direction::input, false, false, "the pipe it consumes"},
        PortInfo{"outputs", PortInfo::Direction::output, true, false, "one pipe per cluster or PE, by index"},
        PortInfo{"unassigned", PortInfo::Direction::output, false, true, "tasks whose value is kAny"}},
-      {ParamInfo{"by", ParamType::text, "cluster", {"cluster", "pe"}, "which task attribute picks the output"}},
-      {"AFFINITY"}, {}, {}, true,
+      {ParamInfo{
+          "by", ParamType::text, "cluster", {"cluster", "pe"}, "which task attribute picks the output"}},
+      {"AFFINITY"},
+      {},
+      {},
+      true,
       [](InstanceContext ctx) { return std::make_unique<Distributor>(std::move(ctx)); }});
 }
 

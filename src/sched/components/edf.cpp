@@ -8,10 +8,10 @@ namespace {
 /// Earliest deadline first: key = absolute deadline (ns); equal deadlines keep the
 /// order in which the tasks arrived.
 class Edf final : public KeyedForward {
-public:
+ public:
   using KeyedForward::KeyedForward;
 
-private:
+ private:
   std::int64_t key(const Task& task, std::int64_t) override { return task.deadline.count(); }
 };
 
@@ -19,10 +19,16 @@ private:
 
 void register_edf(ComponentRegistry& registry) {
   registry.add(ComponentInfo{
-      "edf", ordering,
+      "edf",
+      ordering,
       "Earliest deadline first: orders its output by absolute deadline; equal deadlines first come, "
       "first served.",
-      one_to_one_ports(), {}, {}, {}, {}, false,
+      one_to_one_ports(),
+      {},
+      {},
+      {},
+      {},
+      false,
       [](InstanceContext ctx) { return std::make_unique<Edf>(std::move(ctx)); }});
 }
 

@@ -14,7 +14,7 @@ namespace {
 /// down this path (the absolute decision "not here"). The criteria read the task's
 /// attributes, which do not change while it is queued.
 class Filter final : public Instance {
-public:
+ public:
   explicit Filter(InstanceContext ctx) : Instance(std::move(ctx)), out_(context().single("output")) {
     const Params& p = context().params;
     if (p.has("clusters")) clusters_ = p.integers("clusters");
@@ -28,15 +28,22 @@ public:
     input.for_each_change([&](Task& task, Change change, std::int64_t key) {
       if (!matches(task)) return;
       switch (change) {
-        case Change::added: out.add(*out_, task, key); break;
-        case Change::removed: out.remove(*out_, task); break;
-        case Change::moved: out.rekey(*out_, task, key); break;
-        case Change::none: break;
+        case Change::added:
+          out.add(*out_, task, key);
+          break;
+        case Change::removed:
+          out.remove(*out_, task);
+          break;
+        case Change::moved:
+          out.rekey(*out_, task, key);
+          break;
+        case Change::none:
+          break;
       }
     });
   }
 
-private:
+ private:
   bool matches(const Task& task) const {
     auto in = [](const std::vector<std::int64_t>& list, int value) {
       return std::find(list.begin(), list.end(), value) != list.end();
@@ -60,7 +67,8 @@ private:
 
 void register_filter(ComponentRegistry& registry) {
   registry.add(ComponentInfo{
-      "filter", filtering,
+      "filter",
+      filtering,
       "Forwards only the tasks matching every given criterion, in the input's order; the others "
       "are withheld (never offered down this path).",
       one_to_one_ports(),
@@ -68,9 +76,15 @@ void register_filter(ComponentRegistry& registry) {
        ParamInfo{"pes", ParamType::integer_list, "", {}, "keep tasks bound to a listed processing element"},
        ParamInfo{"priority_at_most", ParamType::integer, "", {}, "keep tasks with priority <= this"},
        ParamInfo{"priority_at_least", ParamType::integer, "", {}, "keep tasks with priority >= this"},
-       ParamInfo{"relative_deadline_at_most", ParamType::duration, "", {},
+       ParamInfo{"relative_deadline_at_most",
+                 ParamType::duration,
+                 "",
+                 {},
                  "keep tasks whose deadline - release is at most this"}},
-      {}, {}, {}, false,
+      {},
+      {},
+      {},
+      false,
       [](InstanceContext ctx) { return std::make_unique<Filter>(std::move(ctx)); }});
 }
 

@@ -15,26 +15,33 @@ namespace takt::sched::components {
 /// removed, a moved one re-keyed. So the output holds exactly the input's tasks, in
 /// the order the key defines.
 class KeyedForward : public Instance {
-public:
+ public:
   explicit KeyedForward(InstanceContext context)
       : Instance(std::move(context)), out_(this->context().single("output")) {}
 
   void pipe_update(Pipe& input, Writer& out) override {
     input.for_each_change([&](Task& task, Change change, std::int64_t input_key) {
       switch (change) {
-        case Change::added: out.add(*out_, task, key(task, input_key)); break;
-        case Change::removed: out.remove(*out_, task); break;
-        case Change::moved: out.rekey(*out_, task, key(task, input_key)); break;
-        case Change::none: break;
+        case Change::added:
+          out.add(*out_, task, key(task, input_key));
+          break;
+        case Change::removed:
+          out.remove(*out_, task);
+          break;
+        case Change::moved:
+          out.rekey(*out_, task, key(task, input_key));
+          break;
+        case Change::none:
+          break;
       }
     });
   }
 
-protected:
+ protected:
   /// The output key of `task` (smaller is earlier); `input_key` is its key upstream.
   virtual std::int64_t key(const Task& task, std::int64_t input_key) = 0;
 
-private:
+ private:
   Pipe* out_;
 };
 

@@ -12,7 +12,7 @@ namespace {
 /// instance created by a reconfiguration stamps the existing tasks in admission
 /// order, so first-come-first-served orders survive the swap.
 class Lamport final : public Instance {
-public:
+ public:
   using Instance::Instance;
 
   void connect(Broker& broker) override {
@@ -27,7 +27,7 @@ public:
     task_data(task).store(clock_.fetch_add(1, std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   }
 
-private:
+ private:
   std::atomic<std::uint64_t> clock_{0};
 };
 
@@ -35,9 +35,15 @@ private:
 
 void register_lamport(ComponentRegistry& registry) {
   registry.add(ComponentInfo{
-      "lamport", annotating,
+      "lamport",
+      annotating,
       "A Lamport clock: stamps each task when it is admitted (1, 2, ...) and answers LAMPORT requests.",
-      {}, {}, {}, {"LAMPORT"}, {}, true,
+      {},
+      {},
+      {},
+      {"LAMPORT"},
+      {},
+      true,
       [](InstanceContext ctx) { return std::make_unique<Lamport>(std::move(ctx)); }});
 }
 

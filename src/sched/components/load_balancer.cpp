@@ -19,7 +19,7 @@ namespace {
 /// CoBaS's balancer was O(n) in the number of outputs; this one keeps the outputs
 /// in buckets of equal load (LoadBuckets), so placing a task is O(1).
 class LoadBalancer final : public Instance {
-public:
+ public:
   explicit LoadBalancer(InstanceContext ctx)
       : Instance(std::move(ctx)), outputs_(context().port("outputs")), buckets_(eligibility()) {}
 
@@ -49,12 +49,13 @@ public:
         case Change::moved:
           if (where != 0) out.rekey(*outputs_[where - 1], task, key);
           break;
-        case Change::none: break;
+        case Change::none:
+          break;
       }
     });
   }
 
-private:
+ private:
   std::vector<bool> eligibility() const {
     const ProcessingElements& pes = context().topology->processing_elements();
     std::vector<bool> eligible(outputs_.size(), false);
@@ -93,7 +94,8 @@ private:
       std::atomic<std::uint64_t>& word = task_data(task);
       const std::uint64_t where = word.load(std::memory_order_relaxed);
       if (where == 0) return;  // not queued here
-      if (m.pe < 0 || static_cast<std::size_t>(m.pe) >= outputs_.size() || where - 1 == static_cast<std::size_t>(m.pe)) {
+      if (m.pe < 0 || static_cast<std::size_t>(m.pe) >= outputs_.size() ||
+          where - 1 == static_cast<std::size_t>(m.pe)) {
         return;  // unbound tasks stay where they are
       }
       Pipe& from = *outputs_[where - 1];
@@ -112,12 +114,17 @@ private:
 
 void register_load_balancer(ComponentRegistry& registry) {
   registry.add(ComponentInfo{
-      "load-balancer", distributing | consolidating,
+      "load-balancer",
+      distributing | consolidating,
       "Output i belongs to processing element i: tasks bound to a PE go to its output, the others "
       "to the least loaded output of an online PE (O(1): outputs are kept in buckets of equal load).",
       {PortInfo{"inputs", PortInfo::Direction::input, true, false, "the pipes it balances"},
        PortInfo{"outputs", PortInfo::Direction::output, true, false, "one pipe per processing element"}},
-      {}, {"AFFINITY"}, {}, {}, true,
+      {},
+      {"AFFINITY"},
+      {},
+      {},
+      true,
       [](InstanceContext ctx) { return std::make_unique<LoadBalancer>(std::move(ctx)); }});
 }
 

@@ -15,13 +15,16 @@ namespace takt::sched::components {
 /// outputs of equal load the one that reached that load first is chosen, which
 /// spreads arrivals round-robin.
 class LoadBuckets {
-public:
+ public:
   static constexpr std::size_t npos = static_cast<std::size_t>(-1);
 
   /// `eligible[i]`: whether output i may be chosen by least_loaded(). Ineligible
   /// outputs still count their load (tasks bound to them go there).
   explicit LoadBuckets(const std::vector<bool>& eligible)
-      : load_(eligible.size(), 0), eligible_(eligible), prev_(eligible.size(), npos), next_(eligible.size(), npos) {
+      : load_(eligible.size(), 0),
+        eligible_(eligible),
+        prev_(eligible.size(), npos),
+        next_(eligible.size(), npos) {
     for (std::size_t i = 0; i < eligible.size(); ++i) {
       if (eligible_[i]) push_back(0, i);
     }
@@ -31,9 +34,7 @@ public:
   bool eligible(std::size_t i) const noexcept { return eligible_[i]; }
 
   /// An eligible output with the least load, npos if none is eligible.
-  std::size_t least_loaded() const noexcept {
-    return min_ < head_.size() ? head_[min_] : npos;
-  }
+  std::size_t least_loaded() const noexcept { return min_ < head_.size() ? head_[min_] : npos; }
 
   void increment(std::size_t i) {
     if (!eligible_[i]) {
@@ -60,7 +61,7 @@ public:
     if (from - 1 < min_) min_ = from - 1;
   }
 
-private:
+ private:
   void push_back(std::size_t bucket, std::size_t i) {
     if (bucket >= head_.size()) {
       head_.resize(bucket + 1, npos);

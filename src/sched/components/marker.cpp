@@ -12,7 +12,7 @@ namespace {
 /// and hands each label to the instrumentation's on_marker callback, which the
 /// platform writes into its trace.
 class Marker final : public Instance {
-public:
+ public:
   using Instance::Instance;
 
   void connect(Broker& broker) override {
@@ -27,7 +27,7 @@ public:
     return {{"marks", marks_.load(std::memory_order_relaxed)}};
   }
 
-private:
+ private:
   std::atomic<std::uint64_t> marks_{0};
 };
 
@@ -35,9 +35,15 @@ private:
 
 void register_marker(ComponentRegistry& registry) {
   registry.add(ComponentInfo{
-      "marker", annotating,
+      "marker",
+      annotating,
       "A trace point: counts MARKER notifications and passes each label to the instrumentation.",
-      {}, {}, {"MARKER"}, {}, {}, false,
+      {},
+      {},
+      {"MARKER"},
+      {},
+      {},
+      false,
       [](InstanceContext ctx) { return std::make_unique<Marker>(std::move(ctx)); }});
 }
 

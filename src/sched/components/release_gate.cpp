@@ -19,9 +19,11 @@ namespace {
 /// min-heap by release time; a held task that leaves is taken out of it (linear in
 /// the number of held tasks).
 class ReleaseGate final : public Instance {
-public:
+ public:
   explicit ReleaseGate(InstanceContext ctx)
-      : Instance(std::move(ctx)), input_(context().single("input")), out_(context().single("output")),
+      : Instance(std::move(ctx)),
+        input_(context().single("input")),
+        out_(context().single("output")),
         now_(context().params.duration("now")) {}
 
   void connect(Broker& broker) override {
@@ -53,12 +55,13 @@ public:
         case Change::moved:
           if (state == kForwarded) out.rekey(*out_, task, key);
           break;
-        case Change::none: break;
+        case Change::none:
+          break;
       }
     });
   }
 
-private:
+ private:
   static constexpr std::uint64_t kAbsent = 0, kHeld = 1, kForwarded = 2;
   struct Held {
     Time release;
@@ -98,12 +101,16 @@ private:
 
 void register_release_gate(ComponentRegistry& registry) {
   registry.add(ComponentInfo{
-      "release-gate", filtering,
+      "release-gate",
+      filtering,
       "Withholds each task until a TIME message says now >= its release time, then forwards it "
       "with its input order; time is an input, the gate has no clock.",
       one_to_one_ports(),
       {ParamInfo{"now", ParamType::duration, "0", {}, "the time before the first TIME message"}},
-      {"TIME"}, {}, {}, true,
+      {"TIME"},
+      {},
+      {},
+      true,
       [](InstanceContext ctx) { return std::make_unique<ReleaseGate>(std::move(ctx)); }});
 }
 

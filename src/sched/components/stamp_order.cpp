@@ -11,10 +11,11 @@ namespace {
 /// come first served. The stamp is given once, at admission, so a task that
 /// relinquishes keeps its place in the arrival order.
 class StampOrder final : public KeyedForward {
-public:
-  StampOrder(InstanceContext ctx, bool last_first) : KeyedForward(std::move(ctx)), sign_(last_first ? -1 : 1) {}
+ public:
+  StampOrder(InstanceContext ctx, bool last_first)
+      : KeyedForward(std::move(ctx)), sign_(last_first ? -1 : 1) {}
 
-private:
+ private:
   std::int64_t key(const Task& task, std::int64_t) override {
     LamportMessage message{&task, task.admission()};
     broker().request(topics::lamport, message);
@@ -26,14 +27,28 @@ private:
 }  // namespace
 
 void register_stamp_order(ComponentRegistry& registry) {
-  registry.add(ComponentInfo{
-      "fcfs", ordering, "First come, first served: orders by Lamport stamp, oldest first.",
-      one_to_one_ports(), {}, {}, {}, {"LAMPORT"}, false,
-      [](InstanceContext ctx) { return std::make_unique<StampOrder>(std::move(ctx), false); }});
-  registry.add(ComponentInfo{
-      "lcfs", ordering, "Last come, first served: orders by Lamport stamp, newest first.",
-      one_to_one_ports(), {}, {}, {}, {"LAMPORT"}, false,
-      [](InstanceContext ctx) { return std::make_unique<StampOrder>(std::move(ctx), true); }});
+  registry.add(
+      ComponentInfo{"fcfs",
+                    ordering,
+                    "First come, first served: orders by Lamport stamp, oldest first.",
+                    one_to_one_ports(),
+                    {},
+                    {},
+                    {},
+                    {"LAMPORT"},
+                    false,
+                    [](InstanceContext ctx) { return std::make_unique<StampOrder>(std::move(ctx), false); }});
+  registry.add(
+      ComponentInfo{"lcfs",
+                    ordering,
+                    "Last come, first served: orders by Lamport stamp, newest first.",
+                    one_to_one_ports(),
+                    {},
+                    {},
+                    {},
+                    {"LAMPORT"},
+                    false,
+                    [](InstanceContext ctx) { return std::make_unique<StampOrder>(std::move(ctx), true); }});
 }
 
 }  // namespace takt::sched::components

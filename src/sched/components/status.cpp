@@ -11,7 +11,7 @@ namespace {
 /// Sizes are read without the pipes' locks: a snapshot, each value exact at some
 /// moment during the request.
 class Status final : public Instance {
-public:
+ public:
   using Instance::Instance;
 
   void connect(Broker& broker) override {
@@ -29,9 +29,15 @@ public:
 
 void register_status(ComponentRegistry& registry) {
   registry.add(ComponentInfo{
-      "status", annotating,
+      "status",
+      annotating,
       "Answers STATUS requests: the number of tasks queued in every pipe (or in the one named).",
-      {}, {}, {}, {"STATUS"}, {}, false,
+      {},
+      {},
+      {},
+      {"STATUS"},
+      {},
+      false,
       [](InstanceContext ctx) { return std::make_unique<Status>(std::move(ctx)); }});
 }
 

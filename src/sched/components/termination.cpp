@@ -9,7 +9,7 @@ namespace {
 /// from (terminal, pull or steal pipe) gets one automatically; such pipes keep no
 /// change log, so there is nothing left to do here.
 class Termination final : public Instance {
-public:
+ public:
   using Instance::Instance;
 };
 
@@ -17,11 +17,16 @@ public:
 
 void register_termination(ComponentRegistry& registry) {
   registry.add(ComponentInfo{
-      "termination", neutral,
+      "termination",
+      neutral,
       "Ends a pipe chain: processing elements take tasks from its input. Added automatically to "
       "every pipe named in `pes:`.",
       {PortInfo{"input", PortInfo::Direction::input, false, false, "the pipe processing elements take from"}},
-      {}, {}, {}, {}, false,
+      {},
+      {},
+      {},
+      {},
+      false,
       [](InstanceContext ctx) { return std::make_unique<Termination>(std::move(ctx)); }});
 }
 
