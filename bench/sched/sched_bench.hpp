@@ -1,0 +1,50 @@
+// The scheduling framework's benchmark: cost per pipeline stage and admit / schedule cost against #PEs.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace takt::bench {
+
+struct SchedBenchOptions {
+  /// Each measurement is repeated this often; the median is reported.
+  int repeats = 7;
+  /// Fewer operations per measurement (a smoke run, e.g. in tests).
+  bool quick = false;
+  /// Parts to run (all by default) and, for the scaling part, which PE counts and
+  /// topologies (empty: all). Used to count instructions of one configuration
+  /// under valgrind (bench/sched/instructions.sh).
+  bool per_stage = true;
+  bool scaling = true;
+  bool idle = true;
+  bool baselines = true;
+  std::vector<int> pes;
+  std::vector<std::string> topologies;
+  /// Per-stage part: only these chain depths (empty: 1..8).
+  std::vector<int> depths;
+  /// Called with a line of progress ("per-stage depth 3 ...").
+  std::function<void(const std::string&)> progress;
+};
+
+/// Runs the benchmark single-threaded on the calling thread and returns its
+/// results (keys carry their unit: `per_stage_ns`, `admit_ns`, ...):
+///  - per_stage: chains of 1..8 head-queue stages between the entry and the
+///    terminal pipe, one PE; the cost of admit() and schedule() per task against
+///    the depth, and the slope (Theil-Sen): the cost of carrying one change through
+///    one more stage, the mean of the admit and schedule slopes (CoBaS measured
+///    about 210 ns; target <= 50 ns).
+///  - scaling: admit() and schedule() per task with 2..256 virtual PEs for four
+///    topologies (per-PE pipes behind a load balancer, and the built-in gedf-paws,
+///    partitioned-dm and federated), 8 tasks in flight per PE (and gedf-paws with a
+///    global queue held at 64 jobs), and the growth from 2 to 256 PEs (CoBaS grew
+///    linearly to about 24 us at 254 PEs; target: at most 2x); also schedule() of
+///    an idle PE when nothing is queued anywhere.
+///  - baselines: one push and one pop of oneTBB's concurrent_priority_queue and of
+///    an OpenMP-lock-protected std::priority_queue, measured in the same run, and
+///    the framework's admit + schedule relative to them.
+nlohmann::json run_sched_bench(const SchedBenchOptions& options);
+
+}  // namespace takt::bench

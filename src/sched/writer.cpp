@@ -1,0 +1,41 @@
+// Writer: how an instance changes its output pipes (locking, then running their consumers).
+#include "sched/writer.hpp"
+
+#include "sched/component.hpp"
+#include "sched/pipe.hpp"
+
+#include <algorithm>
+
+namespace takt::sched {
+
+void flush(Pipe& pipe) noexcept {
+  if (!pipe.has_changes()) return;
+  if (Instance* consumer = pipe.consumer()) consumer->run_update(pipe, false);
+  pipe.clear_changes();
+}
+
+void Writer::refocus(Pipe& out) {
+  if (exclusive_) {
+    if (std::find(touched_.begin(), touched_.end(), &out) == touched_.end()) touched_.push_back(&out);
+  } else {
+    if (current_ != nullptr) release_current();
+    out.lock();
+  }
+  current_ = &out;
+}
+
+void Writer::release_current() noexcept {
+  flush(*current_);
+  current_->unlock();
+  current_ = nullptr;
+}
+
+void Writer::finish_exclusive() noexcept {
+  std::sort(touched_.begin(), touched_.end(),
+            [](const Pipe* a, const Pipe* b) { return a->rank() < b->rank(); });
+  for (Pipe* pipe : touched_) flush(*pipe);
+  touched_.clear();
+  current_ = nullptr;
+}
+
+}  // namespace takt::sched

@@ -1,0 +1,295 @@
+// Tests of run-time reconfiguration: instance swap, whole-topology swap, PEs coming and going.
+#include "sched/component_registry.hpp"
+#include "sched/components/keyed_forward.hpp"
+#include "sched/scheduler.hpp"
+#include "sched_test_util.hpp"
+#include "takt/error.hpp"
+
+#include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
+
+#include <string>
+#include <vector>
+
+using namespace takt::sched;
+using namespace takt::sched::test;
+using V = std::vector<std::uint64_t>;
+
+namespace {
+
+// What a `recorder` instance saw: "added 3", "moved 1", ...
+std::vector<std::string> seen;
+// Per-task data bookkeeping of `counting` instances.
+int constructed = 0;
+int destructed = 0;
+int destructed_wrong = 0;
+
+/// Forwards like a head queue and records every change it processes.
+class Recorder final : public components::KeyedForward {
+ public:
+  using KeyedForward::KeyedForward;
+  void pipe_update(Pipe& input, Writer& out) override {
+    input.for_each_change([](Task& t, Change c, std::int64_t) {
+      seen.push_back(std::string(to_string(c)) + " " + std::to_string(t.id));
+    });
+    KeyedForward::pipe_update(input, out);
+  }
+
+ private:
+  std::int64_t key(const Task&, std::int64_t input_key) override { return input_key; }
+};
+
+/// An annotator whose per-task data must be constructed before it is destructed.
+class Counting final : public Instance {
+ public:
+  using Instance::Instance;
+  void task_construct(Task& t) override {
+    task_data(t).store(42, std::memory_order_relaxed);
+    ++constructed;
+  }
+  void task_destruct(Task& t) override {
+    if (task_data(t).load(std::memory_order_relaxed) != 42) ++destructed_wrong;
+    task_data(t).store(0, std::memory_order_relaxed);
+    ++destructed;
+  }
+};
+
+const ComponentRegistry& registry() {
+  static ComponentRegistry r = [] {
+    ComponentRegistry copy = ComponentRegistry::builtin();
+    copy.add(ComponentInfo{"recorder",
+                           neutral,
+                           "records changes",
+                           components::one_to_one_ports(),
+                           {},
+                           {},
+                           {},
+                           {},
+                           false,
+                           [](InstanceContext c) { return std::make_unique<Recorder>(std::move(c)); }});
+    copy.add(ComponentInfo{
+        "counting", annotating, "counts per-task data", {}, {}, {}, {}, {}, true, [](InstanceContext c) {
+          return std::make_unique<Counting>(std::move(c));
+        }});
+    return copy;
+  }();
+  return r;
+}
+
+TopologySpec with_registry(const std::string& yaml) {
+  return parse_topology(YAML::Load(yaml)["topology"], "test.yaml", registry());
+}
+
+SchedulerOptions options() {
+  SchedulerOptions o;
+  o.registry = &registry();
+  return o;
+}
+
+const std::string observed =
+    "topology:\n"
+    "  name: observed\n"
+    "  pipes: {in: one, mid: one, out: one}\n"
+    "  entry: in\n"
+    "  instances:\n"
+    "    order: {component: edf, input: in, output: mid}\n"
+    "    rec: {component: recorder, input: mid, output: out}\n"
+    "    clock: {component: lamport}\n"
+    "    data: {component: counting}\n"
+    "  pes: {terminal: out}\n";
+
+}  // namespace
+
+TEST(Reconfiguration, SwappedInstanceReordersAndDownstreamSeesMoves) {
+  TaskPool pool;
+  seen.clear();
+  Scheduler s(with_registry(observed), ProcessingElements::uniform(1), options());
+  s.admit(pool.make(1, 30ms));
+  s.admit(pool.make(2, 10ms));
+  s.admit(pool.make(3, 20ms));
+  Task& running = pool.make(4, 5ms);
+  s.admit(running);
+  ASSERT_EQ(s.schedule(0), &running);
+  EXPECT_EQ(queued_ids(s, "out"), (V{2, 3, 1}));
+  seen.clear();
+  s.swap_instance("order", "lcfs");
+  // The same tasks, newest first; the recorder downstream saw three moves, no
+  // removal and no addition (remove-then-add became move in one log).
+  EXPECT_EQ(queued_ids(s, "out"), (V{3, 2, 1}));
+  EXPECT_EQ(seen, (std::vector<std::string>{"moved 2", "moved 3", "moved 1"}));
+  EXPECT_EQ(running.state(), TaskState::running);  // running tasks finish where they are
+  EXPECT_EQ(s.spec().find_instance("order")->component, "lcfs");
+  // A filter withholds one task: downstream sees its removal.
+  seen.clear();
+  s.swap_instance("order", "filter", YAML::Load("{relative_deadline_at_most: 25ms}"));
+  EXPECT_EQ(queued_ids(s, "out"), (V{2, 3}));  // back to arrival order (keys pass through)
+  // The log keeps the order of the first change of each task: the removals of the
+  // emptied output (3, 2, 1 in lcfs order), two of which the filter turned into moves.
+  EXPECT_EQ(seen, (std::vector<std::string>{"moved 3", "moved 2", "removed 1"}));
+  s.relinquish(running);
+  EXPECT_EQ(queued_ids(s, "out"), (V{2, 3, 4}));
+  EXPECT_EQ(s.reconfigurations(), 2u);
+  EXPECT_EQ(s.verify(), "");
+}
+
+TEST(Reconfiguration, InstanceSwapRunsPerTaskDestructorsAndConstructors) {
+  TaskPool pool;
+  constructed = destructed = destructed_wrong = 0;
+  Scheduler s(with_registry(observed), ProcessingElements::uniform(1), options());
+  for (std::uint64_t id = 1; id <= 3; ++id) s.admit(pool.make(id, Time{static_cast<std::int64_t>(id)}));
+  ASSERT_TRUE(s.block(pool[2]));
+  ASSERT_NE(s.schedule(0), nullptr);
+  EXPECT_EQ(constructed, 3);
+  // Every attached task, whatever its state, gets the old destructor and the new constructor.
+  s.swap_instance("data", "counting");
+  EXPECT_EQ(destructed, 3);
+  EXPECT_EQ(constructed, 6);
+  EXPECT_EQ(destructed_wrong, 0);
+  // Lamport stamps are re-issued in admission order when the clock is swapped.
+  s.swap_instance("clock", "lamport");
+  LamportMessage stamp{&pool[1], 0};
+  ASSERT_TRUE(s.request(topics::lamport, stamp));
+  EXPECT_EQ(stamp.stamp, 2u);
+  for (std::size_t i = 0; i < 3; ++i) s.exit(pool[i]);
+  EXPECT_EQ(destructed, 6);
+  EXPECT_EQ(destructed_wrong, 0);
+}
+
+TEST(Reconfiguration, SwapsEveryElementOfAFamily) {
+  TaskPool pool;
+  Scheduler s(
+      topology("topology:\n"
+               "  name: per-pe\n"
+               "  pipes: {in: one, queued: per-pe, ready: per-pe}\n"
+               "  entry: in\n"
+               "  instances:\n"
+               "    place: {component: distributor, input: in, outputs: \"queued[*]\", params: {by: pe}}\n"
+               "    order: {component: fixed-priority, per: pe, input: \"queued[#]\", output: \"ready[#]\"}\n"
+               "  pes: {terminal: \"ready[pe]\"}\n"),
+      ProcessingElements::uniform(2));
+  // Priorities against deadlines: fixed priority and EDF disagree.
+  s.admit(pool.make(1, 10ms, 3, kAny, 0));
+  s.admit(pool.make(2, 20ms, 1, kAny, 0));
+  s.admit(pool.make(3, 10ms, 2, kAny, 1));
+  s.admit(pool.make(4, 30ms, 1, kAny, 1));
+  EXPECT_EQ(queued_ids(s, "ready[0]"), (V{2, 1}));
+  EXPECT_EQ(queued_ids(s, "ready[1]"), (V{4, 3}));
+  s.swap_instance("order", "edf");
+  EXPECT_EQ(queued_ids(s, "ready[0]"), (V{1, 2}));
+  EXPECT_EQ(queued_ids(s, "ready[1]"), (V{3, 4}));
+  EXPECT_EQ(s.verify(), "");
+}
+
+TEST(Reconfiguration, RejectedSwapsLeaveTheTopologyAlone) {
+  TaskPool pool;
+  Scheduler s(with_registry(observed), ProcessingElements::uniform(1), options());
+  s.admit(pool.make(1, 30ms));
+  s.admit(pool.make(2, 10ms));
+  EXPECT_THROW(s.swap_instance("nope", "edf"), takt::Error);
+  EXPECT_THROW(s.swap_instance("order", "mux"), takt::Error);  // has no `input` port
+  EXPECT_THROW(s.swap_instance("order", "edf", YAML::Load("{x: 1}")), takt::Error);
+  s.swap_instance("order", "fcfs");
+  // fcfs needs the LAMPORT responder: the clock cannot become a marker now.
+  try {
+    s.swap_instance("clock", "marker");
+    FAIL() << "expected takt::Error";
+  } catch (const takt::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("needs a responder for topic LAMPORT"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(queued_ids(s, "out"), (V{1, 2}));
+  EXPECT_EQ(s.spec().find_instance("clock")->component, "lamport");
+  EXPECT_EQ(s.reconfigurations(), 1u);
+  EXPECT_EQ(s.verify(), "");
+}
+
+TEST(Reconfiguration, WholeTopologySwapCarriesQueuedTasksOver) {
+  TaskPool pool;
+  Scheduler s(topology(single_stage("edf")), ProcessingElements::uniform(2));
+  std::vector<std::string> notes;
+  int me = 0;
+  s.subscribe(topics::reconfigured, &me, [&](const ReconfigurationMessage& m) { notes.push_back(m.what); });
+  s.admit(pool.make(1, 30ms));
+  s.admit(pool.make(2, 10ms));
+  Task& running = pool.make(3, 1ms);
+  s.admit(running);
+  s.admit(pool.make(4, 20ms));
+  ASSERT_EQ(s.schedule(1), &running);
+  ASSERT_TRUE(s.block(pool[3]));
+  const TopologySpec balanced = topology(
+      "topology:\n"
+      "  name: balanced\n"
+      "  pipes: {in: one, q: per-pe}\n"
+      "  entry: in\n"
+      "  instances:\n"
+      "    lb: {component: load-balancer, inputs: in, outputs: \"q[*]\"}\n"
+      "  pes: {terminal: \"q[pe]\"}\n");
+  s.swap_topology(balanced);
+  // Queued tasks re-entered in admission order: 1 then 2 (the blocked 4 and the
+  // running 3 stay out).
+  EXPECT_EQ(queued_ids(s, "q[0]"), (V{1}));
+  EXPECT_EQ(queued_ids(s, "q[1]"), (V{2}));
+  EXPECT_EQ(running.state(), TaskState::running);
+  s.relinquish(running);  // back into the new topology, near where it ran
+  EXPECT_EQ(queued_ids(s, "q[1]"), (V{2, 3}));
+  s.unblock(pool[3]);
+  EXPECT_EQ(queued_ids(s, "q[0]"), (V{1, 4}));
+  EXPECT_EQ(notes, (std::vector<std::string>{"topology 'balanced'"}));
+  EXPECT_EQ(s.spec().name, "balanced");
+  EXPECT_EQ(s.verify(), "");
+}
+
+TEST(Reconfiguration, WholeTopologySwapThatCannotTakeAQueuedTaskChangesNothing) {
+  TaskPool pool;
+  Scheduler s(topology(single_stage("edf")), ProcessingElements::with_clusters({0, 1}));
+  s.admit(pool.make(1, 20ms));  // cluster kAny
+  s.admit(pool.make(2, 10ms, 0, 1));
+  const TopologySpec by_cluster = topology(
+      "topology:\n"
+      "  name: by-cluster\n"
+      "  pipes: {in: per-cluster}\n"
+      "  entry: \"in[cluster]\"\n"
+      "  instances: {}\n"
+      "  pes: {terminal: \"in[cluster]\"}\n");
+  EXPECT_THROW(s.swap_topology(by_cluster), takt::Error);
+  EXPECT_EQ(s.spec().name, "single");
+  EXPECT_EQ(queued_ids(s, "out"), (V{2, 1}));
+  EXPECT_EQ(s.verify(), "");
+  s.exit(pool[0]);
+  s.swap_topology(by_cluster);
+  EXPECT_EQ(queued_ids(s, "in[1]"), (V{2}));
+}
+
+TEST(Reconfiguration, DynamicTopologyFollowsProcessingElements) {
+  TaskPool pool;
+  Scheduler s(topology("topology:\n"
+                       "  name: paws\n"
+                       "  pipes: {in: one, global: one, local: per-pe}\n"
+                       "  entry: in\n"
+                       "  instances:\n"
+                       "    place: {component: distributor, input: in, outputs: \"local[*]\", unassigned: "
+                       "global, params: {by: pe}}\n"
+                       "  pes: {terminal: \"local[pe]\", pull: [global], steal: local}\n"),
+              ProcessingElements::uniform(2));
+  std::vector<std::string> events;
+  int me = 0;
+  s.subscribe(topics::cpu_status, &me, [&](const PeEvent& e) {
+    events.push_back(std::to_string(e.pe) + (e.online ? " on" : " off"));
+  });
+  s.admit(pool.make(1, 0ms, 0, kAny, 1));
+  s.admit(pool.make(2, 0ms, 0, kAny, 1));
+  s.remove_pe(1);
+  EXPECT_EQ(queued_ids(s, "local[1]"), (V{1, 2}));  // bound work waits for its PE ...
+  EXPECT_EQ(s.schedule(0)->id, 1u);                 // ... unless another PE steals it
+  s.add_pe(2, 0);
+  EXPECT_EQ(s.processing_elements().online_pes(), (std::vector<int>{0, 2}));
+  s.admit(pool.make(3, 0ms, 0, kAny, 2));
+  EXPECT_EQ(queued_ids(s, "local[2]"), (V{3}));
+  EXPECT_EQ(s.schedule(2)->id, 3u);
+  s.add_pe(1, 0);
+  EXPECT_EQ(s.schedule(1)->id, 2u);
+  EXPECT_EQ(events, (std::vector<std::string>{"1 off", "2 on", "1 on"}));
+  EXPECT_THROW(s.add_pe(1, 0), takt::Error);  // already online
+  EXPECT_THROW(s.remove_pe(7), takt::Error);
+  EXPECT_EQ(s.verify(), "");
+}

@@ -1,0 +1,210 @@
+// Tests of the Scheduler's runtime-system adapter calls: task states, pull path, errors, events.
+#include "sched/scheduler.hpp"
+#include "sched_test_util.hpp"
+#include "takt/error.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+using namespace takt::sched;
+using namespace takt::sched::test;
+using V = std::vector<std::uint64_t>;
+
+namespace {
+
+const std::string paws_like =
+    "topology:\n"
+    "  name: pull\n"
+    "  pipes: {in: one, sorted: one, global: one, local: per-pe}\n"
+    "  entry: in\n"
+    "  instances:\n"
+    "    order: {component: edf, input: in, output: sorted}\n"
+    "    place: {component: distributor, input: sorted, outputs: \"local[*]\", unassigned: global, params: "
+    "{by: pe}}\n"
+    "  pes: {terminal: \"local[pe]\", pull: [global], steal: local}\n";
+
+}  // namespace
+
+TEST(Scheduler, TaskStatesFollowTheCoBaSModel) {
+  TaskPool pool;
+  Scheduler s(topology(single_stage("edf")), ProcessingElements::uniform(1));
+  Task& t = pool.make(1, 5ms);
+  EXPECT_EQ(t.state(), TaskState::unconsidered);
+  EXPECT_FALSE(t.attached());
+  s.admit(t);
+  EXPECT_TRUE(t.attached());
+  EXPECT_EQ(t.state(), TaskState::schedulable);
+  EXPECT_EQ(s.attached_tasks(), 1u);
+  EXPECT_EQ(s.schedule(0), &t);
+  EXPECT_EQ(t.state(), TaskState::running);
+  EXPECT_EQ(t.last_pe(), 0);
+  EXPECT_TRUE(s.queued("out").empty());  // running tasks sit in no pipe
+  EXPECT_TRUE(s.queued("in").empty());
+  s.relinquish(t);
+  EXPECT_EQ(t.state(), TaskState::schedulable);
+  EXPECT_EQ(queued_ids(s, "out"), (V{1}));
+  EXPECT_TRUE(s.block(t));  // schedulable -> unconsidered
+  EXPECT_EQ(t.state(), TaskState::unconsidered);
+  EXPECT_TRUE(s.queued("out").empty());
+  EXPECT_EQ(s.schedule(0), nullptr);
+  s.unblock(t);
+  EXPECT_EQ(queued_ids(s, "out"), (V{1}));
+  EXPECT_TRUE(s.dispatch(t, 0));
+  EXPECT_FALSE(s.dispatch(t, 0));  // already running
+  EXPECT_TRUE(s.block(t));         // running -> unconsidered
+  EXPECT_TRUE(s.exit(t));
+  EXPECT_FALSE(t.attached());
+  EXPECT_EQ(s.attached_tasks(), 0u);
+  EXPECT_EQ(s.verify(), "");
+}
+
+TEST(Scheduler, ExitFromEveryState) {
+  TaskPool pool;
+  Scheduler s(topology(single_stage("edf")), ProcessingElements::uniform(1));
+  Task& queued = pool.make(1, 1ms);
+  Task& running = pool.make(2, 2ms);
+  Task& blocked = pool.make(3, 3ms);
+  for (Task* t : {&queued, &running, &blocked}) s.admit(*t);
+  ASSERT_TRUE(s.dispatch(running, 0));
+  ASSERT_TRUE(s.block(blocked));
+  for (Task* t : {&queued, &running, &blocked}) EXPECT_TRUE(s.exit(*t));
+  EXPECT_EQ(s.attached_tasks(), 0u);
+  EXPECT_TRUE(s.queued("out").empty());
+  // A task can be admitted again after it exited.
+  s.admit(queued);
+  EXPECT_EQ(queued_ids(s, "out"), (V{1}));
+}
+
+TEST(Scheduler, MisuseIsReportedNotIgnored) {
+  TaskPool pool;
+  Scheduler s(topology(single_stage("edf")), ProcessingElements::uniform(2));
+  Task& t = pool.make(1);
+  EXPECT_THROW(s.exit(t), std::logic_error);  // never admitted
+  s.admit(t);
+  EXPECT_THROW(s.admit(t), std::logic_error);
+  EXPECT_THROW(s.relinquish(t), std::logic_error);  // not running
+  EXPECT_THROW(s.unblock(t), std::logic_error);     // not blocked
+  EXPECT_THROW(s.schedule(2), std::out_of_range);
+  EXPECT_THROW(s.schedule(-1), std::out_of_range);
+  EXPECT_THROW(s.queued("nope"), takt::Error);
+}
+
+TEST(Scheduler, PullPathTriesTerminalThenPullThenSteal) {
+  TaskPool pool;
+  Scheduler s(topology(paws_like), ProcessingElements::uniform(3));
+  s.admit(pool.make(1, 40ms, 0, kAny, 0));  // local[0]
+  s.admit(pool.make(2, 30ms, 0, kAny, 0));  // local[0]
+  s.admit(pool.make(3, 20ms));              // global
+  s.admit(pool.make(4, 10ms, 0, kAny, 2));  // local[2]
+  EXPECT_EQ(queued_ids(s, "local[0]"), (V{2, 1}));
+  EXPECT_EQ(queued_ids(s, "global"), (V{3}));
+  // PE 0: its own local pipe first, even before an earlier deadline elsewhere.
+  EXPECT_EQ(s.peek(0)->id, 2u);
+  EXPECT_EQ(s.schedule(0)->id, 2u);
+  // PE 1: nothing local, so the global queue.
+  EXPECT_EQ(s.peek(1)->id, 3u);
+  EXPECT_EQ(s.schedule(1)->id, 3u);
+  // PE 1 again: nothing local, global empty: steal from a non-empty local pipe.
+  EXPECT_EQ(s.peek(1), nullptr);
+  Task* stolen = s.schedule(1);
+  ASSERT_NE(stolen, nullptr);
+  EXPECT_TRUE(stolen->id == 1u || stolen->id == 4u);
+  Task* last = s.schedule(1);
+  ASSERT_NE(last, nullptr);
+  EXPECT_NE(last, stolen);
+  EXPECT_EQ(s.schedule(1), nullptr);  // everything dispatched
+  EXPECT_EQ(s.schedule(0), nullptr);
+  EXPECT_EQ(s.verify(), "");
+}
+
+TEST(Scheduler, StealingNeverTakesFromTheThiefsOwnPipeTwice) {
+  // PE 0 has work only in its own pipe; PE 0's steal attempt must not count it as
+  // a victim (it already looked there), PE 1 steals it.
+  TaskPool pool;
+  Scheduler s(topology(paws_like), ProcessingElements::uniform(2));
+  s.admit(pool.make(1, 1ms, 0, kAny, 0));
+  EXPECT_EQ(s.schedule(1)->id, 1u);
+  EXPECT_EQ(pool[0].last_pe(), 1);
+}
+
+TEST(Scheduler, EntryByClusterRoutesWithoutSharedPipes) {
+  TaskPool pool;
+  Scheduler s(topology("topology:\n"
+                       "  name: clusters\n"
+                       "  pipes: {in: per-cluster, ready: per-cluster}\n"
+                       "  entry: \"in[cluster]\"\n"
+                       "  instances:\n"
+                       "    order: {component: edf, per: cluster, input: \"in[#]\", output: \"ready[#]\"}\n"
+                       "  pes: {terminal: \"ready[cluster]\"}\n"),
+              ProcessingElements::with_clusters({0, 1, 1}));
+  s.admit(pool.make(1, 20ms, 0, 1));
+  s.admit(pool.make(2, 10ms, 0, 1));
+  s.admit(pool.make(3, 30ms, 0, 0));
+  EXPECT_EQ(queued_ids(s, "ready[1]"), (V{2, 1}));
+  EXPECT_EQ(queued_ids(s, "ready[0]"), (V{3}));
+  Task& lost = pool.make(4, 0ms, 0, 5);
+  try {
+    s.admit(lost);
+    FAIL() << "expected takt::Error";
+  } catch (const takt::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("task 4 has cluster 5"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(lost.attached());  // nothing changed
+  EXPECT_EQ(s.schedule(2)->id, 2u);
+  EXPECT_EQ(s.schedule(1)->id, 1u);
+}
+
+TEST(Scheduler, PublishesTaskEvents) {
+  TaskPool pool;
+  Scheduler s(topology(single_stage("edf")), ProcessingElements::uniform(1));
+  std::vector<std::string> events;
+  int me = 0;
+  auto record = [&](const char* what) {
+    return [&events, what](const TaskEvent& e) {
+      events.push_back(std::string(what) + std::to_string(e.task->id) + "@" + std::to_string(e.pe));
+    };
+  };
+  s.subscribe(topics::admit, &me, record("admit"));
+  s.subscribe(topics::dispatch, &me, record("dispatch"));
+  s.subscribe(topics::relinquish, &me, record("relinquish"));
+  s.subscribe(topics::exit, &me, record("exit"));
+  Task& t = pool.make(7);
+  s.admit(t);
+  s.schedule(0);
+  s.relinquish(t);
+  s.schedule(0);
+  s.exit(t);
+  EXPECT_EQ(events, (std::vector<std::string>{"admit7@-1", "dispatch7@0", "relinquish7@0", "dispatch7@0",
+                                              "exit7@0"}));
+  s.withdraw(&me);
+  s.admit(t);
+  EXPECT_EQ(events.size(), 5u);
+}
+
+TEST(Scheduler, UserTopicsThroughTheScheduler) {
+  struct Load {
+    int percent = 0;
+  };
+  Scheduler s(topology(single_stage("edf")), ProcessingElements::uniform(1));
+  const Topic<Load> load = s.add_topic<Load>("LOAD", "platform load", 0x1234);
+  int seen = 0, me = 0;
+  s.subscribe(load, &me, [&](const Load& l) { seen = l.percent; });
+  s.notify(load, Load{80});
+  EXPECT_EQ(seen, 80);
+  bool listed = false;
+  for (const TopicInfo& info : s.topics()) listed = listed || info.name == "LOAD";
+  EXPECT_TRUE(listed);
+  EXPECT_TRUE(s.remove_topic("LOAD"));
+  EXPECT_THROW(s.remove_topic("DISPATCH"), takt::Error);  // built in: the scheduler needs it
+  s.add_topic<TaskEvent>("DISPATCH", "", topics::dispatch.uuid);
+  EXPECT_FALSE(s.remove_topic("DISPATCH"));  // a reference of our own may go again
+}
+
+TEST(Scheduler, DescribesItsTopology) {
+  Scheduler s(topology(paws_like), ProcessingElements::uniform(2));
+  const std::string text = s.describe();
+  EXPECT_NE(text.find("pipe local[1]"), std::string::npos) << text;
+  EXPECT_NE(text.find("pe 1: terminal local[1], pull global, steal local[*]"), std::string::npos) << text;
+}

@@ -1,0 +1,287 @@
+// Tests of the topology description: parsing, parameters, and every validation error.
+#include "sched/topology_spec.hpp"
+#include "sched/component_registry.hpp"
+#include "sched/params.hpp"
+#include "sched/scheduler.hpp"
+#include "sched_test_util.hpp"
+#include "takt/error.hpp"
+
+#include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
+
+#include <string>
+
+using namespace takt::sched;
+using takt::sched::test::topology;
+
+namespace {
+
+// The message of the takt::Error the text raises (empty if none).
+std::string error_of(const std::string& yaml) {
+  try {
+    (void)topology(yaml);
+  } catch (const takt::Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// Expects an error at `line` (1-based) whose message contains every fragment.
+void expect_error(const std::string& yaml, int line, std::initializer_list<std::string> fragments) {
+  const std::string message = error_of(yaml);
+  ASSERT_FALSE(message.empty()) << "no error for:\n" << yaml;
+  EXPECT_EQ(message.rfind("test.yaml:" + std::to_string(line) + ":", 0), 0u) << message;
+  for (const std::string& f : fragments)
+    EXPECT_NE(message.find(f), std::string::npos) << "'" << f << "' not in: " << message;
+}
+
+const std::string head =
+    "topology:\n"   // 1
+    "  name: t\n";  // 2
+
+}  // namespace
+
+TEST(TopologySpec, ParsesInstancesPortsAndDefaultParameters) {
+  const TopologySpec spec = topology(head +
+                                     "  pipes: {in: one, mid: one, out: per-pe}\n"  // 3
+                                     "  entry: in\n"                                // 4
+                                     "  instances:\n"                               // 5
+                                     "    order: {component: fixed-priority, input: in, output: mid}\n"
+                                     "    place:\n"
+                                     "      component: distributor\n"
+                                     "      input: mid\n"
+                                     "      outputs: \"out[*]\"\n"
+                                     "      params: {by: pe}\n"
+                                     "  pes: {terminal: \"out[pe]\"}\n");
+  EXPECT_EQ(spec.name, "t");
+  ASSERT_EQ(spec.instances.size(), 2u);
+  EXPECT_EQ(spec.instances[0].component, "fixed-priority");
+  EXPECT_EQ(spec.instances[0].params.text("higher_is"), "smaller");  // the default
+  EXPECT_EQ(spec.instances[1].params.text("by"), "pe");
+  ASSERT_EQ(spec.instances[1].ports.size(), 2u);
+  EXPECT_EQ(spec.instances[1].ports[1].first, "outputs");
+  EXPECT_EQ(spec.instances[1].ports[1].second[0].text(), "out[*]");
+  EXPECT_EQ(spec.terminal.text(), "out[pe]");
+  EXPECT_EQ(spec.instances[1].mark.line, 6);  // 0-based: line 7
+}
+
+TEST(TopologySpec, TypedParameterValues) {
+  const TopologySpec spec =
+      topology(head +
+               "  pipes: {in: one, out: one}\n"
+               "  entry: in\n"
+               "  instances:\n"
+               "    keep:\n"
+               "      component: filter\n"
+               "      input: in\n"
+               "      output: out\n"
+               "      params: {clusters: [0, 2], priority_at_most: 3, relative_deadline_at_most: 1.5ms}\n"
+               "  pes: {terminal: out}\n");
+  const Params& p = spec.instances[0].params;
+  EXPECT_EQ(p.integers("clusters"), (std::vector<std::int64_t>{0, 2}));
+  EXPECT_EQ(p.integer("priority_at_most"), 3);
+  EXPECT_EQ(p.duration("relative_deadline_at_most"), std::chrono::microseconds(1500));
+  EXPECT_FALSE(p.has("pes"));
+}
+
+TEST(Duration, ParsesUnitsExactly) {
+  EXPECT_EQ(parse_duration("250us"), Time{250000});
+  EXPECT_EQ(parse_duration("1.5ms"), Time{1500000});
+  EXPECT_EQ(parse_duration("2s"), Time{2000000000});
+  EXPECT_EQ(parse_duration("100ns"), Time{100});
+  EXPECT_EQ(parse_duration("0.001us"), Time{1});
+  EXPECT_EQ(parse_duration("0"), Time{0});
+  EXPECT_FALSE(parse_duration("1.5ns"));  // not a whole nanosecond
+  EXPECT_FALSE(parse_duration("10"));
+  EXPECT_FALSE(parse_duration("ms"));
+  EXPECT_FALSE(parse_duration("10 ms"));
+  EXPECT_FALSE(parse_duration("1..5ms"));
+  EXPECT_FALSE(parse_duration("10min"));
+}
+
+const std::string chain_pipes =
+    "  pipes: {in: one, mid: one, out: one}\n"                                           // 3
+    "  entry: in\n"                                                                      // 4
+    "  instances:\n";                                                                    // 5
+const std::string chain_a = "    a: {component: head-queue, input: in, output: mid}\n";  // 6
+const std::string chain_pes = "  pes: {terminal: out}\n";                                // 8
+
+TEST(TopologySpec, UnknownComponent) {
+  expect_error(
+      head + chain_pipes + chain_a + "    b: {component: edff, input: mid, output: out}\n" + chain_pes, 7,
+      {"unknown component 'edff'", "known components:", "edf"});
+}
+
+TEST(TopologySpec, UnknownParameter) {
+  expect_error(head + chain_pipes + chain_a +
+                   "    b: {component: edf, input: mid, output: out, params: {x: 1}}\n" + chain_pes,
+               7, {"unknown parameter 'x' for component 'edf'", "it takes no parameters"});
+  expect_error(head + chain_pipes + chain_a +
+                   "    b: {component: fixed-priority, input: mid, output: out, params: {higher: larger}}\n" +
+                   chain_pes,
+               7, {"unknown parameter 'higher'", "its parameters: higher_is"});
+}
+
+TEST(TopologySpec, BadParameterValue) {
+  expect_error(
+      head + chain_pipes + chain_a +
+          "    b: {component: fixed-priority, input: mid, output: out, params: {higher_is: middle}}\n" +
+          chain_pes,
+      7, {"parameter 'higher_is' must be one of smaller, larger", "middle"});
+  expect_error(head + chain_pipes + chain_a +
+                   "    b: {component: release-gate, input: mid, output: out, params: {now: 5 minutes}}\n" +
+                   chain_pes,
+               7, {"parameter 'now' must be a duration"});
+}
+
+TEST(TopologySpec, UnknownOrMissingPort) {
+  expect_error(
+      head + chain_pipes + chain_a + "    b: {component: edf, inputs: mid, output: out}\n" + chain_pes, 7,
+      {"unknown key 'inputs' in instance 'b'", "ports: input, output"});
+  expect_error(head + chain_pipes + chain_a + "    b: {component: edf, input: mid}\n" + chain_pes, 7,
+               {"instance 'b' (edf) needs port 'output'"});
+  expect_error(
+      head + chain_pipes + chain_a + "    b: {component: edf, input: [mid, in], output: out}\n" + chain_pes,
+      7, {"takes one pipe, not a list"});
+}
+
+TEST(TopologySpec, UndeclaredPipe) {
+  expect_error(
+      head + chain_pipes + chain_a + "    b: {component: edf, input: mid, output: outt}\n" + chain_pes, 7,
+      {"unknown pipe 'outt'", "declared pipes: in, mid, out"});
+}
+
+TEST(TopologySpec, DanglingPipes) {
+  // Declared, never used.
+  expect_error(head + "  pipes: {in: one, mid: one, out: one, extra: one}\n" + "  entry: in\n  instances:\n" +
+                   chain_a + "    b: {component: edf, input: mid, output: out}\n" + chain_pes,
+               3, {"pipe 'extra' is dangling: declared but neither produced nor consumed"});
+  // Produced, never consumed: a writes mid, b reads in... and in is then consumed twice,
+  // so use a separate instance: b reads `extra`, which nothing produces.
+  expect_error(head + "  pipes: {in: one, mid: one, out: one, extra: one}\n" + "  entry: in\n  instances:\n" +
+                   chain_a + "    b: {component: edf, input: extra, output: out}\n" + chain_pes,
+               6, {"pipe 'mid' is dangling", "nothing consumes it"});
+  expect_error(head + "  pipes: {in: one, out: one, extra: one}\n" + "  entry: in\n  instances:\n" +
+                   "    a: {component: mux, inputs: [in, extra], output: out}\n" + "  pes: {terminal: out}\n",
+               6, {"pipe 'extra' is dangling", "nothing produces it"});
+}
+
+TEST(TopologySpec, DoublyConsumedPipe) {
+  expect_error(head + chain_pipes + "    a: {component: head-queue, input: in, output: mid}\n" +
+                   "    b: {component: edf, input: in, output: out}\n" + chain_pes,
+               7, {"pipe 'in' is consumed twice", "instance 'a'", "instance 'b'"});
+  // A terminal pipe is consumed by the processing elements: an instance may not read it too.
+  expect_error(head + "  pipes: {in: one, mid: one, out: one, extra: one}\n  entry: in\n  instances:\n" +
+                   chain_a + "    b: {component: edf, input: mid, output: out}\n" +
+                   "    c: {component: head-queue, input: out, output: extra}\n" + "  pes: {terminal: out}\n",
+               9, {"pipe 'out' is consumed twice", "instance 'c'", "the processing elements"});
+}
+
+TEST(TopologySpec, DoublyProducedPipe) {
+  expect_error(head + "  pipes: {in: one, x: one, y: one, out: one}\n  entry: in\n  instances:\n" +
+                   "    a: {component: distributor, input: in, outputs: [x, y]}\n" +
+                   "    b: {component: head-queue, input: x, output: out}\n" +
+                   "    c: {component: head-queue, input: y, output: out}\n" + "  pes: {terminal: out}\n",
+               8, {"pipe 'out' is produced twice", "instance 'b'", "instance 'c'"});
+}
+
+TEST(TopologySpec, Cycle) {
+  expect_error(head + "  pipes: {in: one, x: one, y: one, out: one}\n  entry: in\n  instances:\n" +
+                   "    a: {component: mux, inputs: [in, y], output: x}\n" +
+                   "    b: {component: distributor, input: x, outputs: [out, y]}\n" +
+                   "  pes: {terminal: out}\n",
+               7, {"cycle", "a -> x -> b -> y -> a"});
+}
+
+TEST(TopologySpec, ProcessingElementsWithoutTerminalPipe) {
+  // Reported where the topology section begins (line 2: its first key).
+  expect_error(head + chain_pipes + chain_a + "    b: {component: edf, input: mid, output: out}\n", 2,
+               {"no terminal pipe", "pes: {terminal: PIPE}"});
+  expect_error(head + chain_pipes + chain_a + "    b: {component: edf, input: mid, output: out}\n" +
+                   "  pes: {pull: [out]}\n",
+               8, {"no terminal pipe"});
+}
+
+TEST(TopologySpec, ResponderRules) {
+  expect_error(
+      head + chain_pipes + chain_a + "    b: {component: fcfs, input: mid, output: out}\n" + chain_pes, 7,
+      {"instance 'b' (fcfs) needs a responder for topic LAMPORT", "component 'lamport'"});
+  expect_error(head + chain_pipes + chain_a + "    b: {component: edf, input: mid, output: out}\n" +
+                   "    c: {component: affinity}\n    d: {component: affinity}\n" + chain_pes,
+               9, {"topic AFFINITY would have two responders: 'c' and 'd'"});
+}
+
+TEST(TopologySpec, IndexRules) {
+  const std::string fam = head + "  pipes: {in: one, ready: per-pe}\n  entry: in\n  instances:\n";
+  expect_error(fam + "    a: {component: distributor, input: in, outputs: \"ready[*]\", params: {by: pe}}\n" +
+                   "  pes: {terminal: ready}\n",
+               7, {"pipe 'ready' is per-pe: say which"});
+  expect_error(fam + "    a: {component: head-queue, input: in, output: \"ready[#]\"}\n" +
+                   "  pes: {terminal: \"ready[pe]\"}\n",
+               6, {"[#] needs an instance with per: pe or per: cluster"});
+  expect_error(fam + "    a: {component: head-queue, input: in, output: \"ready[pe]\"}\n" +
+                   "  pes: {terminal: \"ready[pe]\"}\n",
+               6, {"only meaningful in entry: and pes:"});
+  expect_error(fam + "    a: {component: distributor, input: in, outputs: \"ready[*]\"}\n" +
+                   "  pes: {terminal: \"ready[cluster]\"}\n",
+               7, {"needs a per-cluster pipe"});
+  expect_error(fam + "    a: {component: distributor, input: in, outputs: \"ready[x]\"}\n" +
+                   "  pes: {terminal: \"ready[pe]\"}\n",
+               6, {"bad index 'x'"});
+}
+
+TEST(TopologySpec, TooDeep) {
+  std::string yaml = head + "  pipes: {";
+  for (int i = 0; i <= 10; ++i) yaml += (i ? ", " : "") + std::string("p") + std::to_string(i) + ": one";
+  yaml += "}\n  entry: p0\n  instances:\n";
+  for (int i = 0; i < 10; ++i) {
+    yaml += "    s" + std::to_string(i) + ": {component: head-queue, input: p" + std::to_string(i) +
+            ", output: p" + std::to_string(i + 1) + "}\n";
+  }
+  yaml += "  pes: {terminal: p10}\n";
+  const std::string message = error_of(yaml);
+  EXPECT_NE(message.find("too deep"), std::string::npos) << message;
+  EXPECT_NE(message.find("at most 10"), std::string::npos) << message;
+}
+
+TEST(TopologySpec, UnknownKeysAndSyntaxErrors) {
+  expect_error(head + "  pipez: {in: one}\n", 3, {"unknown key 'pipez' in the topology"});
+  expect_error(head + "  pipes: {in: many}\n", 3, {"must be one, per-pe or per-cluster"});
+  expect_error(head + chain_pipes + "    a: {component: termination, input: in}\n" + chain_pes, 6,
+               {"termination is added automatically"});
+  const std::string message = error_of("topology:\n  pipes: {in: one\n  entry: in\n");
+  EXPECT_EQ(message.rfind("test.yaml:", 0), 0u) << message;
+}
+
+TEST(TopologySpec, IndexOutOfRangeForTheRealProcessingElements) {
+  // The probe has 2 PEs; the real machine below has 2 as well, but the topology
+  // names PE 3's pipe explicitly.
+  const TopologySpec spec =
+      topology(head +
+               "  pipes: {in: one, ready: per-pe}\n"
+               "  entry: in\n"
+               "  instances:\n"
+               "    a: {component: distributor, input: in, outputs: \"ready[*]\", params: {by: pe}}\n"
+               "  pes: {terminal: \"ready[pe]\", pull: [\"ready[1]\"]}\n");
+  EXPECT_NO_THROW(Scheduler(spec, ProcessingElements::uniform(4)));
+  try {
+    Scheduler s(spec, ProcessingElements::uniform(1));
+    FAIL() << "expected an error";
+  } catch (const takt::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("'ready[1]' is out of range"), std::string::npos) << e.what();
+    EXPECT_EQ(std::string(e.what()).rfind("test.yaml:7:", 0), 0u) << e.what();
+  }
+}
+
+TEST(TopologySpec, ReplacementChecksPortsAndParameters) {
+  const TopologySpec spec = topology(test::single_stage("edf"));
+  const InstanceSpec& old = spec.instances[0];
+  const InstanceSpec fp = replace_component(spec, old, "fixed-priority", YAML::Load("{higher_is: larger}"),
+                                            ComponentRegistry::builtin());
+  EXPECT_EQ(fp.component, "fixed-priority");
+  EXPECT_EQ(fp.params.text("higher_is"), "larger");
+  EXPECT_THROW(replace_component(spec, old, "mux", YAML::Node(), ComponentRegistry::builtin()), takt::Error);
+  EXPECT_THROW(replace_component(spec, old, "nope", YAML::Node(), ComponentRegistry::builtin()), takt::Error);
+  EXPECT_THROW(replace_component(spec, old, "edf", YAML::Load("{x: 1}"), ComponentRegistry::builtin()),
+               takt::Error);
+}
