@@ -15,6 +15,8 @@ namespace {
 
 using std::chrono::nanoseconds;
 
+constexpr const char* kLimitText = "2^62 ns (about 146 years), the most takt supports";
+
 /// Walks the YAML tree, turning every problem into a takt::Error at its position.
 class Reader : public YamlReader {
  public:
@@ -292,6 +294,9 @@ class Reader : public YamlReader {
     if (!node.IsSequence() || node.size() == 0) {
       fail(node, who + ": segments must be a non-empty list such as [{length: 2ms, strands: 4}]");
     }
+    // C = Σ m·e is summed in 128 bits: each length (≤ 2^62 ns) times its strands
+    // (≤ 10^8) fits, and the sum must stay within kMaxDuration (then so does P = Σ e).
+    __int128 work = 0;
     for (const YAML::Node& s : node) {
       expect_map(s, who + ": a segment");
       check_keys(s, {"length", "strands"}, who + "'s segment");
@@ -303,8 +308,16 @@ class Reader : public YamlReader {
       if (segment.length.count() <= 0) fail(length, who + ": a segment's length must be positive");
       if (YAML::Node n = s["strands"]) {
         std::int64_t m = integer(n, who + ": strands", 1);
-        if (m > 100'000'000) fail(n, who + ": " + std::to_string(m) + " strands is more than takt supports");
+        if (m > 100'000'000) {
+          fail(n, who + ": " + std::to_string(m) + " strands is more than takt supports (at most 100000000)");
+        }
         segment.strands = static_cast<int>(m);
+      }
+      work += static_cast<__int128>(segment.length.count()) * segment.strands;
+      if (work > kMaxDuration.count()) {
+        fail(s, who + ": with this segment (" + std::to_string(segment.strands) + " × " +
+                    format_duration(segment.length) + ") the work of its segments (Σ m·e) exceeds " +
+                    kLimitText + "; use fewer strands or shorter lengths");
       }
       task.segments.push_back(segment);
     }
@@ -317,6 +330,8 @@ class Reader : public YamlReader {
     Dag dag;
     std::map<std::string, std::size_t> index;
     std::vector<YAML::Node> afters;
+    // C = Σ lengths in 128 bits, within kMaxDuration (then so is every path).
+    __int128 work = 0;
     for (const YAML::Node& n : node) {
       expect_map(n, who + ": a DAG node");
       check_keys(n, {"name", "length", "after"}, who + "'s DAG node");
@@ -330,6 +345,12 @@ class Reader : public YamlReader {
       d.length = duration(length, who + ": node length");
       if (!index.emplace(d.name, dag.nodes.size()).second) {
         fail(name, who + ": DAG node name '" + d.name + "' is used twice; name each node once");
+      }
+      work += d.length.count();
+      if (work > kMaxDuration.count()) {
+        fail(n, who + ": with node '" + d.name +
+                    "' the work of its DAG (the sum of its node lengths) exceeds " + kLimitText +
+                    "; use shorter lengths");
       }
       afters.push_back(n["after"]);
       dag.nodes.push_back(std::move(d));

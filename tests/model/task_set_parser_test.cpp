@@ -1,5 +1,6 @@
 // Tests of the task-set parser: every field, JSON input, and each validation error at file:line:column.
 #include "model/task_set_parser.hpp"
+#include "model/duration.hpp"
 #include "takt/error.hpp"
 
 #include <gtest/gtest.h>
@@ -240,6 +241,38 @@ TEST(TaskSetParser, TimingRules) {
   // Both run lengths.
   expect_error("global:\n  duration: 1s\n  jobs: 10\ntasks: [{name: a, period: 1ms, work: 1us, span: 1us}]\n",
                "ts.yaml:3:9", "either 'duration' or 'jobs'");
+}
+
+TEST(TaskSetParser, WorkBeyond64BitsIsRejected) {
+  // 10^8 strands × 100 s = 10^19 ns > 2^62 ns ≈ 4.61·10^18 ns: in 64 bits the product wraps
+  // to a negative work (−8446744073.71 s) that was admitted as schedulable.
+  expect_error(
+      "tasks:\n  - name: a\n    period: 1000000000s\n    segments: [{length: 100s, strands: 100000000}]\n",
+      "ts.yaml:4:16", "the work of its segments (Σ m·e) exceeds 2^62 ns");
+  // The strands of one segment are limited on their own.
+  expect_error(
+      "tasks:\n  - name: a\n    period: 4000000000s\n    segments:\n      - {length: 1s, strands: "
+      "2000000000}\n"
+      "      - {length: 1s, strands: 100000000}\n",
+      "ts.yaml:5:31", "2000000000 strands is more than takt supports (at most 100000000)");
+  // Each segment fits (2·10^18 and 3·10^18 ns) but their sum does not: the error is at the
+  // second.
+  expect_error(
+      "tasks:\n  - name: a\n    period: 4000000000s\n    segments:\n      - {length: 20s, strands: "
+      "100000000}\n"
+      "      - {length: 30s, strands: 100000000}\n",
+      "ts.yaml:6:9", "with this segment (100000000 × 30s) the work of its segments (Σ m·e) exceeds 2^62 ns");
+  // The largest work that fits is accepted: 2^62 ns = 4611686018.427387904 s in one strand.
+  auto set = parse_task_set(
+      "tasks: [{name: a, period: 4611686018.427387904s, segments: [{length: 4611686018.427387904s}]}]",
+      "ts.yaml");
+  EXPECT_EQ(set.tasks[0].work(), takt::model::kMaxDuration);
+  // A DAG of three 4·10^9 s nodes: 1.2·10^19 ns wrapped to a negative work, reported as
+  // "the DAG's nodes have no work". Now: exceeded at the second node.
+  expect_error(
+      "tasks:\n  - name: g\n    period: 4611686018s\n    dag:\n      - {name: a, length: 4000000000s}\n"
+      "      - {name: b, length: 4000000000s}\n      - {name: c, length: 4000000000s}\n",
+      "ts.yaml:6:9", "with node 'b' the work of its DAG (the sum of its node lengths) exceeds 2^62 ns");
 }
 
 TEST(TaskSetParser, CyclicDag) {
