@@ -185,6 +185,21 @@ TEST_F(Commands, ConvertRtpt) {
   EXPECT_NE(bad.err.find("bad.rtpt:3:1:"), std::string::npos) << bad.err;
 }
 
+TEST_F(Commands, ConvertReportsErrorsAtTheRtptLine) {
+  // Segments whose critical path (0.8 ms) exceeds the deadline (0.7 ms) of the timing line:
+  // the error names the .rtpt file and line 2, not the converted text.
+  fs::path rtpt = write("long.rtpt",
+                        "0 3\n"
+                        "synthetic_task 2 1 0 600000 4 0 200000\n"
+                        "0 1400000 0 500000 0 700000 0 700000 0 0 1\n");
+  Outcome r = takt("convert " + rtpt.string());
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("long.rtpt:2:1: task 'synthetic_task-1': the critical path of its segments"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("<converted>"), std::string::npos) << r.err;
+}
+
 TEST_F(Commands, BenchAnalyzeWritesJson) {
   // A small run: the benchmark itself (1,000 tasks, 64 cores) is `takt bench analyze`.
   Outcome r = takt("bench analyze --tasks 30 --cores 8 --repetitions 1 --json " + (dir_ / "b.json").string());
