@@ -44,7 +44,8 @@ struct AnalysisResult {
 };
 
 /// The cores to analyse for: `cores` when given, else `global.cores`. Throws
-/// takt::Error when neither says how many.
+/// takt::Error when neither says how many, or when the count is below 1 or above
+/// model::kMaxCores.
 model::Cores resolve_cores(const model::TaskSet& set, std::optional<int> cores);
 
 /// Analyses `set` under `options.policy` (default: `global.policy`):

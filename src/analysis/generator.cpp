@@ -42,6 +42,10 @@ std::string format_number(double value, int decimals) {
 
 GeneratedSet generate(const GeneratorOptions& options) {
   if (options.cores < 1) throw Error("--cores must be at least 1");
+  if (options.cores > model::kMaxCores) {
+    throw Error("--cores " + std::to_string(options.cores) + " is more cores than takt supports (at most " +
+                std::to_string(model::kMaxCores) + ")");
+  }
   if (!(options.utilization > 0)) throw Error("--utilization must be positive");
   if (options.utilization > options.cores) {
     throw Error("--utilization " + format_number(options.utilization, 3) + " exceeds the " +

@@ -113,7 +113,9 @@ int run_generate(const GenerateArgs& a) {
     [](CLI::App& app) -> Action {
       auto args = std::make_shared<GenerateArgs>();
       app.add_option("--method", args->method, "paws, rt-openmp, rtws or synthetic")->required();
-      app.add_option("--cores", args->cores, "Number of cores m")->required()->check(CLI::PositiveNumber);
+      app.add_option("--cores", args->cores, "Number of cores m, 1 to 65536")
+          ->required()
+          ->check(CLI::PositiveNumber);
       app.add_option("--utilization", args->utilization,
                      "Target total utilization: in cores (1.5) or as a share of m (60%)")
           ->required();

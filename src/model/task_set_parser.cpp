@@ -114,7 +114,11 @@ class Reader : public YamlReader {
   Cores read_cores(const YAML::Node& node) const {
     Cores cores;
     if (node.IsSequence()) {
-      for (const YAML::Node& c : node) cores.cpus.push_back(static_cast<int>(integer(c, "a CPU id", 0)));
+      for (const YAML::Node& c : node) {
+        const std::int64_t id = integer(c, "a CPU id", 0);
+        if (id >= kMaxCores) fail(c, cpu_id_too_large(std::to_string(id)));
+        cores.cpus.push_back(static_cast<int>(id));
+      }
     } else {
       std::string text = scalar(node, "cores");
       bool digits_only = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
@@ -122,7 +126,10 @@ class Reader : public YamlReader {
       });
       if (digits_only) {
         std::int64_t count = integer(node, "cores", 1);
-        if (count > 1 << 16) fail(node, "cores: " + text + " is more cores than takt supports (65536)");
+        if (count > kMaxCores) {
+          fail(node, "cores: " + text + " is more cores than takt supports (at most " +
+                         std::to_string(kMaxCores) + ")");
+        }
         return Cores::of_count(static_cast<int>(count));
       }
       cores.cpus = parse_cpu_list(node, text);
@@ -136,7 +143,13 @@ class Reader : public YamlReader {
     return cores;
   }
 
-  // A Linux cpulist such as "0-3,6,8-9".
+  static std::string cpu_id_too_large(const std::string& id) {
+    return "cores: CPU id " + id + " is above " + std::to_string(kMaxCores - 1) +
+           ", the largest takt supports; name CPUs that exist (see /sys/devices/system/cpu/online)";
+  }
+
+  // A Linux cpulist such as "0-3,6,8-9"; every id below kMaxCores, checked before a
+  // range is expanded.
   std::vector<int> parse_cpu_list(const YAML::Node& node, const std::string& text) const {
     std::vector<int> cpus;
     std::stringstream parts(text);
@@ -152,7 +165,9 @@ class Reader : public YamlReader {
           })) {
         bad("has the bad part '" + s + "'");
       }
-      return std::stoi(s);
+      const int id = std::stoi(s);
+      if (id >= kMaxCores) fail(node, cpu_id_too_large(s));
+      return id;
     };
     while (std::getline(parts, part, ',')) {
       auto dash = part.find('-');

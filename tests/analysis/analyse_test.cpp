@@ -86,6 +86,23 @@ TEST(Analyse, CoresMustBeKnown) {
   EXPECT_TRUE(analyse(set, o).schedulable);
 }
 
+TEST(Analyse, CoresStayWithin65536) {
+  auto set = takt::model::parse_task_set("tasks: [{name: a, period: 1ms, work: 1us, span: 1us}]", "n.yaml");
+  AnalysisOptions o;
+  // 2·10^9 cores ended in std::bad_alloc (an internal error, exit 3) instead of a message.
+  o.cores = 2'000'000'000;
+  try {
+    (void)analyse(set, o);
+    FAIL();
+  } catch (const takt::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("2000000000 is more than takt supports (at most 65536)"),
+              std::string::npos)
+        << e.what();
+  }
+  o.cores = 65536;
+  EXPECT_TRUE(analyse(set, o).schedulable);
+}
+
 TEST(Analyse, ReasonsAreEmptyWhenSchedulable) {
   auto set = takt::model::parse_task_set(kSet, "a.yaml");
   auto r = analyse(set);

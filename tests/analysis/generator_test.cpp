@@ -208,6 +208,17 @@ TEST(Generators, RejectImpossibleRequests) {
   EXPECT_THROW((void)generate(options(GeneratorMethod::paws, 2, 3.0, 1)), takt::Error);   // U > m
   EXPECT_THROW((void)generate(options(GeneratorMethod::paws, 2, 0.05, 1)), takt::Error);  // below one task
   EXPECT_THROW((void)generate(options(GeneratorMethod::rtws, 2, 0.01, 1)), takt::Error);
+  // More cores than takt supports: refused up front (the set used to be generated and then
+  // rejected when read back, at "<generated>:6:10").
+  try {
+    (void)generate(options(GeneratorMethod::rt_openmp, 2'000'000'000, 1.0, 1));
+    FAIL();
+  } catch (const takt::Error& e) {
+    EXPECT_NE(
+        std::string(e.what()).find("--cores 2000000000 is more cores than takt supports (at most 65536)"),
+        std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(Generators, DefaultProfilesMatchTheShippedExample) {

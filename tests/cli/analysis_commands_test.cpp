@@ -120,6 +120,17 @@ TEST_F(Commands, AnalyzeOverridesPolicyAndCores) {
   EXPECT_NE(ff.out.find("first-fit"), std::string::npos);
 }
 
+TEST_F(Commands, CoreCountsBeyondTheLimitAreBadInput) {
+  // Exit 1 with a message, not an internal error (exit 3) or a position in generated text.
+  Outcome a = takt("analyze " + example("01-one-task.yaml") + " --cores 2000000000");
+  EXPECT_EQ(a.status, 1) << a.err;
+  EXPECT_NE(a.err.find("at most 65536"), std::string::npos) << a.err;
+  Outcome g = takt("generate --method paws --cores 2000000000 --utilization 1");
+  EXPECT_EQ(g.status, 1) << g.err;
+  EXPECT_NE(g.err.find("--cores 2000000000 is more cores than takt supports"), std::string::npos) << g.err;
+  EXPECT_EQ(g.err.find("<generated>"), std::string::npos) << g.err;
+}
+
 TEST_F(Commands, GenerateIsReproducibleAndValid) {
   for (const char* method : {"paws", "rt-openmp", "rtws", "synthetic"}) {
     SCOPED_TRACE(method);

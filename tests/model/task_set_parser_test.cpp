@@ -173,6 +173,21 @@ TEST(TaskSetParser, CoresAsCountListOrSequence) {
                "ts.yaml:1:17", "twice");
 }
 
+TEST(TaskSetParser, CoresStayWithin65536) {
+  const std::string task = "\ntasks: [{name: a, period: 1ms, work: 1us, span: 1us}]";
+  // A count above 65536, and CPU lists with ids above 65535: "0-999999" used to expand to a
+  // million CPUs, past the limit a count has.
+  expect_error("global: {cores: 65537}" + task, "ts.yaml:1:17",
+               "more cores than takt supports (at most 65536)");
+  expect_error("global: {cores: \"0-999999\"}" + task, "ts.yaml:1:17",
+               "cores: CPU id 999999 is above 65535, the largest takt supports");
+  expect_error("global: {cores: \"2,65536\"}" + task, "ts.yaml:1:17", "CPU id 65536 is above 65535");
+  expect_error("global: {cores: [3, 70000]}" + task, "ts.yaml:1:21", "CPU id 70000 is above 65535");
+  // The limits themselves are accepted.
+  EXPECT_EQ(parse_task_set("global: {cores: 65536}" + task, "x").global.cores->count, 65536);
+  EXPECT_EQ(parse_task_set("global: {cores: \"0-65535\"}" + task, "x").global.cores->count, 65536);
+}
+
 TEST(TaskSetParser, UnknownKeysWithSuggestion) {
   expect_error("tasks:\n  - name: a\n    perod: 10ms\n    work: 1ms\n    span: 1ms\n", "ts.yaml:3:5",
                "unknown key 'perod' in task 'a'; did you mean 'period'?");
