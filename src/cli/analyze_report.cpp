@@ -6,6 +6,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <limits>
 #include <set>
 
 namespace takt::cli {
@@ -91,6 +92,7 @@ void federated_json(json& out, const analysis::FederatedResult& r) {
   }
   json f{{"with_overhead", r.with_overhead},
          {"dedicated_cores", r.dedicated_cores},
+         {"granted_cores", r.granted_cores},
          {"shared_cores", r.shared_cores},
          {"capacity_augmentation",
           {{"factor", r.capacity.factor},
@@ -216,8 +218,15 @@ std::string federated_text(const model::TaskSet& set, const analysis::FederatedR
     }
     out += bounds.size() > 1 ? table(bounds) : "  (no task runs on dedicated cores)\n";
   }
-  out += "\ncores: " + std::to_string(r.dedicated_cores) + " dedicated, " + std::to_string(r.shared_cores) +
-         " shared of " + std::to_string(r.cores) + "\n";
+  out += "\ncores: " + std::to_string(r.granted_cores) + " dedicated";
+  if (r.dedicated_cores != r.granted_cores) {
+    out +=
+        " (the high-utilization tasks need " +
+        (r.dedicated_cores == std::numeric_limits<std::int64_t>::max() ? std::string("2^63 or more")
+                                                                       : std::to_string(r.dedicated_cores)) +
+        ")";
+  }
+  out += ", " + std::to_string(r.shared_cores) + " shared of " + std::to_string(r.cores) + "\n";
   for (const analysis::SharedCore& s : r.shared) {
     if (s.tasks.empty()) continue;
     std::string names;
