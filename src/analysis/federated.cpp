@@ -105,7 +105,6 @@ FederatedResult analyse_federated(const model::TaskSet& set, const FederatedOpti
   i128 demand = 0;     // Σ n_i
   bool all_high_fit = true;
   std::vector<std::size_t> low;
-  RatioSum total_utilization;
   for (std::size_t i = 0; i < set.tasks.size(); ++i) {
     const model::Task& t = set.tasks[i];
     FederatedGrant g;
@@ -116,7 +115,6 @@ FederatedResult analyse_federated(const model::TaskSet& set, const FederatedOpti
     g.period = t.period;
     g.utilization = t.utilization();
     g.density = t.density();
-    total_utilization.add(g.work.count(), g.period.count());
     g.high = g.work > g.deadline;
     if (!g.high) {
       low.push_back(i);
@@ -259,15 +257,27 @@ FederatedResult analyse_federated(const model::TaskSet& set, const FederatedOpti
   }
   result.schedulable = all_high_fit && all_low_fit;
 
-  // 3. Capacity augmentation (informational).
+  // 3. Capacity augmentation (informational). Proved for implicit deadlines and the
+  // classic core count. With D < T a task is analysed here exactly as one with T = D
+  // (only C, L and D enter the core count and the EDF density test), and any job
+  // sequence of (C, D, T) is one of (C, D, D): the bound for that implicit-deadline
+  // set, whose utilizations are the densities C/D, carries over.
   CapacityAugmentation& cap = result.capacity;
-  cap.total_utilization = static_cast<double>(total_utilization.value());
   cap.utilization_bound = m / cap.factor;
-  bool utilization_ok = total_utilization.compare(m, 2) <= 0;
+  cap.densities = std::any_of(set.tasks.begin(), set.tasks.end(),
+                              [](const model::Task& t) { return t.deadline < t.period; });
+  RatioSum total;
   for (const model::Task& t : set.tasks) {
+    total.add(t.work().count(), (cap.densities ? t.deadline : t.period).count());
     if (2 * wide(t.span()) > wide(t.deadline)) cap.long_span_tasks.push_back(t.name);
   }
-  cap.holds = utilization_ok && cap.long_span_tasks.empty();
+  cap.total_utilization = static_cast<double>(total.value());
+  if (options.delta) {
+    cap.not_applicable =
+        "δ is set: rtws eq. 3 grants more cores than the classic count the bound is proved for";
+  } else {
+    cap.holds = total.compare(m, 2) <= 0 && cap.long_span_tasks.empty();
+  }
   return result;
 }
 

@@ -64,13 +64,18 @@ struct SharedCore {
 };
 
 /// The capacity-augmentation bound of 2 (rtws §V.A): Σu ≤ m/2 and L_i ≤ D_i/2
-/// guarantee schedulability; reported beside the verdict, not part of it.
+/// guarantee schedulability; reported beside the verdict, not part of it. Proved for
+/// implicit deadlines and the classic core count: when some task has D < T the
+/// densities C/D stand in for the utilizations (see analyse_federated), and with δ
+/// (eq. 3) the bound does not apply.
 struct CapacityAugmentation {
   double factor = 2;
-  bool holds = false;
-  double total_utilization = 0;
+  bool holds = false;                        ///< applies, and both conditions are met
+  double total_utilization = 0;              ///< Σ C/T, or Σ C/D when `densities`
   double utilization_bound = 0;              ///< m / factor
   std::vector<std::string> long_span_tasks;  ///< tasks with L_i > D_i / factor
+  bool densities = false;                    ///< some task has D < T: Σ C/D is compared
+  std::string not_applicable;                ///< why the bound says nothing here; "" when it applies
 };
 
 struct FederatedResult {

@@ -40,13 +40,16 @@ struct TaskDecomposition {
 };
 
 /// The augmentation bound 5 of rt-openmp §IV.A: Σu ≤ m/5 and P_i ≤ D_i/5
-/// guarantee schedulability; reported beside the verdict.
+/// guarantee schedulability; reported beside the verdict. Proved for implicit
+/// deadlines: when some task has D < T it is reported as not applicable. u_i and P_i
+/// are those of the segments analysed (measured work is not used).
 struct AugmentationBound {
   double factor = 5;
-  bool holds = false;
+  bool holds = false;  ///< applies, and both conditions are met
   double total_utilization = 0;
   double utilization_bound = 0;
   std::vector<std::string> long_span_tasks;
+  std::string not_applicable;  ///< why the bound says nothing here; "" when it applies
 };
 
 struct PartitionedDmResult {

@@ -96,7 +96,11 @@ void federated_json(json& out, const analysis::FederatedResult& r) {
          {"shared_cores", r.shared_cores},
          {"capacity_augmentation",
           {{"factor", r.capacity.factor},
+           {"applicable", r.capacity.not_applicable.empty()},
+           {"not_applicable",
+            r.capacity.not_applicable.empty() ? json(nullptr) : json(r.capacity.not_applicable)},
            {"holds", r.capacity.holds},
+           {"sum_of", r.capacity.densities ? "C/D" : "C/T"},
            {"total_utilization", r.capacity.total_utilization},
            {"utilization_bound", r.capacity.utilization_bound},
            {"long_span_tasks", r.capacity.long_span_tasks}}}};
@@ -150,14 +154,17 @@ void partitioned_json(json& out, const model::TaskSet& set, const analysis::Part
     row["core"] = s.core >= 0 ? json(s.core_id) : json(nullptr);
     strands.push_back(row);
   }
-  out["partitioned_dm"] = {{"fit", model::to_string(r.fit)},
-                           {"strands", strands},
-                           {"augmentation_bound",
-                            {{"factor", r.bound.factor},
-                             {"holds", r.bound.holds},
-                             {"total_utilization", r.bound.total_utilization},
-                             {"utilization_bound", r.bound.utilization_bound},
-                             {"long_span_tasks", r.bound.long_span_tasks}}}};
+  out["partitioned_dm"] = {
+      {"fit", model::to_string(r.fit)},
+      {"strands", strands},
+      {"augmentation_bound",
+       {{"factor", r.bound.factor},
+        {"applicable", r.bound.not_applicable.empty()},
+        {"not_applicable", r.bound.not_applicable.empty() ? json(nullptr) : json(r.bound.not_applicable)},
+        {"holds", r.bound.holds},
+        {"total_utilization", r.bound.total_utilization},
+        {"utilization_bound", r.bound.utilization_bound},
+        {"long_span_tasks", r.bound.long_span_tasks}}}};
 }
 
 void global_edf_json(json& out, const analysis::GlobalEdfResult& r) {
@@ -235,7 +242,13 @@ std::string federated_text(const model::TaskSet& set, const analysis::FederatedR
            ")\n";
   }
   const analysis::CapacityAugmentation& c = r.capacity;
-  out += "capacity augmentation bound 2 (Σu ≤ m/2 and L ≤ D/2 guarantee schedulability): Σu = " +
+  if (!c.not_applicable.empty()) {
+    out += "capacity augmentation bound 2: not applicable (" + c.not_applicable + ")\n";
+    return out;
+  }
+  const std::string sum = c.densities ? "Σ C/D" : "Σu";
+  out += "capacity augmentation bound 2 (" + sum + " ≤ m/2 and L ≤ D/2 guarantee schedulability" +
+         (c.densities ? "; densities C/D since some task has D < T" : "") + "): " + sum + " = " +
          number(c.total_utilization) + (c.total_utilization <= c.utilization_bound ? " ≤ " : " > ") +
          number(c.utilization_bound);
   if (!c.long_span_tasks.empty()) {
@@ -286,6 +299,10 @@ std::string partitioned_text(const model::TaskSet& set, const analysis::Partitio
   }
   out += table(strands);
   const analysis::AugmentationBound& b = r.bound;
+  if (!b.not_applicable.empty()) {
+    out += "augmentation bound 5: not applicable (" + b.not_applicable + ")\n";
+    return out;
+  }
   out += "augmentation bound 5 (Σu ≤ m/5 and P ≤ D/5 guarantee schedulability): Σu = " +
          number(b.total_utilization) + (b.total_utilization <= b.utilization_bound ? " ≤ " : " > ") +
          number(b.utilization_bound);

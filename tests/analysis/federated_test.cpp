@@ -283,3 +283,41 @@ TEST(FederatedAssignment, CapacityAugmentationBoundBesideTheVerdict) {
   EXPECT_TRUE(r2.schedulable);
   EXPECT_EQ(r2.grants[0].cores, 2);
 }
+
+TEST(FederatedAssignment, CapacityAugmentationWithConstrainedDeadlinesUsesDensities) {
+  // Two tasks T = 20 ms, D = 5 ms, C = 8 ms, L = 2 ms on m = 2: Σ C/T = 0.8 ≤ m/2 = 1 and
+  // L ≤ D/2, so a test on utilizations said "holds" next to the verdict "not schedulable"
+  // (each task needs ⌈(8 − 2)/(5 − 2)⌉ = 2 cores, 4 in all). The bound is proved for implicit
+  // deadlines; the same set with T = D has Σ C/D = 3.2 > 1: it does not hold.
+  auto set = takt::model::parse_task_set(R"(tasks:
+  - {name: a, period: 20ms, deadline: 5ms, work: 8ms, span: 2ms}
+  - {name: b, period: 20ms, deadline: 5ms, work: 8ms, span: 2ms}
+)",
+                                         "f.yaml");
+  auto r = analyse_federated(set, {Cores::of_count(2), std::nullopt, takt::model::Fit::worst_fit});
+  EXPECT_FALSE(r.schedulable);
+  EXPECT_TRUE(r.capacity.densities);
+  EXPECT_TRUE(r.capacity.not_applicable.empty());
+  EXPECT_NEAR(r.capacity.total_utilization, 3.2, 1e-12);
+  EXPECT_FALSE(r.capacity.holds);
+  // On 8 cores Σ C/D = 3.2 ≤ 4 and L ≤ D/2: holds, and the set is admitted (2 + 2 cores).
+  auto wide = analyse_federated(set, {Cores::of_count(8), std::nullopt, takt::model::Fit::worst_fit});
+  EXPECT_TRUE(wide.capacity.holds);
+  EXPECT_TRUE(wide.schedulable);
+}
+
+TEST(FederatedAssignment, CapacityAugmentationDoesNotApplyUnderEquationThree) {
+  // m = 4, C = 20 ms, T = D = 10 ms, L = 5 ms: Σu = 2 ≤ m/2 and L ≤ D/2 — the classic count
+  // ⌈15/5⌉ = 3 fits. With δ = 1.5, eq. 3 asks ⌈(20 + 10 − 7.5)/(10 − 7.5)⌉ = ⌈9⌉ = 9 > 4
+  // cores: the bound (proved for the classic count) must not be reported as holding.
+  auto set =
+      takt::model::parse_task_set("tasks: [{name: a, period: 10ms, work: 20ms, span: 5ms}]\n", "f.yaml");
+  auto classic = analyse_federated(set, {Cores::of_count(4), std::nullopt, takt::model::Fit::worst_fit});
+  EXPECT_TRUE(classic.capacity.holds);
+  EXPECT_TRUE(classic.schedulable);
+  auto eq3 = analyse_federated(set, {Cores::of_count(4), Decimal::parse("1.5"), takt::model::Fit::worst_fit});
+  EXPECT_EQ(eq3.grants[0].cores, 9);
+  EXPECT_FALSE(eq3.schedulable);
+  EXPECT_FALSE(eq3.capacity.holds);
+  EXPECT_NE(eq3.capacity.not_applicable.find("eq. 3"), std::string::npos) << eq3.capacity.not_applicable;
+}

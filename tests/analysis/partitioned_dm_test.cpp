@@ -113,6 +113,33 @@ TEST(PartitionedDm, NoSlackIsAFinding) {
   EXPECT_NEAR(r.findings[0].margin, -2.5e6, 1e-6);
 }
 
+TEST(PartitionedDm, AugmentationBoundIsNotApplicableWithConstrainedDeadlines) {
+  // One core, T = 100 ms, D = 5 ms, six strands of 1 ms: Σu = 0.06 ≤ m/5 = 0.2 and
+  // P = 1 ≤ D/5, so the bound "held" while the set is not schedulable: the strands all get
+  // d = e·D/P = 5 ms (threshold 2.5·6/(5 − 2.5) = 6, m = 6 is not above it: light), and the
+  // sixth meets its five siblings, 5 ms > d − e = 4 ms. The bound is proved for D = T only.
+  auto set = takt::model::parse_task_set(
+      "tasks: [{name: a, period: 100ms, deadline: 5ms, segments: [{length: 1ms, strands: 6}]}]\n", "p.yaml");
+  auto r = analyse_partitioned_dm(set, {Cores::of_count(1), Fit::first_fit});
+  EXPECT_FALSE(r.schedulable);
+  EXPECT_FALSE(r.bound.holds);
+  EXPECT_NE(r.bound.not_applicable.find("task 'a' has D < T"), std::string::npos) << r.bound.not_applicable;
+  EXPECT_EQ(r.strands[4].core, 0);
+  EXPECT_EQ(r.strands[5].core, -1);
+}
+
+TEST(PartitionedDm, AugmentationBoundUsesTheSegmentsNotAMeasuredWork) {
+  // Segments <1 ms, 1> beside a measured work of 30 ms: partitioned-dm decomposes the
+  // segments, so the bound counts their u = 1/10 ≤ 1/5 (and P = 1 ≤ 10/5): holds. Summing the
+  // measured work gave Σu = 3 and "does not hold".
+  auto set = takt::model::parse_task_set(
+      "tasks: [{name: a, period: 10ms, segments: [{length: 1ms}], work: 30ms, span: 1ms}]\n", "p.yaml");
+  auto r = analyse_partitioned_dm(set, {Cores::of_count(1), Fit::first_fit});
+  EXPECT_TRUE(r.schedulable);
+  EXPECT_NEAR(r.bound.total_utilization, 0.1, 1e-12);
+  EXPECT_TRUE(r.bound.holds);
+}
+
 TEST(PartitionedDm, TasksNeedSegments) {
   auto dag = takt::model::parse_task_set(
       "tasks:\n  - name: g\n    period: 10ms\n    dag: [{name: a, length: 1ms}]\n", "p.yaml");
