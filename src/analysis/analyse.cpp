@@ -41,6 +41,11 @@ AnalysisResult analyse(const model::TaskSet& set, const AnalysisOptions& options
     case model::Policy::federated_greedy: {
       FederatedOptions o{result.cores, options.delta ? options.delta : set.global.delta, fit};
       FederatedResult r = analyse_federated(set, o);
+      if (result.policy == model::Policy::federated_greedy) {
+        // E[R_i] (rtws §V.B) bounds a work-stealing execution; the centralized greedy
+        // executor of the RTCG baseline has no such bound.
+        for (FederatedGrant& g : r.grants) g.expected_response_ns.reset();
+      }
       result.schedulable = r.schedulable;
       result.findings = r.findings;
       result.detail = std::move(r);

@@ -200,8 +200,7 @@ std::string verdict_text(const AnalysisResult& result) {
   return out;
 }
 
-std::string federated_text(const model::TaskSet& set, const analysis::FederatedResult& r) {
-  (void)set;
+std::string federated_text(const analysis::FederatedResult& r, model::Policy policy) {
   std::string out;
   std::vector<std::vector<std::string>> rows{
       {"task", "C", "L", "D", "T", "u", "kind", "cores", "core ids", "how"}};
@@ -212,7 +211,11 @@ std::string federated_text(const model::TaskSet& set, const analysis::FederatedR
                     g.formula});
   }
   out += table(rows);
-  if (r.with_overhead) {
+  if (r.with_overhead && policy == model::Policy::federated_greedy) {
+    out +=
+        "\nno expected response-time bound: E[R] of rtws §V.B bounds work stealing, not the centralized "
+        "greedy executor of federated-greedy\n";
+  } else if (r.with_overhead) {
     out += "\nexpected response-time bound E[R] (rtws §V.B, δ = " + r.delta->to_string() + "):\n";
     std::vector<std::vector<std::string>> bounds{{"task", "E[R] ≤", "D", "E[R]/D"}};
     for (const analysis::FederatedGrant& g : r.grants) {
@@ -354,7 +357,7 @@ std::string analysis_text(const model::TaskSet& set, const AnalysisResult& resul
                     std::string(model::to_string(result.policy)) + " on " +
                     std::to_string(result.cores.count) + " core(s) (" + ids_text(all_ids(result.cores)) +
                     ")\n\n";
-  if (const auto* f = result.federated()) out += federated_text(set, *f);
+  if (const auto* f = result.federated()) out += federated_text(*f, result.policy);
   if (const auto* p = result.partitioned_dm()) out += partitioned_text(set, *p);
   if (const auto* g = result.global_edf()) out += global_edf_text(*g);
   out += "\n" + verdict_text(result);

@@ -53,6 +53,11 @@ tasks:
   }
   // a: ⌈(25 + 10 − 3.3)/(10 − 3.3)⌉ = ⌈31.7/6.7⌉ = ⌈4.73⌉ = 5.
   EXPECT_EQ(r1.federated()->grants[0].cores, 5);
+  // The E[R] bound (rtws §V.B) is a work-stealing result: federated only.
+  // E[R] ≈ C/n + δ·L̂ = 25/5 + 1.5·2.2 = 8.3 ms.
+  ASSERT_TRUE(r1.federated()->grants[0].expected_response_ns.has_value());
+  EXPECT_NEAR(*r1.federated()->grants[0].expected_response_ns, 8.3e6, 1.0);
+  EXPECT_FALSE(r2.federated()->grants[0].expected_response_ns.has_value());
 }
 
 TEST(Analyse, CommandLineOverridesCoresDeltaAndFit) {
