@@ -212,7 +212,7 @@ FederatedResult analyse_federated(const model::TaskSet& set, const FederatedOpti
       if (least < 0 || core.value() < load[static_cast<std::size_t>(least)].value()) least = k;
       RatioSum with = core;
       with.add(g.work.count(), g.deadline.count());
-      if (with.compare(1, 1) > 0) continue;
+      if (!with.at_most(1, 1)) continue;
       if (options.fit == model::Fit::first_fit) {
         chosen = k;
         break;
@@ -276,7 +276,7 @@ FederatedResult analyse_federated(const model::TaskSet& set, const FederatedOpti
     cap.not_applicable =
         "δ is set: rtws eq. 3 grants more cores than the classic count the bound is proved for";
   } else {
-    cap.holds = total.compare(m, 2) <= 0 && cap.long_span_tasks.empty();
+    cap.holds = total.at_most(m, 2) && cap.long_span_tasks.empty();
   }
   return result;
 }

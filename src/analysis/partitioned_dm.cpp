@@ -189,7 +189,7 @@ PartitionedDmResult analyse_partitioned_dm(const model::TaskSet& set, const Part
     b.not_applicable =
         "task '" + constrained->name + "' has D < T; the bound is proved for implicit deadlines (D = T)";
   } else {
-    b.holds = utilization.compare(m, 5) <= 0 && b.long_span_tasks.empty();
+    b.holds = utilization.at_most(m, 5) && b.long_span_tasks.empty();
   }
   return result;
 }
