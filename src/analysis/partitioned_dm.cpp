@@ -48,18 +48,24 @@ PartitionedDmResult analyse_partitioned_dm(const model::TaskSet& set, const Part
     // The bound is about the segments decomposed, not a measured work beside them.
     utilization.add(model::segments_work(t.segments).count(), t.period.count());
     TaskDecomposition td{t.name, decompose(t), {}};
+    if (!td.decomposition.feasible) {
+      // No slack for rt-openmp's decomposition (D ≤ 2.5·P): windows d = e·D/P, and
+      // the placement decides (see decompose_proportionally).
+      td.decomposition = decompose_proportionally(t);
+      const nanoseconds P = model::segments_span(t.segments);
+      result.findings.push_back({t.name, "decomposition", true, 0, "",
+                                 "D = " + display_duration(t.deadline) + " ≤ 2.5·P = 2.5·" +
+                                     display_duration(P) +
+                                     ": no slack for rt-openmp's decomposition (§IV.A needs D > 2.5·P); takt "
+                                     "gives every segment the "
+                                     "window d = e·D/P and lets the load condition decide (the augmentation "
+                                     "bound does not cover this "
+                                     "task)"});
+    }
     CoreInterference::TaskTiming tt{t.period, {}, {}};
     for (std::size_t j = 0; j < td.decomposition.segments.size(); ++j) {
       tt.release.push_back(td.decomposition.segments[j].release);
       tt.length.push_back(t.segments[j].length);
-    }
-    if (!td.decomposition.feasible) {
-      const nanoseconds need{(5 * model::segments_span(t.segments).count() + 1) / 2};
-      result.findings.push_back(
-          {t.name, "decomposition slack", false, td.decomposition.total_slack_ns, "ns",
-           "D = " + display_duration(t.deadline) + " ≤ 2.5·P = " + display_duration(need) +
-               ": no slack to share among segments (short by " + display_duration(need - t.deadline) +
-               "; rt-openmp §IV.A needs D > 2.5·P)"});
     }
     timing.push_back(std::move(tt));
     result.tasks.push_back(std::move(td));
@@ -75,7 +81,6 @@ PartitionedDmResult analyse_partitioned_dm(const model::TaskSet& set, const Part
   std::vector<SegmentRef> order;
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     const Decomposition& d = result.tasks[i].decomposition;
-    if (!d.feasible) continue;
     result.tasks[i].priorities.assign(d.segments.size(), 0);
     for (std::size_t j = 0; j < d.segments.size(); ++j) order.push_back({i, j, d.segments[j].deadline});
   }
@@ -89,7 +94,6 @@ PartitionedDmResult analyse_partitioned_dm(const model::TaskSet& set, const Part
   std::vector<std::vector<std::size_t>> first_row(tasks.size());  // row of strand 1 of each segment
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     const Decomposition& d = result.tasks[i].decomposition;
-    if (!d.feasible) continue;
     int strand = 0;
     for (std::size_t j = 0; j < d.segments.size(); ++j) {
       first_row[i].push_back(result.strands.size());
@@ -167,14 +171,12 @@ PartitionedDmResult analyse_partitioned_dm(const model::TaskSet& set, const Part
                display_duration(worst_shortfall) + ")"});
     }
   }
-  bool all_feasible = std::all_of(result.tasks.begin(), result.tasks.end(),
-                                  [](const TaskDecomposition& t) { return t.decomposition.feasible; });
-  if (all_placed && all_feasible) {
+  if (all_placed) {
     result.findings.push_back({"", "FBB-FFD load condition", true, 0, "",
                                "all " + std::to_string(result.strands.size()) + " strands placed (" +
                                    std::string(model::to_string(options.fit)) + ")"});
   }
-  result.schedulable = all_placed && all_feasible;
+  result.schedulable = all_placed;
 
   // 5. Augmentation bound 5 (informational).
   AugmentationBound& b = result.bound;

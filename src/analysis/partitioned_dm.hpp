@@ -36,7 +36,7 @@ struct StrandAssignment {
 struct TaskDecomposition {
   std::string name;
   Decomposition decomposition;
-  std::vector<int> priorities;  ///< per segment; empty when the decomposition is infeasible
+  std::vector<int> priorities;  ///< per segment
 };
 
 /// The augmentation bound 5 of rt-openmp §IV.A: Σu ≤ m/5 and P_i ≤ D_i/5
@@ -63,7 +63,8 @@ struct PartitionedDmResult {
 };
 
 /// Decomposes every task (all need `segments:`; a task with only measured work
-/// equal to its span counts as one sequential segment), gives each segment a
+/// equal to its span counts as one sequential segment) with decompose(), or with
+/// decompose_proportionally() when D ≤ 2.5·P (a passed finding says so), gives each segment a
 /// deadline-monotonic priority (shorter d_{i,j} first; ties by task, then segment
 /// order; one priority per segment), and places strands from the highest priority
 /// down with FBB-FFD: a strand fits core q when d − Σ_j RBF*_q(τ_j, d) ≥ e

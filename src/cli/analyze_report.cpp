@@ -136,6 +136,7 @@ void partitioned_json(json& out, const model::TaskSet& set, const analysis::Part
                      {"cores", ids.size()},
                      {"core_ids", ids},
                      {"feasible", td.decomposition.feasible},
+                     {"proportional", td.decomposition.proportional},
                      {"total_slack_ns", td.decomposition.total_slack_ns},
                      {"heavy_threshold", td.decomposition.heavy_threshold},
                      {"segments", segments}});
@@ -279,7 +280,7 @@ std::string partitioned_text(const model::TaskSet& set, const analysis::Partitio
                     display_duration(
                         std::chrono::nanoseconds{static_cast<std::int64_t>(td.decomposition.total_slack_ns)}),
                     td.decomposition.feasible ? number(td.decomposition.heavy_threshold) : "-",
-                    td.decomposition.feasible ? segs : "no slack"});
+                    td.decomposition.proportional ? "D ≤ 2.5P, d = e·D/P: " + segs : segs});
   }
   out += table(rows);
   out += "\nstrand table (" + std::string(model::to_string(r.fit)) + "; priority 1 is the highest):\n";

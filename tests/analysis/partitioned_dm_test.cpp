@@ -102,15 +102,45 @@ TEST(PartitionedDm, OneCoreTooFewSaysWhichStrandAndByHowMuch) {
   EXPECT_NE(f.detail.find("short by 1ms"), std::string::npos) << f.detail;
 }
 
-TEST(PartitionedDm, NoSlackIsAFinding) {
+TEST(PartitionedDm, WithoutSlackTheLoadConditionDecides) {
+  // A lone sequential task C = P = 5 ms, D = T = 10 ms on 2 cores: D ≤ 2.5·P = 12.5 ms, so
+  // rt-openmp's decomposition has no slack, and the task used to be rejected although it
+  // plainly fits. takt gives it the window d = e·D/P = 10 ms; 10 − 0 ≥ 5: placed on core 0.
   auto set = takt::model::parse_task_set("tasks:\n  - {name: a, period: 10ms, segments: [{length: 5ms}]}\n",
                                          "p.yaml");
   auto r = analyse_partitioned_dm(set, {Cores::of_count(2), Fit::worst_fit});
-  EXPECT_FALSE(r.schedulable);
+  EXPECT_TRUE(r.schedulable);
+  EXPECT_FALSE(r.tasks[0].decomposition.feasible);
+  EXPECT_TRUE(r.tasks[0].decomposition.proportional);
+  ASSERT_EQ(r.strands.size(), 1u);
+  EXPECT_EQ(r.strands[0].deadline, 10ms);
+  EXPECT_EQ(r.strands[0].core, 0);
+  // A passed finding says what was done, with D − 2.5P = −2.5 ms behind it.
   ASSERT_FALSE(r.findings.empty());
-  EXPECT_EQ(r.findings[0].test, "decomposition slack");
-  // D − 2.5P = 10 − 12.5 = −2.5 ms.
-  EXPECT_NEAR(r.findings[0].margin, -2.5e6, 1e-6);
+  EXPECT_EQ(r.findings[0].test, "decomposition");
+  EXPECT_TRUE(r.findings[0].passed);
+  EXPECT_NE(r.findings[0].detail.find("D = 10ms ≤ 2.5·P = 2.5·5ms"), std::string::npos)
+      << r.findings[0].detail;
+  EXPECT_NEAR(r.tasks[0].decomposition.total_slack_ns, -2.5e6, 1e-6);
+  // P = 5 > D/5: the augmentation bound does not hold for such a task.
+  EXPECT_FALSE(r.bound.holds);
+
+  // Three strands of 5 ms with d = 10 ms: two fit on one core (the second meets its sibling,
+  // 10 − 5 ≥ 5), the third does not (10 − 10 < 5, short by 5 ms); two cores take all three.
+  auto three = takt::model::parse_task_set(
+      "tasks:\n  - {name: b, period: 10ms, segments: [{length: 5ms, strands: 3}]}\n", "p.yaml");
+  auto one_core = analyse_partitioned_dm(three, {Cores::of_count(1), Fit::first_fit});
+  EXPECT_FALSE(one_core.schedulable);
+  EXPECT_EQ(one_core.strands[1].core, 0);
+  EXPECT_EQ(one_core.strands[2].core, -1);
+  bool short_by = false;
+  for (const auto& f : one_core.findings) {
+    short_by = short_by || (!f.passed && f.detail.find("short by 5ms") != std::string::npos);
+  }
+  EXPECT_TRUE(short_by);
+  auto two_cores = analyse_partitioned_dm(three, {Cores::of_count(2), Fit::first_fit});
+  EXPECT_TRUE(two_cores.schedulable);
+  EXPECT_EQ(two_cores.strands[2].core, 1);
 }
 
 TEST(PartitionedDm, AugmentationBoundIsNotApplicableWithConstrainedDeadlines) {
