@@ -7,10 +7,15 @@
 #include "model/task_set.hpp"
 
 #include <chrono>
+#include <cstdint>
 #include <string>
 #include <vector>
 
 namespace takt::analysis {
+
+/// The most strands partitioned-dm analyses in one task set: every strand is a row of
+/// the strand table (one placement each), so this bounds its memory and time.
+inline constexpr std::int64_t kMaxStrands = 1'000'000;
 
 struct PartitionedDmOptions {
   model::Cores cores;
@@ -71,7 +76,11 @@ struct PartitionedDmResult {
 /// (CoreInterference). First-fit takes the lowest such core, worst-fit the core
 /// with the least RBF* (lowest index on ties). A strand that fits nowhere is kept
 /// with core −1 and makes the set unschedulable; the others are still placed.
-/// Throws takt::Error (at the task's file position) for a task without segments.
+/// The strands of a segment are placed together: the loads are computed once per
+/// core and segment, and the choices are the same as placing them one at a time.
+/// Throws takt::Error (at the task's file position) for a task without segments,
+/// and (at the `strands` value that passes it) for a set of more than kMaxStrands
+/// strands.
 PartitionedDmResult analyse_partitioned_dm(const model::TaskSet& set, const PartitionedDmOptions& options);
 
 }  // namespace takt::analysis

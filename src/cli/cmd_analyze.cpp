@@ -51,7 +51,7 @@ int run_analyze(const AnalyzeArgs& a) {
   }
   analysis::AnalysisResult result = analysis::analyse(set, options);
   if (a.json) {
-    fmt::print("{}\n", analysis_json(set, result).dump(2));
+    write_analysis_json(stdout, set, result);
   } else {
     if (!note.empty()) fmt::print(stderr, "{}", note);
     fmt::print("{}", analysis_text(set, result));

@@ -219,6 +219,7 @@ class RtptReader {
       }
       seg.mark = SourceMark{line.number, w[at].column, w[at].offset};
       task.segments.push_back(seg);
+      task.marks.strands.push_back(seg.mark);
     }
     task.program = std::string(kSegmentsProgram);
     task.args.clear();

@@ -317,11 +317,13 @@ class Reader : public YamlReader {
       check_keys(s, {"length", "strands"}, who + "'s segment");
       Segment segment;
       segment.mark = mark_of(s.Mark());
+      SourceMark strands_mark = segment.mark;
       YAML::Node length = s["length"];
       if (!length) fail(s, who + ": a segment needs a 'length' (each strand's execution time, e.g. 2ms)");
       segment.length = duration(length, who + ": segment length");
       if (segment.length.count() <= 0) fail(length, who + ": a segment's length must be positive");
       if (YAML::Node n = s["strands"]) {
+        strands_mark = mark_of(n.Mark());
         std::int64_t m = integer(n, who + ": strands", 1);
         if (m > 100'000'000) {
           fail(n, who + ": " + std::to_string(m) + " strands is more than takt supports (at most 100000000)");
@@ -335,6 +337,7 @@ class Reader : public YamlReader {
                     kLimitText + "; use fewer strands or shorter lengths");
       }
       task.segments.push_back(segment);
+      task.marks.strands.push_back(strands_mark);
     }
   }
 

@@ -188,6 +188,58 @@ TEST(PartitionedDm, TasksNeedSegments) {
   EXPECT_EQ(r.strands[0].deadline, 10ms);
 }
 
+TEST(PartitionedDm, StrandsOfASegmentArePlacedTogether) {
+  // One segment <1 ms, 100000>, T = D = 100 s: C = 100 s, P = 1 ms; the segment is heavy
+  // (100000 > 2.5·100/(100 − 0.0025) ≈ 2.5) and, alone, gets d = e·m·D/C = D = 100 s.
+  auto set = takt::model::parse_task_set(
+      "tasks: [{name: a, period: 100s, segments: [{length: 1ms, strands: 100000}]}]\n", "p.yaml");
+  // First-fit: core 0 takes ⌊100 s / 1 ms⌋ = 100000 strands, all of them; the last meets
+  // its 99999 siblings: 99.999 s, and 100 − 99.999 ≥ 0.001.
+  auto ff = analyse_partitioned_dm(set, {Cores::of_count(4), Fit::first_fit});
+  EXPECT_TRUE(ff.schedulable);
+  ASSERT_EQ(ff.strands.size(), 100000u);
+  EXPECT_EQ(ff.strands.back().core, 0);
+  EXPECT_EQ(ff.strands.back().interference, 99999ms);
+  // Worst-fit: the least loaded core, lowest first on ties: strands 1, 2, 3, 4 on cores
+  // 0, 1, 2, 3, and so on; 25000 per core; strand 100000 on core 3 meets 24999 siblings.
+  auto wf = analyse_partitioned_dm(set, {Cores::of_count(4), Fit::worst_fit});
+  EXPECT_TRUE(wf.schedulable);
+  std::vector<int> per_core(4, 0);
+  for (std::size_t k = 0; k < wf.strands.size(); ++k) {
+    ASSERT_EQ(wf.strands[k].core, static_cast<int>(k % 4)) << k;
+    ++per_core[static_cast<std::size_t>(wf.strands[k].core)];
+  }
+  EXPECT_EQ(per_core, (std::vector<int>{25000, 25000, 25000, 25000}));
+  EXPECT_EQ(wf.strands.back().interference, 24999ms);
+}
+
+TEST(PartitionedDm, MoreStrandsThanTheTableHoldsIsBadInput) {
+  // 1000001 strands in all: one more than kMaxStrands. Each strand is a row of the strand
+  // table; with the parser's limit of 10^8 strands per segment a five-line file took 23 GB.
+  // The error names the strands value that passes the limit (line 3, column 63).
+  ASSERT_EQ(takt::analysis::kMaxStrands, 1'000'000);
+  auto set = takt::model::parse_task_set(
+      "tasks:\n"
+      "  - {name: a, period: 100s, segments: [{length: 1us, strands: 600000}]}\n"
+      "  - {name: b, period: 100s, segments: [{length: 1us, strands: 400001}]}\n",
+      "p.yaml");
+  try {
+    (void)analyse_partitioned_dm(set, {Cores::of_count(4), Fit::worst_fit});
+    FAIL() << "accepted";
+  } catch (const takt::Error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind(
+                  "p.yaml:3:63: task 'b': with the 400001 strands of its segment 1 the task "
+                  "set has more than 1000000 strands",
+                  0),
+              0u)
+        << e.what();
+  }
+  // Exactly the limit is analysed.
+  auto limit = takt::model::parse_task_set(
+      "tasks: [{name: a, period: 100s, segments: [{length: 1us, strands: 1000000}]}]\n", "p.yaml");
+  EXPECT_EQ(analyse_partitioned_dm(limit, {Cores::of_count(4), Fit::first_fit}).strands.size(), 1'000'000u);
+}
+
 TEST(CoreInterference, WindowStartsAtEverySegment) {
   // Task 0: T = 10, segments released at 0, 2, 7 with lengths 1, 1, 3, one strand each on
   // core 0. For d = 4 the windows are: from 0 → {0, 2} = 2; from 2 → {2} (7 − 2 = 5 > 4) = 1;

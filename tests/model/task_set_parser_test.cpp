@@ -110,6 +110,12 @@ TEST(TaskSetParser, ReadsEveryField) {
   EXPECT_EQ(sync.segments[1].length, 200us);
   EXPECT_EQ(sync.segments[1].strands, 4);
   EXPECT_EQ(sync.segments[2].strands, 1);  // default
+  // Where each strands value was written (the segment's own position when left out).
+  ASSERT_EQ(sync.marks.strands.size(), 3u);
+  EXPECT_EQ(sync.marks.strands[1].line, 25);
+  EXPECT_EQ(sync.marks.strands[1].column, 34);
+  EXPECT_EQ(sync.marks.strands[2].line, 26);
+  EXPECT_EQ(sync.marks.strands[2].column, 9);
   EXPECT_EQ(sync.structure(), Structure::segments);
   // C = 0.6 + 4·0.2 + 0.4 = 1.8 ms, P = 0.6 + 0.2 + 0.4 = 1.2 ms (rt-openmp Fig. 2, task 1).
   EXPECT_EQ(sync.work(), 1800us);
