@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <limits>
 
 using namespace std::chrono_literals;
 using takt::analysis::analyse_partitioned_dm;
@@ -257,4 +258,19 @@ TEST(CoreInterference, WindowStartsAtEverySegment) {
   EXPECT_LE(later, 7500us + 3ns);
   // The task's own other segments do not count for its own strands; its own segment does.
   EXPECT_EQ(ci.load(0, 0, 1, 5ms), 1ms);
+}
+
+TEST(CoreInterference, WindowsOfLargeTasksDoNotWrap) {
+  // Two tasks with two strands of 2^61 ns each (work 2^62 ns, the most a task may have) on
+  // one core: their windows add up to 2^63 ns, one more than a 64-bit integer holds. The sum
+  // wrapped to a negative load, which let any strand "fit". The load saturates instead.
+  const std::chrono::nanoseconds half{std::int64_t{1} << 61};
+  const std::chrono::nanoseconds period{std::int64_t{1} << 62};
+  CoreInterference ci(1, {{period, {0ns}, {half}}, {period, {0ns}, {half}}, {period, {0ns}, {1ns}}});
+  for (std::size_t task = 0; task < 2; ++task) {
+    ci.place(0, task, 0, 0ns);
+    ci.place(0, task, 0, 0ns);
+  }
+  const auto load = ci.load(0, 2, 0, period);
+  EXPECT_EQ(load.count(), std::numeric_limits<std::int64_t>::max());
 }
