@@ -34,6 +34,16 @@ std::optional<GeneratorMethod> parse_generator_method(std::string_view text) {
   return std::nullopt;
 }
 
+std::string_view to_string(SpanLimit limit) {
+  return limit == SpanLimit::deadline ? "deadline" : "half-deadline";
+}
+
+std::optional<SpanLimit> parse_span_limit(std::string_view text) {
+  if (text == "deadline") return SpanLimit::deadline;
+  if (text == "half-deadline") return SpanLimit::half_deadline;
+  return std::nullopt;
+}
+
 std::string format_number(double value, int decimals) {
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
