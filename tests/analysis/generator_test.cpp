@@ -64,6 +64,10 @@ TEST(Generators, SameSeedSameFileDifferentSeedDifferentFile) {
 }
 
 TEST(Generators, PawsFollowsSection5) {
+  // n_i = ⌈x·3m⌉ threads with x uniform in (0, 1]: for m = 2, 1..6 threads, each with
+  // probability 1/6, so 5/6 of the tasks have a parallel region (≥ 2 threads).
+  int tasks = 0, parallel = 0;
+  std::set<int> thread_counts;
   for (std::uint64_t seed = 1; seed <= 20; ++seed) {
     // m = 2, the paper's window [0.58, 0.60] of m: U in [1.16, 1.20].
     auto g = generate(options(GeneratorMethod::paws, 2, 1.2, seed));
@@ -71,7 +75,6 @@ TEST(Generators, PawsFollowsSection5) {
     const double u = g.set.total_utilization();
     EXPECT_GE(u, 1.16 - 1e-6);
     EXPECT_LE(u, 1.20 + 1e-6);
-    bool parallel = false;
     for (const auto& t : g.set.tasks) {
       EXPECT_GE(t.period, 100ms);
       EXPECT_LE(t.period, 150ms);
@@ -82,10 +85,14 @@ TEST(Generators, PawsFollowsSection5) {
       for (const auto& s : t.segments) threads = std::max(threads, s.strands);
       EXPECT_GE(threads, 1);
       EXPECT_LE(threads, 3 * 2);  // n_i = x·3m
-      parallel = parallel || threads >= 2;
+      ++tasks;
+      parallel += threads >= 2;
+      thread_counts.insert(threads);
     }
-    (void)parallel;
   }
+  ASSERT_GT(tasks, 60);
+  EXPECT_NEAR(static_cast<double>(parallel) / tasks, 5.0 / 6, 0.1) << parallel << " of " << tasks;
+  EXPECT_EQ(thread_counts, (std::set<int>{1, 2, 3, 4, 5, 6}));
 }
 
 TEST(Generators, RtOpenMpFollowsSectionVIA) {
