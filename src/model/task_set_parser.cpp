@@ -38,13 +38,22 @@ class Reader : public YamlReader {
     if (!tasks.IsSequence() || tasks.size() == 0) {
       fail(tasks, "'tasks' must be a non-empty list of tasks (each item starts with '- name: ...')");
     }
-    std::map<std::string, SourceMark> names;
+    std::map<std::string, std::pair<SourceMark, std::size_t>> names;  // name → (where, item)
     for (const YAML::Node& t : tasks) {
       Task task = read_task(t);
-      auto [it, inserted] = names.emplace(task.name, task.marks.name);
+      const std::size_t item = set.tasks.size() + 1;
+      auto [it, inserted] = names.emplace(task.name, std::make_pair(task.marks.name, item));
       if (!inserted) {
+        const auto& [first, first_item] = it->second;
+        if (first.offset == task.marks.name.offset) {
+          // The same node again: a YAML alias (*name) repeats an anchored task, and
+          // yaml-cpp keeps no position of the alias itself.
+          fail_at(first, "task '" + task.name + "' is listed twice: item " + std::to_string(item) +
+                             " of 'tasks' repeats item " + std::to_string(first_item) +
+                             " through a YAML alias (*...); give every task its own mapping and name");
+        }
         fail_at(task.marks.name, "duplicate task name '" + task.name + "' (first used at line " +
-                                     std::to_string(it->second.line) + "); give every task its own name");
+                                     std::to_string(first.line) + "); give every task its own name");
       }
       set.tasks.push_back(std::move(task));
     }

@@ -318,6 +318,12 @@ TEST(TaskSetParser, DuplicateTaskNames) {
       "tasks:\n  - {name: a, period: 1ms, work: 1us, span: 1us}\n  - {name: a, period: 2ms, work: 1us, span: "
       "1us}\n",
       "ts.yaml:3:12", "duplicate task name 'a' (first used at line 2)");
+  // The same task repeated through a YAML alias was reported at line 3 as "first used at
+  // line 3": it is one node, so the message names the list items instead.
+  expect_error(
+      "tasks:\n  - {name: x, period: 1ms, work: 1us, span: 1us}\n  - &t {name: a, period: 1ms, work: 1us, "
+      "span: 1us}\n  - *t\n",
+      "ts.yaml:3:15", "task 'a' is listed twice: item 3 of 'tasks' repeats item 2 through a YAML alias");
 }
 
 TEST(TaskSetParser, SyntaxErrorsHavePositions) {
