@@ -71,7 +71,7 @@ PartitionedDmResult analyse_partitioned_dm(const model::TaskSet& set, const Part
       const nanoseconds P = model::segments_span(t.segments);
       result.findings.push_back(
           {t.name, "decomposition", true, 0, "",
-           "D = " + display_duration(t.deadline) + " ≤ 2.5·P = 2.5·" + display_duration(P) +
+           "D = " + model::format_duration(t.deadline) + " ≤ 2.5·P = 2.5·" + model::format_duration(P) +
                ": no slack for rt-openmp's decomposition (§IV.A needs D > 2.5·P); takt gives every segment "
                "the window d = e·D/P and lets the load condition decide (the augmentation bound does not "
                "cover this task)"});
