@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <numeric>
 #include <queue>
@@ -197,7 +198,9 @@ PartitionedDmResult analyse_partitioned_dm(const model::TaskSet& set, const Part
       for (int q = 1; q < m; ++q) {
         if (load_on(q) < load_on(worst_core)) worst_core = q;
       }
-      const nanoseconds shortfall{static_cast<std::int64_t>(e - (d - load_on(worst_core)))};
+      // (A load saturated at INT64_MAX can make the shortfall larger than 64 bits hold.)
+      const nanoseconds shortfall{static_cast<std::int64_t>(
+          std::min<i128>(e - (d - load_on(worst_core)), std::numeric_limits<std::int64_t>::max()))};
       const int worst_strand = result.strands[first + static_cast<std::size_t>(placed)].strand;
       const std::string& name = tasks[ref.task].name;
       result.findings.push_back(
