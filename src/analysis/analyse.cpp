@@ -11,11 +11,21 @@ std::vector<Finding> AnalysisResult::reasons() const {
 }
 
 model::Cores resolve_cores(const model::TaskSet& set, std::optional<int> cores) {
+  auto check = [](int count) {
+    if (count < 1) throw Error("the number of cores must be at least 1, not " + std::to_string(count));
+    if (count > model::kMaxCores) {
+      throw Error("the number of cores " + std::to_string(count) + " is more than takt supports (at most " +
+                  std::to_string(model::kMaxCores) + ")");
+    }
+  };
   if (cores) {
-    if (*cores < 1) throw Error("the number of cores must be at least 1, not " + std::to_string(*cores));
+    check(*cores);
     return model::Cores::of_count(*cores);
   }
-  if (set.global.cores) return *set.global.cores;
+  if (set.global.cores) {
+    check(set.global.cores->count);
+    return *set.global.cores;
+  }
   throw Error(set.source +
               ": the task set does not say how many cores to use; add 'cores: 4' (or a CPU list "
               "such as '0-3') to the 'global' section, or pass --cores");
@@ -31,6 +41,11 @@ AnalysisResult analyse(const model::TaskSet& set, const AnalysisOptions& options
     case model::Policy::federated_greedy: {
       FederatedOptions o{result.cores, options.delta ? options.delta : set.global.delta, fit};
       FederatedResult r = analyse_federated(set, o);
+      if (result.policy == model::Policy::federated_greedy) {
+        // E[R_i] (rtws §V.B) bounds a work-stealing execution; the centralized greedy
+        // executor of the RTCG baseline has no such bound.
+        for (FederatedGrant& g : r.grants) g.expected_response_ns.reset();
+      }
       result.schedulable = r.schedulable;
       result.findings = r.findings;
       result.detail = std::move(r);

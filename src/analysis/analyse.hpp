@@ -44,12 +44,14 @@ struct AnalysisResult {
 };
 
 /// The cores to analyse for: `cores` when given, else `global.cores`. Throws
-/// takt::Error when neither says how many.
+/// takt::Error when neither says how many, or when the count is below 1 or above
+/// model::kMaxCores.
 model::Cores resolve_cores(const model::TaskSet& set, std::optional<int> cores);
 
 /// Analyses `set` under `options.policy` (default: `global.policy`):
 ///  - federated, federated-greedy: analyse_federated (the same core assignment;
-///    federated-greedy is the RTCG baseline that runs it with a greedy executor);
+///    federated-greedy is the RTCG baseline that runs it with a greedy executor, so
+///    its grants carry no E[R] work-stealing bound);
 ///  - partitioned-dm: analyse_partitioned_dm;
 ///  - gedf-paws: analyse_global_edf.
 /// Pure and deterministic. Throws takt::Error for input the policy cannot analyse

@@ -15,15 +15,15 @@ void CoreInterference::recompute(Entry& entry, std::size_t task, std::int64_t d)
   const std::int64_t period = timing.period.count();
   // Offsets and weights of the present segments, twice around the period.
   std::vector<std::int64_t> offset(2 * k);
-  std::vector<std::int64_t> prefix(2 * k + 1, 0);
+  std::vector<i128> prefix(2 * k + 1, 0);
   for (std::size_t t = 0; t < 2 * k; ++t) {
     const auto& [segment, strands] = entry.present[t % k];
     offset[t] = timing.release[segment].count() + (t >= k ? period : 0);
-    prefix[t + 1] = prefix[t] + timing.length[segment].count() * strands;
+    prefix[t + 1] = prefix[t] + static_cast<i128>(timing.length[segment].count()) * strands;
   }
   // For each first interfering segment l, the window is the segments released within
   // d of it, cyclically; `end` only moves forward as l does.
-  std::int64_t best = 0;
+  i128 best = 0;
   std::int64_t until = std::numeric_limits<std::int64_t>::max();
   std::size_t end = 0;
   for (std::size_t l = 0; l < k; ++l) {
@@ -58,7 +58,7 @@ std::chrono::nanoseconds CoreInterference::load(int q, std::size_t task, std::si
   last_d_ = d;
   Core& core = cores_[static_cast<std::size_t>(q)];
   refresh(core, d);
-  std::int64_t windows = core.window_sum;
+  i128 windows = core.window_sum;
   i128 utilization = core.utilization_fixed;
   std::int64_t same_segment = 0;
   if (auto it = core.entries.find(task); it != core.entries.end()) {
@@ -69,14 +69,14 @@ std::chrono::nanoseconds CoreInterference::load(int q, std::size_t task, std::si
     }
   }
   const i128 rate_term = ceil_div(static_cast<i128>(d) * utilization, i128{1} << kFixedPointBits);
-  const i128 total = static_cast<i128>(windows) + rate_term +
-                     static_cast<i128>(same_segment) * tasks_[task].length[segment].count();
+  const i128 total =
+      windows + rate_term + static_cast<i128>(same_segment) * tasks_[task].length[segment].count();
   return std::chrono::nanoseconds{
       static_cast<std::int64_t>(std::min<i128>(total, std::numeric_limits<std::int64_t>::max()))};
 }
 
-void CoreInterference::place(int q, std::size_t task, std::size_t segment,
-                             std::chrono::nanoseconds deadline) {
+void CoreInterference::place(int q, std::size_t task, std::size_t segment, std::chrono::nanoseconds deadline,
+                             std::int64_t count) {
   const std::int64_t d = deadline.count();
   Core& core = cores_[static_cast<std::size_t>(q)];
   refresh(core, d);
@@ -84,15 +84,15 @@ void CoreInterference::place(int q, std::size_t task, std::size_t segment,
   auto it =
       std::lower_bound(entry.present.begin(), entry.present.end(), std::make_pair(segment, std::int64_t{0}));
   if (it != entry.present.end() && it->first == segment) {
-    ++it->second;
+    it->second += count;
   } else {
-    entry.present.insert(it, {segment, 1});
+    entry.present.insert(it, {segment, count});
   }
   const TaskTiming& timing = tasks_[task];
   const i128 share =
       ceil_div(static_cast<i128>(timing.length[segment].count()) << kFixedPointBits, timing.period.count());
-  entry.utilization_fixed += share;
-  core.utilization_fixed += share;
+  entry.utilization_fixed += share * count;
+  core.utilization_fixed += share * count;
   core.window_sum -= entry.window_max;
   recompute(entry, task, d);
   core.window_sum += entry.window_max;

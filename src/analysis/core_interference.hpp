@@ -24,10 +24,9 @@ namespace takt::analysis {
 /// the task's other segments run in disjoint windows of the same job, and the
 /// previous job ended by its deadline D ≤ T.
 ///
-/// Exactness: the first sum is exact. The second is kept in fixed point: each
-/// strand adds ⌈e·2^40/T⌉ units of 2^−40 and the term is ⌈d·Σ/2^40⌉ ns, so it is
-/// never under-estimated and over-estimated by less than 1 ns per placed strand for
-/// d ≤ 2^40 ns (about 18 minutes).
+/// Exactness: the first sum is exact (kept in 128 bits: each task adds up to 2^62 ns). The second is kept in
+/// fixed point: each strand adds ⌈e·2^40/T⌉ units of 2^−40 and the term is ⌈d·Σ/2^40⌉ ns, so it is never
+/// under-estimated and over-estimated by less than 1 ns per placed strand for d ≤ 2^40 ns (about 18 minutes).
 ///
 /// Cost: strands are placed in non-decreasing d (deadline-monotonic order), so each
 /// (core, task) keeps its first-sum maximum with the deadline up to which it stays
@@ -48,15 +47,16 @@ class CoreInterference {
   /// The interference on core q for a strand of (task, segment) with deadline d.
   /// d must not decrease from one call to the next.
   std::chrono::nanoseconds load(int q, std::size_t task, std::size_t segment, std::chrono::nanoseconds d);
-  /// Records one strand of (task, segment) on core q, placed at deadline d.
-  void place(int q, std::size_t task, std::size_t segment, std::chrono::nanoseconds d);
+  /// Records `count` strands of (task, segment) on core q, placed at deadline d.
+  void place(int q, std::size_t task, std::size_t segment, std::chrono::nanoseconds d,
+             std::int64_t count = 1);
 
   static constexpr int kFixedPointBits = 40;
 
  private:
   struct Entry {
     std::vector<std::pair<std::size_t, std::int64_t>> present;  // (segment, strands on this core), by segment
-    std::int64_t window_max = 0;  // max_l of the first sum, valid for d < valid_until
+    i128 window_max = 0;  // max_l of the first sum, valid for d < valid_until
     std::int64_t valid_until = 0;
     i128 utilization_fixed = 0;  // Σ ⌈e·2^40/T⌉ over this task's strands on the core
     std::uint32_t version = 0;
@@ -64,8 +64,8 @@ class CoreInterference {
   using HeapItem = std::tuple<std::int64_t, std::size_t, std::uint32_t>;  // valid_until, task, version
   struct Core {
     std::unordered_map<std::size_t, Entry> entries;
-    std::int64_t window_sum = 0;  // Σ_j window_max
-    i128 utilization_fixed = 0;   // Σ_j utilization_fixed
+    i128 window_sum = 0;         // Σ_j window_max (tasks of up to 2^62 ns of work each)
+    i128 utilization_fixed = 0;  // Σ_j utilization_fixed
     std::priority_queue<HeapItem, std::vector<HeapItem>, std::greater<>> expiry;
   };
 

@@ -6,6 +6,33 @@
 #include <cassert>
 
 namespace takt::analysis {
+namespace {
+
+// The windows d_j = numerator[j] / denominator: cumulative sums rounded down to whole
+// nanoseconds, releases at the previous window's end.
+void fill_windows(Decomposition& out, const model::Task& task, const std::vector<i128>& numerator,
+                  i128 denominator, const std::vector<bool>& heavy) {
+  const auto& segments = task.segments;
+  i128 cumulative = 0;
+  i128 previous_end = 0;
+  for (std::size_t j = 0; j < segments.size(); ++j) {
+    cumulative += numerator[j];
+    const i128 end = floor_div(cumulative, denominator);
+    SegmentWindow w;
+    w.heavy = heavy[j];
+    w.release = std::chrono::nanoseconds{static_cast<std::int64_t>(previous_end)};
+    w.deadline = std::chrono::nanoseconds{static_cast<std::int64_t>(end - previous_end)};
+    // l = d/(2.5e) − 1 on the exact d.
+    w.slack = static_cast<double>(numerator[j]) / static_cast<double>(denominator) /
+                  (2.5 * static_cast<double>(segments[j].length.count())) -
+              1.0;
+    out.segments.push_back(w);
+    previous_end = end;
+  }
+  assert(previous_end == wide(task.deadline));
+}
+
+}  // namespace
 
 Decomposition decompose(const model::Task& task) {
   assert(!task.segments.empty());
@@ -50,23 +77,22 @@ Decomposition decompose(const model::Task& task) {
     denominator = P;
     for (std::size_t j = 0; j < segments.size(); ++j) numerator[j] = wide(segments[j].length) * D;
   }
-  i128 cumulative = 0;
-  i128 previous_end = 0;
-  for (std::size_t j = 0; j < segments.size(); ++j) {
-    cumulative += numerator[j];
-    const i128 end = floor_div(cumulative, denominator);
-    SegmentWindow w;
-    w.heavy = heavy[j];
-    w.release = std::chrono::nanoseconds{static_cast<std::int64_t>(previous_end)};
-    w.deadline = std::chrono::nanoseconds{static_cast<std::int64_t>(end - previous_end)};
-    // l = d/(2.5e) − 1 on the exact d.
-    w.slack = static_cast<double>(numerator[j]) / static_cast<double>(denominator) /
-                  (2.5 * static_cast<double>(segments[j].length.count())) -
-              1.0;
-    out.segments.push_back(w);
-    previous_end = end;
-  }
-  assert(previous_end == D);
+  fill_windows(out, task, numerator, denominator, heavy);
+  return out;
+}
+
+Decomposition decompose_proportionally(const model::Task& task) {
+  assert(!task.segments.empty());
+  Decomposition out;
+  const auto& segments = task.segments;
+  const i128 P = wide(model::segments_span(segments));
+  const i128 D = wide(task.deadline);
+  out.total_slack_ns = static_cast<double>(2 * D - 5 * P) / 2.0;
+  out.proportional = true;
+  // d = e·D/P, as in the all-light case.
+  std::vector<i128> numerator(segments.size());
+  for (std::size_t j = 0; j < segments.size(); ++j) numerator[j] = wide(segments[j].length) * D;
+  fill_windows(out, task, numerator, P, std::vector<bool>(segments.size(), false));
   return out;
 }
 

@@ -18,12 +18,16 @@ struct SegmentWindow {
 
 /// The decomposition of one task (rt-openmp §IV.A).
 struct Decomposition {
-  /// D_i > 2.5·P_i: there is slack to share. When false the segments are empty.
+  /// D_i > 2.5·P_i: there is slack to share. When false decompose() leaves the
+  /// segments empty (decompose_proportionally() fills them).
   bool feasible = false;
   double total_slack_ns = 0;   ///< L_i = D_i − 2.5·P_i (on the speed-2 machine)
-  double heavy_threshold = 0;  ///< 2.5·C_i / (D_i − 2.5·P_i)
+  double heavy_threshold = 0;  ///< 2.5·C_i / (D_i − 2.5·P_i); 0 when not feasible
   bool any_heavy = false;
   std::vector<SegmentWindow> segments;
+  /// The windows are d_{i,j} = e_{i,j}·D_i/P_i for a task without slack (takt's
+  /// extension, decompose_proportionally); the augmentation bound does not cover it.
+  bool proportional = false;
 };
 
 /// The speed factor of rt-openmp §IV.A (decomposition at speed 2 of a machine that
@@ -42,5 +46,14 @@ inline constexpr double kDecompositionFactor = 2.5;
 /// 1 ns before it, and the windows add up to exactly D_i. `task.segments` must not
 /// be empty.
 Decomposition decompose(const model::Task& task);
+
+/// takt's decomposition of a task that rt-openmp leaves out because it has no slack
+/// (D_i ≤ 2.5·P_i): every segment gets the all-light window d_{i,j} = e_{i,j}·D_i/P_i
+/// (so d_{i,j} ≥ e_{i,j} since D_i ≥ P_i), rounded as in decompose(); `proportional`
+/// is set, `feasible` stays false, heavy_threshold is 0 and l_{i,j} = d/(2.5e) − 1
+/// ≤ 0. The 2.5 factor only serves the augmentation proof: the FBB-FFD load
+/// condition on these windows is sufficient on its own (each strand meets its window
+/// on its core and the windows add up to D_i), so the placement decides.
+Decomposition decompose_proportionally(const model::Task& task);
 
 }  // namespace takt::analysis

@@ -2,7 +2,9 @@
 #pragma once
 
 #include <chrono>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 
 namespace takt::analysis {
 
@@ -16,31 +18,39 @@ constexpr i128 floor_div(i128 a, i128 b) { return a >= 0 ? a / b : -((-a + b - 1
 constexpr i128 wide(std::chrono::nanoseconds d) { return static_cast<i128>(d.count()); }
 
 /// A sum of ratios a/b (utilizations C/T, densities C/D) kept exactly as a reduced
-/// fraction for as long as it fits in 128 bits, and always also as a long double.
-/// Comparisons are exact while the fraction is exact; after an overflow (many
-/// unrelated denominators, e.g. random generated periods) they use the long double,
-/// whose relative error (about 1e-19 per term) only matters at an exact tie.
+/// fraction for as long as it fits in 128 bits, and always also as a long double
+/// (for display) and as a long double rounded up after every operation (an upper
+/// bound of the exact sum). Admission tests use at_most(): exact while the fraction
+/// is exact; after an overflow (many unrelated denominators, e.g. random generated
+/// periods) it compares the upper bound with the bound rounded down, so a sum within
+/// rounding of the bound is reported as above it: never admitted by mistake.
 class RatioSum {
  public:
   RatioSum() = default;
   RatioSum(std::int64_t a, std::int64_t b) { add(a, b); }
 
   void add(std::int64_t a, std::int64_t b) {
-    approx_ += static_cast<long double>(a) / static_cast<long double>(b);
+    const long double term = static_cast<long double>(a) / static_cast<long double>(b);
+    approx_ += term;
+    upper_ = up(upper_ + up(term));
     if (exact_) add_fraction(a, b);
   }
   void add(const RatioSum& other) {
     approx_ += other.approx_;
+    upper_ = up(upper_ + other.upper_);
     if (!other.exact_) exact_ = false;
     if (exact_) add_fraction(other.num_, other.den_);
   }
 
   [[nodiscard]] bool exact() const { return exact_; }
   [[nodiscard]] long double value() const { return approx_; }
+  /// At least the exact sum (equal to it, up to rounding, while it is small).
+  [[nodiscard]] long double upper_bound() const { return upper_; }
   [[nodiscard]] i128 numerator() const { return num_; }
   [[nodiscard]] i128 denominator() const { return den_; }
 
-  /// Compares the sum with p/q (q > 0): negative, zero or positive.
+  /// Compares the sum with p/q (q > 0): negative, zero or positive; exact while the
+  /// fraction is, else on the rounded value (may be wrong within rounding of p/q).
   [[nodiscard]] int compare(i128 p, i128 q) const {
     if (exact_) {
       i128 l, r;
@@ -49,6 +59,19 @@ class RatioSum {
     }
     long double rhs = static_cast<long double>(p) / static_cast<long double>(q);
     return approx_ < rhs ? -1 : (approx_ > rhs ? 1 : 0);
+  }
+
+  /// Whether the sum is certainly ≤ p/q (q > 0, p ≥ 0), rounding towards "no" (see
+  /// the class comment).
+  [[nodiscard]] bool at_most(i128 p, i128 q) const {
+    if (exact_) {
+      i128 l, r;
+      if (!__builtin_mul_overflow(num_, q, &l) && !__builtin_mul_overflow(p, den_, &r)) return l <= r;
+    }
+    // p and q convert with a relative error below 2^-64 each, the quotient adds one
+    // more half ulp: two ulps down cover all three.
+    const long double rhs = down(down(static_cast<long double>(p) / static_cast<long double>(q)));
+    return upper_ <= rhs;
   }
 
  private:
@@ -77,9 +100,17 @@ class RatioSum {
     den_ = new_den / g2;
   }
 
+  static long double up(long double x) {
+    return std::nextafter(x, std::numeric_limits<long double>::infinity());
+  }
+  static long double down(long double x) {
+    return std::nextafter(x, -std::numeric_limits<long double>::infinity());
+  }
+
   i128 num_ = 0;
   i128 den_ = 1;
   long double approx_ = 0;
+  long double upper_ = 0;
   bool exact_ = true;
 };
 

@@ -7,12 +7,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <numeric>
 
 namespace takt::analysis {
 namespace {
 
-using model::display_duration;
+using model::format_duration;
 using std::chrono::nanoseconds;
 
 std::string fixed(double value, int decimals = 3) {
@@ -21,22 +22,61 @@ std::string fixed(double value, int decimals = 3) {
   return buffer;
 }
 
-}  // namespace
-
-std::optional<std::int64_t> federated_cores(nanoseconds work, nanoseconds span, nanoseconds deadline) {
-  if (deadline <= span) return std::nullopt;
-  // (C − L)/(D − L) with C ≥ L and D > L: a plain integer ceiling.
-  return static_cast<std::int64_t>(ceil_div(wide(work) - wide(span), wide(deadline) - wide(span)));
+std::string decimal(i128 v) {
+  if (v == 0) return "0";
+  const bool negative = v < 0;
+  std::string digits;
+  for (; v != 0; v /= 10)
+    digits.insert(digits.begin(), static_cast<char>('0' + (negative ? -(v % 10) : v % 10)));
+  return negative ? "-" + digits : digits;
 }
 
-std::optional<std::int64_t> federated_cores_with_overhead(nanoseconds work, nanoseconds burdened_span,
-                                                          nanoseconds deadline, model::Decimal delta) {
+std::int64_t saturated(i128 v) {
+  return v > std::numeric_limits<std::int64_t>::max() ? std::numeric_limits<std::int64_t>::max()
+                                                      : static_cast<std::int64_t>(v);
+}
+
+// num/den nanoseconds (num ≥ 0, den a power of ten), exactly: "10.2ms", or in
+// nanoseconds with decimals when it is not a whole nanosecond ("7.65ns").
+std::string exact_duration(i128 num, i128 den) {
+  if (num % den == 0 && num / den <= std::numeric_limits<std::int64_t>::max()) {
+    return format_duration(nanoseconds{static_cast<std::int64_t>(num / den)});
+  }
+  std::string fraction = decimal(num % den + den).substr(1);  // leading digits of the remainder
+  while (!fraction.empty() && fraction.back() == '0') fraction.pop_back();
+  return decimal(num / den) + (fraction.empty() ? "" : "." + fraction) + "ns";
+}
+
+// The core counts in 128 bits (the public functions saturate them to 64).
+std::optional<i128> classic_cores(nanoseconds work, nanoseconds span, nanoseconds deadline) {
+  if (deadline <= span) return std::nullopt;
+  // (C − L)/(D − L) with D > L: a plain integer ceiling.
+  return ceil_div(wide(work) - wide(span), wide(deadline) - wide(span));
+}
+
+std::optional<i128> overhead_cores(nanoseconds work, nanoseconds burdened_span, nanoseconds deadline,
+                                   model::Decimal delta) {
   // δ = p/q: (C + D − (p/q)·L̂) / (D − (p/q)·L̂) = (q(C + D) − p·L̂) / (q·D − p·L̂).
   const i128 p = delta.numerator, q = delta.denominator;
   const i128 slack = q * wide(deadline) - p * wide(burdened_span);
   if (slack <= 0) return std::nullopt;
   const i128 top = q * (wide(work) + wide(deadline)) - p * wide(burdened_span);
-  return static_cast<std::int64_t>(ceil_div(top, slack));
+  return ceil_div(top, slack);
+}
+
+}  // namespace
+
+std::optional<std::int64_t> federated_cores(nanoseconds work, nanoseconds span, nanoseconds deadline) {
+  auto n = classic_cores(work, span, deadline);
+  if (!n) return std::nullopt;
+  return saturated(*n);
+}
+
+std::optional<std::int64_t> federated_cores_with_overhead(nanoseconds work, nanoseconds burdened_span,
+                                                          nanoseconds deadline, model::Decimal delta) {
+  auto n = overhead_cores(work, burdened_span, deadline, delta);
+  if (!n) return std::nullopt;
+  return saturated(*n);
 }
 
 std::optional<double> expected_response_bound(nanoseconds work, nanoseconds burdened_span,
@@ -58,11 +98,13 @@ FederatedResult analyse_federated(const model::TaskSet& set, const FederatedOpti
   result.delta = options.delta;
   const int m = options.cores.count;
 
-  // 1. Core counts of the high tasks, in file order.
-  std::int64_t next_core = 0;
+  // 1. Core counts of the high tasks, in file order. Counts, their sum and the cores
+  // handed out are kept in 128 bits: with a fine δ or a span just below the deadline
+  // one count alone can pass 2^63.
+  i128 next_core = 0;  // cores granted so far (the first ones)
+  i128 demand = 0;     // Σ n_i
   bool all_high_fit = true;
   std::vector<std::size_t> low;
-  RatioSum total_utilization;
   for (std::size_t i = 0; i < set.tasks.size(); ++i) {
     const model::Task& t = set.tasks[i];
     FederatedGrant g;
@@ -73,48 +115,50 @@ FederatedResult analyse_federated(const model::TaskSet& set, const FederatedOpti
     g.period = t.period;
     g.utilization = t.utilization();
     g.density = t.density();
-    total_utilization.add(g.work.count(), g.period.count());
     g.high = g.work > g.deadline;
     if (!g.high) {
       low.push_back(i);
       result.grants.push_back(std::move(g));
       continue;
     }
-    std::optional<std::int64_t> n;
+    std::optional<i128> n;
     if (options.delta) {
       g.span_used = t.burdened_span_or_span();
       const std::string lhat = t.burdened_span ? "L̂" : "L (no burdened_span given)";
-      n = federated_cores_with_overhead(g.work, g.span_used, g.deadline, *options.delta);
+      n = overhead_cores(g.work, g.span_used, g.deadline, *options.delta);
       const std::string delta_text = options.delta->to_string();
+      const i128 p = options.delta->numerator, q = options.delta->denominator;
+      const std::string delta_lhat =
+          delta_text + "·" + format_duration(g.span_used) + " = " + exact_duration(p * wide(g.span_used), q);
       if (!n) {
         g.formula = "none: D ≤ δ·" + lhat;
         const double need = options.delta->value() * static_cast<double>(g.span_used.count());
         result.findings.push_back(
             {t.name, "rtws eq. 3", false, static_cast<double>(g.deadline.count()) - need, "ns",
-             "D = " + display_duration(g.deadline) + " ≤ δ·" + lhat + " = " + delta_text + "·" +
-                 display_duration(g.span_used) + " = " + display_duration(nanoseconds{std::llround(need)}) +
+             "D = " + format_duration(g.deadline) + " ≤ δ·" + lhat + " = " + delta_lhat +
                  ": no number of cores meets the deadline under work stealing (short by " +
-                 display_duration(nanoseconds{std::llround(need) - g.deadline.count()}) + ")"});
+                 exact_duration(p * wide(g.span_used) - q * wide(g.deadline), q) + ")"});
       } else {
-        g.formula = "n = ⌈(C + D − δ·" + lhat + ")/(D − δ·" + lhat + ")⌉ = ⌈(" + display_duration(g.work) +
-                    " + " + display_duration(g.deadline) + " − " + delta_text + "·" +
-                    display_duration(g.span_used) + ")/(" + display_duration(g.deadline) + " − " +
-                    delta_text + "·" + display_duration(g.span_used) + ")⌉ = " + std::to_string(*n);
-        g.expected_response_ns = expected_response_bound(g.work, g.span_used, g.deadline, *options.delta, *n);
+        g.formula = "n = ⌈(C + D − δ·" + lhat + ")/(D − δ·" + lhat + ")⌉ = ⌈(" + format_duration(g.work) +
+                    " + " + format_duration(g.deadline) + " − " + delta_text + "·" +
+                    format_duration(g.span_used) + ")/(" + format_duration(g.deadline) + " − " + delta_text +
+                    "·" + format_duration(g.span_used) + ")⌉ = " + decimal(*n);
+        g.expected_response_ns =
+            expected_response_bound(g.work, g.span_used, g.deadline, *options.delta, saturated(*n));
       }
     } else {
       g.span_used = g.span;
-      n = federated_cores(g.work, g.span, g.deadline);
+      n = classic_cores(g.work, g.span, g.deadline);
       if (!n) {
         g.formula = "none: D = L";
         result.findings.push_back({t.name, "federated core count", false, 0, "ns",
-                                   "D = L = " + display_duration(g.deadline) +
+                                   "D = L = " + format_duration(g.deadline) +
                                        ": a task with utilization > 1 and span equal to its deadline cannot "
                                        "finish on any number of cores"});
       } else {
-        g.formula = "n = ⌈(C − L)/(D − L)⌉ = ⌈(" + display_duration(g.work) + " − " +
-                    display_duration(g.span) + ")/(" + display_duration(g.deadline) + " − " +
-                    display_duration(g.span) + ")⌉ = " + std::to_string(*n);
+        g.formula = "n = ⌈(C − L)/(D − L)⌉ = ⌈(" + format_duration(g.work) + " − " + format_duration(g.span) +
+                    ")/(" + format_duration(g.deadline) + " − " + format_duration(g.span) +
+                    ")⌉ = " + decimal(*n);
       }
     }
     if (!n) {
@@ -122,33 +166,33 @@ FederatedResult analyse_federated(const model::TaskSet& set, const FederatedOpti
       result.grants.push_back(std::move(g));
       continue;
     }
-    g.cores = *n;
-    result.dedicated_cores += *n;
-    if (next_core + *n <= m) {
+    g.cores = saturated(*n);
+    demand += *n;
+    if (*n <= m - next_core) {
       g.granted = true;
-      for (std::int64_t k = 0; k < *n; ++k)
-        g.core_ids.push_back(options.cores.id(static_cast<int>(next_core + k)));
+      for (i128 k = 0; k < *n; ++k) g.core_ids.push_back(options.cores.id(static_cast<int>(next_core + k)));
       next_core += *n;
       result.findings.push_back({t.name, "federated core count", true, 0, "cores", g.formula});
     } else {
       all_high_fit = false;
       result.findings.push_back(
           {t.name, "federated core count", false, static_cast<double>(m - next_core - *n), "cores",
-           g.formula + " dedicated cores, but only " + std::to_string(m - next_core) + " of " +
-               std::to_string(m) + " remain (short by " + std::to_string(next_core + *n - m) + ")"});
+           g.formula + " dedicated cores, but only " + decimal(m - next_core) + " of " + std::to_string(m) +
+               " remain (short by " + decimal(next_core + *n - m) + ")"});
     }
     result.grants.push_back(std::move(g));
   }
-  result.findings.push_back(
-      {"", "dedicated cores", result.dedicated_cores <= m, static_cast<double>(m - result.dedicated_cores),
-       "cores",
-       "the high-utilization tasks need " + std::to_string(result.dedicated_cores) + " dedicated cores of " +
-           std::to_string(m) +
-           (result.dedicated_cores <= m ? " (" + std::to_string(m - result.dedicated_cores) + " left)"
-                                        : " (short by " + std::to_string(result.dedicated_cores - m) + ")")});
+  result.dedicated_cores = saturated(demand);
+  result.granted_cores = static_cast<int>(next_core);
+  result.findings.push_back({"", "dedicated cores", demand <= m, static_cast<double>(m - demand), "cores",
+                             "the high-utilization tasks need " + decimal(demand) + " dedicated cores of " +
+                                 std::to_string(m) +
+                                 (demand <= m ? " (" + decimal(m - demand) + " left)"
+                                              : " (short by " + decimal(demand - m) + ")")});
 
-  // 2. Low tasks: sequential, packed onto the remaining cores, EDF density ≤ 1 per core.
-  const int first_shared = static_cast<int>(std::min<std::int64_t>(result.dedicated_cores, m));
+  // 2. Low tasks: sequential, packed onto the cores no high task was granted, EDF
+  // density ≤ 1 per core.
+  const int first_shared = result.granted_cores;
   result.shared_cores = m - first_shared;
   std::vector<RatioSum> load(static_cast<std::size_t>(result.shared_cores));
   for (int k = 0; k < result.shared_cores; ++k)
@@ -168,7 +212,7 @@ FederatedResult analyse_federated(const model::TaskSet& set, const FederatedOpti
       if (least < 0 || core.value() < load[static_cast<std::size_t>(least)].value()) least = k;
       RatioSum with = core;
       with.add(g.work.count(), g.deadline.count());
-      if (with.compare(1, 1) > 0) continue;
+      if (!with.at_most(1, 1)) continue;
       if (options.fit == model::Fit::first_fit) {
         chosen = k;
         break;
@@ -180,7 +224,8 @@ FederatedResult analyse_federated(const model::TaskSet& set, const FederatedOpti
       if (least < 0) {
         result.findings.push_back({g.name, "EDF density on a shared core", false, -g.density, "",
                                    "no core is left for the low-utilization tasks (all " + std::to_string(m) +
-                                       " are dedicated); this task needs density " + fixed(g.density)});
+                                       " are granted to high-utilization tasks); this task needs density " +
+                                       fixed(g.density)});
       } else {
         double free = 1.0 - static_cast<double>(load[static_cast<std::size_t>(least)].value());
         result.findings.push_back(
@@ -212,15 +257,27 @@ FederatedResult analyse_federated(const model::TaskSet& set, const FederatedOpti
   }
   result.schedulable = all_high_fit && all_low_fit;
 
-  // 3. Capacity augmentation (informational).
+  // 3. Capacity augmentation (informational). Proved for implicit deadlines and the
+  // classic core count. With D < T a task is analysed here exactly as one with T = D
+  // (only C, L and D enter the core count and the EDF density test), and any job
+  // sequence of (C, D, T) is one of (C, D, D): the bound for that implicit-deadline
+  // set, whose utilizations are the densities C/D, carries over.
   CapacityAugmentation& cap = result.capacity;
-  cap.total_utilization = static_cast<double>(total_utilization.value());
   cap.utilization_bound = m / cap.factor;
-  bool utilization_ok = total_utilization.compare(m, 2) <= 0;
+  cap.densities = std::any_of(set.tasks.begin(), set.tasks.end(),
+                              [](const model::Task& t) { return t.deadline < t.period; });
+  RatioSum total;
   for (const model::Task& t : set.tasks) {
+    total.add(t.work().count(), (cap.densities ? t.deadline : t.period).count());
     if (2 * wide(t.span()) > wide(t.deadline)) cap.long_span_tasks.push_back(t.name);
   }
-  cap.holds = utilization_ok && cap.long_span_tasks.empty();
+  cap.total_utilization = static_cast<double>(total.value());
+  if (options.delta) {
+    cap.not_applicable =
+        "δ is set: rtws eq. 3 grants more cores than the classic count the bound is proved for";
+  } else {
+    cap.holds = total.at_most(m, 2) && cap.long_span_tasks.empty();
+  }
   return result;
 }
 

@@ -15,12 +15,14 @@
 namespace takt::analysis {
 
 /// n_i = ⌈(C_i − L_i) / (D_i − L_i)⌉ (rtws §V.A), exact in integers; nullopt when
-/// D_i ≤ L_i (no number of cores suffices).
+/// D_i ≤ L_i (no number of cores suffices). Counts above INT64_MAX (possible only
+/// for absurd inputs) are returned as INT64_MAX, which exceeds any core count.
 std::optional<std::int64_t> federated_cores(std::chrono::nanoseconds work, std::chrono::nanoseconds span,
                                             std::chrono::nanoseconds deadline);
 
 /// n_i = ⌈(C_i + D_i − δ·L̂_i) / (D_i − δ·L̂_i)⌉ (rtws eq. 3), exact in integers with
-/// δ as a decimal fraction; nullopt when D_i ≤ δ·L̂_i (deemed unschedulable).
+/// δ as a decimal fraction; nullopt when D_i ≤ δ·L̂_i (deemed unschedulable). Counts
+/// above INT64_MAX (a fine δ with D_i just above δ·L̂_i) are returned as INT64_MAX.
 std::optional<std::int64_t> federated_cores_with_overhead(std::chrono::nanoseconds work,
                                                           std::chrono::nanoseconds burdened_span,
                                                           std::chrono::nanoseconds deadline,
@@ -62,13 +64,18 @@ struct SharedCore {
 };
 
 /// The capacity-augmentation bound of 2 (rtws §V.A): Σu ≤ m/2 and L_i ≤ D_i/2
-/// guarantee schedulability; reported beside the verdict, not part of it.
+/// guarantee schedulability; reported beside the verdict, not part of it. Proved for
+/// implicit deadlines and the classic core count: when some task has D < T the
+/// densities C/D stand in for the utilizations (see analyse_federated), and with δ
+/// (eq. 3) the bound does not apply.
 struct CapacityAugmentation {
   double factor = 2;
-  bool holds = false;
-  double total_utilization = 0;
+  bool holds = false;                        ///< applies, and both conditions are met
+  double total_utilization = 0;              ///< Σ C/T, or Σ C/D when `densities`
   double utilization_bound = 0;              ///< m / factor
   std::vector<std::string> long_span_tasks;  ///< tasks with L_i > D_i / factor
+  bool densities = false;                    ///< some task has D < T: Σ C/D is compared
+  std::string not_applicable;                ///< why the bound says nothing here; "" when it applies
 };
 
 struct FederatedResult {
@@ -76,8 +83,9 @@ struct FederatedResult {
   bool with_overhead = false;  ///< eq. 3 (δ given)
   std::optional<model::Decimal> delta;
   int cores = 0;                       ///< m
-  std::int64_t dedicated_cores = 0;    ///< Σ n_i over high tasks
-  int shared_cores = 0;                ///< cores left for the low tasks
+  std::int64_t dedicated_cores = 0;    ///< Σ n_i over high tasks (what they need; saturates at INT64_MAX)
+  int granted_cores = 0;               ///< cores granted to high tasks: the first ones
+  int shared_cores = 0;                ///< m − granted_cores: the cores left for the low tasks
   std::vector<FederatedGrant> grants;  ///< one per task, in file order
   std::vector<SharedCore> shared;
   CapacityAugmentation capacity;
@@ -86,9 +94,11 @@ struct FederatedResult {
 
 /// Admits `set` under federated scheduling on `options.cores`: high tasks (C > D)
 /// get n_i dedicated cores (classic formula, or eq. 3 when δ is given), in file
-/// order from the first core; low tasks are packed (decreasing density, first-fit
-/// or worst-fit) onto the remaining cores with the uniprocessor EDF density test
-/// Σ C/D ≤ 1. Schedulable when every task got its cores.
+/// order from the first core, each when its n_i cores are still free; low tasks are
+/// packed (decreasing density, first-fit or worst-fit) onto the cores no high task
+/// was granted, with the uniprocessor EDF density test Σ C/D ≤ 1. Schedulable when
+/// every task got its cores. Formulas in `formula` and in findings show durations
+/// exactly (format_duration).
 FederatedResult analyse_federated(const model::TaskSet& set, const FederatedOptions& options);
 
 }  // namespace takt::analysis

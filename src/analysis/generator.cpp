@@ -34,6 +34,16 @@ std::optional<GeneratorMethod> parse_generator_method(std::string_view text) {
   return std::nullopt;
 }
 
+std::string_view to_string(SpanLimit limit) {
+  return limit == SpanLimit::deadline ? "deadline" : "half-deadline";
+}
+
+std::optional<SpanLimit> parse_span_limit(std::string_view text) {
+  if (text == "deadline") return SpanLimit::deadline;
+  if (text == "half-deadline") return SpanLimit::half_deadline;
+  return std::nullopt;
+}
+
 std::string format_number(double value, int decimals) {
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
@@ -42,6 +52,10 @@ std::string format_number(double value, int decimals) {
 
 GeneratedSet generate(const GeneratorOptions& options) {
   if (options.cores < 1) throw Error("--cores must be at least 1");
+  if (options.cores > model::kMaxCores) {
+    throw Error("--cores " + std::to_string(options.cores) + " is more cores than takt supports (at most " +
+                std::to_string(model::kMaxCores) + ")");
+  }
   if (!(options.utilization > 0)) throw Error("--utilization must be positive");
   if (options.utilization > options.cores) {
     throw Error("--utilization " + format_number(options.utilization, 3) + " exceeds the " +

@@ -19,6 +19,16 @@ enum class GeneratorMethod { paws, rt_openmp, rtws, synthetic };
 std::string_view to_string(GeneratorMethod method);
 std::optional<GeneratorMethod> parse_generator_method(std::string_view text);
 
+/// rtws: which programs may take a drawn utilization u (task period C/u).
+enum class SpanLimit {
+  deadline,       ///< L ≤ D, i.e. C/L ≥ u: only what a valid task needs (the paper has no filter)
+  half_deadline,  ///< L̂ ≤ D/2, i.e. C/L̂ ≥ 2u: the capacity-augmentation condition
+};
+
+/// "deadline", "half-deadline".
+std::string_view to_string(SpanLimit limit);
+std::optional<SpanLimit> parse_span_limit(std::string_view text);
+
 struct GeneratorOptions {
   GeneratorMethod method = GeneratorMethod::rt_openmp;
   int cores = 2;             ///< m
@@ -35,6 +45,8 @@ struct GeneratorOptions {
   std::string program;
   /// synthetic: task type 1, 2 or 3 of rtws §IV.A; 0 draws the type per task.
   int synthetic_type = 0;
+  /// rtws: the programs a drawn utilization may go to (see generate()).
+  SpanLimit span_limit = SpanLimit::deadline;
 };
 
 /// The generated set and a few lines saying what was generated (for the file header).
@@ -56,8 +68,10 @@ struct GeneratedSet {
 ///    U; policy partitioned-dm, worst-fit.
 ///  - rtws (rtws §VII.A): programs with measured work and span; mean utilization the
 ///    largest of {1, 3, 6, 12, 15} that keeps Σu ≤ U, u_i uniform in
-///    [mean/2, 3·mean/2]; T_i = D_i = C_i / u_i; policy federated (δ = 1.5 when the
-///    profiles carry burdened spans).
+///    [mean/2, 3·mean/2]; T_i = D_i = C_i / u_i; the program drawn uniformly among
+///    those that can take u_i under `span_limit` (L ≤ D by default; when none can,
+///    the most parallel one with u_i lowered to what it can take); policy federated
+///    (δ = 1.5 when the profiles carry burdened spans).
 ///  - synthetic (rtws §IV.A): synchronous tasks of type 1, 2 or 3 (10–20 segments;
 ///    type 1: 100,000–200,000 strands of 5–10 ns; type 2: 10,000–20,000 of
 ///    2,000–4,500 ns; type 3: 1,000–2,000 of 20,000–50,000 ns); utilizations as

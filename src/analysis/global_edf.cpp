@@ -4,7 +4,9 @@
 #include "analysis/exact.hpp"
 #include "model/duration.hpp"
 
+#include <cmath>
 #include <cstdio>
+#include <limits>
 #include <optional>
 
 namespace takt::analysis {
@@ -68,7 +70,7 @@ GlobalEdfResult analyse_global_edf(const model::TaskSet& set, const model::Cores
   const i128 bound_num =
       static_cast<i128>(m) * wide(top.deadline) - static_cast<i128>(m - 1) * wide(top.work());
   r.gfb_bound = static_cast<double>(m) - static_cast<double>(m - 1) * r.max_density;
-  r.gfb_holds = max_ok && total.compare(bound_num, wide(top.deadline)) <= 0;
+  r.gfb_holds = max_ok && total.at_most(bound_num, wide(top.deadline));
   if (!max_ok) {
     r.findings.push_back({top.name, "GFB: u_max ≤ 1", false, 1.0 - r.max_density, "",
                           "density C/D = " + fixed(r.max_density) +
@@ -83,14 +85,17 @@ GlobalEdfResult analyse_global_edf(const model::TaskSet& set, const model::Cores
 
   // Capacity augmentation: Σu ≤ m/b and every L ≤ D/b.
   r.capacity_bound = m / kGlobalEdfCapacityBound;
-  // p/q ≤ m/b  ⇔  p ≤ (m·q)/b; the long double when the fraction is too large.
+  // p/q ≤ m/b  ⇔  p ≤ (m·q)/b; when the fraction is too large, the sum's upper bound
+  // times b_up ≥ (3+√5)/2 (the double above the nearest double), rounded up: a sum
+  // within rounding of the bound is rejected, never admitted.
   std::optional<bool> exact_ok;
   i128 mq;
   if (total.exact() && !__builtin_mul_overflow(static_cast<i128>(m), total.denominator(), &mq)) {
     exact_ok = within_capacity_bound(total.numerator(), mq);
   }
-  const bool utilization_ok =
-      exact_ok ? *exact_ok : total.value() * static_cast<long double>(kGlobalEdfCapacityBound) <= m;
+  constexpr long double kInf = std::numeric_limits<long double>::infinity();
+  const long double b_up = std::nextafter(kGlobalEdfCapacityBound, std::numeric_limits<double>::infinity());
+  const bool utilization_ok = exact_ok ? *exact_ok : std::nextafter(total.upper_bound() * b_up, kInf) <= m;
   bool spans_ok = true;
   for (std::size_t i = 0; i < r.tasks.size(); ++i) {
     if (r.tasks[i].span_ok) continue;

@@ -8,8 +8,10 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <numeric>
+#include <queue>
 
 namespace takt::analysis {
 namespace {
@@ -37,28 +39,48 @@ PartitionedDmResult analyse_partitioned_dm(const model::TaskSet& set, const Part
   result.fit = options.fit;
   result.cores = options.cores.count;
   const int m = options.cores.count;
+  if (m < 1) throw Error("partitioned-dm needs at least one core");
 
   // 1. Decompose.
   std::vector<model::Task> tasks;  // with the segments analysed
   std::vector<CoreInterference::TaskTiming> timing;
   RatioSum utilization;
+  std::int64_t strand_rows = 0;
   for (const model::Task& original : set.tasks) {
     model::Task t = original;
     t.segments = segments_of(set, original);
-    utilization.add(t.work().count(), t.period.count());
+    // One strand-table row per strand: refuse a set that would need too many.
+    for (std::size_t j = 0; j < t.segments.size(); ++j) {
+      strand_rows += t.segments[j].strands;
+      if (strand_rows <= kMaxStrands) continue;
+      const model::SourceMark at =
+          j < original.marks.strands.size() ? original.marks.strands[j] : t.segments[j].mark;
+      throw Error(
+          at.where(set.source) + ": task '" + t.name + "': with the " +
+          std::to_string(t.segments[j].strands) + " strands of its segment " + std::to_string(j + 1) +
+          " the task set has more than " + std::to_string(kMaxStrands) +
+          " strands, the most partitioned-dm places (it lists every strand with its core); use fewer, "
+          "longer strands, or a policy that does not split tasks into strands (federated, gedf-paws)");
+    }
+    // The bound is about the segments decomposed, not a measured work beside them.
+    utilization.add(model::segments_work(t.segments).count(), t.period.count());
     TaskDecomposition td{t.name, decompose(t), {}};
+    if (!td.decomposition.feasible) {
+      // No slack for rt-openmp's decomposition (D ≤ 2.5·P): windows d = e·D/P, and
+      // the placement decides (see decompose_proportionally).
+      td.decomposition = decompose_proportionally(t);
+      const nanoseconds P = model::segments_span(t.segments);
+      result.findings.push_back(
+          {t.name, "decomposition", true, 0, "",
+           "D = " + model::format_duration(t.deadline) + " ≤ 2.5·P = 2.5·" + model::format_duration(P) +
+               ": no slack for rt-openmp's decomposition (§IV.A needs D > 2.5·P); takt gives every segment "
+               "the window d = e·D/P and lets the load condition decide (the augmentation bound does not "
+               "cover this task)"});
+    }
     CoreInterference::TaskTiming tt{t.period, {}, {}};
     for (std::size_t j = 0; j < td.decomposition.segments.size(); ++j) {
       tt.release.push_back(td.decomposition.segments[j].release);
       tt.length.push_back(t.segments[j].length);
-    }
-    if (!td.decomposition.feasible) {
-      const nanoseconds need{(5 * model::segments_span(t.segments).count() + 1) / 2};
-      result.findings.push_back(
-          {t.name, "decomposition slack", false, td.decomposition.total_slack_ns, "ns",
-           "D = " + display_duration(t.deadline) + " ≤ 2.5·P = " + display_duration(need) +
-               ": no slack to share among segments (short by " + display_duration(need - t.deadline) +
-               "; rt-openmp §IV.A needs D > 2.5·P)"});
     }
     timing.push_back(std::move(tt));
     result.tasks.push_back(std::move(td));
@@ -74,7 +96,6 @@ PartitionedDmResult analyse_partitioned_dm(const model::TaskSet& set, const Part
   std::vector<SegmentRef> order;
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     const Decomposition& d = result.tasks[i].decomposition;
-    if (!d.feasible) continue;
     result.tasks[i].priorities.assign(d.segments.size(), 0);
     for (std::size_t j = 0; j < d.segments.size(); ++j) order.push_back({i, j, d.segments[j].deadline});
   }
@@ -88,7 +109,6 @@ PartitionedDmResult analyse_partitioned_dm(const model::TaskSet& set, const Part
   std::vector<std::vector<std::size_t>> first_row(tasks.size());  // row of strand 1 of each segment
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     const Decomposition& d = result.tasks[i].decomposition;
-    if (!d.feasible) continue;
     int strand = 0;
     for (std::size_t j = 0; j < d.segments.size(); ++j) {
       first_row[i].push_back(result.strands.size());
@@ -107,73 +127,99 @@ PartitionedDmResult analyse_partitioned_dm(const model::TaskSet& set, const Part
     }
   }
 
-  // 4. FBB-FFD placement, highest priority first.
+  // 4. FBB-FFD placement, highest priority first, a segment at a time. While the
+  // strands of one segment are placed, nothing on core q changes for them but their
+  // own number there: a strand meets base[q] + c_q·e, base[q] being the load of the
+  // other tasks (and none of its siblings) and c_q its siblings already on q. So the
+  // loads are computed once per core and segment, first-fit fills cores in order,
+  // and worst-fit takes the least loaded core (lowest index on ties) from a heap:
+  // strand by strand the same choices as querying every core for every strand.
   CoreInterference interference(m, std::move(timing));
   bool all_placed = true;
+  std::vector<i128> base(static_cast<std::size_t>(m));
+  std::vector<std::int64_t> count(static_cast<std::size_t>(m));
   for (const SegmentRef& ref : order) {
     const model::Segment& segment = tasks[ref.task].segments[ref.segment];
-    const nanoseconds e = segment.length;
-    const nanoseconds d = ref.deadline;
-    int unplaced = 0;
-    nanoseconds worst_shortfall{0};
-    int worst_core = -1;
-    int worst_strand = 0;
-    for (int s = 0; s < segment.strands; ++s) {
-      StrandAssignment& row = result.strands[first_row[ref.task][ref.segment] + static_cast<std::size_t>(s)];
-      int chosen = -1;
-      int least = -1;
-      nanoseconds least_load{0};
-      for (int q = 0; q < m; ++q) {
-        const nanoseconds load = interference.load(q, ref.task, ref.segment, d);
-        if (least < 0 || load < least_load) {
-          least = q;
-          least_load = load;
-        }
-        if (options.fit == model::Fit::first_fit && d - load >= e) {
-          chosen = q;
-          row.interference = load;
-          break;
-        }
+    const i128 e = segment.length.count();
+    const i128 d = ref.deadline.count();
+    const std::size_t first = first_row[ref.task][ref.segment];
+    const int k = segment.strands;
+    // First-fit reads the loads of the cores it reaches; worst-fit needs them all.
+    int known = 0;  // cores whose base is computed
+    auto know = [&](int upto) {
+      for (; known < upto; ++known) {
+        base[static_cast<std::size_t>(known)] =
+            interference.load(known, ref.task, ref.segment, ref.deadline).count();
+        count[static_cast<std::size_t>(known)] = 0;
       }
-      if (options.fit == model::Fit::worst_fit && least >= 0 && d - least_load >= e) {
-        chosen = least;
-        row.interference = least_load;
+    };
+    if (options.fit == model::Fit::worst_fit) know(m);
+    auto load_on = [&](int q) {
+      return base[static_cast<std::size_t>(q)] + count[static_cast<std::size_t>(q)] * e;
+    };
+    int placed = 0;
+    auto assign = [&](int q) {
+      StrandAssignment& row = result.strands[first + static_cast<std::size_t>(placed)];
+      row.core = q;
+      row.core_id = options.cores.id(q);
+      row.interference = nanoseconds{static_cast<std::int64_t>(load_on(q))};
+      ++count[static_cast<std::size_t>(q)];
+      ++placed;
+    };
+    if (options.fit == model::Fit::first_fit) {
+      // Core q takes strands while base + c·e + e ≤ d: ⌊(d − base)/e⌋ of them.
+      for (int q = 0; q < m && placed < k; ++q) {
+        know(q + 1);
+        const i128 room = d - base[static_cast<std::size_t>(q)];
+        if (room < e) continue;
+        const i128 fit = std::min<i128>(room / e, k - placed);
+        for (i128 c = 0; c < fit; ++c) assign(q);
       }
-      if (chosen < 0) {
-        ++unplaced;
-        nanoseconds shortfall = e - (d - least_load);
-        if (shortfall > worst_shortfall || worst_core < 0) {
-          worst_shortfall = shortfall;
-          worst_core = least;
-          worst_strand = row.strand;
-        }
-        continue;
+    } else {
+      using Item = std::pair<i128, int>;  // (load, core): the smallest load, then the lowest core
+      std::priority_queue<Item, std::vector<Item>, std::greater<>> least;
+      for (int q = 0; q < m; ++q) least.emplace(load_on(q), q);
+      while (placed < k && d - least.top().first >= e) {
+        const int q = least.top().second;
+        least.pop();
+        assign(q);
+        least.emplace(load_on(q), q);
       }
-      row.core = chosen;
-      row.core_id = options.cores.id(chosen);
-      interference.place(chosen, ref.task, ref.segment, d);
     }
-    if (unplaced > 0) {
+    for (int q = 0; q < known; ++q) {
+      if (count[static_cast<std::size_t>(q)] > 0) {
+        interference.place(q, ref.task, ref.segment, ref.deadline, count[static_cast<std::size_t>(q)]);
+      }
+    }
+    if (placed < k) {
+      // The rest fits nowhere: report the first of them on the least loaded core.
       all_placed = false;
+      int worst_core = 0;
+      for (int q = 1; q < m; ++q) {
+        if (load_on(q) < load_on(worst_core)) worst_core = q;
+      }
+      // (A load saturated at INT64_MAX can make the shortfall larger than 64 bits hold.)
+      const nanoseconds shortfall{static_cast<std::int64_t>(
+          std::min<i128>(e - (d - load_on(worst_core)), std::numeric_limits<std::int64_t>::max()))};
+      const int worst_strand = result.strands[first + static_cast<std::size_t>(placed)].strand;
       const std::string& name = tasks[ref.task].name;
       result.findings.push_back(
-          {name, "FBB-FFD load condition", false, -static_cast<double>(worst_shortfall.count()), "ns",
-           "segment " + std::to_string(ref.segment + 1) + ": " + std::to_string(unplaced) + " of " +
-               std::to_string(segment.strands) + " strands (e = " + display_duration(e) + ", d = " +
-               display_duration(d) + ") fit on no core; e.g. strand " + std::to_string(worst_strand) +
-               ": on the least loaded core " + std::to_string(options.cores.id(worst_core)) +
-               " d − ΣRBF* = " + display_duration(e - worst_shortfall) + " < e (short by " +
-               display_duration(worst_shortfall) + ")"});
+          {name, "FBB-FFD load condition", false, -static_cast<double>(shortfall.count()), "ns",
+           "segment " + std::to_string(ref.segment + 1) + ": " + std::to_string(k - placed) + " of " +
+               std::to_string(k) + " strands (e = " + display_duration(segment.length) +
+               ", d = " + display_duration(ref.deadline) + ") fit on no core; e.g. strand " +
+               std::to_string(worst_strand) + ": on the least loaded core " +
+               std::to_string(options.cores.id(worst_core)) +
+               " d − ΣRBF* = " + display_duration(segment.length - shortfall) + " < e (short by " +
+               display_duration(shortfall) + ")"});
     }
   }
-  bool all_feasible = std::all_of(result.tasks.begin(), result.tasks.end(),
-                                  [](const TaskDecomposition& t) { return t.decomposition.feasible; });
-  if (all_placed && all_feasible) {
+  if (all_placed) {
     result.findings.push_back({"", "FBB-FFD load condition", true, 0, "",
                                "all " + std::to_string(result.strands.size()) + " strands placed (" +
                                    std::string(model::to_string(options.fit)) + ")"});
   }
-  result.schedulable = all_placed && all_feasible;
+  result.schedulable = all_placed;
 
   // 5. Augmentation bound 5 (informational).
   AugmentationBound& b = result.bound;
@@ -182,7 +228,14 @@ PartitionedDmResult analyse_partitioned_dm(const model::TaskSet& set, const Part
   for (const model::Task& t : tasks) {
     if (5 * wide(model::segments_span(t.segments)) > wide(t.deadline)) b.long_span_tasks.push_back(t.name);
   }
-  b.holds = utilization.compare(m, 5) <= 0 && b.long_span_tasks.empty();
+  auto constrained =
+      std::find_if(tasks.begin(), tasks.end(), [](const model::Task& t) { return t.deadline < t.period; });
+  if (constrained != tasks.end()) {
+    b.not_applicable =
+        "task '" + constrained->name + "' has D < T; the bound is proved for implicit deadlines (D = T)";
+  } else {
+    b.holds = utilization.at_most(m, 5) && b.long_span_tasks.empty();
+  }
   return result;
 }
 

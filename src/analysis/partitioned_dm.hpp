@@ -7,10 +7,15 @@
 #include "model/task_set.hpp"
 
 #include <chrono>
+#include <cstdint>
 #include <string>
 #include <vector>
 
 namespace takt::analysis {
+
+/// The most strands partitioned-dm analyses in one task set: every strand is a row of
+/// the strand table (one placement each), so this bounds its memory and time.
+inline constexpr std::int64_t kMaxStrands = 1'000'000;
 
 struct PartitionedDmOptions {
   model::Cores cores;
@@ -36,17 +41,20 @@ struct StrandAssignment {
 struct TaskDecomposition {
   std::string name;
   Decomposition decomposition;
-  std::vector<int> priorities;  ///< per segment; empty when the decomposition is infeasible
+  std::vector<int> priorities;  ///< per segment
 };
 
 /// The augmentation bound 5 of rt-openmp §IV.A: Σu ≤ m/5 and P_i ≤ D_i/5
-/// guarantee schedulability; reported beside the verdict.
+/// guarantee schedulability; reported beside the verdict. Proved for implicit
+/// deadlines: when some task has D < T it is reported as not applicable. u_i and P_i
+/// are those of the segments analysed (measured work is not used).
 struct AugmentationBound {
   double factor = 5;
-  bool holds = false;
+  bool holds = false;  ///< applies, and both conditions are met
   double total_utilization = 0;
   double utilization_bound = 0;
   std::vector<std::string> long_span_tasks;
+  std::string not_applicable;  ///< why the bound says nothing here; "" when it applies
 };
 
 struct PartitionedDmResult {
@@ -60,14 +68,19 @@ struct PartitionedDmResult {
 };
 
 /// Decomposes every task (all need `segments:`; a task with only measured work
-/// equal to its span counts as one sequential segment), gives each segment a
+/// equal to its span counts as one sequential segment) with decompose(), or with
+/// decompose_proportionally() when D ≤ 2.5·P (a passed finding says so), gives each segment a
 /// deadline-monotonic priority (shorter d_{i,j} first; ties by task, then segment
 /// order; one priority per segment), and places strands from the highest priority
 /// down with FBB-FFD: a strand fits core q when d − Σ_j RBF*_q(τ_j, d) ≥ e
 /// (CoreInterference). First-fit takes the lowest such core, worst-fit the core
 /// with the least RBF* (lowest index on ties). A strand that fits nowhere is kept
 /// with core −1 and makes the set unschedulable; the others are still placed.
-/// Throws takt::Error (at the task's file position) for a task without segments.
+/// The strands of a segment are placed together: the loads are computed once per
+/// core and segment, and the choices are the same as placing them one at a time.
+/// Throws takt::Error (at the task's file position) for a task without segments,
+/// and (at the `strands` value that passes it) for a set of more than kMaxStrands
+/// strands.
 PartitionedDmResult analyse_partitioned_dm(const model::TaskSet& set, const PartitionedDmOptions& options);
 
 }  // namespace takt::analysis

@@ -7,8 +7,14 @@
 namespace takt::analysis {
 
 /// Draws built only on std::mt19937_64, whose output sequence the C++ standard
-/// fixes, so that `takt generate` gives the same file for the same seed everywhere
-/// (the std:: distributions are implementation-defined and are not used).
+/// fixes (the std:: distributions are implementation-defined and are not used), so
+/// the random bits are the same everywhere. The values built from them also go
+/// through floating point: std::log, std::exp, std::cos and std::sqrt, which the C
+/// library implements (glibc's are not guaranteed correctly rounded, and another
+/// library or version may differ in the last bit), and arithmetic that takt builds
+/// without fused multiply-add (-ffp-contract=off). So `takt generate` gives the same
+/// file for the same seed with the same C library; elsewhere a last-bit difference
+/// can, rarely, move a rounded length by a nanosecond or tip a choice.
 class Random {
  public:
   explicit Random(std::uint64_t seed) : engine_(seed) {}

@@ -6,6 +6,8 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <limits>
+#include <map>
 #include <set>
 
 namespace takt::cli {
@@ -91,10 +93,15 @@ void federated_json(json& out, const analysis::FederatedResult& r) {
   }
   json f{{"with_overhead", r.with_overhead},
          {"dedicated_cores", r.dedicated_cores},
+         {"granted_cores", r.granted_cores},
          {"shared_cores", r.shared_cores},
          {"capacity_augmentation",
           {{"factor", r.capacity.factor},
+           {"applicable", r.capacity.not_applicable.empty()},
+           {"not_applicable",
+            r.capacity.not_applicable.empty() ? json(nullptr) : json(r.capacity.not_applicable)},
            {"holds", r.capacity.holds},
+           {"sum_of", r.capacity.densities ? "C/D" : "C/T"},
            {"total_utilization", r.capacity.total_utilization},
            {"utilization_bound", r.capacity.utilization_bound},
            {"long_span_tasks", r.capacity.long_span_tasks}}}};
@@ -107,7 +114,25 @@ void federated_json(json& out, const analysis::FederatedResult& r) {
   out["federated"] = f;
 }
 
-void partitioned_json(json& out, const model::TaskSet& set, const analysis::PartitionedDmResult& r) {
+// One row of the strand table.
+json strand_json(const model::TaskSet& set, const analysis::StrandAssignment& s) {
+  json row{{"task", set.tasks[s.task].name},
+           {"segment", s.segment},
+           {"strand", s.strand},
+           {"strand_in_segment", s.strand_in_segment},
+           {"length_ns", s.length.count()},
+           {"release_ns", s.release.count()},
+           {"deadline_ns", s.deadline.count()},
+           {"priority", s.priority},
+           {"interference_ns", s.interference.count()}};
+  row["core"] = s.core >= 0 ? json(s.core_id) : json(nullptr);
+  return row;
+}
+
+// `partitioned_dm` of the JSON; without its `strands` (written row by row by
+// write_analysis_json) unless `with_strands`.
+void partitioned_json(json& out, const model::TaskSet& set, const analysis::PartitionedDmResult& r,
+                      bool with_strands) {
   std::vector<std::set<int>> used(r.tasks.size());
   for (const analysis::StrandAssignment& s : r.strands) {
     if (s.core >= 0) used[s.task].insert(s.core_id);
@@ -130,32 +155,26 @@ void partitioned_json(json& out, const model::TaskSet& set, const analysis::Part
                      {"cores", ids.size()},
                      {"core_ids", ids},
                      {"feasible", td.decomposition.feasible},
+                     {"proportional", td.decomposition.proportional},
                      {"total_slack_ns", td.decomposition.total_slack_ns},
                      {"heavy_threshold", td.decomposition.heavy_threshold},
                      {"segments", segments}});
   }
-  json strands = json::array();
-  for (const analysis::StrandAssignment& s : r.strands) {
-    json row{{"task", set.tasks[s.task].name},
-             {"segment", s.segment},
-             {"strand", s.strand},
-             {"strand_in_segment", s.strand_in_segment},
-             {"length_ns", s.length.count()},
-             {"release_ns", s.release.count()},
-             {"deadline_ns", s.deadline.count()},
-             {"priority", s.priority},
-             {"interference_ns", s.interference.count()}};
-    row["core"] = s.core >= 0 ? json(s.core_id) : json(nullptr);
-    strands.push_back(row);
+  json dm = {{"fit", model::to_string(r.fit)}};
+  if (with_strands) {
+    json strands = json::array();
+    for (const analysis::StrandAssignment& s : r.strands) strands.push_back(strand_json(set, s));
+    dm["strands"] = std::move(strands);
   }
-  out["partitioned_dm"] = {{"fit", model::to_string(r.fit)},
-                           {"strands", strands},
-                           {"augmentation_bound",
-                            {{"factor", r.bound.factor},
-                             {"holds", r.bound.holds},
-                             {"total_utilization", r.bound.total_utilization},
-                             {"utilization_bound", r.bound.utilization_bound},
-                             {"long_span_tasks", r.bound.long_span_tasks}}}};
+  dm["augmentation_bound"] = {
+      {"factor", r.bound.factor},
+      {"applicable", r.bound.not_applicable.empty()},
+      {"not_applicable", r.bound.not_applicable.empty() ? json(nullptr) : json(r.bound.not_applicable)},
+      {"holds", r.bound.holds},
+      {"total_utilization", r.bound.total_utilization},
+      {"utilization_bound", r.bound.utilization_bound},
+      {"long_span_tasks", r.bound.long_span_tasks}};
+  out["partitioned_dm"] = std::move(dm);
 }
 
 void global_edf_json(json& out, const analysis::GlobalEdfResult& r) {
@@ -191,8 +210,7 @@ std::string verdict_text(const AnalysisResult& result) {
   return out;
 }
 
-std::string federated_text(const model::TaskSet& set, const analysis::FederatedResult& r) {
-  (void)set;
+std::string federated_text(const analysis::FederatedResult& r, model::Policy policy) {
   std::string out;
   std::vector<std::vector<std::string>> rows{
       {"task", "C", "L", "D", "T", "u", "kind", "cores", "core ids", "how"}};
@@ -203,7 +221,11 @@ std::string federated_text(const model::TaskSet& set, const analysis::FederatedR
                     g.formula});
   }
   out += table(rows);
-  if (r.with_overhead) {
+  if (r.with_overhead && policy == model::Policy::federated_greedy) {
+    out +=
+        "\nno expected response-time bound: E[R] of rtws §V.B bounds work stealing, not the centralized "
+        "greedy executor of federated-greedy\n";
+  } else if (r.with_overhead) {
     out += "\nexpected response-time bound E[R] (rtws §V.B, δ = " + r.delta->to_string() + "):\n";
     std::vector<std::vector<std::string>> bounds{{"task", "E[R] ≤", "D", "E[R]/D"}};
     for (const analysis::FederatedGrant& g : r.grants) {
@@ -216,8 +238,15 @@ std::string federated_text(const model::TaskSet& set, const analysis::FederatedR
     }
     out += bounds.size() > 1 ? table(bounds) : "  (no task runs on dedicated cores)\n";
   }
-  out += "\ncores: " + std::to_string(r.dedicated_cores) + " dedicated, " + std::to_string(r.shared_cores) +
-         " shared of " + std::to_string(r.cores) + "\n";
+  out += "\ncores: " + std::to_string(r.granted_cores) + " dedicated";
+  if (r.dedicated_cores != r.granted_cores) {
+    out +=
+        " (the high-utilization tasks need " +
+        (r.dedicated_cores == std::numeric_limits<std::int64_t>::max() ? std::string("2^63 or more")
+                                                                       : std::to_string(r.dedicated_cores)) +
+        ")";
+  }
+  out += ", " + std::to_string(r.shared_cores) + " shared of " + std::to_string(r.cores) + "\n";
   for (const analysis::SharedCore& s : r.shared) {
     if (s.tasks.empty()) continue;
     std::string names;
@@ -226,7 +255,13 @@ std::string federated_text(const model::TaskSet& set, const analysis::FederatedR
            ")\n";
   }
   const analysis::CapacityAugmentation& c = r.capacity;
-  out += "capacity augmentation bound 2 (Σu ≤ m/2 and L ≤ D/2 guarantee schedulability): Σu = " +
+  if (!c.not_applicable.empty()) {
+    out += "capacity augmentation bound 2: not applicable (" + c.not_applicable + ")\n";
+    return out;
+  }
+  const std::string sum = c.densities ? "Σ C/D" : "Σu";
+  out += "capacity augmentation bound 2 (" + sum + " ≤ m/2 and L ≤ D/2 guarantee schedulability" +
+         (c.densities ? "; densities C/D since some task has D < T" : "") + "): " + sum + " = " +
          number(c.total_utilization) + (c.total_utilization <= c.utilization_bound ? " ≤ " : " > ") +
          number(c.utilization_bound);
   if (!c.long_span_tasks.empty()) {
@@ -235,6 +270,26 @@ std::string federated_text(const model::TaskSet& set, const analysis::FederatedR
   }
   out += c.holds ? " — holds\n" : " — does not hold (the verdict below comes from the core assignment)\n";
   return out;
+}
+
+// Ascending strand numbers as ranges ("1-3,7"); beyond six ranges the count and the
+// first ones ("1563 strands: 1, 65, 129, ...").
+std::string strand_list(const std::vector<int>& numbers) {
+  std::vector<std::string> ranges;
+  for (std::size_t i = 0; i < numbers.size();) {
+    std::size_t j = i;
+    while (j + 1 < numbers.size() && numbers[j + 1] == numbers[j] + 1) ++j;
+    ranges.push_back(std::to_string(numbers[i]) + (j > i ? "-" + std::to_string(numbers[j]) : ""));
+    i = j + 1;
+  }
+  std::string text;
+  if (ranges.size() <= 6) {
+    for (const std::string& r : ranges) text += (text.empty() ? "" : ",") + r;
+    return text;
+  }
+  text = std::to_string(numbers.size()) + " strands: ";
+  for (std::size_t i = 0; i < 3; ++i) text += ranges[i] + ", ";
+  return text + "...";
 }
 
 std::string partitioned_text(const model::TaskSet& set, const analysis::PartitionedDmResult& r) {
@@ -254,29 +309,42 @@ std::string partitioned_text(const model::TaskSet& set, const analysis::Partitio
                     display_duration(
                         std::chrono::nanoseconds{static_cast<std::int64_t>(td.decomposition.total_slack_ns)}),
                     td.decomposition.feasible ? number(td.decomposition.heavy_threshold) : "-",
-                    td.decomposition.feasible ? segs : "no slack"});
+                    td.decomposition.proportional ? "D ≤ 2.5P, d = e·D/P: " + segs : segs});
   }
   out += table(rows);
   out += "\nstrand table (" + std::string(model::to_string(r.fit)) + "; priority 1 is the highest):\n";
   std::vector<std::vector<std::string>> strands{
-      {"task", "segment", "strand", "release", "deadline", "length", "priority", "core"}};
-  // Consecutive strands of one segment on one core share a row ("strands 2-5").
+      {"task", "segment", "strands", "release", "deadline", "length", "priority", "core"}};
+  // One row per task, segment and core, the cores in the order the segment's strands
+  // reach them (strands "2,5" of Fig. 2 share core 0 under worst-fit); long lists of
+  // strand numbers are cut.
   for (std::size_t k = 0; k < r.strands.size();) {
     const analysis::StrandAssignment& s = r.strands[k];
-    std::size_t e = k;
-    while (e + 1 < r.strands.size() && r.strands[e + 1].task == s.task &&
-           r.strands[e + 1].segment == s.segment && r.strands[e + 1].core == s.core) {
-      ++e;
+    std::size_t end = k;
+    while (end < r.strands.size() && r.strands[end].task == s.task && r.strands[end].segment == s.segment)
+      ++end;
+    std::vector<int> cores;                              // in order of first use; −1: fits nowhere
+    std::map<int, std::pair<int, std::vector<int>>> on;  // core → (its id, its strands)
+    for (std::size_t i = k; i < end; ++i) {
+      auto [it, added] = on.try_emplace(r.strands[i].core, r.strands[i].core_id, std::vector<int>{});
+      if (added) cores.push_back(r.strands[i].core);
+      it->second.second.push_back(r.strands[i].strand);
     }
-    std::string which = std::to_string(s.strand);
-    if (e > k) which += "-" + std::to_string(r.strands[e].strand);
-    strands.push_back({set.tasks[s.task].name, std::to_string(s.segment), which, display_duration(s.release),
-                       display_duration(s.deadline), display_duration(s.length), std::to_string(s.priority),
-                       s.core >= 0 ? std::to_string(s.core_id) : "none"});
-    k = e + 1;
+    for (int core : cores) {
+      const auto& [id, which] = on[core];
+      strands.push_back({set.tasks[s.task].name, std::to_string(s.segment), strand_list(which),
+                         display_duration(s.release), display_duration(s.deadline),
+                         display_duration(s.length), std::to_string(s.priority),
+                         core >= 0 ? std::to_string(id) : "none"});
+    }
+    k = end;
   }
   out += table(strands);
   const analysis::AugmentationBound& b = r.bound;
+  if (!b.not_applicable.empty()) {
+    out += "augmentation bound 5: not applicable (" + b.not_applicable + ")\n";
+    return out;
+  }
   out += "augmentation bound 5 (Σu ≤ m/5 and P ≤ D/5 guarantee schedulability): Σu = " +
          number(b.total_utilization) + (b.total_utilization <= b.utilization_bound ? " ≤ " : " > ") +
          number(b.utilization_bound);
@@ -302,9 +370,7 @@ std::string global_edf_text(const analysis::GlobalEdfResult& r) {
   return out;
 }
 
-}  // namespace
-
-json analysis_json(const model::TaskSet& set, const AnalysisResult& result) {
+json analysis_json_of(const model::TaskSet& set, const AnalysisResult& result, bool with_strands) {
   json out;
   out["file"] = set.source;
   out["policy"] = model::to_string(result.policy);
@@ -318,9 +384,69 @@ json analysis_json(const model::TaskSet& set, const AnalysisResult& result) {
   out["findings"] = findings;
   out["tasks"] = json::array();
   if (const auto* f = result.federated()) federated_json(out, *f);
-  if (const auto* p = result.partitioned_dm()) partitioned_json(out, set, *p);
+  if (const auto* p = result.partitioned_dm()) partitioned_json(out, set, *p, with_strands);
   if (const auto* g = result.global_edf()) global_edf_json(out, *g);
   return out;
+}
+
+// `value.dump(2)` as it appears `depth` levels deep in a dump(2) of its container.
+std::string nested_dump(const json& value, int depth) {
+  const std::string text = value.dump(2);
+  const std::string pad(static_cast<std::size_t>(2 * depth), ' ');
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    out += c;
+    if (c == '\n') out += pad;
+  }
+  return out;
+}
+
+}  // namespace
+
+json analysis_json(const model::TaskSet& set, const AnalysisResult& result) {
+  return analysis_json_of(set, result, true);
+}
+
+void write_analysis_json(std::FILE* out, const model::TaskSet& set, const AnalysisResult& result) {
+  // The layout of dump(2), assembled key by key so that the strand table goes out a
+  // row at a time: as one tree, a million rows took over 2 GB.
+  const json top = analysis_json_of(set, result, false);
+  const analysis::PartitionedDmResult* dm = result.partitioned_dm();
+  std::string text = "{";
+  bool first = true;
+  for (const auto& [key, value] : top.items()) {
+    text += (first ? "\n  " : ",\n  ") + json(key).dump() + ": ";
+    first = false;
+    if (key != "partitioned_dm" || dm == nullptr) {
+      text += nested_dump(value, 1);
+      continue;
+    }
+    text += "{";
+    bool first_inner = true;
+    for (const auto& [inner_key, inner] : value.items()) {
+      text += (first_inner ? "\n    " : ",\n    ") + json(inner_key).dump() + ": " + nested_dump(inner, 2);
+      first_inner = false;
+      if (inner_key != "fit") continue;
+      text += ",\n    \"strands\": ";
+      if (dm->strands.empty()) {
+        text += "[]";
+        continue;
+      }
+      text += "[";
+      for (std::size_t k = 0; k < dm->strands.size(); ++k) {
+        text += (k == 0 ? "\n      " : ",\n      ") + nested_dump(strand_json(set, dm->strands[k]), 3);
+        if (text.size() > (1u << 16)) {
+          std::fwrite(text.data(), 1, text.size(), out);
+          text.clear();
+        }
+      }
+      text += "\n    ]";
+    }
+    text += "\n  }";
+  }
+  text += first ? "}\n" : "\n}\n";
+  std::fwrite(text.data(), 1, text.size(), out);
 }
 
 std::string analysis_text(const model::TaskSet& set, const AnalysisResult& result) {
@@ -328,7 +454,7 @@ std::string analysis_text(const model::TaskSet& set, const AnalysisResult& resul
                     std::string(model::to_string(result.policy)) + " on " +
                     std::to_string(result.cores.count) + " core(s) (" + ids_text(all_ids(result.cores)) +
                     ")\n\n";
-  if (const auto* f = result.federated()) out += federated_text(set, *f);
+  if (const auto* f = result.federated()) out += federated_text(*f, result.policy);
   if (const auto* p = result.partitioned_dm()) out += partitioned_text(set, *p);
   if (const auto* g = result.global_edf()) out += global_edf_text(*g);
   out += "\n" + verdict_text(result);

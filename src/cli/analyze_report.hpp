@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdio>
 #include <string>
 
 namespace takt::cli {
@@ -16,6 +17,11 @@ namespace takt::cli {
 /// `partitioned_dm` with the strand table, or `gedf_paws`). Durations are integer
 /// nanoseconds in keys ending in `_ns`.
 nlohmann::ordered_json analysis_json(const model::TaskSet& set, const analysis::AnalysisResult& result);
+
+/// Writes exactly analysis_json(set, result).dump(2) and a newline to `out`, but
+/// renders the strand table of partitioned-dm row by row instead of as one tree
+/// (which, for the largest tables, needs gigabytes). What `takt analyze --json` uses.
+void write_analysis_json(std::FILE* out, const model::TaskSet& set, const analysis::AnalysisResult& result);
 
 /// The analysis as text for a terminal: the task table, the policy's table (core
 /// grants or strand table), the bound checked beside the verdict, and the verdict

@@ -51,7 +51,7 @@ int run_analyze(const AnalyzeArgs& a) {
   }
   analysis::AnalysisResult result = analysis::analyse(set, options);
   if (a.json) {
-    fmt::print("{}\n", analysis_json(set, result).dump(2));
+    write_analysis_json(stdout, set, result);
   } else {
     if (!note.empty()) fmt::print(stderr, "{}", note);
     fmt::print("{}", analysis_text(set, result));
@@ -69,7 +69,8 @@ int run_analyze(const AnalyzeArgs& a) {
           ->required();
       app.add_option("--policy", args->policy,
                      "federated, federated-greedy, partitioned-dm or gedf-paws (default: global.policy)");
-      app.add_option("--cores", args->cores, "Number of cores m (default: global.cores, else this machine's)")
+      app.add_option("--cores", args->cores,
+                     "Number of cores m, 1 to 65536 (default: global.cores, else this machine's)")
           ->check(CLI::PositiveNumber);
       app.add_option("--delta", args->delta,
                      "δ of rtws eq. 3 for federated with work-stealing overhead (3.65, 1.7, 1.5)");

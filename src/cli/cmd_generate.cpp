@@ -28,6 +28,7 @@ struct GenerateArgs {
   std::string programs;
   std::string program;
   int type = 0;
+  std::string span_limit = "deadline";
   bool json = false;
 };
 
@@ -56,6 +57,7 @@ std::string command_line(const GenerateArgs& a) {
   if (a.method == "rt-openmp") line += " --timescale " + a.timescale;
   if (a.method == "rtws" && !a.programs.empty()) line += " --programs " + a.programs;
   if (a.method == "rtws" && !a.program.empty()) line += " --program " + a.program;
+  if (a.method == "rtws" && a.span_limit != "deadline") line += " --span-limit " + a.span_limit;
   if (a.method == "synthetic" && a.type != 0) line += " --type " + std::to_string(a.type);
   return line;
 }
@@ -75,6 +77,9 @@ int run_generate(const GenerateArgs& a) {
   }
   o.program = a.program;
   o.synthetic_type = a.type;
+  auto span_limit = analysis::parse_span_limit(a.span_limit);
+  if (!span_limit) throw Error("unknown --span-limit '" + a.span_limit + "'; use deadline or half-deadline");
+  o.span_limit = *span_limit;
   if (o.method == analysis::GeneratorMethod::rtws) {
     o.programs = a.programs.empty() ? analysis::default_rtws_profiles()
                                     : model::parse_program_profiles_file(a.programs);
@@ -113,7 +118,9 @@ int run_generate(const GenerateArgs& a) {
     [](CLI::App& app) -> Action {
       auto args = std::make_shared<GenerateArgs>();
       app.add_option("--method", args->method, "paws, rt-openmp, rtws or synthetic")->required();
-      app.add_option("--cores", args->cores, "Number of cores m")->required()->check(CLI::PositiveNumber);
+      app.add_option("--cores", args->cores, "Number of cores m, 1 to 65536")
+          ->required()
+          ->check(CLI::PositiveNumber);
       app.add_option("--utilization", args->utilization,
                      "Target total utilization: in cores (1.5) or as a share of m (60%)")
           ->required();
@@ -127,6 +134,9 @@ int run_generate(const GenerateArgs& a) {
           "rtws: file of measured programs (see docs/task-set-format.md); default: rtws Table II values");
       app.add_option("--program", args->program, "rtws: use only this program (e.g. cholesky); default: all");
       app.add_option("--type", args->type, "synthetic: task type 1, 2 or 3 (default: random per task)");
+      app.add_option("--span-limit", args->span_limit,
+                     "rtws: a program takes a utilization u when its span L ≤ D = C/u ('deadline', the "
+                     "default) or its burdened span L̂ ≤ D/2 ('half-deadline')");
       app.add_flag("--json", args->json, "Write JSON instead of YAML");
       return [args] { return run_generate(*args); };
     },

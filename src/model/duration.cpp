@@ -13,7 +13,8 @@
 namespace takt::model {
 namespace {
 
-constexpr std::int64_t kMaxNanoseconds = std::int64_t{1} << 62;  // about 146 years
+constexpr std::int64_t kMaxDecimalScale = 1'000'000'000'000'000'000;  // 18 decimals
+constexpr const char* kLargest = " (at most 4611686018.427387904s = 2^62 ns, about 146 years)";
 
 struct Unit {
   std::string_view name;
@@ -49,9 +50,13 @@ std::chrono::nanoseconds parse_duration(std::string_view text) {
   if (unit == nullptr) {
     throw Error(quoted(text) + " has unknown unit " + quoted(rest) + "; use ns, us, ms or s");
   }
-  std::int64_t whole = 0;
-  std::int64_t fraction = 0;
-  std::int64_t fraction_scale = 1;
+  // Digits are gathered in 128 bits: the whole part stops at kMaxDuration units (so
+  // the products below cannot overflow), the fraction at 18 decimals.
+  using i128 = __int128;
+  const i128 max_ns = kMaxDuration.count();
+  i128 whole = 0;
+  i128 fraction = 0;
+  i128 fraction_scale = 1;
   bool seen_point = false;
   int digits = 0;
   for (char c : number) {
@@ -61,27 +66,24 @@ std::chrono::nanoseconds parse_duration(std::string_view text) {
       continue;
     }
     ++digits;
-    std::int64_t& target = seen_point ? fraction : whole;
-    if (target > (kMaxNanoseconds - 9) / 10) throw Error(quoted(text) + " is too large");
-    target = target * 10 + (c - '0');
     if (seen_point) {
-      if (fraction_scale > kMaxNanoseconds / 10) throw Error(quoted(text) + " has too many decimals");
+      if (fraction_scale >= kMaxDecimalScale) throw Error(quoted(text) + " has too many decimals");
+      fraction = fraction * 10 + (c - '0');
       fraction_scale *= 10;
+    } else {
+      whole = whole * 10 + (c - '0');
+      if (whole > max_ns) throw Error(quoted(text) + " is too large" + kLargest);
     }
   }
   if (digits == 0) throw Error(quoted(text) + " has no digits");
-  if (whole > kMaxNanoseconds / unit->nanoseconds)
-    throw Error(quoted(text) + " is too large (at most 146 years)");
-  std::int64_t value = whole * unit->nanoseconds;
-  if (fraction != 0) {
-    // fraction / fraction_scale of a unit must be a whole number of nanoseconds.
-    __int128 scaled = static_cast<__int128>(fraction) * unit->nanoseconds;
-    if (scaled % fraction_scale != 0) {
-      throw Error(quoted(text) +
-                  " is not a whole number of nanoseconds; use fewer decimals or a smaller unit");
-    }
-    value += static_cast<std::int64_t>(scaled / fraction_scale);
+  // fraction / fraction_scale of a unit must be a whole number of nanoseconds.
+  const i128 scaled = fraction * unit->nanoseconds;
+  if (scaled % fraction_scale != 0) {
+    throw Error(quoted(text) + " is not a whole number of nanoseconds; use fewer decimals or a smaller unit");
   }
+  const i128 total = whole * unit->nanoseconds + scaled / fraction_scale;
+  if (total > max_ns) throw Error(quoted(text) + " is too large" + kLargest);
+  const auto value = static_cast<std::int64_t>(total);
   return std::chrono::nanoseconds{value};
 }
 

@@ -2,16 +2,23 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
 namespace takt::model {
 
+/// The largest duration takt accepts, written or derived (a task's work Σ m·e, its
+/// span, a run length): 2^62 ns, about 146 years. The sum of two such values still
+/// fits in 64 bits.
+inline constexpr std::chrono::nanoseconds kMaxDuration{std::int64_t{1} << 62};
+
 /// Parses a duration: a non-negative decimal number, optional spaces, and a unit
 /// (`ns`, `us` or `µs`, `ms`, `s`). Decimals are accepted as long as the value is a
 /// whole number of nanoseconds ("1.5ms" yes, "1.5ns" no); no sign, no exponent.
-/// A bare `0` is accepted without a unit. Throws takt::Error with a message that
-/// says what is wrong (without a file position; the caller adds it).
+/// A bare `0` is accepted without a unit. Values up to kMaxDuration are accepted,
+/// that one included. Throws takt::Error with a message that says what is wrong
+/// (without a file position; the caller adds it).
 std::chrono::nanoseconds parse_duration(std::string_view text);
 
 /// An exact spelling of `d` in the largest unit not above it, with as many decimals

@@ -154,13 +154,30 @@ class RtptReader {
              who + ": span " + format_duration(span) + " exceeds the deadline " +
                  format_duration(task.deadline));
       }
-      if (base == "synthetic_task") read_synthetic(program, task);
+      if (base == "synthetic_task") {
+        read_synthetic(program, task);
+        const nanoseconds path = segments_span(task.segments);
+        if (path > task.deadline) {
+          fail(program, 1,
+               who + ": the critical path of its segments (" + format_duration(path) +
+                   ") exceeds the deadline " + format_duration(task.deadline) +
+                   " of its timing line; no number of cores can meet it (raise the deadline)");
+        }
+      }
       if (task.segments.empty() || segments_work(task.segments) != work ||
           segments_span(task.segments) != span) {
         task.measured_work = work;
         task.measured_span = span;
       }
-      longest = std::max(longest, task.period * iterations);
+      // The run length iterations × period, in 128 bits: it must fit a duration.
+      const __int128 run = static_cast<__int128>(task.period.count()) * iterations;
+      if (run > kMaxDuration.count()) {
+        fail(timing, timing.words[10].column,
+             who + ": " + timing.words[10].text + " iterations of the period " +
+                 format_duration(task.period) +
+                 " run longer than 2^62 ns (about 146 years), the most takt supports; lower the iterations");
+      }
+      longest = std::max(longest, nanoseconds{static_cast<std::int64_t>(run)});
       set.tasks.push_back(std::move(task));
     }
     if (set.tasks.empty()) throw Error(source_ + ": the file lists no tasks after the core range");
@@ -180,16 +197,29 @@ class RtptReader {
            "synthetic_task with " + w[1].text + " segments needs " + std::to_string(3 * count) +
                " numbers after it (strands sec ns per segment)");
     }
+    // C = Σ m·e in 128 bits, within kMaxDuration (then so is P = Σ e).
+    __int128 work = 0;
     for (std::int64_t s = 0; s < count; ++s) {
       std::size_t at = 2 + 3 * static_cast<std::size_t>(s);
       Segment seg;
       std::int64_t strands = number(line, w[at], "strands");
-      if (strands < 1 || strands > 100'000'000) fail(line, w[at].column, "a segment needs 1 or more strands");
+      if (strands < 1) fail(line, w[at].column, "a segment needs 1 or more strands");
+      if (strands > 100'000'000) {
+        fail(line, w[at].column, w[at].text + " strands is more than takt supports (at most 100000000)");
+      }
       seg.strands = static_cast<int>(strands);
       seg.length = time(line, at + 1, "segment length");
       if (seg.length.count() == 0) fail(line, w[at + 1].column, "a segment's length must be positive");
+      work += static_cast<__int128>(seg.length.count()) * seg.strands;
+      if (work > kMaxDuration.count()) {
+        fail(line, w[at].column,
+             "with this segment (" + w[at].text + " × " + format_duration(seg.length) +
+                 ") the work of the segments (Σ m·e) exceeds 2^62 ns (about 146 years), the most takt "
+                 "supports; use fewer strands or shorter lengths");
+      }
       seg.mark = SourceMark{line.number, w[at].column, w[at].offset};
       task.segments.push_back(seg);
+      task.marks.strands.push_back(seg.mark);
     }
     task.program = std::string(kSegmentsProgram);
     task.args.clear();

@@ -19,7 +19,9 @@ namespace takt::model {
 /// ("synthetic_task S m_1 sec_1 ns_1 ... m_S sec_S ns_S") becomes the built-in
 /// `segments` program with that structure. Throws takt::Error with
 /// "source:line:column" on malformed lines and on invalid timing (D > T, span > D,
-/// work < span, zero period).
+/// work < span, zero period, a synthetic_task whose segments' critical path exceeds
+/// D, work Σ m·e or iterations × period above 2^62 ns): what it returns is a valid
+/// task set that write_task_set and parse_task_set take unchanged.
 TaskSet parse_rtpt(std::string_view text, const std::string& source);
 
 /// Reads the .rtpt file at `path`.

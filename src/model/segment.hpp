@@ -16,7 +16,8 @@ struct Segment {
   int strands = 1;                     ///< m: number of parallel strands
   SourceMark mark;
 
-  /// m·e, the segment's share of the work.
+  /// m·e, the segment's share of the work. In 64 bits: the task-set parser keeps a
+  /// task's Σ m·e within kMaxDuration (duration.hpp); tasks built in code must too.
   [[nodiscard]] std::chrono::nanoseconds work() const { return length * strands; }
 };
 

@@ -33,6 +33,9 @@ struct TaskMarks {
   SourceMark name, period, deadline, offset, work, span, burdened_span, structure;
   /// Keys, by key name ("period" → where the word period was written).
   std::map<std::string, SourceMark, std::less<>> keys;
+  /// Per segment: where its `strands` value was written (the segment itself when
+  /// the key is left out).
+  std::vector<SourceMark> strands;
 };
 
 /// A periodic (or sporadic) parallel task τ_i (rtws §II, rt-openmp §II). Jobs are

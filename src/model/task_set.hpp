@@ -16,6 +16,9 @@
 
 namespace takt::model {
 
+/// The most cores takt analyses or runs on: counts are at most this, CPU ids below it.
+inline constexpr int kMaxCores = 1 << 16;
+
 /// The cores a task set may use: a count m (logical cores 0..m−1 of what the
 /// process may use) or an explicit list of CPU ids.
 struct Cores {

@@ -15,6 +15,8 @@ namespace {
 
 using std::chrono::nanoseconds;
 
+constexpr const char* kLimitText = "2^62 ns (about 146 years), the most takt supports";
+
 /// Walks the YAML tree, turning every problem into a takt::Error at its position.
 class Reader : public YamlReader {
  public:
@@ -36,13 +38,22 @@ class Reader : public YamlReader {
     if (!tasks.IsSequence() || tasks.size() == 0) {
       fail(tasks, "'tasks' must be a non-empty list of tasks (each item starts with '- name: ...')");
     }
-    std::map<std::string, SourceMark> names;
+    std::map<std::string, std::pair<SourceMark, std::size_t>> names;  // name → (where, item)
     for (const YAML::Node& t : tasks) {
       Task task = read_task(t);
-      auto [it, inserted] = names.emplace(task.name, task.marks.name);
+      const std::size_t item = set.tasks.size() + 1;
+      auto [it, inserted] = names.emplace(task.name, std::make_pair(task.marks.name, item));
       if (!inserted) {
+        const auto& [first, first_item] = it->second;
+        if (first.offset == task.marks.name.offset) {
+          // The same node again: a YAML alias (*name) repeats an anchored task, and
+          // yaml-cpp keeps no position of the alias itself.
+          fail_at(first, "task '" + task.name + "' is listed twice: item " + std::to_string(item) +
+                             " of 'tasks' repeats item " + std::to_string(first_item) +
+                             " through a YAML alias (*...); give every task its own mapping and name");
+        }
         fail_at(task.marks.name, "duplicate task name '" + task.name + "' (first used at line " +
-                                     std::to_string(it->second.line) + "); give every task its own name");
+                                     std::to_string(first.line) + "); give every task its own name");
       }
       set.tasks.push_back(std::move(task));
     }
@@ -112,7 +123,11 @@ class Reader : public YamlReader {
   Cores read_cores(const YAML::Node& node) const {
     Cores cores;
     if (node.IsSequence()) {
-      for (const YAML::Node& c : node) cores.cpus.push_back(static_cast<int>(integer(c, "a CPU id", 0)));
+      for (const YAML::Node& c : node) {
+        const std::int64_t id = integer(c, "a CPU id", 0);
+        if (id >= kMaxCores) fail(c, cpu_id_too_large(std::to_string(id)));
+        cores.cpus.push_back(static_cast<int>(id));
+      }
     } else {
       std::string text = scalar(node, "cores");
       bool digits_only = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
@@ -120,7 +135,10 @@ class Reader : public YamlReader {
       });
       if (digits_only) {
         std::int64_t count = integer(node, "cores", 1);
-        if (count > 1 << 16) fail(node, "cores: " + text + " is more cores than takt supports (65536)");
+        if (count > kMaxCores) {
+          fail(node, "cores: " + text + " is more cores than takt supports (at most " +
+                         std::to_string(kMaxCores) + ")");
+        }
         return Cores::of_count(static_cast<int>(count));
       }
       cores.cpus = parse_cpu_list(node, text);
@@ -134,7 +152,13 @@ class Reader : public YamlReader {
     return cores;
   }
 
-  // A Linux cpulist such as "0-3,6,8-9".
+  static std::string cpu_id_too_large(const std::string& id) {
+    return "cores: CPU id " + id + " is above " + std::to_string(kMaxCores - 1) +
+           ", the largest takt supports; name CPUs that exist (see /sys/devices/system/cpu/online)";
+  }
+
+  // A Linux cpulist such as "0-3,6,8-9"; every id below kMaxCores, checked before a
+  // range is expanded.
   std::vector<int> parse_cpu_list(const YAML::Node& node, const std::string& text) const {
     std::vector<int> cpus;
     std::stringstream parts(text);
@@ -150,7 +174,9 @@ class Reader : public YamlReader {
           })) {
         bad("has the bad part '" + s + "'");
       }
-      return std::stoi(s);
+      const int id = std::stoi(s);
+      if (id >= kMaxCores) fail(node, cpu_id_too_large(s));
+      return id;
     };
     while (std::getline(parts, part, ',')) {
       auto dash = part.find('-');
@@ -292,21 +318,35 @@ class Reader : public YamlReader {
     if (!node.IsSequence() || node.size() == 0) {
       fail(node, who + ": segments must be a non-empty list such as [{length: 2ms, strands: 4}]");
     }
+    // C = Σ m·e is summed in 128 bits: each length (≤ 2^62 ns) times its strands
+    // (≤ 10^8) fits, and the sum must stay within kMaxDuration (then so does P = Σ e).
+    __int128 work = 0;
     for (const YAML::Node& s : node) {
       expect_map(s, who + ": a segment");
       check_keys(s, {"length", "strands"}, who + "'s segment");
       Segment segment;
       segment.mark = mark_of(s.Mark());
+      SourceMark strands_mark = segment.mark;
       YAML::Node length = s["length"];
       if (!length) fail(s, who + ": a segment needs a 'length' (each strand's execution time, e.g. 2ms)");
       segment.length = duration(length, who + ": segment length");
       if (segment.length.count() <= 0) fail(length, who + ": a segment's length must be positive");
       if (YAML::Node n = s["strands"]) {
+        strands_mark = mark_of(n.Mark());
         std::int64_t m = integer(n, who + ": strands", 1);
-        if (m > 100'000'000) fail(n, who + ": " + std::to_string(m) + " strands is more than takt supports");
+        if (m > 100'000'000) {
+          fail(n, who + ": " + std::to_string(m) + " strands is more than takt supports (at most 100000000)");
+        }
         segment.strands = static_cast<int>(m);
       }
+      work += static_cast<__int128>(segment.length.count()) * segment.strands;
+      if (work > kMaxDuration.count()) {
+        fail(s, who + ": with this segment (" + std::to_string(segment.strands) + " × " +
+                    format_duration(segment.length) + ") the work of its segments (Σ m·e) exceeds " +
+                    kLimitText + "; use fewer strands or shorter lengths");
+      }
       task.segments.push_back(segment);
+      task.marks.strands.push_back(strands_mark);
     }
   }
 
@@ -317,6 +357,8 @@ class Reader : public YamlReader {
     Dag dag;
     std::map<std::string, std::size_t> index;
     std::vector<YAML::Node> afters;
+    // C = Σ lengths in 128 bits, within kMaxDuration (then so is every path).
+    __int128 work = 0;
     for (const YAML::Node& n : node) {
       expect_map(n, who + ": a DAG node");
       check_keys(n, {"name", "length", "after"}, who + "'s DAG node");
@@ -330,6 +372,12 @@ class Reader : public YamlReader {
       d.length = duration(length, who + ": node length");
       if (!index.emplace(d.name, dag.nodes.size()).second) {
         fail(name, who + ": DAG node name '" + d.name + "' is used twice; name each node once");
+      }
+      work += d.length.count();
+      if (work > kMaxDuration.count()) {
+        fail(n, who + ": with node '" + d.name +
+                    "' the work of its DAG (the sum of its node lengths) exceeds " + kLimitText +
+                    "; use shorter lengths");
       }
       afters.push_back(n["after"]);
       dag.nodes.push_back(std::move(d));

@@ -53,6 +53,11 @@ tasks:
   }
   // a: ⌈(25 + 10 − 3.3)/(10 − 3.3)⌉ = ⌈31.7/6.7⌉ = ⌈4.73⌉ = 5.
   EXPECT_EQ(r1.federated()->grants[0].cores, 5);
+  // The E[R] bound (rtws §V.B) is a work-stealing result: federated only.
+  // E[R] ≈ C/n + δ·L̂ = 25/5 + 1.5·2.2 = 8.3 ms.
+  ASSERT_TRUE(r1.federated()->grants[0].expected_response_ns.has_value());
+  EXPECT_NEAR(*r1.federated()->grants[0].expected_response_ns, 8.3e6, 1.0);
+  EXPECT_FALSE(r2.federated()->grants[0].expected_response_ns.has_value());
 }
 
 TEST(Analyse, CommandLineOverridesCoresDeltaAndFit) {
@@ -83,6 +88,23 @@ TEST(Analyse, CoresMustBeKnown) {
   }
   AnalysisOptions o;
   o.cores = 1;
+  EXPECT_TRUE(analyse(set, o).schedulable);
+}
+
+TEST(Analyse, CoresStayWithin65536) {
+  auto set = takt::model::parse_task_set("tasks: [{name: a, period: 1ms, work: 1us, span: 1us}]", "n.yaml");
+  AnalysisOptions o;
+  // 2·10^9 cores ended in std::bad_alloc (an internal error, exit 3) instead of a message.
+  o.cores = 2'000'000'000;
+  try {
+    (void)analyse(set, o);
+    FAIL();
+  } catch (const takt::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("2000000000 is more than takt supports (at most 65536)"),
+              std::string::npos)
+        << e.what();
+  }
+  o.cores = 65536;
   EXPECT_TRUE(analyse(set, o).schedulable);
 }
 

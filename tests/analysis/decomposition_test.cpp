@@ -120,3 +120,25 @@ TEST(Decomposition, ConstrainedDeadlineDividesTheDeadline) {
   EXPECT_EQ(d.segments[0].deadline + d.segments[1].deadline + d.segments[2].deadline, 10ms);
   EXPECT_EQ(d.segments[0].deadline, 3333333ns);
 }
+
+TEST(Decomposition, ProportionalWindowsWithoutSlack) {
+  // D = T = 10 ms, <4, 1>, <2, 3>: P = 6, 2.5P = 15 > 10: no slack for decompose(). The
+  // proportional windows are d = e·D/P: 4·10/6 = 6.666… and 2·10/6 = 3.333… ms; cumulative
+  // ends rounded down, ⌊40/6⌋ = 6666666 ns and 10 ms, so d_2 = 3333334 ns.
+  Task t = synchronous(10ms, {{4ms, 1, {}}, {2ms, 3, {}}});
+  EXPECT_FALSE(decompose(t).feasible);
+  auto d = takt::analysis::decompose_proportionally(t);
+  EXPECT_FALSE(d.feasible);
+  EXPECT_TRUE(d.proportional);
+  EXPECT_FALSE(d.any_heavy);
+  ASSERT_EQ(d.segments.size(), 2u);
+  EXPECT_EQ(d.segments[0].release, 0ns);
+  EXPECT_EQ(d.segments[0].deadline, 6666666ns);
+  EXPECT_EQ(d.segments[1].release, 6666666ns);
+  EXPECT_EQ(d.segments[1].deadline, 3333334ns);
+  // Each window is at least its strand length (D ≥ P); l = d/(2.5e) − 1 = (10/6)/2.5 − 1 = −1/3.
+  EXPECT_GE(d.segments[0].deadline, 4ms);
+  EXPECT_GE(d.segments[1].deadline, 2ms);
+  EXPECT_NEAR(d.segments[0].slack, -1.0 / 3, 1e-9);
+  EXPECT_NEAR(d.total_slack_ns, -5e6, 1e-6);  // D − 2.5P = 10 − 15
+}

@@ -2,6 +2,7 @@
 #include "analysis/exact.hpp"
 
 #include <gtest/gtest.h>
+#include <boost/multiprecision/cpp_int.hpp>
 
 using takt::analysis::ceil_div;
 using takt::analysis::floor_div;
@@ -42,4 +43,45 @@ TEST(Exact, RatioSumFallsBackToLongDoubleOnOverflow) {
   EXPECT_FALSE(sum.exact());
   EXPECT_LT(sum.compare(1, 1), 0);  // ≈ 0.9
   EXPECT_GT(sum.compare(8, 10), 0);
+}
+
+TEST(Exact, RatioSumRoundsTowardsRejectionAfterAnOverflow) {
+  // Nine densities (p/10)/p with distinct primes p overflow the exact fraction. A last term
+  // a/b is then chosen so that the exact sum exceeds 1 by less than the rounding of the
+  // long double sum; the old comparison on that rounded sum admitted such a total density
+  // above 1. at_most(1, 1) must say no whenever the exact sum (checked with Boost's
+  // arbitrary-precision rationals) is above 1.
+  using boost::multiprecision::cpp_rational;
+  const std::int64_t primes[] = {1000003, 1000033, 1000037, 1000039, 1000081,
+                                 1000099, 1000117, 1000121, 1000133};
+  RatioSum head;
+  cpp_rational exact_head = 0;
+  for (std::int64_t p : primes) {
+    head.add(p / 10, p);
+    exact_head += cpp_rational(p / 10, p);
+  }
+  ASSERT_FALSE(head.exact());
+  const cpp_rational gap = 1 - exact_head;  // about 0.1
+  int above_one_yet_rounded_to_at_most_one = 0;
+  for (std::int64_t b = 1'000'000'000'000'000'000; b < 1'000'000'000'000'002'000; ++b) {
+    // a/b: the smallest numerator with exact_head + a/b > 1.
+    const cpp_rational scaled = gap * b;
+    const std::int64_t a = static_cast<std::int64_t>(numerator(scaled) / denominator(scaled)) + 1;
+    RatioSum sum = head;
+    sum.add(a, b);
+    const cpp_rational exact = exact_head + cpp_rational(a, b);
+    ASSERT_GT(exact, 1);
+    if (sum.value() <= 1.0L) ++above_one_yet_rounded_to_at_most_one;
+    EXPECT_FALSE(sum.at_most(1, 1)) << "b = " << b;
+  }
+  // The search did meet the case the old comparison got wrong.
+  EXPECT_GT(above_one_yet_rounded_to_at_most_one, 0);
+  // Away from the bound the answer is still yes: ≈ 0.9 ≤ 1.
+  EXPECT_TRUE(head.at_most(1, 1));
+  EXPECT_FALSE(head.at_most(8, 10));
+  // Exact sums decide exact ties: 1/3 + 1/3 + 1/3 ≤ 1.
+  RatioSum thirds;
+  for (int i = 0; i < 3; ++i) thirds.add(1, 3);
+  EXPECT_TRUE(thirds.at_most(1, 1));
+  EXPECT_FALSE(thirds.at_most(999, 1000));
 }

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <limits>
 
 using namespace std::chrono_literals;
 using takt::analysis::analyse_partitioned_dm;
@@ -102,15 +103,72 @@ TEST(PartitionedDm, OneCoreTooFewSaysWhichStrandAndByHowMuch) {
   EXPECT_NE(f.detail.find("short by 1ms"), std::string::npos) << f.detail;
 }
 
-TEST(PartitionedDm, NoSlackIsAFinding) {
+TEST(PartitionedDm, WithoutSlackTheLoadConditionDecides) {
+  // A lone sequential task C = P = 5 ms, D = T = 10 ms on 2 cores: D ≤ 2.5·P = 12.5 ms, so
+  // rt-openmp's decomposition has no slack, and the task used to be rejected although it
+  // plainly fits. takt gives it the window d = e·D/P = 10 ms; 10 − 0 ≥ 5: placed on core 0.
   auto set = takt::model::parse_task_set("tasks:\n  - {name: a, period: 10ms, segments: [{length: 5ms}]}\n",
                                          "p.yaml");
   auto r = analyse_partitioned_dm(set, {Cores::of_count(2), Fit::worst_fit});
-  EXPECT_FALSE(r.schedulable);
+  EXPECT_TRUE(r.schedulable);
+  EXPECT_FALSE(r.tasks[0].decomposition.feasible);
+  EXPECT_TRUE(r.tasks[0].decomposition.proportional);
+  ASSERT_EQ(r.strands.size(), 1u);
+  EXPECT_EQ(r.strands[0].deadline, 10ms);
+  EXPECT_EQ(r.strands[0].core, 0);
+  // A passed finding says what was done, with D − 2.5P = −2.5 ms behind it.
   ASSERT_FALSE(r.findings.empty());
-  EXPECT_EQ(r.findings[0].test, "decomposition slack");
-  // D − 2.5P = 10 − 12.5 = −2.5 ms.
-  EXPECT_NEAR(r.findings[0].margin, -2.5e6, 1e-6);
+  EXPECT_EQ(r.findings[0].test, "decomposition");
+  EXPECT_TRUE(r.findings[0].passed);
+  EXPECT_NE(r.findings[0].detail.find("D = 10ms ≤ 2.5·P = 2.5·5ms"), std::string::npos)
+      << r.findings[0].detail;
+  EXPECT_NEAR(r.tasks[0].decomposition.total_slack_ns, -2.5e6, 1e-6);
+  // P = 5 > D/5: the augmentation bound does not hold for such a task.
+  EXPECT_FALSE(r.bound.holds);
+
+  // Three strands of 5 ms with d = 10 ms: two fit on one core (the second meets its sibling,
+  // 10 − 5 ≥ 5), the third does not (10 − 10 < 5, short by 5 ms); two cores take all three.
+  auto three = takt::model::parse_task_set(
+      "tasks:\n  - {name: b, period: 10ms, segments: [{length: 5ms, strands: 3}]}\n", "p.yaml");
+  auto one_core = analyse_partitioned_dm(three, {Cores::of_count(1), Fit::first_fit});
+  EXPECT_FALSE(one_core.schedulable);
+  EXPECT_EQ(one_core.strands[1].core, 0);
+  EXPECT_EQ(one_core.strands[2].core, -1);
+  bool short_by = false;
+  for (const auto& f : one_core.findings) {
+    short_by = short_by || (!f.passed && f.detail.find("short by 5ms") != std::string::npos);
+  }
+  EXPECT_TRUE(short_by);
+  auto two_cores = analyse_partitioned_dm(three, {Cores::of_count(2), Fit::first_fit});
+  EXPECT_TRUE(two_cores.schedulable);
+  EXPECT_EQ(two_cores.strands[2].core, 1);
+}
+
+TEST(PartitionedDm, AugmentationBoundIsNotApplicableWithConstrainedDeadlines) {
+  // One core, T = 100 ms, D = 5 ms, six strands of 1 ms: Σu = 0.06 ≤ m/5 = 0.2 and
+  // P = 1 ≤ D/5, so the bound "held" while the set is not schedulable: the strands all get
+  // d = e·D/P = 5 ms (threshold 2.5·6/(5 − 2.5) = 6, m = 6 is not above it: light), and the
+  // sixth meets its five siblings, 5 ms > d − e = 4 ms. The bound is proved for D = T only.
+  auto set = takt::model::parse_task_set(
+      "tasks: [{name: a, period: 100ms, deadline: 5ms, segments: [{length: 1ms, strands: 6}]}]\n", "p.yaml");
+  auto r = analyse_partitioned_dm(set, {Cores::of_count(1), Fit::first_fit});
+  EXPECT_FALSE(r.schedulable);
+  EXPECT_FALSE(r.bound.holds);
+  EXPECT_NE(r.bound.not_applicable.find("task 'a' has D < T"), std::string::npos) << r.bound.not_applicable;
+  EXPECT_EQ(r.strands[4].core, 0);
+  EXPECT_EQ(r.strands[5].core, -1);
+}
+
+TEST(PartitionedDm, AugmentationBoundUsesTheSegmentsNotAMeasuredWork) {
+  // Segments <1 ms, 1> beside a measured work of 30 ms: partitioned-dm decomposes the
+  // segments, so the bound counts their u = 1/10 ≤ 1/5 (and P = 1 ≤ 10/5): holds. Summing the
+  // measured work gave Σu = 3 and "does not hold".
+  auto set = takt::model::parse_task_set(
+      "tasks: [{name: a, period: 10ms, segments: [{length: 1ms}], work: 30ms, span: 1ms}]\n", "p.yaml");
+  auto r = analyse_partitioned_dm(set, {Cores::of_count(1), Fit::first_fit});
+  EXPECT_TRUE(r.schedulable);
+  EXPECT_NEAR(r.bound.total_utilization, 0.1, 1e-12);
+  EXPECT_TRUE(r.bound.holds);
 }
 
 TEST(PartitionedDm, TasksNeedSegments) {
@@ -131,6 +189,58 @@ TEST(PartitionedDm, TasksNeedSegments) {
   EXPECT_EQ(r.strands[0].deadline, 10ms);
 }
 
+TEST(PartitionedDm, StrandsOfASegmentArePlacedTogether) {
+  // One segment <1 ms, 100000>, T = D = 100 s: C = 100 s, P = 1 ms; the segment is heavy
+  // (100000 > 2.5·100/(100 − 0.0025) ≈ 2.5) and, alone, gets d = e·m·D/C = D = 100 s.
+  auto set = takt::model::parse_task_set(
+      "tasks: [{name: a, period: 100s, segments: [{length: 1ms, strands: 100000}]}]\n", "p.yaml");
+  // First-fit: core 0 takes ⌊100 s / 1 ms⌋ = 100000 strands, all of them; the last meets
+  // its 99999 siblings: 99.999 s, and 100 − 99.999 ≥ 0.001.
+  auto ff = analyse_partitioned_dm(set, {Cores::of_count(4), Fit::first_fit});
+  EXPECT_TRUE(ff.schedulable);
+  ASSERT_EQ(ff.strands.size(), 100000u);
+  EXPECT_EQ(ff.strands.back().core, 0);
+  EXPECT_EQ(ff.strands.back().interference, 99999ms);
+  // Worst-fit: the least loaded core, lowest first on ties: strands 1, 2, 3, 4 on cores
+  // 0, 1, 2, 3, and so on; 25000 per core; strand 100000 on core 3 meets 24999 siblings.
+  auto wf = analyse_partitioned_dm(set, {Cores::of_count(4), Fit::worst_fit});
+  EXPECT_TRUE(wf.schedulable);
+  std::vector<int> per_core(4, 0);
+  for (std::size_t k = 0; k < wf.strands.size(); ++k) {
+    ASSERT_EQ(wf.strands[k].core, static_cast<int>(k % 4)) << k;
+    ++per_core[static_cast<std::size_t>(wf.strands[k].core)];
+  }
+  EXPECT_EQ(per_core, (std::vector<int>{25000, 25000, 25000, 25000}));
+  EXPECT_EQ(wf.strands.back().interference, 24999ms);
+}
+
+TEST(PartitionedDm, MoreStrandsThanTheTableHoldsIsBadInput) {
+  // 1000001 strands in all: one more than kMaxStrands. Each strand is a row of the strand
+  // table; with the parser's limit of 10^8 strands per segment a five-line file took 23 GB.
+  // The error names the strands value that passes the limit (line 3, column 63).
+  ASSERT_EQ(takt::analysis::kMaxStrands, 1'000'000);
+  auto set = takt::model::parse_task_set(
+      "tasks:\n"
+      "  - {name: a, period: 100s, segments: [{length: 1us, strands: 600000}]}\n"
+      "  - {name: b, period: 100s, segments: [{length: 1us, strands: 400001}]}\n",
+      "p.yaml");
+  try {
+    (void)analyse_partitioned_dm(set, {Cores::of_count(4), Fit::worst_fit});
+    FAIL() << "accepted";
+  } catch (const takt::Error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind(
+                  "p.yaml:3:63: task 'b': with the 400001 strands of its segment 1 the task "
+                  "set has more than 1000000 strands",
+                  0),
+              0u)
+        << e.what();
+  }
+  // Exactly the limit is analysed.
+  auto limit = takt::model::parse_task_set(
+      "tasks: [{name: a, period: 100s, segments: [{length: 1us, strands: 1000000}]}]\n", "p.yaml");
+  EXPECT_EQ(analyse_partitioned_dm(limit, {Cores::of_count(4), Fit::first_fit}).strands.size(), 1'000'000u);
+}
+
 TEST(CoreInterference, WindowStartsAtEverySegment) {
   // Task 0: T = 10, segments released at 0, 2, 7 with lengths 1, 1, 3, one strand each on
   // core 0. For d = 4 the windows are: from 0 → {0, 2} = 2; from 2 → {2} (7 − 2 = 5 > 4) = 1;
@@ -148,4 +258,19 @@ TEST(CoreInterference, WindowStartsAtEverySegment) {
   EXPECT_LE(later, 7500us + 3ns);
   // The task's own other segments do not count for its own strands; its own segment does.
   EXPECT_EQ(ci.load(0, 0, 1, 5ms), 1ms);
+}
+
+TEST(CoreInterference, WindowsOfLargeTasksDoNotWrap) {
+  // Two tasks with two strands of 2^61 ns each (work 2^62 ns, the most a task may have) on
+  // one core: their windows add up to 2^63 ns, one more than a 64-bit integer holds. The sum
+  // wrapped to a negative load, which let any strand "fit". The load saturates instead.
+  const std::chrono::nanoseconds half{std::int64_t{1} << 61};
+  const std::chrono::nanoseconds period{std::int64_t{1} << 62};
+  CoreInterference ci(1, {{period, {0ns}, {half}}, {period, {0ns}, {half}}, {period, {0ns}, {1ns}}});
+  for (std::size_t task = 0; task < 2; ++task) {
+    ci.place(0, task, 0, 0ns);
+    ci.place(0, task, 0, 0ns);
+  }
+  const auto load = ci.load(0, 2, 0, period);
+  EXPECT_EQ(load.count(), std::numeric_limits<std::int64_t>::max());
 }

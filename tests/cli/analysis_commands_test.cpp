@@ -120,6 +120,17 @@ TEST_F(Commands, AnalyzeOverridesPolicyAndCores) {
   EXPECT_NE(ff.out.find("first-fit"), std::string::npos);
 }
 
+TEST_F(Commands, CoreCountsBeyondTheLimitAreBadInput) {
+  // Exit 1 with a message, not an internal error (exit 3) or a position in generated text.
+  Outcome a = takt("analyze " + example("01-one-task.yaml") + " --cores 2000000000");
+  EXPECT_EQ(a.status, 1) << a.err;
+  EXPECT_NE(a.err.find("at most 65536"), std::string::npos) << a.err;
+  Outcome g = takt("generate --method paws --cores 2000000000 --utilization 1");
+  EXPECT_EQ(g.status, 1) << g.err;
+  EXPECT_NE(g.err.find("--cores 2000000000 is more cores than takt supports"), std::string::npos) << g.err;
+  EXPECT_EQ(g.err.find("<generated>"), std::string::npos) << g.err;
+}
+
 TEST_F(Commands, GenerateIsReproducibleAndValid) {
   for (const char* method : {"paws", "rt-openmp", "rtws", "synthetic"}) {
     SCOPED_TRACE(method);
@@ -183,6 +194,49 @@ TEST_F(Commands, ConvertRtpt) {
   Outcome bad = takt("convert " + write("bad.rtpt", "0 3\nprog\n1 2\n").string());
   EXPECT_EQ(bad.status, 1);
   EXPECT_NE(bad.err.find("bad.rtpt:3:1:"), std::string::npos) << bad.err;
+}
+
+TEST_F(Commands, ConvertReportsErrorsAtTheRtptLine) {
+  // Segments whose critical path (0.8 ms) exceeds the deadline (0.7 ms) of the timing line:
+  // the error names the .rtpt file and line 2, not the converted text.
+  fs::path rtpt = write("long.rtpt",
+                        "0 3\n"
+                        "synthetic_task 2 1 0 600000 4 0 200000\n"
+                        "0 1400000 0 500000 0 700000 0 700000 0 0 1\n");
+  Outcome r = takt("convert " + rtpt.string());
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("long.rtpt:2:1: task 'synthetic_task-1': the critical path of its segments"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("<converted>"), std::string::npos) << r.err;
+}
+
+TEST_F(Commands, LargeStrandTablesStayWithinMemory) {
+  // 400,000 strands on 16 cores. Built as one JSON tree the strand table took about 2 KB a
+  // row and the old `analyze --json` died with std::bad_alloc under this 400 MB limit; the
+  // rows now go out one at a time, and the text table has one row per task, segment and core.
+  std::string text = "global: {cores: 16, policy: partitioned-dm}\ntasks:\n";
+  for (int i = 0; i < 4; ++i) {
+    text +=
+        "  - {name: t" + std::to_string(i) + ", period: 10s, segments: [{length: 1us, strands: 100000}]}\n";
+  }
+  const fs::path set = write("large.yaml", text);
+  const fs::path json_out = dir_ / "large.json", text_out = dir_ / "large.txt";
+  auto limited = [&](const std::string& args, const fs::path& out) {
+    const std::string command = "ulimit -v 400000; " + std::string(TAKT_BINARY) + " " + args + " >" +
+                                out.string() + " 2>" + (dir_ / "stderr").string();
+    const int raw = std::system(command.c_str());
+    return WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  };
+  ASSERT_EQ(limited("analyze " + set.string() + " --json", json_out), 0) << slurp(dir_ / "stderr");
+  auto j = nlohmann::json::parse(std::ifstream(json_out));
+  ASSERT_EQ(j["partitioned_dm"]["strands"].size(), 400000u);
+  EXPECT_EQ(j["partitioned_dm"]["strands"][399999]["strand"], 100000);
+  ASSERT_EQ(limited("analyze " + set.string(), text_out), 0) << slurp(dir_ / "stderr");
+  // 4 tasks × 16 cores rows, each listing the count: "6250 strands: 1, 17, 33, ...".
+  const std::string table = slurp(text_out);
+  EXPECT_NE(table.find("6250 strands: 1, 17, 33, ..."), std::string::npos);
+  EXPECT_LT(table.size(), 20000u);
 }
 
 TEST_F(Commands, BenchAnalyzeWritesJson) {

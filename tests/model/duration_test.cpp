@@ -57,6 +57,20 @@ TEST(Duration, RejectsWithAReasonToFix) {
   EXPECT_NE(error_of("999999999999s").find("too large"), std::string::npos);
 }
 
+TEST(Duration, TheLimitIsExactly2To62Nanoseconds) {
+  // 2^62 = 4611686018427387904 ns = 4611686018.427387904 s is the largest value; one
+  // nanosecond more is too large, however it is written.
+  EXPECT_EQ(parse_duration("4611686018427387904ns"), takt::model::kMaxDuration);
+  EXPECT_EQ(parse_duration("4611686018.427387904s"), takt::model::kMaxDuration);
+  EXPECT_EQ(parse_duration("4611686018427387.904us"), takt::model::kMaxDuration);
+  EXPECT_NE(error_of("4611686018427387905ns").find("too large"), std::string::npos);
+  EXPECT_NE(error_of("4611686018.427387905s").find("too large"), std::string::npos);
+  // 4611686018.9 s has a whole part that fits but is 472612096 ns above the limit.
+  EXPECT_NE(error_of("4611686018.9s").find("too large"), std::string::npos) << error_of("4611686018.9s");
+  EXPECT_NE(error_of("4611686019s").find("at most 4611686018.427387904s"), std::string::npos);
+  EXPECT_EQ(format_duration(takt::model::kMaxDuration), "4611686018.427387904s");
+}
+
 TEST(Duration, FormatsExactlyInTheLargestUnit) {
   EXPECT_EQ(format_duration(10ms), "10ms");
   EXPECT_EQ(format_duration(1500us), "1.5ms");

@@ -79,3 +79,43 @@ TEST(Rtpt, ErrorsPointAtTheLineAndColumn) {
   EXPECT_NE(error_of("0 3\nsynthetic_task 2 1 0 5\n0 5 0 5 0 10 0 10 0 0 1\n").find("needs 6 numbers"),
             std::string::npos);
 }
+
+TEST(Rtpt, SyntheticSegmentsLongerThanTheDeadlineFailAtTheirLine) {
+  // The timing line is consistent (span 0.5 ms ≤ D = 0.7 ms), but the segments of line 2
+  // have the critical path 0.6 + 0.2 = 0.8 ms > 0.7 ms. This used to pass here and fail only
+  // when `takt convert` parsed its own output ("<converted>:15:7").
+  const std::string text =
+      "0 3\n"
+      "synthetic_task 2 1 0 600000 4 0 200000\n"
+      "0 1400000 0 500000 0 700000 0 700000 0 0 1\n";
+  EXPECT_EQ(error_of(text).rfind("x.rtpt:2:1: task 'synthetic_task-1': the critical path of its segments "
+                                 "(800us) exceeds the deadline 700us",
+                                 0),
+            0u)
+      << error_of(text);
+  // Equal to the deadline is fine.
+  EXPECT_EQ(
+      error_of("0 3\nsynthetic_task 2 1 0 600000 4 0 100000\n0 1000000 0 700000 0 700000 0 700000 0 0 1\n"),
+      "no error");
+}
+
+TEST(Rtpt, SizesBeyond64BitsFailAtTheirColumn) {
+  // Run length 10^12 iterations × 10 s = 10^22 ns > 2^62 ns: it wrapped to 1864712049.423024128 s.
+  // The iterations are the 11th number, at column 23 of "0 5 0 1 10 0 10 0 0 0 1000000000000".
+  const std::string run = "0 3\nprog\n0 5 0 1 10 0 10 0 0 0 1000000000000\n";
+  EXPECT_EQ(error_of(run).rfind("x.rtpt:3:23: task 'prog-1': 1000000000000 iterations of the period 10s run "
+                                "longer than 2^62 ns",
+                                0),
+            0u)
+      << error_of(run);
+  // 4611686 iterations of 1000 s = 4.611686·10^18 ns ≤ 2^62 ns: accepted as the run length.
+  auto set = parse_rtpt("0 3\nprog\n0 5 0 1 1000 0 1000 0 0 0 4611686\n", "x.rtpt");
+  EXPECT_EQ(set.global.duration, std::chrono::seconds(4'611'686'000));
+  // Segment work 10^8 strands × 100 s = 10^19 ns > 2^62 ns, at the strands of the first
+  // segment (column 18 of "synthetic_task 2 100000000 100 0 1 0 1").
+  const std::string work = "0 3\nsynthetic_task 2 100000000 100 0 1 0 1\n0 5 0 1 0 10 0 10 0 0 1\n";
+  EXPECT_EQ(
+      error_of(work).rfind("x.rtpt:2:18: with this segment (100000000 × 100s) the work of the segments", 0),
+      0u)
+      << error_of(work);
+}

@@ -1,5 +1,6 @@
 // Tests of the task-set parser: every field, JSON input, and each validation error at file:line:column.
 #include "model/task_set_parser.hpp"
+#include "model/duration.hpp"
 #include "takt/error.hpp"
 
 #include <gtest/gtest.h>
@@ -109,6 +110,12 @@ TEST(TaskSetParser, ReadsEveryField) {
   EXPECT_EQ(sync.segments[1].length, 200us);
   EXPECT_EQ(sync.segments[1].strands, 4);
   EXPECT_EQ(sync.segments[2].strands, 1);  // default
+  // Where each strands value was written (the segment's own position when left out).
+  ASSERT_EQ(sync.marks.strands.size(), 3u);
+  EXPECT_EQ(sync.marks.strands[1].line, 25);
+  EXPECT_EQ(sync.marks.strands[1].column, 34);
+  EXPECT_EQ(sync.marks.strands[2].line, 26);
+  EXPECT_EQ(sync.marks.strands[2].column, 9);
   EXPECT_EQ(sync.structure(), Structure::segments);
   // C = 0.6 + 4·0.2 + 0.4 = 1.8 ms, P = 0.6 + 0.2 + 0.4 = 1.2 ms (rt-openmp Fig. 2, task 1).
   EXPECT_EQ(sync.work(), 1800us);
@@ -170,6 +177,21 @@ TEST(TaskSetParser, CoresAsCountListOrSequence) {
                "at least 1");
   expect_error("global: {cores: [1, 1]}\ntasks: [{name: a, period: 1ms, work: 1us, span: 1us}]",
                "ts.yaml:1:17", "twice");
+}
+
+TEST(TaskSetParser, CoresStayWithin65536) {
+  const std::string task = "\ntasks: [{name: a, period: 1ms, work: 1us, span: 1us}]";
+  // A count above 65536, and CPU lists with ids above 65535: "0-999999" used to expand to a
+  // million CPUs, past the limit a count has.
+  expect_error("global: {cores: 65537}" + task, "ts.yaml:1:17",
+               "more cores than takt supports (at most 65536)");
+  expect_error("global: {cores: \"0-999999\"}" + task, "ts.yaml:1:17",
+               "cores: CPU id 999999 is above 65535, the largest takt supports");
+  expect_error("global: {cores: \"2,65536\"}" + task, "ts.yaml:1:17", "CPU id 65536 is above 65535");
+  expect_error("global: {cores: [3, 70000]}" + task, "ts.yaml:1:21", "CPU id 70000 is above 65535");
+  // The limits themselves are accepted.
+  EXPECT_EQ(parse_task_set("global: {cores: 65536}" + task, "x").global.cores->count, 65536);
+  EXPECT_EQ(parse_task_set("global: {cores: \"0-65535\"}" + task, "x").global.cores->count, 65536);
 }
 
 TEST(TaskSetParser, UnknownKeysWithSuggestion) {
@@ -242,6 +264,38 @@ TEST(TaskSetParser, TimingRules) {
                "ts.yaml:3:9", "either 'duration' or 'jobs'");
 }
 
+TEST(TaskSetParser, WorkBeyond64BitsIsRejected) {
+  // 10^8 strands × 100 s = 10^19 ns > 2^62 ns ≈ 4.61·10^18 ns: in 64 bits the product wraps
+  // to a negative work (−8446744073.71 s) that was admitted as schedulable.
+  expect_error(
+      "tasks:\n  - name: a\n    period: 1000000000s\n    segments: [{length: 100s, strands: 100000000}]\n",
+      "ts.yaml:4:16", "the work of its segments (Σ m·e) exceeds 2^62 ns");
+  // The strands of one segment are limited on their own.
+  expect_error(
+      "tasks:\n  - name: a\n    period: 4000000000s\n    segments:\n      - {length: 1s, strands: "
+      "2000000000}\n"
+      "      - {length: 1s, strands: 100000000}\n",
+      "ts.yaml:5:31", "2000000000 strands is more than takt supports (at most 100000000)");
+  // Each segment fits (2·10^18 and 3·10^18 ns) but their sum does not: the error is at the
+  // second.
+  expect_error(
+      "tasks:\n  - name: a\n    period: 4000000000s\n    segments:\n      - {length: 20s, strands: "
+      "100000000}\n"
+      "      - {length: 30s, strands: 100000000}\n",
+      "ts.yaml:6:9", "with this segment (100000000 × 30s) the work of its segments (Σ m·e) exceeds 2^62 ns");
+  // The largest work that fits is accepted: 2^62 ns = 4611686018.427387904 s in one strand.
+  auto set = parse_task_set(
+      "tasks: [{name: a, period: 4611686018.427387904s, segments: [{length: 4611686018.427387904s}]}]",
+      "ts.yaml");
+  EXPECT_EQ(set.tasks[0].work(), takt::model::kMaxDuration);
+  // A DAG of three 4·10^9 s nodes: 1.2·10^19 ns wrapped to a negative work, reported as
+  // "the DAG's nodes have no work". Now: exceeded at the second node.
+  expect_error(
+      "tasks:\n  - name: g\n    period: 4611686018s\n    dag:\n      - {name: a, length: 4000000000s}\n"
+      "      - {name: b, length: 4000000000s}\n      - {name: c, length: 4000000000s}\n",
+      "ts.yaml:6:9", "with node 'b' the work of its DAG (the sum of its node lengths) exceeds 2^62 ns");
+}
+
 TEST(TaskSetParser, CyclicDag) {
   expect_error(R"(tasks:
   - name: g
@@ -264,6 +318,12 @@ TEST(TaskSetParser, DuplicateTaskNames) {
       "tasks:\n  - {name: a, period: 1ms, work: 1us, span: 1us}\n  - {name: a, period: 2ms, work: 1us, span: "
       "1us}\n",
       "ts.yaml:3:12", "duplicate task name 'a' (first used at line 2)");
+  // The same task repeated through a YAML alias was reported at line 3 as "first used at
+  // line 3": it is one node, so the message names the list items instead.
+  expect_error(
+      "tasks:\n  - {name: x, period: 1ms, work: 1us, span: 1us}\n  - &t {name: a, period: 1ms, work: 1us, "
+      "span: 1us}\n  - *t\n",
+      "ts.yaml:3:15", "task 'a' is listed twice: item 3 of 'tasks' repeats item 2 through a YAML alias");
 }
 
 TEST(TaskSetParser, SyntaxErrorsHavePositions) {
