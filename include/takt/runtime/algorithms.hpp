@@ -30,13 +30,20 @@ void for_range(Index begin, Index end, Index grain, Body& body) {
   Block* self = ScopeAccess::block(scope);
   if (self != nullptr) {
     while (end - begin > grain) {
-      if (split_wanted(self)) {
-        Index middle = begin + (end - begin) / 2;
-        scope.spawn([begin, middle, grain, &body] { for_range(begin, middle, grain, body); });
-        begin = middle;
-      } else {
+      // Between two splits only thieves move the deque's top; its bottom stays where this
+      // strand left it. (If body itself spawns, the strand may move to another worker and
+      // this reads the old worker's deque until the next split: it only delays a split.)
+      const WorkerHead* worker = self->worker;
+      const std::atomic<std::int64_t>& top = *worker->level_top;
+      const std::int64_t bottom = worker->level_bottom->load(std::memory_order_relaxed);
+      while (!worker->measuring && top.load(std::memory_order_relaxed) < bottom) {
         for (Index stop = begin + grain; begin < stop; ++begin) body(begin);
+        if (end - begin <= grain) break;
       }
+      if (end - begin <= grain) break;
+      Index middle = begin + (end - begin) / 2;
+      scope.spawn([begin, middle, grain, &body] { for_range(begin, middle, grain, body); });
+      begin = middle;
     }
   }
   for (; begin < end; ++begin) body(begin);
