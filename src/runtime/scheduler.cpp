@@ -74,6 +74,7 @@ Block* prepare_root(Worker* w, Level* level, ext::Job* job) noexcept {
   root->parent = nullptr;
   root->parent_scope = nullptr;
   root->migrated = false;
+  root->special = kRootStrand;
   root->ready = false;
   root->depth.store(1, std::memory_order_relaxed);
   bump(w->counters.jobs);

@@ -50,7 +50,15 @@ std::uint64_t scope_id(Worker* w, Scope& scope, Block* owner) {
   return id;
 }
 
+// TAKT_RUNTIME_OBSERVER=0 compiles the observer checks out; it exists only to show,
+// by comparison, that with no observer installed the checks cost nothing measurable
+// (docs/benchmarks-runtime.md).
+#ifndef TAKT_RUNTIME_OBSERVER
+#define TAKT_RUNTIME_OBSERVER 1
+#endif
+
 bool observing(const Worker* w) noexcept {
+  if constexpr (TAKT_RUNTIME_OBSERVER == 0) return false;
   return (w->hooks.load(std::memory_order_relaxed) & hook_observer) != 0;
 }
 
@@ -67,7 +75,7 @@ ext::StrandEvent event(ext::StrandEvent::Kind kind, Worker* w, Block* task) {
 /// The running strand is done with its block; the worker has nothing to run now.
 void go_idle(Worker* w, Block* self) noexcept {
   w->current = nullptr;
-  switch_to(w->sched, self->context, w->eh);
+  switch_to<EhSides::incoming>(w->sched, self->context, w->eh);
 }
 
 /// A strand at depth k + 1 whose parent (depth k) is gone got a traded sub-chain of
@@ -78,16 +86,18 @@ void refill(Worker* w, Block* sub, Block* self) noexcept {
   w->level->head = sub;
 }
 
-/// A spawned child returned: give control back to the parent, or join.
-void child_done(Worker* w, Block* self) noexcept {
+/// A spawned child returned: give control back to the parent, or join. `Observed`
+/// strands report the parent's resumption to the observer.
+template <bool Observed>
+[[gnu::always_inline]] inline void child_done(Worker* w, Block* self) noexcept {
   PoolState& pool = *w->pool;
   Block* parent = self->parent;
   Scope& scope = *self->parent_scope;
   if (!self->migrated && reclaim_continuation(w, parent, self->parent_epoch)) {
     // The common case: nobody stole the parent; it continues right here.
     w->current = parent;
-    if (observing(w)) emit(w, event(ext::StrandEvent::Kind::resume, w, parent));
-    switch_to(parent->context, self->context, w->eh);
+    if constexpr (Observed) emit(w, event(ext::StrandEvent::Kind::resume, w, parent));
+    switch_to<EhSides::incoming>(parent->context, self->context, w->eh);  // this strand has finished
     return;
   }
   // Detached: a thief took the parent's continuation. Arrive at the join.
@@ -98,7 +108,7 @@ void child_done(Worker* w, Block* self) noexcept {
     parent->chain_next = self;
     parent->worker = w;
     w->current = parent;
-    switch_to(parent->context, self->context, w->eh);
+    switch_to<EhSides::incoming>(parent->context, self->context, w->eh);
     return;
   }
   refill(w, take_traded(pool, parent, true, self->parent_epoch), self);
@@ -121,6 +131,22 @@ void root_done(Worker* w, Block* self, std::exception_ptr error) noexcept {
   switch_to(w->sched, self->context, w->eh);
 }
 
+/// Completion of a root or of an observed strand (the slow path of run_strand).
+[[gnu::noinline]] void special_done(Worker* w, Block* self, std::exception_ptr error) noexcept {
+  const bool observed = (self->special & kObservedStrand) != 0;
+  if (observed) emit(w, event(ext::StrandEvent::Kind::task_end, w, self));
+  if ((self->special & kRootStrand) != 0) {
+    root_done(w, self, std::move(error));
+    return;
+  }
+  if (error) ScopeState::record_exception(*self->parent_scope, std::move(error));
+  if (observed) {
+    child_done<true>(w, self);
+  } else {
+    child_done<false>(w, self);
+  }
+}
+
 /// Runs the strand assigned to `self`, then hands the worker on. Returns when the block
 /// is entered again for a new strand.
 void run_strand(Block* self) noexcept {
@@ -132,13 +158,12 @@ void run_strand(Block* self) noexcept {
     error = std::current_exception();
   }
   Worker* w = worker_of(self);
-  if (observing(w)) [[unlikely]] emit(w, event(ext::StrandEvent::Kind::task_end, w, self));
-  if (self->parent == nullptr) [[unlikely]] {
-    root_done(w, self, std::move(error));
+  if (self->special != 0) [[unlikely]] {
+    special_done(w, self, std::move(error));
     return;
   }
   if (error) [[unlikely]] ScopeState::record_exception(*self->parent_scope, std::move(error));
-  child_done(w, self);
+  child_done<false>(w, self);
 }
 
 void block_main(transfer_t t) {
@@ -194,6 +219,7 @@ void prime_large(Worker* w) noexcept {
 void root_entry(Block* self, void* job) {
   Worker* w = worker_of(self);
   if (observing(w)) {
+    self->special |= kObservedStrand;
     self->task_id = new_task_id(w);
     self->strand_index = 0;
     self->scope_seq = 0;
@@ -208,6 +234,7 @@ void child_started(Block* self) noexcept {
   w->current = self;
   if (observing(w)) [[unlikely]] {
     // Before the push: afterwards a thief may already resume the parent's continuation.
+    self->special = kObservedStrand;
     self->task_id = new_task_id(w);
     self->strand_index = 0;
     self->scope_seq = 0;

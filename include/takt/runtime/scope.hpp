@@ -136,8 +136,10 @@ void Scope::spawn(F&& f) {
   child->parent_scope = this;
   child->worker = worker;
   child->migrated = false;
+  child->special = 0;
   self->push_scope = this;
-  detail::switch_to(child->context, self->context, worker->eh);
+  // A block entered for a new strand never holds saved exception state.
+  detail::switch_to<detail::EhSides::outgoing>(child->context, self->context, worker->eh);
   // Here the child has returned, or a thief resumed this continuation.
 }
 

@@ -34,6 +34,10 @@ struct WorkerHead {
 inline constexpr std::uint32_t hook_observer = 1;
 inline constexpr std::uint32_t hook_yield = 2;
 
+/// Block::special bits: completion takes the slow path for roots and observed strands.
+inline constexpr std::uint8_t kRootStrand = 1;
+inline constexpr std::uint8_t kObservedStrand = 2;
+
 /// One block. Fields above `offer` belong to the strand that occupies the block and
 /// are written only by the worker running it (or, while it is suspended in a deque,
 /// read by the thief that won it); the rest is shared between workers.
@@ -56,6 +60,7 @@ struct alignas(64) Block {
   std::uint32_t parent_epoch = 0; ///< parent's epoch when it spawned this strand
   std::uint32_t index = 0;        ///< position in the pool's block table
   bool migrated = false;          ///< stolen, resumed by a join, or handed back since it started
+  std::uint8_t special = 0;       ///< 0: a plain child; else kRootStrand and/or kObservedStrand
   bool ready = false;             ///< pushed by a yield (no child detached from it)
   // -- shared ------------------------------------------------------------------------
   /// Resource-trading word (epoch << 32 | state): state 0 = no offer, ~0 = settled,

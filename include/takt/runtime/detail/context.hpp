@@ -39,22 +39,34 @@ struct Context {
 /// only once its registers are saved.
 inline void land(transfer_t t) noexcept { *static_cast<fcontext_t*>(t.data) = t.fctx; }
 
+/// Which sides of a switch may carry exception-handling state.
+enum class EhSides : unsigned char {
+  both,
+  outgoing,  ///< the resumed side is a block entered for a new strand (nothing saved)
+  incoming,  ///< the suspended side is a strand that has finished (nothing live)
+};
+
 /// Suspends the running context into `from` and resumes `to`, on the calling thread,
 /// whose exception-handling state is `eh`. Returns when something resumes `from`,
-/// possibly on another thread. Outside exception handling both eh checks are a load
-/// and a predictable branch.
+/// possibly on another thread. Outside exception handling each eh check is a load or
+/// two and a predictable branch.
+template <EhSides sides = EhSides::both>
 inline void switch_to(Context& to, Context& from, EhGlobals* eh) noexcept {
-  if (eh->caught != nullptr || eh->uncaught != 0) [[unlikely]] {
-    from.eh_caught = eh->caught;
-    from.eh_uncaught = eh->uncaught;
-    eh->caught = nullptr;
-    eh->uncaught = 0;
+  if constexpr (sides != EhSides::incoming) {
+    if (eh->caught != nullptr || eh->uncaught != 0) [[unlikely]] {
+      from.eh_caught = eh->caught;
+      from.eh_uncaught = eh->uncaught;
+      eh->caught = nullptr;
+      eh->uncaught = 0;
+    }
   }
-  if (to.eh_caught != nullptr || to.eh_uncaught != 0) [[unlikely]] {
-    eh->caught = to.eh_caught;
-    eh->uncaught = to.eh_uncaught;
-    to.eh_caught = nullptr;
-    to.eh_uncaught = 0;
+  if constexpr (sides != EhSides::outgoing) {
+    if (to.eh_caught != nullptr || to.eh_uncaught != 0) [[unlikely]] {
+      eh->caught = to.eh_caught;
+      eh->uncaught = to.eh_uncaught;
+      to.eh_caught = nullptr;
+      to.eh_uncaught = 0;
+    }
   }
 #if defined(TAKT_TSAN)
   __tsan_switch_to_fiber(to.fiber, 0);
