@@ -8,6 +8,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <deque>
+#include <functional>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -194,6 +196,105 @@ TEST(YieldPolicy, PriorityAwarePoolKeepsALocalStrandInItsDeque) {
   EXPECT_EQ(policy.suspensions.load(), 0);  // not handed back: kept locally
   EXPECT_EQ(pool.total_statistics().yields, 1u);
   pool.extension().set_yield_policy(nullptr);
+}
+
+/// Preempts whenever asked, with whatever waits: jobs not yet started and strands handed
+/// back earlier. Also the pool's work source.
+struct Shuffler final : takt::ext::YieldPolicy, takt::ext::WorkSource {
+  std::mutex mutex;
+  std::deque<Work> waiting;
+  std::atomic<int> handed_back{0};
+  /// Until set, idle workers get only handed-back strands: new jobs start by preemption.
+  std::atomic<bool> idle_may_start_jobs{false};
+  Work next(bool jobs_too) {
+    std::lock_guard lock(mutex);
+    Work w;
+    for (auto it = waiting.begin(); it != waiting.end(); ++it) {
+      if (it->job == nullptr || jobs_too) {
+        w = *it;
+        waiting.erase(it);
+        break;
+      }
+    }
+    return w;
+  }
+  Work preempt(const takt::ext::YieldPoint&) noexcept override { return next(true); }
+  void suspended(SuspendedStrand strand) noexcept override {
+    handed_back.fetch_add(1);
+    std::lock_guard lock(mutex);
+    Work w;
+    w.strand = strand;
+    waiting.push_back(w);
+  }
+  Work take(std::size_t) noexcept override { return next(idle_may_start_jobs.load()); }
+};
+
+class Preemption : public ::testing::TestWithParam<QueueStrategy> {};
+INSTANTIATE_TEST_SUITE_P(Runtime, Preemption,
+                         ::testing::Values(QueueStrategy::work_stealing, QueueStrategy::priority_aware),
+                         [](const auto& info) { return std::string(takt::testing::name(info.param)); });
+
+TEST_P(Preemption, RepeatedPreemptionsKeepEveryResultRight) {
+  auto c = config(2, GetParam());
+  c.suspended_strands = 6;
+  c.priority_levels = 3;
+  Pool pool(c);
+  Shuffler policy;
+  constexpr int kJobs = 24;
+  std::vector<std::unique_ptr<FunctionJob>> jobs;
+  std::vector<std::uint64_t> sums(kJobs, 0);
+  for (int j = 0; j < kJobs; ++j) {
+    jobs.push_back(std::make_unique<FunctionJob>(std::chrono::nanoseconds(j % 5), [&sums, j] {
+      // 30 short phases: many spawn and sync points for the yields to hit.
+      for (int i = 0; i < 30; ++i) {
+        takt::Scope scope;
+        std::uint64_t x = 0;
+        scope.spawn([&x, i] { x = takt::apps::fib(8 + i % 6); });
+        std::uint64_t y = takt::apps::fib(7 + i % 4);
+        scope.sync();
+        sums[j] += x + y;
+      }
+    }));
+    if (j > 0) {
+      Work w;
+      w.job = jobs.back().get();
+      policy.waiting.push_back(w);
+    }
+  }
+  pool.extension().set_yield_policy(&policy);
+  pool.extension().set_work_source(&policy);
+  pool.extension().submit(*jobs[0]);  // the others start by preempting it (and each other)
+  std::atomic<bool> done{false};
+  std::thread driver([&] {
+    std::uint64_t n = 0;
+    auto start = std::chrono::steady_clock::now();
+    while (!done.load()) {
+      pool.extension().request_yield(n++ % 2);
+      std::this_thread::sleep_for(50us);
+      if (std::chrono::steady_clock::now() - start > 20ms) {
+        policy.idle_may_start_jobs = true;  // never stall if preemptions are rare
+        pool.extension().notify_work();
+      }
+    }
+  });
+  for (auto& job : jobs) job->wait();
+  done = true;
+  driver.join();
+  pool.extension().set_yield_policy(nullptr);
+  pool.extension().set_work_source(nullptr);
+  std::uint64_t expected = 0;
+  for (int i = 0; i < 30; ++i) expected += takt::apps::fib_serial(8 + i % 6) + takt::apps::fib_serial(7 + i % 4);
+  for (int j = 0; j < kJobs; ++j) {
+    EXPECT_EQ(sums[j], expected) << "job " << j;
+    EXPECT_FALSE(jobs[j]->failed);
+  }
+  takt::WorkerStatistics s = pool.total_statistics();
+  EXPECT_GT(s.yields, 0u);
+  EXPECT_GT(policy.handed_back.load(), 0);
+  EXPECT_EQ(s.jobs, static_cast<std::uint64_t>(kJobs));
+
+  // Every reserve block came back: all handed-back strands were resumed and finished.
+  EXPECT_TRUE(policy.waiting.empty());
 }
 
 TEST(Extension, RunningKeyShowsTheComputationOfAWorker) {
