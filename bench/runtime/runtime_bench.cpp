@@ -316,7 +316,7 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
     k.size = fmt::format("n={}", fib_n);
     k.kind = KernelKind::fib;
     k.fib_n = fib_n;
-    k.repetitions = quick ? 5 : 15;
+    k.repetitions = quick ? 5 : 20;
     add(k);
     k.name = "fib-1worker";
     k.workers = 1;
@@ -331,7 +331,7 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
     k.size = "P3LS3 tree, 70949 nodes";
     k.kind = KernelKind::uts;
     k.uts = apps::uts_p3ls3;
-    k.repetitions = quick ? 5 : 30;
+    k.repetitions = quick ? 5 : 60;
     add(k);
     if (!quick) {
       k.name = "uts-t3-style";
@@ -346,7 +346,7 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
     k.name = "matmul";
     k.size = "128x128 rows";
     k.kind = KernelKind::matmul;
-    k.repetitions = quick ? 50 : 500;
+    k.repetitions = quick ? 50 : 1000;
     add(k);
   }
   for (int type = 1; type <= 3; ++type) {

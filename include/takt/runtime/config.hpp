@@ -57,8 +57,10 @@ struct PoolConfig {
   std::size_t suspended_strands = 0;
   /// Touch every stack page at start so that no page fault happens while running.
   bool prefault = true;
-  /// How long an idle worker keeps trying to steal before it sleeps on a futex.
-  std::chrono::nanoseconds idle_spin = std::chrono::microseconds(50);
+  /// How long an idle worker keeps trying to steal before it sleeps on a futex. Long
+  /// enough to ride out a short preemption of another worker (a woken worker may have to
+  /// wait for its CPU); an idle pool still sleeps after this.
+  std::chrono::nanoseconds idle_spin = std::chrono::microseconds(200);
   /// Called on each worker thread before it runs anything (e.g. to set SCHED_FIFO).
   std::function<void(std::size_t worker)> on_worker_start;
   /// Used in messages.
