@@ -7,6 +7,8 @@
 #include "takt/error.hpp"
 
 #include <cassert>
+#include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 
 namespace takt::detail {
@@ -85,6 +87,13 @@ Block* prepare_root(Worker* w, Level* level, ext::Job* job) noexcept {
 /// Prepares a handed-back strand to continue on `level`: the level's blocks for depths
 /// 1..k go to the reserve, the strand's children use the rest.
 Block* prepare_resume(Worker* w, Level* level, Block* strand) noexcept {
+  PoolState& pool = *w->pool;
+  if (strand < &pool.blocks[0] || strand >= &pool.blocks[0] + pool.block_count) {
+    // A policy bug; continuing would run a strand on another pool's memory.
+    std::fprintf(stderr, "takt: fatal: a suspended strand was given to pool '%s', which did not suspend it\n",
+                 pool.config.name.c_str());
+    std::abort();
+  }
   std::size_t k = strand->depth.load(std::memory_order_relaxed);
   Block* head = level->head;
   Block* kth = walk(head, k);
