@@ -27,6 +27,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -306,6 +307,10 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
 
   std::vector<Kernel> kernels;
   auto add = [&](Kernel k) {
+    if (!options.kernels.empty() &&
+        std::find(options.kernels.begin(), options.kernels.end(), k.name) == options.kernels.end()) {
+      return;
+    }
     if (options.repetitions > 0) k.repetitions = options.repetitions;
     kernels.push_back(std::move(k));
   };
@@ -359,6 +364,11 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
     k.synthetic = &task;
     k.repetitions = quick ? 3 : (type == 1 ? 10 : 5);
     add(k);
+  }
+
+  if (kernels.empty()) {
+    throw takt::Error("--kernels selects no kernel; choose from fib, fib-1worker, uts, uts-t3-style, matmul, "
+                      "synthetic-1, synthetic-2, synthetic-3");
   }
 
   // ---- takt's static memory: the measurement run of P³LS³ §4.2, per kernel ---------------

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 namespace takt::bench {
 
@@ -12,6 +13,7 @@ struct RuntimeBenchOptions {
   int repetitions = 0;        ///< timed runs per kernel and runtime (0 = each kernel's default)
   bool quick = false;         ///< small sizes, few runs: a smoke test (well under a minute)
   std::size_t workers = 0;    ///< threads per runtime (0 = the CPUs this process may use)
+  std::vector<std::string> kernels;  ///< run only these kernels (empty = all)
 };
 
 /// Runs the benchmark, prints a table and the targets, writes JSON. Returns the exit code.

@@ -34,13 +34,23 @@ void for_range(Index begin, Index end, Index grain, Body& body) {
       // strand left it. (If body itself spawns, the strand may move to another worker and
       // this reads the old worker's deque until the next split: it only delays a split.)
       const WorkerHead* worker = self->worker;
-      const std::atomic<std::int64_t>& top = *worker->level_top;
-      const std::int64_t bottom = worker->level_bottom->load(std::memory_order_relaxed);
-      while (!worker->measuring && top.load(std::memory_order_relaxed) < bottom) {
-        for (Index stop = begin + grain; begin < stop; ++begin) body(begin);
+      if (!worker->measuring) {
+        const std::atomic<std::int64_t>& top = *worker->level_top;
+        const std::int64_t bottom = worker->level_bottom->load(std::memory_order_relaxed);
+        // While nothing is stolen, look again only after 1, 2, 4, ... up to 16 grains, and
+        // never after more than a sixteenth of what is left: a thief that just took this
+        // strand's continuation finds new work soon, and a tiny body is not dominated by
+        // the check.
+        Index stride = 1;
+        while (top.load(std::memory_order_relaxed) < bottom) {
+          Index left = (end - begin) / grain;
+          Index run = stride < left / 16 ? stride : (left / 16 > 0 ? left / 16 : Index(1));
+          for (Index stop = begin + run * grain; begin < stop; ++begin) body(begin);
+          if (end - begin <= grain) break;
+          if (stride < 16) stride = stride * 2;
+        }
         if (end - begin <= grain) break;
       }
-      if (end - begin <= grain) break;
       Index middle = begin + (end - begin) / 2;
       scope.spawn([begin, middle, grain, &body] { for_range(begin, middle, grain, body); });
       begin = middle;
