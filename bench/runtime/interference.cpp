@@ -1,0 +1,93 @@
+// The periodic higher-priority load of the multiprogrammed condition.
+#include "bench/runtime/interference.hpp"
+
+#include "os/clock.hpp"
+#include "os/realtime.hpp"
+#include "takt/error.hpp"
+
+#include <fmt/core.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+namespace takt::bench {
+namespace {
+
+[[noreturn]] void run_load(const os::CpuSet& cpus, InterferenceSettings settings, int report_fd) {
+  std::atomic<int> fifo_threads{0};
+  std::atomic<int> started{0};
+  std::vector<std::thread> threads;
+  const auto busy = std::chrono::nanoseconds(static_cast<long long>(settings.period.count() * settings.utilization));
+  const auto start = os::monotonic_now();
+  std::size_t index = 0;
+  for (int cpu : cpus) {
+    // Independent loads: thread i starts i/P of a period later than thread 0, as separate
+    // periodic processes would not run in phase.
+    const auto phase = settings.period * static_cast<long long>(index++) / static_cast<long long>(cpus.size());
+    threads.emplace_back([&, cpu, phase] {
+      os::pin_current_thread(os::CpuSet{cpu});
+      if (os::set_fifo(settings.fifo_priority)) fifo_threads.fetch_add(1);
+      started.fetch_add(1);
+      std::vector<char> buffer(256 * 1024);
+      auto next = start + phase;
+      os::sleep_until(next);
+      std::size_t offset = 0;
+      for (;;) {
+        auto until = next + busy;
+        while (os::monotonic_now() < until) {
+          for (int i = 0; i < 64; ++i) {
+            buffer[offset] = static_cast<char>(buffer[offset] + 1);
+            offset = (offset + 64) % buffer.size();
+          }
+        }
+        next += settings.period;
+        os::sleep_until(next);
+      }
+    });
+  }
+  while (started.load() < static_cast<int>(cpus.size())) std::this_thread::yield();
+  char report = fifo_threads.load() == static_cast<int>(cpus.size()) ? 'F' : 'O';
+  (void)!::write(report_fd, &report, 1);
+  ::close(report_fd);
+  for (auto& t : threads) t.join();  // never returns: killed by the parent
+  ::_exit(0);
+}
+
+}  // namespace
+
+Interference::Interference(const os::CpuSet& cpus, InterferenceSettings settings) {
+  int fds[2];
+  if (::pipe(fds) != 0) throw takt::Error("interference: pipe failed");
+  pid_ = ::fork();
+  if (pid_ < 0) throw takt::Error(fmt::format("interference: fork failed ({})", std::strerror(errno)));
+  if (pid_ == 0) {
+    ::close(fds[0]);
+    run_load(cpus, settings, fds[1]);
+  }
+  ::close(fds[1]);
+  char report = 'O';
+  if (::read(fds[0], &report, 1) != 1) report = 'O';
+  ::close(fds[0]);
+  realtime_ = report == 'F';
+  if (realtime_) {
+    policy_ = fmt::format("SCHED_FIFO/{}", settings.fifo_priority);
+  } else {
+    policy_ = os::realtime_forced_off() ? "SCHED_OTHER (TAKT_NO_RT set: the load competes instead of preempting)"
+                                        : "SCHED_OTHER (no SCHED_FIFO privilege: the load competes instead of preempting)";
+  }
+}
+
+Interference::~Interference() {
+  if (pid_ > 0) {
+    ::kill(pid_, SIGKILL);
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+  }
+}
+
+}  // namespace takt::bench

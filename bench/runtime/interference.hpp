@@ -1,0 +1,40 @@
+// The multiprogrammed condition of P³LS³ §5: one higher-priority periodic load per core,
+// busy (computing and touching memory) about 25 % of the time, in its own process.
+#pragma once
+
+#include "os/cpu.hpp"
+
+#include <chrono>
+#include <string>
+#include <sys/types.h>
+
+namespace takt::bench {
+
+struct InterferenceSettings {
+  std::chrono::nanoseconds period = std::chrono::milliseconds(1);
+  double utilization = 0.25;
+  int fifo_priority = 50;
+};
+
+/// Runs the load while alive: a child process with one thread per CPU of `cpus`, each
+/// pinned to its CPU and in SCHED_FIFO at `fifo_priority` when the privilege exists
+/// (else SCHED_OTHER, see policy()). Each period it spins for utilization · period,
+/// writing to a 256 KiB buffer, then sleeps until the next period (absolute time).
+/// Create it only while the calling process is single-threaded (it forks).
+class Interference {
+ public:
+  Interference(const os::CpuSet& cpus, InterferenceSettings settings);
+  ~Interference();
+  Interference(const Interference&) = delete;
+  Interference& operator=(const Interference&) = delete;
+  /// "SCHED_FIFO/50", or "SCHED_OTHER" with the reason.
+  [[nodiscard]] const std::string& policy() const noexcept { return policy_; }
+  [[nodiscard]] bool realtime() const noexcept { return realtime_; }
+
+ private:
+  pid_t pid_ = -1;
+  std::string policy_;
+  bool realtime_ = false;
+};
+
+}  // namespace takt::bench

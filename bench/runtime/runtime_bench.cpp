@@ -1,0 +1,546 @@
+// The runtime benchmark: every runtime measured in its own child process.
+//
+// The parent stays single-threaded: it prepares the inputs (matrices, synthetic tasks,
+// takt's static-memory measurement) and forks one child per (runtime, kernel,
+// condition). A child sets its runtime up, warms it up, times the repetitions and sends
+// the samples back through a pipe. So libgomp's spinning idle threads and oneTBB's
+// lingering workers never compete with another runtime's measurement.
+#include "bench/runtime/runtime_bench.hpp"
+
+#include "apps/fib.hpp"
+#include "apps/matmul.hpp"
+#include "apps/synthetic.hpp"
+#include "apps/uts.hpp"
+#include "bench/runtime/interference.hpp"
+#include "bench/runtime/kernels.hpp"
+#include "bench/runtime/sample_statistics.hpp"
+#include "os/cpu.hpp"
+#include "os/realtime.hpp"
+#include "takt/error.hpp"
+#include "takt/runtime.hpp"
+#include "takt/version.hpp"
+
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+#include <oneapi/tbb/global_control.h>
+#include <oneapi/tbb/task_arena.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <optional>
+#include <vector>
+
+namespace takt::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+enum class Runtime { serial, takt, onetbb, openmp };
+constexpr Runtime kRuntimes[] = {Runtime::serial, Runtime::takt, Runtime::onetbb, Runtime::openmp};
+
+const char* name(Runtime r) {
+  switch (r) {
+    case Runtime::serial: return "serial";
+    case Runtime::takt: return "takt";
+    case Runtime::onetbb: return "onetbb";
+    case Runtime::openmp: return "openmp";
+  }
+  return "?";
+}
+
+enum class Condition { isolated, multiprogrammed };
+const char* name(Condition c) { return c == Condition::isolated ? "isolated" : "multiprogrammed"; }
+
+enum class KernelKind { fib, uts, matmul, synthetic };
+
+/// One kernel configuration. Inputs live in the parent and reach children through fork.
+struct Kernel {
+  std::string name;  ///< JSON "kernel"
+  std::string size;  ///< human-readable size
+  KernelKind kind = KernelKind::fib;
+  int repetitions = 10;
+  std::size_t workers = 0;  ///< 0: the benchmark's worker count
+  bool conditions_both = true;
+  bool with_serial = true;
+  std::uint64_t fib_n = 0;
+  apps::UtsConfig uts;
+  const apps::SyntheticTask* synthetic = nullptr;
+  StaticMemory takt_memory;  ///< measured with takt::measure before the timed runs
+};
+
+struct Inputs {
+  std::size_t matrix_n = 128;
+  std::vector<double> a, b, c, expected;
+  std::vector<apps::SyntheticTask> synthetic;
+};
+
+/// What a child reports: samples in ms, whether every result was right, takt counters.
+struct ChildResult {
+  std::vector<double> samples;
+  bool correct = true;
+  std::uint64_t steals = 0;
+  std::uint64_t spawns = 0;
+};
+
+bool matrix_equal(const std::vector<double>& x, const std::vector<double>& y) { return x == y; }
+
+/// Runs the timed loop of one kernel on one runtime (inside the child).
+ChildResult run_kernel(Runtime runtime, const Kernel& kernel, Inputs& in, int repetitions, std::size_t workers) {
+  ChildResult out;
+  const int threads = static_cast<int>(workers);
+  std::function<bool()> once;
+  std::optional<Pool> pool;
+  std::optional<tbb::global_control> tbb_limit;
+  std::optional<tbb::task_arena> arena;
+
+  if (runtime == Runtime::takt) {
+    PoolConfig config;
+    config.workers = workers;
+    config.memory = kernel.takt_memory;
+    config.name = "bench";
+    pool.emplace(config);
+  } else if (runtime == Runtime::onetbb) {
+    tbb_limit.emplace(tbb::global_control::max_allowed_parallelism, workers);
+    arena.emplace(threads);
+  }
+  auto on_takt = [&](auto f) { return pool->run(f); };
+  auto on_tbb = [&](auto f) { return arena->execute(f); };
+
+  switch (kernel.kind) {
+    case KernelKind::fib: {
+      const std::uint64_t n = kernel.fib_n;
+      const std::uint64_t expected = apps::fib_serial(n);
+      switch (runtime) {
+        case Runtime::serial: once = [=] { return apps::fib_serial(n) == expected; }; break;
+        case Runtime::takt: once = [&, n, expected] { return on_takt([n] { return apps::fib(n); }) == expected; }; break;
+        case Runtime::onetbb: once = [&, n, expected] { return on_tbb([n] { return fib_onetbb(n); }) == expected; }; break;
+        case Runtime::openmp: once = [=] { return fib_openmp(n, threads) == expected; }; break;
+      }
+      break;
+    }
+    case KernelKind::uts: {
+      const apps::UtsConfig config = kernel.uts;
+      const apps::UtsResult expected = apps::uts_serial(config);
+      switch (runtime) {
+        case Runtime::serial: once = [=] { return apps::uts_serial(config) == expected; }; break;
+        case Runtime::takt: once = [&, config, expected] { return on_takt([&] { return apps::uts(config); }) == expected; }; break;
+        case Runtime::onetbb: once = [&, config, expected] { return on_tbb([&] { return uts_onetbb(config); }) == expected; }; break;
+        case Runtime::openmp: once = [=] { return uts_openmp(config, threads) == expected; }; break;
+      }
+      break;
+    }
+    case KernelKind::matmul: {
+      const std::size_t n = in.matrix_n;
+      const double* a = in.a.data();
+      const double* b = in.b.data();
+      double* c = in.c.data();
+      switch (runtime) {
+        case Runtime::serial: once = [=] { apps::matmul_serial(a, b, c, n); return true; }; break;
+        case Runtime::takt: once = [&, a, b, c, n] { on_takt([=] { apps::matmul(a, b, c, n); }); return true; }; break;
+        case Runtime::onetbb: once = [&, a, b, c, n] { on_tbb([=] { matmul_onetbb(a, b, c, n); }); return true; }; break;
+        case Runtime::openmp: once = [=] { matmul_openmp(a, b, c, n, threads); return true; }; break;
+      }
+      break;
+    }
+    case KernelKind::synthetic: {
+      const apps::SyntheticTask* task = kernel.synthetic;
+      switch (runtime) {
+        case Runtime::serial: once = [=] { apps::run_synthetic_serial(*task); return true; }; break;
+        case Runtime::takt: once = [&, task] { on_takt([=] { apps::run_synthetic(*task); }); return true; }; break;
+        case Runtime::onetbb: once = [&, task] { on_tbb([=] { synthetic_onetbb(*task); }); return true; }; break;
+        case Runtime::openmp: once = [=] { synthetic_openmp(*task, threads); return true; }; break;
+      }
+      break;
+    }
+  }
+
+  const int warmups = kernel.kind == KernelKind::matmul ? 20 : 2;
+  for (int i = 0; i < warmups; ++i) out.correct = once() && out.correct;
+  if (pool) pool->reset_statistics();
+  out.samples.reserve(static_cast<std::size_t>(repetitions));
+  for (int i = 0; i < repetitions; ++i) {
+    auto t0 = Clock::now();
+    bool ok = once();
+    auto t1 = Clock::now();
+    out.correct = ok && out.correct;
+    out.samples.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+  }
+  if (kernel.kind == KernelKind::matmul) out.correct = matrix_equal(in.c, in.expected) && out.correct;
+  if (pool) {
+    WorkerStatistics total = pool->total_statistics();
+    out.steals = total.steals;
+    out.spawns = total.spawns;
+  }
+  return out;
+}
+
+bool write_all(int fd, const void* data, std::size_t size) {
+  const char* p = static_cast<const char*>(data);
+  while (size > 0) {
+    ssize_t w = ::write(fd, p, size);
+    if (w <= 0) return false;
+    p += w;
+    size -= static_cast<std::size_t>(w);
+  }
+  return true;
+}
+
+bool read_all(int fd, void* data, std::size_t size) {
+  char* p = static_cast<char*>(data);
+  while (size > 0) {
+    ssize_t r = ::read(fd, p, size);
+    if (r <= 0) return false;
+    p += r;
+    size -= static_cast<std::size_t>(r);
+  }
+  return true;
+}
+
+/// Forks a child that runs the kernel on the runtime and reports back.
+ChildResult measure_in_child(Runtime runtime, const Kernel& kernel, Inputs& in, int repetitions, std::size_t workers) {
+  int fds[2];
+  if (::pipe(fds) != 0) throw takt::Error("bench: pipe failed");
+  std::fflush(stdout);
+  std::fflush(stderr);
+  pid_t pid = ::fork();
+  if (pid < 0) throw takt::Error(fmt::format("bench: fork failed ({})", std::strerror(errno)));
+  if (pid == 0) {
+    ::close(fds[0]);
+    int code = 0;
+    try {
+      ChildResult r = run_kernel(runtime, kernel, in, repetitions, workers);
+      std::uint64_t header[4] = {r.samples.size(), r.correct ? 1u : 0u, r.steals, r.spawns};
+      if (!write_all(fds[1], header, sizeof header) ||
+          !write_all(fds[1], r.samples.data(), r.samples.size() * sizeof(double))) {
+        code = 2;
+      }
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "takt bench: %s on %s failed: %s\n", kernel.name.c_str(), name(runtime), e.what());
+      code = 3;
+    }
+    ::close(fds[1]);
+    ::_exit(code);
+  }
+  ::close(fds[1]);
+  ChildResult result;
+  std::uint64_t header[4] = {};
+  bool ok = read_all(fds[0], header, sizeof header);
+  if (ok) {
+    result.samples.resize(header[0]);
+    ok = read_all(fds[0], result.samples.data(), result.samples.size() * sizeof(double));
+    result.correct = header[1] == 1;
+    result.steals = header[2];
+    result.spawns = header[3];
+  }
+  ::close(fds[0]);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  if (!ok || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    throw takt::Error(fmt::format("bench: the {} child for {} did not finish (status {})", name(runtime), kernel.name,
+                                  status));
+  }
+  return result;
+}
+
+struct Row {
+  std::string kernel, size;
+  Runtime runtime;
+  Condition condition;
+  std::size_t workers;
+  SampleStatistics stats;
+  bool correct;
+  std::uint64_t steals = 0, spawns = 0;
+  std::optional<double> ns_per_spawn;
+};
+
+const Row* find(const std::vector<Row>& rows, const std::string& kernel, Runtime r, Condition c) {
+  for (const Row& row : rows) {
+    if (row.kernel == kernel && row.runtime == r && row.condition == c) return &row;
+  }
+  return nullptr;
+}
+
+struct Target {
+  std::string name, kernel, condition, measure;
+  double value = 0, limit = 0;
+  bool pass = false;
+};
+
+std::string today() {
+  std::time_t t = std::time(nullptr);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%d %H:%M", std::localtime(&t));
+  return buffer;
+}
+
+}  // namespace
+
+int run_runtime_bench(const RuntimeBenchOptions& options) {
+  const os::CpuSet cpus = os::allowed_cpus();
+  const std::size_t workers = options.workers != 0 ? options.workers : cpus.size();
+  const bool quick = options.quick;
+
+  // ---- inputs (prepared once, in the parent) -------------------------------------------
+  Inputs in;
+  in.a.resize(in.matrix_n * in.matrix_n);
+  in.b.resize(in.a.size());
+  in.c.assign(in.a.size(), 0.0);
+  in.expected.resize(in.a.size());
+  for (std::size_t i = 0; i < in.a.size(); ++i) {
+    in.a[i] = static_cast<double>(i % 17) * 0.25 - 2.0;
+    in.b[i] = static_cast<double>(i % 13) * 0.5 - 3.0;
+  }
+  apps::matmul_serial(in.a.data(), in.b.data(), in.expected.data(), in.matrix_n);
+  fmt::print("takt bench runtime: {} workers on CPUs {}{}\n", workers, cpus.to_string(), quick ? " (quick)" : "");
+  fmt::print("calibrating the synthetic tasks' busy loop...\n");
+  in.synthetic.push_back(apps::make_synthetic_task(1, 101, quick ? 0.1 : 1.0));
+  in.synthetic.push_back(apps::make_synthetic_task(2, 102, quick ? 0.02 : 0.25));
+  in.synthetic.push_back(apps::make_synthetic_task(3, 103, quick ? 0.02 : 0.25));
+
+  std::vector<Kernel> kernels;
+  auto add = [&](Kernel k) {
+    if (!options.kernels.empty() &&
+        std::find(options.kernels.begin(), options.kernels.end(), k.name) == options.kernels.end()) {
+      return;
+    }
+    if (options.repetitions > 0) k.repetitions = options.repetitions;
+    kernels.push_back(std::move(k));
+  };
+  const std::uint64_t fib_n = quick ? 25 : 30;
+  {
+    Kernel k;
+    k.name = "fib";
+    k.size = fmt::format("n={}", fib_n);
+    k.kind = KernelKind::fib;
+    k.fib_n = fib_n;
+    k.repetitions = quick ? 5 : 20;
+    add(k);
+    k.name = "fib-1worker";
+    k.workers = 1;
+    k.conditions_both = false;
+    k.with_serial = false;
+    k.repetitions = quick ? 3 : 7;
+    add(k);
+  }
+  {
+    Kernel k;
+    k.name = "uts";
+    k.size = "P3LS3 tree, 70949 nodes";
+    k.kind = KernelKind::uts;
+    k.uts = apps::uts_p3ls3;
+    k.repetitions = quick ? 5 : 60;
+    add(k);
+    if (!quick) {
+      k.name = "uts-t3-style";
+      k.size = "T3 shape, seed 19, 970025 nodes";
+      k.uts = apps::uts_t3_style;
+      k.repetitions = 5;
+      add(k);
+    }
+  }
+  {
+    Kernel k;
+    k.name = "matmul";
+    k.size = "128x128 rows";
+    k.kind = KernelKind::matmul;
+    k.repetitions = quick ? 50 : 1000;
+    add(k);
+  }
+  for (int type = 1; type <= 3; ++type) {
+    const apps::SyntheticTask& task = in.synthetic[type - 1];
+    Kernel k;
+    k.name = fmt::format("synthetic-{}", type);
+    k.size = fmt::format("{} segments, {} nodes of {}-{} ns", task.segment_nodes.size(), task.nodes(),
+                         task.min_node_ns, task.max_node_ns);
+    k.kind = KernelKind::synthetic;
+    k.synthetic = &task;
+    k.repetitions = quick ? 3 : (type == 1 ? 10 : 5);
+    add(k);
+  }
+
+  if (kernels.empty()) {
+    throw takt::Error("--kernels selects no kernel; choose from fib, fib-1worker, uts, uts-t3-style, matmul, "
+                      "synthetic-1, synthetic-2, synthetic-3");
+  }
+
+  // ---- takt's static memory: the measurement run of P³LS³ §4.2, per kernel ---------------
+  for (Kernel& k : kernels) {
+    Measurement m;
+    switch (k.kind) {
+      case KernelKind::fib: m = measure([n = k.fib_n] { return apps::fib(n); }); break;
+      case KernelKind::uts: m = measure([c = k.uts] { return apps::uts(c); }); break;
+      case KernelKind::matmul: m = measure([&in] { apps::matmul(in.a.data(), in.b.data(), in.c.data(), in.matrix_n); }); break;
+      case KernelKind::synthetic: {
+        apps::SyntheticTask shape = *k.synthetic;  // same loop structure, no busy waiting
+        shape.units_per_ns = 0.0;
+        m = measure([&shape] { apps::run_synthetic(shape); });
+        break;
+      }
+    }
+    k.takt_memory = m.recommended();
+  }
+
+  // ---- measure ---------------------------------------------------------------------------
+  std::vector<Row> rows;
+  std::string interference_policy;
+  for (Condition condition : {Condition::isolated, Condition::multiprogrammed}) {
+    std::optional<Interference> load;
+    if (condition == Condition::multiprogrammed) {
+      load.emplace(cpus, InterferenceSettings{});
+      interference_policy = load->policy();
+    }
+    for (const Kernel& k : kernels) {
+      if (condition == Condition::multiprogrammed && !k.conditions_both) continue;
+      // The repetitions are split into rounds; each round runs every runtime once, in
+      // turn, so that slow phases of a shared machine hit all runtimes alike.
+      const int rounds = quick ? 1 : std::min(k.repetitions, 5);
+      std::map<Runtime, ChildResult> results;
+      for (int round = 0; round < rounds; ++round) {
+        const int reps = k.repetitions / rounds + (round < k.repetitions % rounds ? 1 : 0);
+        for (Runtime runtime : kRuntimes) {
+          if (runtime == Runtime::serial && !k.with_serial) continue;
+          std::size_t w = runtime == Runtime::serial ? 1 : (k.workers != 0 ? k.workers : workers);
+          ChildResult r = measure_in_child(runtime, k, in, reps, w);
+          ChildResult& all = results[runtime];
+          all.samples.insert(all.samples.end(), r.samples.begin(), r.samples.end());
+          all.correct = (round == 0 || all.correct) && r.correct;
+          all.steals += r.steals;
+          all.spawns += r.spawns;
+        }
+      }
+      for (auto& [runtime, r] : results) {
+        std::size_t w = runtime == Runtime::serial ? 1 : (k.workers != 0 ? k.workers : workers);
+        Row row{k.name, k.size, runtime, condition, w, summarize(r.samples), r.correct, r.steals, r.spawns, {}};
+        fmt::print("  {:<16} {:<15} {:<7} median {:9.3f} ms  p95 {:9.3f}  max {:9.3f}{}\n", k.name, name(condition),
+                   name(runtime), row.stats.median_ms, row.stats.p95_ms, row.stats.max_ms,
+                   r.correct ? "" : "  WRONG RESULT");
+        rows.push_back(row);
+      }
+    }
+  }
+
+  // ---- ns per spawn: (time on one worker - serial time) / spawns -------------------------
+  const std::uint64_t spawns = apps::fib_spawns(fib_n);
+  if (const Row* serial = find(rows, "fib", Runtime::serial, Condition::isolated)) {
+    for (Row& row : rows) {
+      if (row.kernel == "fib-1worker") {
+        row.ns_per_spawn = (row.stats.median_ms - serial->stats.median_ms) * 1e6 / static_cast<double>(spawns);
+      }
+    }
+    for (Row& row : rows) {
+      if (row.kernel == "fib" && row.runtime == Runtime::takt) {
+        if (const Row* one = find(rows, "fib-1worker", Runtime::takt, Condition::isolated)) {
+          row.ns_per_spawn = one->ns_per_spawn;
+        }
+      }
+    }
+  }
+
+  // ---- ratios and targets --------------------------------------------------------------
+  auto ratio = [&](const Row& row, Runtime other) -> std::optional<double> {
+    const Row* o = find(rows, row.kernel, other, row.condition);
+    if (o == nullptr || o->stats.median_ms <= 0) return std::nullopt;
+    return row.stats.median_ms / o->stats.median_ms;
+  };
+  std::vector<Target> targets;
+  auto median_target = [&](const std::string& title, const std::string& kernel, Runtime other, double limit) {
+    const Row* t = find(rows, kernel, Runtime::takt, Condition::isolated);
+    const Row* o = find(rows, kernel, other, Condition::isolated);
+    if (t == nullptr || o == nullptr) return;
+    Target target{title, kernel, "isolated", fmt::format("takt median / {} median", name(other)),
+                  t->stats.median_ms / o->stats.median_ms, limit, false};
+    target.pass = target.value <= limit;
+    targets.push_back(target);
+  };
+  median_target(fmt::format("fib({}) <= 0.5x oneTBB", fib_n), "fib", Runtime::onetbb, 0.5);
+  median_target("matmul <= 1.1x oneTBB", "matmul", Runtime::onetbb, 1.1);
+  median_target("synthetic type 1 <= 0.5x OpenMP", "synthetic-1", Runtime::openmp, 0.5);
+  for (const Kernel& k : kernels) {
+    if (!k.conditions_both) continue;
+    const Row* t = find(rows, k.name, Runtime::takt, Condition::multiprogrammed);
+    const Row* o = find(rows, k.name, Runtime::onetbb, Condition::multiprogrammed);
+    if (t == nullptr || o == nullptr || t->stats.median_ms <= 0 || o->stats.median_ms <= 0) continue;
+    double ours = t->stats.p95_ms / t->stats.median_ms;
+    double theirs = o->stats.p95_ms / o->stats.median_ms;
+    Target target{fmt::format("{} multiprogrammed p95/median <= oneTBB's", k.name), k.name, "multiprogrammed",
+                  "takt p95/median - oneTBB p95/median", ours, theirs, ours <= theirs};
+    targets.push_back(target);
+  }
+
+  // ---- report ---------------------------------------------------------------------------
+  fmt::print("\n{:<16} {:<15} {:<7} {:>10} {:>10} {:>10} {:>9} {:>9} {:>8}\n", "kernel", "condition", "runtime",
+             "median_ms", "p95_ms", "max_ms", "/oneTBB", "/OpenMP", "ns/spawn");
+  bool all_correct = true;
+  for (const Row& row : rows) {
+    auto tbb = ratio(row, Runtime::onetbb);
+    auto omp = ratio(row, Runtime::openmp);
+    fmt::print("{:<16} {:<15} {:<7} {:>10.3f} {:>10.3f} {:>10.3f} {:>9} {:>9} {:>8}{}\n", row.kernel,
+               name(row.condition), name(row.runtime), row.stats.median_ms, row.stats.p95_ms, row.stats.max_ms,
+               tbb ? fmt::format("{:.2f}", *tbb) : "-", omp ? fmt::format("{:.2f}", *omp) : "-",
+               row.ns_per_spawn ? fmt::format("{:.1f}", *row.ns_per_spawn) : "", row.correct ? "" : "  WRONG");
+    all_correct = all_correct && row.correct;
+  }
+  fmt::print("\nmultiprogrammed load: one thread per CPU, busy 25 % of every 1 ms (phases staggered), {}\n",
+             interference_policy);
+  fmt::print("targets{}:\n", quick ? " (quick mode: smaller sizes than the targets are stated for)" : "");
+  for (const Target& t : targets) {
+    fmt::print("  {:<52} {:>6.2f} vs {:>6.2f}  {}\n", t.name, t.value, t.limit, t.pass ? "PASS" : "FAIL");
+  }
+
+  if (!options.json_path.empty()) {
+    nlohmann::json j;
+    j["benchmark"] = "runtime";
+    j["takt_version"] = takt::version;
+    j["date"] = today();
+    j["quick"] = quick;
+    j["workers"] = workers;
+    j["cpus"] = cpus.to_string();
+    j["multiprogrammed_load"] = {{"period_ms", 1}, {"utilization", 0.25}, {"phases", "staggered by period/P"},
+                                 {"policy", interference_policy}};
+    j["method"] =
+        "each runtime in its own forked child process; repetitions split into up to 5 rounds that run the "
+        "runtimes in turn; steady_clock around each run after warm-up; nearest-rank percentiles";
+    for (const Row& row : rows) {
+      nlohmann::json r;
+      r["kernel"] = row.kernel;
+      r["size"] = row.size;
+      r["runtime"] = name(row.runtime);
+      r["condition"] = name(row.condition);
+      r["workers"] = row.workers;
+      r["repetitions"] = row.stats.count;
+      r["median_ms"] = row.stats.median_ms;
+      r["p95_ms"] = row.stats.p95_ms;
+      r["max_ms"] = row.stats.max_ms;
+      r["min_ms"] = row.stats.min_ms;
+      r["mean_ms"] = row.stats.mean_ms;
+      r["correct"] = row.correct;
+      if (auto v = ratio(row, Runtime::onetbb)) r["ratio_to_onetbb"] = *v;
+      if (auto v = ratio(row, Runtime::openmp)) r["ratio_to_openmp"] = *v;
+      if (row.ns_per_spawn) r["ns_per_spawn"] = *row.ns_per_spawn;
+      if (row.runtime == Runtime::takt) {
+        r["steals"] = row.steals;
+        r["spawns"] = row.spawns;
+      }
+      j["rows"].push_back(r);
+    }
+    for (const Target& t : targets) {
+      j["targets"].push_back({{"name", t.name}, {"kernel", t.kernel}, {"condition", t.condition},
+                              {"measure", t.measure}, {"value", t.value}, {"limit", t.limit}, {"pass", t.pass}});
+    }
+    std::ofstream file(options.json_path);
+    if (!file) throw takt::Error(fmt::format("cannot write '{}'; choose a writable --json path", options.json_path));
+    file << j.dump(2) << '\n';
+    fmt::print("results written to {}\n", options.json_path);
+  }
+  return all_correct ? 0 : 3;
+}
+
+}  // namespace takt::bench

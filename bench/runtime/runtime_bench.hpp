@@ -1,0 +1,22 @@
+// `takt bench runtime`: fib, UTS, matmul and the RTWS synthetic tasks on takt, oneTBB,
+// OpenMP and serially, isolated and multiprogrammed; ratios and targets; JSON.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace takt::bench {
+
+struct RuntimeBenchOptions {
+  std::string json_path;      ///< write the results here ("" = no JSON)
+  int repetitions = 0;        ///< timed runs per kernel and runtime (0 = each kernel's default)
+  bool quick = false;         ///< small sizes, few runs: a smoke test (well under a minute)
+  std::size_t workers = 0;    ///< threads per runtime (0 = the CPUs this process may use)
+  std::vector<std::string> kernels;  ///< run only these kernels (empty = all)
+};
+
+/// Runs the benchmark, prints a table and the targets, writes JSON. Returns the exit code.
+int run_runtime_bench(const RuntimeBenchOptions& options);
+
+}  // namespace takt::bench

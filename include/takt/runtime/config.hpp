@@ -1,0 +1,73 @@
+// Configuration of a worker pool: CPUs, static memory (depth D, stack size) and queue strategy.
+#pragma once
+
+#include "os/cpu.hpp"
+
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <string>
+
+namespace takt {
+
+/// How the ready strands of a pool are queued (the same task code runs under each).
+enum class QueueStrategy {
+  /// One Chase–Lev deque per worker, owner LIFO, thieves FIFO from random victims.
+  work_stealing,
+  /// PAWS rules B, C, E: per worker one deque per priority key (an absolute deadline,
+  /// earlier = higher priority); the owner takes the bottom of its highest-priority
+  /// non-empty deque, a thief steals the top of the highest-priority non-empty deque of a
+  /// random busy worker.
+  priority_aware,
+  /// The RTCG baseline of RTWS: one locked queue per pool, as GNU OpenMP's team queue;
+  /// every spawn and every steal goes through it.
+  centralized_greedy,
+};
+
+/// The static memory of P³LS³ §4: every worker owns `depth` coroutine stacks (the
+/// resources R_S, one block per spawn depth), all allocated when the pool starts.
+struct StaticMemory {
+  /// D: the deepest nesting of strands a computation reaches, the root counting as 1
+  /// (fib(n) needs about n). A spawn deeper than this throws takt::Error.
+  std::size_t depth = 64;
+  /// Bytes of each coroutine stack (rounded up to whole pages); a guard page sits below
+  /// each one. takt::measure() reports the peak a computation uses.
+  std::size_t stack_size = 64 * 1024;
+  /// Bytes of the one large stack per worker used by takt::call_on_large_stack for
+  /// deep serial code; 0 means such calls run on the strand's own stack.
+  std::size_t large_stack_size = 1024 * 1024;
+};
+
+/// Everything a pool needs at start-up; nothing is allocated after the constructor.
+struct PoolConfig {
+  /// CPUs the workers run on; empty means the CPUs this process may use.
+  os::CpuSet cpus;
+  /// Number of workers P; 0 means one per CPU of `cpus`.
+  std::size_t workers = 0;
+  /// Pin worker i to cpus[i mod |cpus|]; otherwise every worker may run on all of `cpus`.
+  bool pin = true;
+  StaticMemory memory;
+  QueueStrategy strategy = QueueStrategy::work_stealing;
+  /// priority_aware only: deques (and chains of D blocks) per worker, i.e. how many
+  /// computations of different priority a worker can hold at once (one running, the
+  /// others preempted). Other strategies use one.
+  std::size_t priority_levels = 4;
+  /// How many strands may be handed back to a yield policy at the same time (PAWS rule
+  /// F). Each needs up to D spare blocks, allocated at start; 0 disables handing back.
+  std::size_t suspended_strands = 0;
+  /// Touch every stack page at start so that no page fault happens while running.
+  bool prefault = true;
+  /// How long an idle worker keeps trying to steal before it sleeps on a futex. Long
+  /// enough to ride out a short preemption of another worker (a woken worker may have to
+  /// wait for its CPU); an idle pool still sleeps after this.
+  std::chrono::nanoseconds idle_spin = std::chrono::microseconds(200);
+  /// Called on each worker thread before it runs anything (e.g. to set SCHED_FIFO).
+  std::function<void(std::size_t worker)> on_worker_start;
+  /// Used in messages.
+  std::string name = "pool";
+  /// Measurement mode (set by takt::measure): stacks are reserved but not committed, and
+  /// every parallel loop splits down to its grain, to build the largest invocation tree.
+  bool measurement_mode = false;
+};
+
+}  // namespace takt

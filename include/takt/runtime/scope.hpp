@@ -1,0 +1,155 @@
+// Nested fork-join: a Scope spawns children and syncs them (Cilk's spawn/sync), fork_join.
+#pragma once
+
+#include "takt/runtime/detail/block.hpp"
+
+#include <atomic>
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <optional>
+#include <type_traits>
+#include <utility>
+
+namespace takt {
+
+namespace detail {
+struct ScopeAccess;
+struct ScopeState;
+template <class F>
+void child_entry(Block* self, void* closure);
+}  // namespace detail
+
+/// The spawn/sync region of one strand. spawn(f) runs f as a child that may execute in
+/// parallel with the rest of the strand (the continuation); sync() waits until every
+/// child spawned in this scope has finished and rethrows the first exception one of them
+/// threw. The destructor syncs, so a function cannot return with children outstanding.
+///
+/// A worker never blocks in sync(): when a stolen child is still running, the strand is
+/// parked on its coroutine stack and the worker goes on stealing (P³LS³ §3.2).
+///
+/// Outside a pool (no worker runs the calling thread) spawn(f) simply calls f: the
+/// serial elision.
+///
+/// `f` is moved (or copied) onto the child's own stack before the parent can continue,
+/// so a temporary lambda is fine; what it captures by reference must outlive sync().
+class Scope {
+ public:
+  Scope() noexcept : self_(detail::current_block()) {}
+  /// Syncs if spawn() was called since the last sync(). When the scope is destroyed by
+  /// an exception unwinding the strand, children's exceptions are dropped (the unwinding
+  /// one wins); otherwise the first child exception is rethrown from here.
+  ~Scope() noexcept(false) {
+    if (!open_) return;
+    if (std::uncaught_exceptions() > 0) {
+      sync_while_unwinding();
+    } else {
+      sync();
+    }
+  }
+  Scope(const Scope&) = delete;
+  Scope& operator=(const Scope&) = delete;
+
+  /// Runs `f()` as a child strand. Throws takt::Error when the spawn would exceed the
+  /// pool's static memory (depth D or the strand's stack).
+  template <class F>
+  void spawn(F&& f);
+
+  /// Waits for every child spawned in this scope; rethrows the first child exception.
+  void sync() {
+    if (!open_) return;
+    open_ = false;
+    if (self_ == nullptr) return;
+    if (stolen_ || self_->worker->hooks.load(std::memory_order_relaxed) != 0) [[unlikely]] {
+      sync_slow();
+    }
+    if (failed_.load(std::memory_order_relaxed)) [[unlikely]] rethrow();
+  }
+
+ private:
+  friend struct detail::ScopeAccess;
+  friend struct detail::ScopeState;
+  template <class F>
+  friend void detail::child_entry(detail::Block* self, void* closure);
+
+  void sync_slow();
+  void sync_while_unwinding() noexcept;
+  [[noreturn]] void rethrow();
+
+  detail::Block* self_;
+  bool open_ = false;    ///< spawned since the last sync
+  bool stolen_ = false;  ///< a thief took this strand's continuation since the last sync
+  std::atomic<bool> failed_{false};
+  /// Join counter: + 1 per steal of this strand's continuation (a detached child), - 1
+  /// per detached child that finishes, + kSync when the strand parks at sync(); whoever
+  /// brings it to exactly kSync is the last and continues the strand.
+  std::atomic<std::int64_t> join_{0};
+  std::exception_ptr error_;
+  std::uint64_t id_ = 0;  ///< observer only
+};
+
+namespace detail {
+
+/// Entry of a spawned child on its own coroutine stack: take over the callable, publish
+/// the parent's continuation, run.
+template <class F>
+void child_entry(Block* self, void* closure) {
+  using Fn = std::remove_cvref_t<F>;
+  auto* source = static_cast<std::remove_reference_t<F>*>(closure);
+  if constexpr (std::is_nothrow_constructible_v<Fn, F&&>) {
+    Fn fn(static_cast<F&&>(*source));
+    child_started(self);
+    fn();
+  } else {
+    std::optional<Fn> fn;
+    try {
+      fn.emplace(static_cast<F&&>(*source));
+    } catch (...) {
+      child_started(self);
+      throw;
+    }
+    child_started(self);
+    (*fn)();
+  }
+}
+
+}  // namespace detail
+
+template <class F>
+void Scope::spawn(F&& f) {
+  detail::Block* self = self_;
+  if (self == nullptr) {
+    std::forward<F>(f)();
+    return;
+  }
+  open_ = true;
+  detail::Block* child = self->chain_next;
+  if (child == nullptr || self->worker->hooks.load(std::memory_order_relaxed) != 0 ||
+      detail::stack_pointer() < self->stack_limit) [[unlikely]] {
+    detail::spawn_hooks(*this, self);  // throws when out of static memory; may yield
+    child = self->chain_next;
+  }
+  detail::WorkerHead* worker = self->worker;
+  child->invoke = &detail::child_entry<F>;
+  child->closure = const_cast<void*>(static_cast<const void*>(std::addressof(f)));
+  child->parent = self;
+  child->parent_scope = this;
+  child->worker = worker;
+  child->migrated = false;
+  child->special = 0;
+  self->push_scope = this;
+  // A block entered for a new strand never holds saved exception state.
+  detail::switch_to<detail::EhSides::outgoing>(child->context, self->context, worker->eh);
+  // Here the child has returned, or a thief resumed this continuation.
+}
+
+/// Runs f and g in parallel and returns when both have finished.
+template <class F, class G>
+void fork_join(F&& f, G&& g) {
+  Scope scope;
+  scope.spawn(std::forward<F>(f));
+  std::forward<G>(g)();
+  scope.sync();
+}
+
+}  // namespace takt

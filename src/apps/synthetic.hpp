@@ -1,0 +1,53 @@
+// The synthetic synchronous tasks of RTWS §IV.A (types 1–3): sequences of parallel-for
+// segments whose nodes busy-wait for a given time.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace takt::apps {
+
+/// A synchronous task: segment s has segment_nodes[s] nodes that may run in parallel;
+/// the segments run one after the other. Node j of segment s busy-waits
+/// node_ns(s, j) ∈ [min_node_ns, max_node_ns] nanoseconds.
+struct SyntheticTask {
+  int type = 1;
+  std::uint64_t seed = 0;
+  std::uint32_t min_node_ns = 0;
+  std::uint32_t max_node_ns = 0;
+  std::vector<std::uint32_t> segment_nodes;
+  /// Busy-loop iterations per nanosecond on this machine (calibrated when the task is made).
+  double units_per_ns = 1.0;
+
+  /// Nominal execution time of node j of segment s (a hash of seed, s and j).
+  [[nodiscard]] std::uint32_t node_ns(std::size_t segment, std::uint32_t node) const;
+  /// Runs node j of segment s: busy-waits node_ns(s, j).
+  void run_node(std::size_t segment, std::uint32_t node) const;
+  /// Σ over all nodes of node_ns: the task's work C in nanoseconds.
+  [[nodiscard]] std::uint64_t work_ns() const;
+  /// Σ over segments of the longest node: the span L in nanoseconds.
+  [[nodiscard]] std::uint64_t span_ns() const;
+  [[nodiscard]] std::uint64_t nodes() const;
+};
+
+/// Makes a task of RTWS type 1, 2 or 3 (§IV.A): 10–20 segments, and per segment
+///   type 1: 100,000–200,000 nodes of 5–10 ns,
+///   type 2: 10,000–20,000 nodes of 2,000–4,500 ns,
+///   type 3: 1,000–2,000 nodes of 20,000–50,000 ns,
+/// drawn uniformly from `seed`. `node_scale` multiplies the node counts (benchmarks use
+/// it to shorten runs). Calibrates the busy loop (about 20 ms).
+SyntheticTask make_synthetic_task(int type, std::uint64_t seed, double node_scale = 1.0);
+
+/// Busy-loop iterations per nanosecond, measured now (best of a few trials).
+double calibrate_busy_loop();
+/// Spins for `units` busy-loop iterations.
+void busy_units(std::uint64_t units);
+
+/// Runs the task on the takt runtime: each segment is a parallel_for over its nodes
+/// (grain 1: every node is a unit the scheduler may hand out).
+void run_synthetic(const SyntheticTask& task);
+/// Runs the task serially.
+void run_synthetic_serial(const SyntheticTask& task);
+
+}  // namespace takt::apps

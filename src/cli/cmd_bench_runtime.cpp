@@ -1,0 +1,31 @@
+// `takt bench runtime`: the runtime benchmark against oneTBB and OpenMP.
+#include "bench/runtime/runtime_bench.hpp"
+#include "cli/command.hpp"
+
+#include <memory>
+
+namespace takt::cli {
+namespace {
+
+[[maybe_unused]] const bool registered = register_command({
+    {"bench", "runtime"},
+    "fib, UTS, matmul and the RTWS synthetic tasks on takt, oneTBB, OpenMP and serially, isolated and "
+    "multiprogrammed; prints median/p95/max, ratios and the speed targets",
+    [](CLI::App& app) -> Action {
+      auto options = std::make_shared<bench::RuntimeBenchOptions>();
+      app.add_option("--json", options->json_path, "Write the results as JSON to this file");
+      app.add_option("--repetitions", options->repetitions, "Timed runs per kernel and runtime (default: per kernel)")
+          ->check(CLI::PositiveNumber);
+      app.add_flag("--quick", options->quick, "Small sizes and few runs (a smoke test, well under a minute)");
+      app.add_option("--workers", options->workers, "Threads per runtime (default: the CPUs this process may use)")
+          ->check(CLI::PositiveNumber);
+      app.add_option("--kernels", options->kernels,
+                     "Run only these kernels: fib, fib-1worker, uts, uts-t3-style, matmul, synthetic-1, "
+                     "synthetic-2, synthetic-3")
+          ->delimiter(',');
+      return [options] { return bench::run_runtime_bench(*options); };
+    },
+});
+
+}  // namespace
+}  // namespace takt::cli

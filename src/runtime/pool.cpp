@@ -1,0 +1,347 @@
+// Pool start-up (all static memory), shutdown, job submission, statistics and the
+// extension interface.
+#include "os/futex.hpp"
+#include "runtime/pool_state.hpp"
+#include "takt/error.hpp"
+#include "takt/runtime/measure.hpp"
+#include "takt/runtime/pool.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+
+namespace takt {
+namespace detail {
+
+extern thread_local Worker* tls_worker;
+
+namespace {
+
+constexpr std::size_t kMinStack = 16 * 1024;
+
+/// Stack kept free below a spawn: a spawn with less left throws takt::Error instead of
+/// letting the strand run on into the guard page. Throwing itself (formatting the
+/// message, the unwinder's two phases) needs up to about 6 KiB of it.
+std::size_t headroom(std::size_t stack_size) { return std::min<std::size_t>(stack_size / 2, 8192); }
+
+void link_chain(Block* const* blocks, std::size_t count) {
+  for (std::size_t i = 0; i < count; ++i) {
+    blocks[i]->chain_next = i + 1 < count ? blocks[i + 1] : nullptr;
+    blocks[i]->depth.store(static_cast<std::uint32_t>(i + 1), std::memory_order_relaxed);
+  }
+}
+
+}  // namespace
+
+PoolState::PoolState(PoolConfig cfg) : config(std::move(cfg)), strategy(config.strategy) {
+  measuring = config.measurement_mode;
+  if (config.cpus.empty()) config.cpus = os::allowed_cpus();
+  if (config.cpus.empty()) throw takt::Error(fmt::format("pool '{}': no CPU to run on", config.name));
+  workers_count = config.workers != 0 ? config.workers : config.cpus.size();
+  depth = config.memory.depth;
+  if (depth < 1) {
+    throw takt::Error(fmt::format("pool '{}': StaticMemory::depth = 0; it must be at least 1", config.name));
+  }
+  if (config.memory.stack_size < kMinStack) {
+    throw takt::Error(fmt::format("pool '{}': StaticMemory::stack_size = {} bytes is too small; use at least {}",
+                                  config.name, config.memory.stack_size, kMinStack));
+  }
+  levels = strategy == QueueStrategy::priority_aware ? std::max<std::size_t>(1, config.priority_levels) : 1;
+  reserve_total = config.suspended_strands * depth;
+  block_count = workers_count * levels * depth + reserve_total;
+  if (block_count > 0xFFFFFFF0u) {
+    throw takt::Error(fmt::format("pool '{}': {} blocks are too many; lower depth or workers", config.name, block_count));
+  }
+  const bool large = config.memory.large_stack_size > 0 && !measuring;
+  memory = std::make_unique<StackMemory>(block_count, config.memory.stack_size, large ? workers_count : 0,
+                                         config.memory.large_stack_size, workers_count, measuring, config.name);
+  if (config.prefault && !measuring) memory->prefault();
+
+  blocks = std::make_unique<Block[]>(block_count);
+  for (std::size_t i = 0; i < block_count; ++i) {
+    Block& b = blocks[i];
+    b.index = static_cast<std::uint32_t>(i);
+    b.stack_lo = memory->stack_lo(i);
+    b.stack_hi = memory->stack_hi(i);
+    b.stack_limit = b.stack_lo + headroom(memory->stack_size());
+#if defined(TAKT_TSAN)
+    b.context.fiber = __tsan_create_fiber(0);
+#endif
+    prime_block(&b);
+  }
+
+  std::vector<Block*> chain(depth);
+  std::size_t next_block = 0;
+  for (std::size_t i = 0; i < workers_count; ++i) {
+    auto w = std::make_unique<Worker>();
+    w->pool = this;
+    w->index = i;
+    w->rng = 0x9E3779B97F4A7C15ULL * (i + 1) ^ reinterpret_cast<std::uintptr_t>(this);
+    if (w->rng == 0) w->rng = 1;
+    w->measuring = measuring;
+    w->level_count = levels;
+    w->levels = std::make_unique<Level[]>(levels);
+    for (std::size_t l = 0; l < levels; ++l) {
+      Level& level = w->levels[l];
+      level.deque.reserve(depth + 2);
+      for (std::size_t d = 0; d < depth; ++d) chain[d] = &blocks[next_block++];
+      link_chain(chain.data(), depth);
+      level.head = chain[0];
+    }
+    set_level(w.get(), &w->levels[0]);
+    w->altstack = memory->altstack(i);
+#if defined(TAKT_TSAN)
+    if (large) w->large.fiber = __tsan_create_fiber(0);
+#endif
+    workers.push_back(std::move(w));
+  }
+  for (std::size_t i = next_block; i < block_count; ++i) {
+    blocks[i].chain_next = reserve_head;
+    reserve_head = &blocks[i];
+  }
+  reserve_free = reserve_total;
+
+  const std::size_t page = StackMemory::page_size();
+  footprint.workers = workers_count;
+  footprint.depth = depth;
+  footprint.chains_per_worker = levels;
+  footprint.stack_size = memory->stack_size();
+  footprint.block_bytes = memory->stack_size() + page + sizeof(Block);
+  footprint.resources_per_chain = depth * footprint.block_bytes;
+  footprint.reserve_blocks = reserve_total;
+  footprint.bound_bytes = workers_count * levels * footprint.resources_per_chain + reserve_total * footprint.block_bytes;
+  footprint.total_bytes = memory->mapped_bytes() + block_count * sizeof(Block) +
+                          workers_count * (sizeof(Worker) + levels * (sizeof(Level) + (depth + 2) * 16));
+
+  start_threads();
+}
+
+void PoolState::start_threads() {
+  for (auto& w : workers) {
+    Worker* raw = w.get();
+    raw->thread = std::thread([raw] { worker_main(raw); });
+  }
+}
+
+void PoolState::stop() {
+  closing.store(true, std::memory_order_seq_cst);
+  while (in_flight.load(std::memory_order_seq_cst) > 0) {
+    os::futex_wait_for(drained, 0, std::chrono::milliseconds(10));
+  }
+  stopping.store(true, std::memory_order_seq_cst);
+  idle_epoch.fetch_add(1, std::memory_order_release);
+  os::futex_wake_all(idle_epoch);
+  for (auto& w : workers) {
+    if (w->thread.joinable()) w->thread.join();
+  }
+}
+
+PoolState::~PoolState() {
+  stop();
+#if defined(TAKT_TSAN)
+  for (std::size_t i = 0; i < block_count; ++i) __tsan_destroy_fiber(blocks[i].context.fiber);
+  for (auto& w : workers) {
+    if (w->large.fiber != nullptr) __tsan_destroy_fiber(w->large.fiber);
+  }
+#endif
+}
+
+void submit_job(PoolState& state, ext::Job& job) {
+  if (state.closing.load(std::memory_order_acquire)) {
+    throw takt::Error(fmt::format("pool '{}' is shutting down; submit work before destroying it", state.config.name));
+  }
+  state.in_flight.fetch_add(1, std::memory_order_seq_cst);
+  JobAccess::next(job) = nullptr;
+  state.inject_lock.lock();
+  if (state.strategy == QueueStrategy::priority_aware) {
+    // Ordered by key (earliest deadline first), FIFO among equal keys.
+    ext::Job** link = &state.inject_head;
+    while (*link != nullptr && (*link)->key() <= job.key()) link = &JobAccess::next(**link);
+    JobAccess::next(job) = *link;
+    *link = &job;
+    if (JobAccess::next(job) == nullptr) state.inject_tail = &job;
+  } else {
+    if (state.inject_tail != nullptr) {
+      JobAccess::next(*state.inject_tail) = &job;
+    } else {
+      state.inject_head = &job;
+    }
+    state.inject_tail = &job;
+  }
+  state.injected.fetch_add(1, std::memory_order_seq_cst);
+  state.inject_lock.unlock();
+  notify_one(state);
+}
+
+void wait_for(std::atomic<std::uint32_t>& done) noexcept {
+  while (done.load(std::memory_order_acquire) == 0) os::futex_wait(done, 0);
+}
+
+void signal(std::atomic<std::uint32_t>& done) noexcept {
+  done.store(1, std::memory_order_release);
+  os::futex_wake_all(done);
+}
+
+PoolConfig measuring_config(const MeasureOptions& options) {
+  PoolConfig config;
+  config.workers = 1;
+  config.pin = false;
+  config.memory.depth = options.max_depth;
+  config.memory.stack_size = options.stack_size;
+  config.memory.large_stack_size = 0;
+  config.prefault = false;
+  config.measurement_mode = true;
+  config.idle_spin = std::chrono::microseconds(1);
+  config.name = "measurement";
+  return config;
+}
+
+Measurement measurement_of(Pool& pool) {
+  PoolState& state = pool.state();
+  Measurement m;
+  WorkerStatistics total = pool.total_statistics();
+  m.depth = total.max_depth;
+  m.spawns = total.spawns;
+  for (std::size_t i = 0; i < state.block_count; ++i) {
+    m.peak_stack_bytes = std::max(m.peak_stack_bytes, state.memory->resident_use(i));
+  }
+  return m;
+}
+
+}  // namespace detail
+
+StaticMemory Measurement::recommended(std::size_t stack_margin) const {
+  StaticMemory memory;
+  const std::size_t page = detail::StackMemory::page_size();
+  memory.depth = std::max<std::size_t>(depth, 1);
+  memory.stack_size = std::max<std::size_t>((peak_stack_bytes + stack_margin + page - 1) / page * page, 16 * 1024);
+  return memory;
+}
+
+Pool::Pool(PoolConfig config)
+    : state_(std::make_unique<detail::PoolState>(std::move(config))), extension_(*state_) {}
+
+Pool::~Pool() noexcept(false) {
+  if (detail::current_pool() == state_.get()) {
+    throw takt::Error(fmt::format("pool '{}' destroyed from one of its own workers", state_->config.name));
+  }
+  state_.reset();
+}
+
+std::size_t Pool::workers() const noexcept { return state_->workers_count; }
+const os::CpuSet& Pool::cpus() const noexcept { return state_->config.cpus; }
+const StaticMemory& Pool::static_memory() const noexcept { return state_->config.memory; }
+MemoryFootprint Pool::memory() const noexcept { return state_->footprint; }
+
+WorkerStatistics Pool::statistics(std::size_t worker) const noexcept {
+  WorkerStatistics s;
+  if (worker >= state_->workers_count) return s;
+  const detail::Worker& w = *state_->workers[worker];
+  auto get = [](const std::atomic<std::uint64_t>& now, const std::atomic<std::uint64_t>& base) {
+    return now.load(std::memory_order_relaxed) - base.load(std::memory_order_relaxed);
+  };
+  const detail::Counters& c = w.counters;
+  const detail::Counters& b = w.baseline;
+  s.spawns = get(c.spawns, b.spawns);
+  s.steals = get(c.steals, b.steals);
+  s.failed_steals = get(c.failed_steals, b.failed_steals);
+  s.sleeps = get(c.sleeps, b.sleeps);
+  s.jobs = get(c.jobs, b.jobs);
+  s.parks = get(c.parks, b.parks);
+  s.yields = get(c.yields, b.yields);
+  s.refused_yields = get(c.refused_yields, b.refused_yields);
+  s.max_depth = c.max_depth.load(std::memory_order_relaxed);
+  return s;
+}
+
+std::vector<WorkerStatistics> Pool::statistics() const {
+  std::vector<WorkerStatistics> all;
+  all.reserve(state_->workers_count);
+  for (std::size_t i = 0; i < state_->workers_count; ++i) all.push_back(statistics(i));
+  return all;
+}
+
+WorkerStatistics Pool::total_statistics() const noexcept {
+  WorkerStatistics total;
+  for (std::size_t i = 0; i < state_->workers_count; ++i) {
+    WorkerStatistics s = statistics(i);
+    total.spawns += s.spawns;
+    total.steals += s.steals;
+    total.failed_steals += s.failed_steals;
+    total.sleeps += s.sleeps;
+    total.jobs += s.jobs;
+    total.parks += s.parks;
+    total.yields += s.yields;
+    total.refused_yields += s.refused_yields;
+    total.max_depth = std::max(total.max_depth, s.max_depth);
+  }
+  return total;
+}
+
+void Pool::reset_statistics() noexcept {
+  for (auto& w : state_->workers) {
+    detail::Counters& c = w->counters;
+    detail::Counters& b = w->baseline;
+    auto copy = [](const std::atomic<std::uint64_t>& from, std::atomic<std::uint64_t>& to) {
+      to.store(from.load(std::memory_order_relaxed), std::memory_order_relaxed);
+    };
+    copy(c.spawns, b.spawns);
+    copy(c.steals, b.steals);
+    copy(c.failed_steals, b.failed_steals);
+    copy(c.sleeps, b.sleeps);
+    copy(c.jobs, b.jobs);
+    copy(c.parks, b.parks);
+    copy(c.yields, b.yields);
+    copy(c.refused_yields, b.refused_yields);
+  }
+}
+
+bool in_pool() noexcept { return detail::tls_worker != nullptr; }
+int current_worker() noexcept {
+  return detail::tls_worker != nullptr ? static_cast<int>(detail::tls_worker->index) : -1;
+}
+
+namespace ext {
+
+void Extension::submit(Job& job) { detail::submit_job(*state_, job); }
+
+void Extension::set_work_source(WorkSource* source) noexcept {
+  state_->source.store(source, std::memory_order_release);
+  notify_work();
+}
+
+void Extension::set_yield_policy(YieldPolicy* policy) noexcept {
+  state_->policy.store(policy, std::memory_order_release);
+}
+
+void Extension::set_observer(StrandObserver* observer) noexcept {
+  state_->observer.store(observer, std::memory_order_release);
+  for (auto& w : state_->workers) {
+    if (observer != nullptr) {
+      w->hooks.fetch_or(detail::hook_observer, std::memory_order_release);
+    } else {
+      w->hooks.fetch_and(~detail::hook_observer, std::memory_order_release);
+    }
+  }
+}
+
+void Extension::notify_work() noexcept { detail::notify_one(*state_); }
+
+void Extension::request_yield(std::size_t worker) noexcept {
+  if (worker < state_->workers_count) {
+    state_->workers[worker]->hooks.fetch_or(detail::hook_yield, std::memory_order_release);
+  }
+}
+
+bool Extension::running_key(std::size_t worker, std::chrono::nanoseconds& key) const noexcept {
+  if (worker >= state_->workers_count) return false;
+  const detail::Worker& w = *state_->workers[worker];
+  if (!w.running.load(std::memory_order_relaxed)) return false;
+  key = std::chrono::nanoseconds(w.running_key.load(std::memory_order_relaxed));
+  return true;
+}
+
+std::size_t Extension::workers() const noexcept { return state_->workers_count; }
+
+}  // namespace ext
+}  // namespace takt

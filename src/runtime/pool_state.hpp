@@ -1,0 +1,214 @@
+// Internal state of a pool: its workers, their levels (deque + chain of blocks), the
+// block table, the central queue, the job injection list and the idle protocol.
+#pragma once
+
+#include "runtime/central_queue.hpp"
+#include "runtime/chase_lev_deque.hpp"
+#include "runtime/queue_lock.hpp"
+#include "runtime/stack_memory.hpp"
+#include "takt/runtime/config.hpp"
+#include "takt/runtime/detail/block.hpp"
+#include "takt/runtime/extension.hpp"
+#include "takt/runtime/scope.hpp"
+#include "takt/runtime/statistics.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <thread>
+#include <vector>
+
+namespace takt::detail {
+
+struct PoolState;
+
+struct JobAccess {
+  static ext::Job*& next(ext::Job& job) noexcept { return job.next_; }
+};
+
+/// One entry of a worker's local priority queue (PAWS rule C): a deque and the chain of
+/// D blocks its computation runs on. A level is free (its chain complete, `head` set),
+/// running (the worker's current level), or frozen (a preempted local strand waits at
+/// its bottom). Work-stealing and centralized pools have one level per worker.
+struct Level {
+  ChaseLevDeque deque;
+  Block* head = nullptr;  ///< depth-1 block of the complete chain while the level is free
+  std::atomic<std::int64_t> key{0};
+  bool frozen = false;
+  bool awaiting_return = false;      ///< frozen strand was stolen; its trade not yet delivered
+  Block* frozen_strand = nullptr;
+  Block* frozen_rest = nullptr;      ///< the chain below the frozen strand (depth + 1 ...)
+  std::uint32_t frozen_epoch = 0;
+  std::atomic<std::uint32_t> returned{0};  ///< index + 1 of the sub-chain a thief of the frozen strand traded
+};
+
+/// What a strand asks its worker's scheduler to do once the strand's context is saved.
+struct Request {
+  enum class Kind : std::uint8_t { none, park, hand_back, freeze };
+  Kind kind = Kind::none;
+  Scope* scope = nullptr;
+  Block* strand = nullptr;
+  ext::Work work;
+  Block* spare = nullptr;  ///< reserve sub-chain for a hand-back
+};
+
+/// Owner-written counters, readable by anyone.
+struct Counters {
+  std::atomic<std::uint64_t> spawns{0}, steals{0}, failed_steals{0}, sleeps{0}, jobs{0}, parks{0}, yields{0},
+      refused_yields{0}, max_depth{0};
+};
+
+inline void bump(std::atomic<std::uint64_t>& counter) noexcept {
+  counter.store(counter.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+}
+
+struct alignas(64) Worker : WorkerHead {
+  PoolState* pool = nullptr;
+  std::size_t index = 0;
+  Block* current = nullptr;  ///< strand running on this worker (nullptr in the scheduler)
+  Level* level = nullptr;    ///< level of the running strand
+  ChaseLevDeque* deque = nullptr;  ///< level->deque
+  CentralQueue* central = nullptr;  ///< the pool's queue when centralized_greedy
+  std::unique_ptr<Level[]> levels;
+  std::size_t level_count = 0;
+  std::size_t frozen_levels = 0;
+  Context sched;             ///< the scheduler loop on the thread's own stack
+  Context large;             ///< the large-stack coroutine (if configured)
+  Context* large_return = nullptr;
+  void (*large_call)(void*) = nullptr;
+  void* large_arg = nullptr;
+  bool on_large_stack = false;
+  Request request;
+  std::uint64_t rng = 0;
+  std::chrono::nanoseconds sleep_timeout{0};
+  std::uint64_t task_seq = 0;  ///< observer task ids
+  Counters counters;
+  Counters baseline;
+  std::atomic<bool> running{false};
+  std::atomic<std::int64_t> running_key{0};
+  char* altstack = nullptr;
+  std::thread thread;
+};
+
+struct PoolState {
+  explicit PoolState(PoolConfig config);
+  ~PoolState();
+
+  PoolConfig config;
+  QueueStrategy strategy;
+  std::size_t workers_count = 0;  ///< P
+  std::size_t depth = 0;          ///< D
+  std::size_t levels = 0;         ///< chains per worker
+  bool measuring = false;
+
+  std::unique_ptr<StackMemory> memory;
+  std::unique_ptr<Block[]> blocks;
+  std::size_t block_count = 0;
+  std::vector<std::unique_ptr<Worker>> workers;
+  CentralQueue central;
+
+  // Jobs submitted to the pool itself (run(), Extension::submit).
+  QueueLock inject_lock;
+  ext::Job* inject_head = nullptr;
+  ext::Job* inject_tail = nullptr;
+  std::atomic<std::int64_t> injected{0};
+
+  std::atomic<ext::WorkSource*> source{nullptr};
+  std::atomic<ext::YieldPolicy*> policy{nullptr};
+  std::atomic<ext::StrandObserver*> observer{nullptr};
+
+  // Spare blocks for handed-back strands (PAWS rule F).
+  QueueLock reserve_lock;
+  Block* reserve_head = nullptr;
+  std::size_t reserve_free = 0;
+  std::size_t reserve_total = 0;
+
+  // Idle workers sleep on `idle_epoch` (an eventcount).
+  alignas(64) std::atomic<std::uint32_t> idle_epoch{0};
+  std::atomic<int> sleepers{0};
+  alignas(64) std::atomic<bool> closing{false};
+  std::atomic<bool> stopping{false};
+  std::atomic<std::int64_t> in_flight{0};
+  std::atomic<std::uint32_t> drained{0};
+
+  MemoryFootprint footprint;
+
+  [[nodiscard]] Block* block(std::uint32_t index) const noexcept { return &blocks[index]; }
+  static Block* strand_block(const ext::SuspendedStrand& strand) noexcept { return strand.block_; }
+  static ext::SuspendedStrand handle(Block* strand) noexcept {
+    return ext::SuspendedStrand(strand, std::chrono::nanoseconds(strand->suspended_key));
+  }
+  void start_threads();
+  void stop();
+};
+
+inline Worker* worker_of(const Block* block) noexcept { return static_cast<Worker*>(block->worker); }
+
+// ---- scheduler.cpp -------------------------------------------------------------------
+void worker_main(Worker* w);
+/// Wakes one sleeping worker if there is one (call after making work visible). Pairs
+/// with sleep(): the sleeper raises `sleepers` and then rescans for work; this reads
+/// `sleepers` with a read-modify-write, so one of the two sees the other (Dekker).
+void notify_one(PoolState& pool) noexcept;
+void set_level(Worker* w, Level* level) noexcept;
+void emit(Worker* w, ext::StrandEvent event) noexcept;
+std::uint64_t new_task_id(Worker* w) noexcept;
+
+// ---- trading.cpp ---------------------------------------------------------------------
+Block* claim_offer(PoolState& pool, Block* strand, std::uint32_t epoch) noexcept;
+bool settle_offer(PoolState& pool, Block* strand, std::uint32_t epoch, Block*& head) noexcept;
+void push_traded(Block* owner, Block* head) noexcept;
+Block* pop_traded(PoolState& pool, Block* owner) noexcept;
+/// A sub-chain for a party of a join on strand `owner` that is not the last: (if `claim`)
+/// the offer of its own detaching steal if still unclaimed, else one from owner's pool. One is always
+/// there or about to be (a thief between settling its offer and pushing it): the only
+/// wait in the runtime, a few instructions long.
+Block* take_traded(PoolState& pool, Block* owner, bool claim, std::uint32_t epoch) noexcept;
+Block* reserve_take(PoolState& pool, std::size_t count) noexcept;
+void reserve_give(PoolState& pool, Block* head, Block* tail, std::size_t count) noexcept;
+
+// ---- strand.cpp ----------------------------------------------------------------------
+void prime_block(Block* block) noexcept;
+void prime_large(Worker* w) noexcept;
+void root_entry(Block* self, void* job);
+
+struct ScopeState {
+  /// Added to a scope's join counter when its strand parks at sync (see Scope::join_).
+  static constexpr std::int64_t kSync = std::int64_t{1} << 40;
+  static std::atomic<std::int64_t>& join(Scope& s) noexcept;
+  static bool& stolen(Scope& s) noexcept;
+  static std::uint64_t& id(Scope& s) noexcept;
+  static void record_exception(Scope& s, std::exception_ptr error) noexcept;
+  static Block* block(Scope& s) noexcept;
+};
+
+inline constexpr std::uint32_t kNoOffer = 0;
+inline constexpr std::uint32_t kSettled = 0xFFFFFFFFu;
+inline std::uint64_t offer_word(std::uint32_t epoch, std::uint32_t state) noexcept {
+  return (static_cast<std::uint64_t>(epoch) << 32) | state;
+}
+inline std::uint32_t offer_epoch(std::uint64_t word) noexcept { return static_cast<std::uint32_t>(word >> 32); }
+inline std::uint32_t offer_state(std::uint64_t word) noexcept { return static_cast<std::uint32_t>(word); }
+/// Deque items: (epoch << 32) | block index.
+inline std::uint64_t item_of(const Block* b) noexcept { return (static_cast<std::uint64_t>(b->epoch) << 32) | b->index; }
+
+/// Pushes `parent`'s continuation (by its child once the child runs, or by a yield):
+/// from here on a thief may take it, so nothing of `parent` may be read afterwards.
+/// Returns the epoch of this push.
+inline std::uint32_t publish_continuation(Worker* w, Block* parent, bool ready) noexcept {
+  std::uint32_t epoch = ++parent->epoch;
+  parent->ready = ready;
+  parent->offer.store(offer_word(epoch, kNoOffer), std::memory_order_relaxed);
+  bool was_empty = w->central != nullptr ? w->central->push(parent) : w->deque->push(item_of(parent));
+  if (was_empty) [[unlikely]] notify_one(*w->pool);
+  return epoch;
+}
+
+/// Takes back `parent`'s continuation pushed with `epoch`; false when another worker took it.
+inline bool reclaim_continuation(Worker* w, Block* parent, std::uint32_t epoch) noexcept {
+  if (w->central != nullptr) [[unlikely]] return w->central->remove(parent, epoch);
+  return w->deque->pop();
+}
+
+}  // namespace takt::detail

@@ -1,0 +1,579 @@
+// The worker's scheduler loop on its own thread stack: find work (local levels, jobs,
+// stealing), run it, handle what a suspended strand asked for, back off and sleep.
+#include "os/clock.hpp"
+#include "os/cpu.hpp"
+#include "os/futex.hpp"
+#include "runtime/pool_state.hpp"
+#include "takt/error.hpp"
+
+#include <cassert>
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+
+namespace takt::detail {
+
+extern thread_local Worker* tls_worker;
+
+void yield_point(Block* self, ext::YieldPoint::At at);
+
+namespace {
+
+std::uint64_t next_random(Worker* w) noexcept {
+  // xorshift64*
+  std::uint64_t x = w->rng;
+  x ^= x >> 12;
+  x ^= x << 25;
+  x ^= x >> 27;
+  w->rng = x;
+  return x * 0x2545F4914F6CDD1DULL;
+}
+
+inline void cpu_relax() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+bool priority_aware(const PoolState& pool) noexcept { return pool.strategy == QueueStrategy::priority_aware; }
+bool centralized(const PoolState& pool) noexcept { return pool.strategy == QueueStrategy::centralized_greedy; }
+
+std::chrono::nanoseconds key_of(const Level* level) noexcept {
+  return std::chrono::nanoseconds(level->key.load(std::memory_order_relaxed));
+}
+
+void mark_running(Worker* w) noexcept {
+  w->running_key.store(w->level->key.load(std::memory_order_relaxed), std::memory_order_relaxed);
+  w->running.store(true, std::memory_order_relaxed);
+}
+
+/// A level of `w` whose chain is complete (free); the current one if it is.
+Level* free_level(Worker* w) noexcept {
+  if (w->level != nullptr && !w->level->frozen && w->level->head != nullptr) return w->level;
+  for (std::size_t i = 0; i < w->level_count; ++i) {
+    Level* level = &w->levels[i];
+    if (!level->frozen && level->head != nullptr) return level;
+  }
+  return nullptr;
+}
+
+/// Walks `count` blocks down a free chain starting at `head`; returns the last one.
+Block* walk(Block* head, std::size_t count) noexcept {
+  Block* b = head;
+  for (std::size_t i = 1; i < count; ++i) b = b->chain_next;
+  return b;
+}
+
+/// Prepares the root strand of `job` on `level`'s depth-1 block.
+Block* prepare_root(Worker* w, Level* level, ext::Job* job) noexcept {
+  Block* root = level->head;
+  level->head = nullptr;
+  level->key.store(job->key().count(), std::memory_order_relaxed);
+  set_level(w, level);
+  root->invoke = &root_entry;
+  root->closure = job;
+  root->job = job;
+  root->parent = nullptr;
+  root->parent_scope = nullptr;
+  root->migrated = false;
+  root->special = kRootStrand;
+  root->ready = false;
+  root->depth.store(1, std::memory_order_relaxed);
+  bump(w->counters.jobs);
+  if (w->counters.max_depth.load(std::memory_order_relaxed) < 1) w->counters.max_depth.store(1, std::memory_order_relaxed);
+  return root;
+}
+
+/// Prepares a handed-back strand to continue on `level`: the level's blocks for depths
+/// 1..k go to the reserve, the strand's children use the rest.
+Block* prepare_resume(Worker* w, Level* level, Block* strand) noexcept {
+  PoolState& pool = *w->pool;
+  if (strand < &pool.blocks[0] || strand >= &pool.blocks[0] + pool.block_count) {
+    // A policy bug; continuing would run a strand on another pool's memory.
+    std::fprintf(stderr, "takt: fatal: a suspended strand was given to pool '%s', which did not suspend it\n",
+                 pool.config.name.c_str());
+    std::abort();
+  }
+  std::size_t k = strand->depth.load(std::memory_order_relaxed);
+  Block* head = level->head;
+  Block* kth = walk(head, k);
+  Block* rest = kth->chain_next;
+  reserve_give(*w->pool, head, kth, k);
+  level->head = nullptr;
+  level->key.store(strand->suspended_key, std::memory_order_relaxed);
+  set_level(w, level);
+  strand->chain_next = rest;
+  return strand;
+}
+
+Block* prepare_work(Worker* w, Level* level, const ext::Work& work) noexcept {
+  if (work.job != nullptr) return prepare_root(w, level, work.job);  // counted by whoever handed it out
+  return prepare_resume(w, level, PoolState::strand_block(work.strand));
+}
+
+/// After the running strand switched back to the scheduler: act on its request and
+/// return the next block to enter (nullptr: the worker is idle).
+Block* handle_request(Worker* w) noexcept {
+  Request request = w->request;
+  w->request = Request{};
+  PoolState& pool = *w->pool;
+  switch (request.kind) {
+    case Request::Kind::none:
+      return nullptr;
+    case Request::Kind::park: {
+      Scope& scope = *request.scope;
+      Block* strand = ScopeState::block(scope);
+      // Read before joining: from then on the last child may resume the strand (and give
+      // it a new chain_next) at any moment.
+      Block* rest = strand->chain_next;
+      std::int64_t after =
+          ScopeState::join(scope).fetch_add(ScopeState::kSync, std::memory_order_acq_rel) + ScopeState::kSync;
+      if (after == ScopeState::kSync) return strand;  // every child already finished
+      // Children still run: the strand stays parked; take a traded sub-chain (all
+      // thieves settled theirs before resuming the strand, so one is there).
+      Block* sub = take_traded(pool, strand, false, 0);
+      sub->sub_tail->chain_next = rest;
+      w->level->head = sub;
+      bump(w->counters.parks);
+      return nullptr;
+    }
+    case Request::Kind::hand_back: {
+      Block* strand = request.strand;
+      strand->migrated = true;
+      Level* level = w->level;
+      request.spare->sub_tail->chain_next = strand->chain_next;
+      level->head = request.spare;
+      strand->suspended_key = level->key.load(std::memory_order_relaxed);
+      bump(w->counters.yields);
+      if (auto* policy = pool.policy.load(std::memory_order_acquire)) {
+        policy->suspended(PoolState::handle(strand));
+      }
+      return prepare_work(w, level, request.work);
+    }
+    case Request::Kind::freeze: {
+      Block* strand = request.strand;
+      Level* level = w->level;
+      level->frozen = true;
+      level->awaiting_return = false;
+      level->returned.store(0, std::memory_order_relaxed);
+      level->frozen_strand = strand;
+      level->frozen_rest = strand->chain_next;
+      ++w->frozen_levels;
+      level->frozen_epoch = publish_continuation(w, strand, true);
+      bump(w->counters.yields);
+      Level* next = free_level(w);
+      assert(next != nullptr);
+      return prepare_work(w, next, request.work);
+    }
+  }
+  return nullptr;
+}
+
+/// Runs `first` and whatever the strands it leads to ask for, until the worker is idle.
+void dispatch(Worker* w, Block* first) noexcept {
+  Block* next = first;
+  while (next != nullptr) {
+    w->current = next;
+    next->worker = w;
+    mark_running(w);
+    switch_to(next->context, w->sched, w->eh);
+    w->running.store(false, std::memory_order_relaxed);
+    next = handle_request(w);
+  }
+  w->sleep_timeout = std::chrono::milliseconds(1);
+}
+
+// ---- rule C: the worker's own frozen levels ------------------------------------------
+
+bool resume_frozen(Worker* w) noexcept {
+  Level* best = nullptr;
+  for (std::size_t i = 0; i < w->level_count; ++i) {
+    Level* level = &w->levels[i];
+    if (!level->frozen) continue;
+    if (best == nullptr || level->key.load(std::memory_order_relaxed) < best->key.load(std::memory_order_relaxed)) {
+      best = level;
+    }
+  }
+  if (best == nullptr) return false;
+  Level* level = best;
+  Block* strand = level->frozen_strand;
+  auto unfreeze = [&](Block* sub) {
+    sub->sub_tail->chain_next = level->frozen_rest;
+    level->head = sub;
+    level->frozen = false;
+    level->awaiting_return = false;
+    --w->frozen_levels;
+  };
+  if (level->awaiting_return) {
+    std::uint32_t returned = level->returned.load(std::memory_order_acquire);
+    if (returned == 0) return false;  // its thief has not delivered the trade yet
+    unfreeze(w->pool->block(returned - 1));
+    return true;
+  }
+  set_level(w, level);
+  if (level->deque.pop()) {
+    // The preempted strand is still here: continue it.
+    level->frozen = false;
+    --w->frozen_levels;
+    strand->ready = false;
+    dispatch(w, strand);
+    return true;
+  }
+  if (Block* sub = claim_offer(*w->pool, strand, level->frozen_epoch)) {
+    unfreeze(sub);
+  } else {
+    level->awaiting_return = true;
+  }
+  return true;
+}
+
+// ---- rule D: jobs --------------------------------------------------------------------
+
+ext::Job* take_injected(PoolState& pool) noexcept {
+  if (pool.injected.load(std::memory_order_relaxed) <= 0) return nullptr;
+  pool.inject_lock.lock();
+  ext::Job* job = pool.inject_head;
+  if (job != nullptr) {
+    pool.inject_head = JobAccess::next(*job);
+    if (pool.inject_head == nullptr) pool.inject_tail = nullptr;
+    JobAccess::next(*job) = nullptr;
+    pool.injected.fetch_sub(1, std::memory_order_relaxed);
+  }
+  pool.inject_lock.unlock();
+  return job;
+}
+
+ext::Work take_external(Worker* w) noexcept {
+  ext::Work work;
+  if (ext::Job* job = take_injected(*w->pool)) {
+    work.job = job;
+    return work;
+  }
+  if (auto* source = w->pool->source.load(std::memory_order_acquire)) work = source->take(w->index);
+  // A job from the source counts as in flight (the pool's destructor waits for it).
+  if (work.job != nullptr) w->pool->in_flight.fetch_add(1, std::memory_order_seq_cst);
+  return work;
+}
+
+// ---- rule E: stealing ----------------------------------------------------------------
+
+/// The victim's level to steal from: its only one, or (priority_aware) the level with
+/// the highest priority among its non-empty deques.
+Level* victim_level(Worker* victim, bool by_priority) noexcept {
+  if (!by_priority) return &victim->levels[0];
+  Level* best = nullptr;
+  for (std::size_t i = 0; i < victim->level_count; ++i) {
+    Level* level = &victim->levels[i];
+    if (level->deque.looks_empty()) continue;
+    if (best == nullptr || level->key.load(std::memory_order_relaxed) < best->key.load(std::memory_order_relaxed)) {
+      best = level;
+    }
+  }
+  return best;
+}
+
+/// A random other worker; priority_aware: a random one among those with work (busy).
+Worker* choose_victim(Worker* w) noexcept {
+  PoolState& pool = *w->pool;
+  std::size_t p = pool.workers_count;
+  if (p < 2) return nullptr;
+  if (!priority_aware(pool)) {
+    std::size_t v = next_random(w) % (p - 1);
+    if (v >= w->index) ++v;
+    return pool.workers[v].get();
+  }
+  Worker* chosen = nullptr;
+  std::uint64_t busy = 0;
+  for (std::size_t i = 0; i < p; ++i) {
+    if (i == w->index) continue;
+    Worker* candidate = pool.workers[i].get();
+    if (victim_level(candidate, true) == nullptr) continue;
+    ++busy;
+    if (next_random(w) % busy == 0) chosen = candidate;  // reservoir sampling: uniform among busy
+  }
+  return chosen;
+}
+
+/// The thief won `strand` (depth k) with the sub-chain head..(k-th) it traded in;
+/// `rest` are its blocks for depths k+1..D. Settles the trade and returns the strand.
+Block* won(Worker* w, Level* mine, Level* from, Block* strand, std::uint32_t epoch, Block* rest) noexcept {
+  PoolState& pool = *w->pool;
+  mine->head = nullptr;
+  mine->key.store(from->key.load(std::memory_order_relaxed), std::memory_order_relaxed);
+  set_level(w, mine);
+  Block* traded = nullptr;
+  if (strand->ready) {
+    // A preempted strand (no child detached from it): the trade belongs to the owner's
+    // frozen level; deliver it there before the strand can be pushed again.
+    if (settle_offer(pool, strand, epoch, traded)) from->returned.store(traded->index + 1, std::memory_order_release);
+    strand->ready = false;
+  } else {
+    // The child running below the continuation is now detached: count it in the join,
+    // then settle the offer into the scope's pool unless that child claimed it already.
+    Scope& scope = *strand->push_scope;
+    ScopeState::stolen(scope) = true;
+    ScopeState::join(scope).fetch_add(1, std::memory_order_relaxed);
+    if (settle_offer(pool, strand, epoch, traded)) push_traded(strand, traded);
+  }
+  strand->migrated = true;
+  strand->chain_next = rest;
+  bump(w->counters.steals);
+  return strand;
+}
+
+Block* steal_from_deque(Worker* w, Worker* victim, Level* mine) noexcept {
+  PoolState& pool = *w->pool;
+  Level* from = victim_level(victim, priority_aware(pool));
+  if (from == nullptr) return nullptr;
+  ChaseLevDeque::Peek peek = from->deque.peek();
+  if (!peek.found) return nullptr;
+  Block* strand = pool.block(static_cast<std::uint32_t>(peek.item));
+  auto epoch = static_cast<std::uint32_t>(peek.item >> 32);
+  std::size_t k = strand->depth.load(std::memory_order_relaxed);
+  if (k == 0 || k > pool.depth) return nullptr;  // a stale read; the item moved on
+  // Cut the sub-chain 1..k to trade before offering it: once the steal commits, the
+  // victim's child may claim it and link its own blocks below it.
+  Block* head = mine->head;
+  Block* kth = walk(head, k);
+  Block* rest = kth->chain_next;
+  head->sub_tail = kth;
+  kth->chain_next = nullptr;
+  std::uint64_t expected = offer_word(epoch, kNoOffer);
+  std::uint64_t offered = offer_word(epoch, head->index + 1);
+  if (!strand->offer.compare_exchange_strong(expected, offered, std::memory_order_acq_rel, std::memory_order_relaxed)) {
+    kth->chain_next = rest;
+    return nullptr;  // another thief is trading for it, or it moved on
+  }
+  if (!from->deque.commit(peek.top)) {
+    expected = offered;
+    strand->offer.compare_exchange_strong(expected, offer_word(epoch, kNoOffer), std::memory_order_acq_rel,
+                                          std::memory_order_relaxed);
+    kth->chain_next = rest;
+    return nullptr;
+  }
+  Block* stolen = won(w, mine, from, strand, epoch, rest);
+  if (!from->deque.looks_empty()) notify_one(pool);  // more to steal: wake a helper
+  return stolen;
+}
+
+Block* steal_from_central(Worker* w, Level* mine) noexcept {
+  PoolState& pool = *w->pool;
+  Block* head = mine->head;
+  Block* rest = nullptr;
+  std::uint32_t epoch = 0;
+  Block* strand = pool.central.take([&](Block* taken) {
+    std::size_t k = taken->depth.load(std::memory_order_relaxed);
+    Block* kth = walk(head, k);
+    rest = kth->chain_next;
+    kth->chain_next = nullptr;
+    head->sub_tail = kth;
+    epoch = taken->queued_epoch;
+    taken->offer.store(offer_word(epoch, head->index + 1), std::memory_order_release);
+  });
+  if (strand == nullptr) return nullptr;
+  return won(w, mine, mine, strand, epoch, rest);
+}
+
+bool try_steal(Worker* w) noexcept {
+  PoolState& pool = *w->pool;
+  Level* mine = free_level(w);
+  if (mine == nullptr) return false;
+  Block* strand = nullptr;
+  if (centralized(pool)) {
+    strand = steal_from_central(w, mine);
+  } else if (Worker* victim = choose_victim(w)) {
+    strand = steal_from_deque(w, victim, mine);
+  }
+  if (strand == nullptr) {
+    bump(w->counters.failed_steals);
+    return false;
+  }
+  if ((w->hooks.load(std::memory_order_relaxed) & hook_observer) != 0) {
+    ext::StrandEvent e;
+    e.kind = ext::StrandEvent::Kind::resume;
+    e.stolen = true;
+    e.worker = static_cast<std::uint32_t>(w->index);
+    e.task = strand->task_id;
+    e.strand = strand->strand_index;
+    e.time = os::monotonic_now();
+    emit(w, e);
+  }
+  dispatch(w, strand);
+  return true;
+}
+
+// ---- idle ----------------------------------------------------------------------------
+
+bool work_visible(const PoolState& pool) noexcept {
+  if (pool.injected.load(std::memory_order_seq_cst) > 0) return true;
+  if (centralized(pool)) return !pool.central.looks_empty();
+  for (const auto& worker : pool.workers) {
+    for (std::size_t i = 0; i < worker->level_count; ++i) {
+      if (!worker->levels[i].deque.looks_empty()) return true;
+    }
+  }
+  return false;
+}
+
+/// One pass over rules C, D, E. True when the worker ran something.
+bool find_and_run(Worker* w) noexcept {
+  if (w->frozen_levels > 0 && resume_frozen(w)) return true;
+  if (Level* level = free_level(w)) {
+    ext::Work work = take_external(w);
+    if (work) {
+      dispatch(w, prepare_work(w, level, work));
+      return true;
+    }
+  }
+  return try_steal(w);
+}
+
+void sleep(Worker* w) noexcept {
+  PoolState& pool = *w->pool;
+  std::uint32_t epoch = pool.idle_epoch.load(std::memory_order_acquire);
+  pool.sleepers.fetch_add(1, std::memory_order_seq_cst);
+  if (work_visible(pool) || pool.stopping.load(std::memory_order_seq_cst)) {
+    pool.sleepers.fetch_sub(1, std::memory_order_relaxed);
+    return;
+  }
+  if (Level* level = free_level(w)) {
+    ext::Work work = take_external(w);
+    if (work) {
+      pool.sleepers.fetch_sub(1, std::memory_order_relaxed);
+      dispatch(w, prepare_work(w, level, work));
+      return;
+    }
+  }
+  bump(w->counters.sleeps);
+  // The timeout is a safety net against a missed wake-up; it doubles while the pool
+  // stays idle, so an idle pool wakes about once a second.
+  os::futex_wait_for(pool.idle_epoch, epoch, w->sleep_timeout);
+  if (w->sleep_timeout < std::chrono::seconds(1)) w->sleep_timeout *= 2;
+  pool.sleepers.fetch_sub(1, std::memory_order_relaxed);
+}
+
+}  // namespace
+
+void notify_one(PoolState& pool) noexcept {
+  if (pool.sleepers.fetch_add(0, std::memory_order_seq_cst) > 0) {
+    pool.idle_epoch.fetch_add(1, std::memory_order_release);
+    os::futex_wake(pool.idle_epoch, 1);
+  }
+}
+
+void set_level(Worker* w, Level* level) noexcept {
+  w->level = level;
+  w->deque = &level->deque;
+  if (centralized(*w->pool)) {
+    w->central = &w->pool->central;
+    w->level_top = &w->pool->central.zero();
+    w->level_bottom = &w->pool->central.size();
+  } else {
+    w->level_top = &level->deque.top();
+    w->level_bottom = &level->deque.bottom();
+  }
+}
+
+void emit(Worker* w, ext::StrandEvent event) noexcept {
+  if (auto* observer = w->pool->observer.load(std::memory_order_acquire)) observer->on_event(event);
+}
+
+std::uint64_t new_task_id(Worker* w) noexcept { return (static_cast<std::uint64_t>(w->index + 1) << 48) | ++w->task_seq; }
+
+void yield_point(Block* self, ext::YieldPoint::At at) {
+  Worker* w = worker_of(self);
+  PoolState& pool = *w->pool;
+  w->hooks.fetch_and(~hook_yield, std::memory_order_relaxed);
+  auto* policy = pool.policy.load(std::memory_order_acquire);
+  if (policy == nullptr) return;
+  Level* level = w->level;
+  bool no_local_ancestors = self->parent == nullptr || self->migrated ||
+                            (!centralized(pool) && level->deque.owner_empty());
+  ext::YieldPoint point;
+  point.worker = w->index;
+  point.at = at;
+  point.key = key_of(level);
+  point.depth = self->depth.load(std::memory_order_relaxed);
+  if (no_local_ancestors) {
+    Block* spare = reserve_take(pool, point.depth);
+    if (spare == nullptr) {
+      bump(w->counters.refused_yields);
+      return;
+    }
+    point.hand_back = true;
+    ext::Work work = policy->preempt(point);
+    if (!work) {
+      reserve_give(pool, spare, spare->sub_tail, point.depth);
+      return;
+    }
+    if (work.job != nullptr) pool.in_flight.fetch_add(1, std::memory_order_seq_cst);
+    w->request.kind = Request::Kind::hand_back;
+    w->request.strand = self;
+    w->request.work = work;
+    w->request.spare = spare;
+  } else {
+    bool other_free = false;
+    if (priority_aware(pool)) {
+      for (std::size_t i = 0; i < w->level_count; ++i) {
+        Level* other = &w->levels[i];
+        if (other != level && !other->frozen && other->head != nullptr) other_free = true;
+      }
+    }
+    if (!other_free) {
+      bump(w->counters.refused_yields);
+      return;
+    }
+    point.hand_back = false;
+    ext::Work work = policy->preempt(point);
+    if (!work) return;
+    if (work.job != nullptr) pool.in_flight.fetch_add(1, std::memory_order_seq_cst);
+    w->request.kind = Request::Kind::freeze;
+    w->request.strand = self;
+    w->request.work = work;
+  }
+  w->current = nullptr;
+  switch_to(w->sched, self->context, w->eh);
+}
+
+void worker_main(Worker* w) {
+  PoolState& pool = *w->pool;
+  tls_worker = w;
+  w->eh = eh_globals();
+#if defined(TAKT_TSAN)
+  w->sched.fiber = __tsan_get_current_fiber();
+#endif
+  if (pool.config.pin && !pool.measuring) {
+    const os::CpuSet& cpus = pool.config.cpus;
+    os::pin_current_thread(os::CpuSet{cpus[w->index % cpus.size()]});
+  }
+  install_overflow_handler(w->altstack);
+  // The first exception a thread throws initializes the unwinder's state, which takes
+  // far more stack than later throws; do it here, on the thread's own stack, not in a
+  // strand stack that throws because it is nearly full.
+  try {
+    throw std::runtime_error("warm-up");
+  } catch (const std::runtime_error&) {
+  }
+  if (pool.config.on_worker_start) pool.config.on_worker_start(w->index);
+  if (pool.memory->large_size() > 0) prime_large(w);
+  w->sleep_timeout = std::chrono::milliseconds(1);
+  const std::chrono::nanoseconds spin = pool.config.idle_spin;
+  while (true) {
+    if (find_and_run(w)) continue;
+    if (pool.stopping.load(std::memory_order_acquire)) break;
+    // Back off: keep trying for `spin`, pausing longer and longer, then sleep.
+    auto deadline = os::monotonic_now() + spin;
+    bool found = false;
+    for (unsigned round = 0; !found; ++round) {
+      unsigned pauses = 1u << (round < 6 ? round : 6);
+      for (unsigned i = 0; i < pauses; ++i) cpu_relax();
+      found = find_and_run(w);
+      if (!found && (round & 7) == 7 && os::monotonic_now() >= deadline) break;
+      if (pool.stopping.load(std::memory_order_relaxed)) break;
+    }
+    if (!found && !pool.stopping.load(std::memory_order_acquire)) sleep(w);
+  }
+  tls_worker = nullptr;
+}
+
+}  // namespace takt::detail

@@ -1,0 +1,361 @@
+// The life of a strand on its block: the block's coroutine loop, spawn's child side,
+// completion (return to the parent or join), sync, and the slow paths of spawn.
+#include "os/clock.hpp"
+#include "runtime/pool_state.hpp"
+#include "takt/error.hpp"
+#include "takt/runtime/measure.hpp"
+#include "takt/runtime/scope.hpp"
+
+#include <cxxabi.h>
+#include <fmt/core.h>
+
+#include <cassert>
+
+namespace takt {
+namespace detail {
+
+// The worker the calling thread runs (initial-exec TLS: one instruction to read).
+thread_local Worker* tls_worker __attribute__((tls_model("initial-exec"))) = nullptr;
+// Context of the thread priming blocks (TSan needs its fiber to switch back).
+thread_local Context* tls_primer = nullptr;
+
+std::atomic<std::int64_t>& ScopeState::join(Scope& s) noexcept { return s.join_; }
+bool& ScopeState::stolen(Scope& s) noexcept { return s.stolen_; }
+std::uint64_t& ScopeState::id(Scope& s) noexcept { return s.id_; }
+Block* ScopeState::block(Scope& s) noexcept { return s.self_; }
+void ScopeState::record_exception(Scope& s, std::exception_ptr error) noexcept {
+  bool expected = false;
+  if (s.failed_.compare_exchange_strong(expected, true, std::memory_order_acq_rel)) s.error_ = std::move(error);
+}
+
+EhGlobals* eh_globals() noexcept { return reinterpret_cast<EhGlobals*>(abi::__cxa_get_globals()); }
+
+Block* current_block() noexcept {
+  Worker* w = tls_worker;
+  if (w == nullptr || w->on_large_stack) return nullptr;
+  return w->current;
+}
+
+PoolState* current_pool() noexcept {
+  Worker* w = tls_worker;
+  return w != nullptr ? w->pool : nullptr;
+}
+
+namespace {
+
+std::uint64_t scope_id(Worker* w, Scope& scope, Block* owner) {
+  (void)w;
+  std::uint64_t& id = ScopeState::id(scope);
+  if (id == 0) id = ++owner->scope_seq;
+  return id;
+}
+
+// TAKT_RUNTIME_OBSERVER=0 compiles the observer checks out; it exists only to show,
+// by comparison, that with no observer installed the checks cost nothing measurable
+// (docs/benchmarks-runtime.md).
+#ifndef TAKT_RUNTIME_OBSERVER
+#define TAKT_RUNTIME_OBSERVER 1
+#endif
+
+bool observing(const Worker* w) noexcept {
+  if constexpr (TAKT_RUNTIME_OBSERVER == 0) return false;
+  return (w->hooks.load(std::memory_order_relaxed) & hook_observer) != 0;
+}
+
+ext::StrandEvent event(ext::StrandEvent::Kind kind, Worker* w, Block* task) {
+  ext::StrandEvent e;
+  e.kind = kind;
+  e.worker = static_cast<std::uint32_t>(w->index);
+  e.task = task->task_id;
+  e.strand = task->strand_index;
+  e.time = os::monotonic_now();
+  return e;
+}
+
+/// The running strand is done with its block; the worker has nothing to run now.
+void go_idle(Worker* w, Block* self) noexcept {
+  w->current = nullptr;
+  switch_to<EhSides::incoming>(w->sched, self->context, w->eh);
+}
+
+/// A strand at depth k + 1 whose parent (depth k) is gone got a traded sub-chain of
+/// depths 1..k: its worker's chain becomes that sub-chain, then this block, then the
+/// blocks below it.
+void refill(Worker* w, Block* sub, Block* self) noexcept {
+  sub->sub_tail->chain_next = self;
+  w->level->head = sub;
+}
+
+/// A spawned child returned: give control back to the parent, or join. `Observed`
+/// strands report the parent's resumption to the observer.
+template <bool Observed>
+[[gnu::always_inline]] inline void child_done(Worker* w, Block* self) noexcept {
+  PoolState& pool = *w->pool;
+  Block* parent = self->parent;
+  Scope& scope = *self->parent_scope;
+  if (!self->migrated && reclaim_continuation(w, parent, self->parent_epoch)) {
+    // The common case: nobody stole the parent; it continues right here.
+    w->current = parent;
+    if constexpr (Observed) emit(w, event(ext::StrandEvent::Kind::resume, w, parent));
+    switch_to<EhSides::incoming>(parent->context, self->context, w->eh);  // this strand has finished
+    return;
+  }
+  // Detached: a thief took the parent's continuation. Arrive at the join.
+  std::int64_t after = ScopeState::join(scope).fetch_sub(1, std::memory_order_acq_rel) - 1;
+  if (after == ScopeState::kSync) {
+    // Last: the parent is parked at its sync; continue it on this worker, its children
+    // running on this block and the ones below.
+    parent->chain_next = self;
+    parent->worker = w;
+    w->current = parent;
+    switch_to<EhSides::incoming>(parent->context, self->context, w->eh);
+    return;
+  }
+  refill(w, take_traded(pool, parent, true, self->parent_epoch), self);
+  go_idle(w, self);
+}
+
+/// A root strand returned: its block heads the worker's chain again.
+void root_done(Worker* w, Block* self, std::exception_ptr error) noexcept {
+  PoolState& pool = *w->pool;
+  w->level->head = self;
+  ext::Job* job = self->job;
+  self->job = nullptr;
+  w->current = nullptr;
+  w->running.store(false, std::memory_order_relaxed);
+  job->finished(std::move(error));
+  if (pool.in_flight.fetch_sub(1, std::memory_order_acq_rel) == 1 && pool.closing.load(std::memory_order_acquire)) {
+    pool.drained.store(1, std::memory_order_release);
+    os::futex_wake_all(pool.drained);
+  }
+  switch_to(w->sched, self->context, w->eh);
+}
+
+/// Completion of a root or of an observed strand (the slow path of run_strand).
+[[gnu::noinline]] void special_done(Worker* w, Block* self, std::exception_ptr error) noexcept {
+  const bool observed = (self->special & kObservedStrand) != 0;
+  if (observed) emit(w, event(ext::StrandEvent::Kind::task_end, w, self));
+  if ((self->special & kRootStrand) != 0) {
+    root_done(w, self, std::move(error));
+    return;
+  }
+  if (error) ScopeState::record_exception(*self->parent_scope, std::move(error));
+  if (observed) {
+    child_done<true>(w, self);
+  } else {
+    child_done<false>(w, self);
+  }
+}
+
+/// Runs the strand assigned to `self`, then hands the worker on. Returns when the block
+/// is entered again for a new strand.
+void run_strand(Block* self) noexcept {
+  // Completion happens outside the catch block: never switch away inside a handler.
+  std::exception_ptr error;
+  try {
+    self->invoke(self, self->closure);
+  } catch (...) {
+    error = std::current_exception();
+  }
+  Worker* w = worker_of(self);
+  if (self->special != 0) [[unlikely]] {
+    special_done(w, self, std::move(error));
+    return;
+  }
+  if (error) [[unlikely]] ScopeState::record_exception(*self->parent_scope, std::move(error));
+  child_done<false>(w, self);
+}
+
+void block_main(transfer_t t) {
+  Block* self = static_cast<Block*>(t.data);
+  // Priming: give control back to the thread that created the block.
+#if defined(TAKT_TSAN)
+  __tsan_switch_to_fiber(tls_primer->fiber, 0);
+#endif
+  land(boost::context::detail::jump_fcontext(t.fctx, &self->context.fctx));
+  for (;;) run_strand(self);
+}
+
+void large_main(transfer_t t) {
+  auto* w = static_cast<Worker*>(t.data);
+#if defined(TAKT_TSAN)
+  __tsan_switch_to_fiber(tls_primer->fiber, 0);
+#endif
+  land(boost::context::detail::jump_fcontext(t.fctx, &w->large.fctx));
+  for (;;) {
+    w->large_call(w->large_arg);
+    switch_to(*w->large_return, w->large, w->eh);
+  }
+}
+
+}  // namespace
+
+void prime_block(Block* block) noexcept {
+  Context here;
+#if defined(TAKT_TSAN)
+  here.fiber = __tsan_get_current_fiber();
+  __tsan_switch_to_fiber(block->context.fiber, 0);
+#endif
+  tls_primer = &here;
+  std::size_t size = static_cast<std::size_t>(block->stack_hi - block->stack_lo);
+  fcontext_t fresh = boost::context::detail::make_fcontext(block->stack_hi, size, &block_main);
+  land(boost::context::detail::jump_fcontext(fresh, block));
+  tls_primer = nullptr;
+}
+
+void prime_large(Worker* w) noexcept {
+  Context here;
+#if defined(TAKT_TSAN)
+  here.fiber = __tsan_get_current_fiber();
+  __tsan_switch_to_fiber(w->large.fiber, 0);
+#endif
+  tls_primer = &here;
+  char* hi = w->pool->memory->large_hi(w->index);
+  fcontext_t fresh = boost::context::detail::make_fcontext(hi, w->pool->memory->large_size(), &large_main);
+  land(boost::context::detail::jump_fcontext(fresh, w));
+  tls_primer = nullptr;
+}
+
+void root_entry(Block* self, void* job) {
+  Worker* w = worker_of(self);
+  if (observing(w)) {
+    self->special |= kObservedStrand;
+    self->task_id = new_task_id(w);
+    self->strand_index = 0;
+    self->scope_seq = 0;
+    emit(w, event(ext::StrandEvent::Kind::task_begin, w, self));
+  }
+  static_cast<ext::Job*>(job)->run();
+}
+
+void child_started(Block* self) noexcept {
+  Worker* w = worker_of(self);
+  Block* parent = self->parent;
+  w->current = self;
+  if (observing(w)) [[unlikely]] {
+    // Before the push: afterwards a thief may already resume the parent's continuation.
+    self->special = kObservedStrand;
+    self->task_id = new_task_id(w);
+    self->strand_index = 0;
+    self->scope_seq = 0;
+    ext::StrandEvent spawn = event(ext::StrandEvent::Kind::spawn, w, parent);
+    spawn.other = self->task_id;
+    spawn.scope = scope_id(w, *self->parent_scope, parent);
+    emit(w, spawn);
+    ++parent->strand_index;
+    ext::StrandEvent begin = event(ext::StrandEvent::Kind::task_begin, w, self);
+    begin.other = parent->task_id;
+    begin.scope = spawn.scope;
+    emit(w, begin);
+  }
+  self->parent_epoch = publish_continuation(w, parent, false);
+  bump(w->counters.spawns);
+  std::uint32_t depth = self->depth.load(std::memory_order_relaxed);
+  if (depth > w->counters.max_depth.load(std::memory_order_relaxed)) {
+    w->counters.max_depth.store(depth, std::memory_order_relaxed);
+  }
+}
+
+[[noreturn]] void throw_depth_exhausted(const Block* self) {
+  const auto* w = static_cast<const Worker*>(self->worker);
+  std::size_t needed = self->depth.load(std::memory_order_relaxed) + 1;
+  throw takt::Error(fmt::format(
+      "spawn at depth {} exceeds the static memory of pool '{}': StaticMemory::depth = {} (configured), "
+      "at least {} needed; raise depth to the D that takt::measure reports for the worst-case input",
+      needed, w->pool->config.name, w->pool->depth, needed));
+}
+
+[[noreturn]] void throw_stack_exhausted(const Block* self, const char* sp) {
+  const auto* w = static_cast<const Worker*>(self->worker);
+  auto used = static_cast<std::size_t>(self->stack_hi - sp);
+  throw takt::Error(fmt::format(
+      "strand stack nearly exhausted in pool '{}': {} of StaticMemory::stack_size = {} bytes (configured) in use "
+      "at a spawn, at least {} needed; raise stack_size (takt::measure reports the peak) or move deep serial code "
+      "to takt::call_on_large_stack",
+      w->pool->config.name, used, w->pool->memory->stack_size(),
+      used + static_cast<std::size_t>(self->stack_limit - self->stack_lo)));
+}
+
+void yield_point(Block* self, ext::YieldPoint::At at);
+
+void spawn_hooks(Scope& scope, Block* self) {
+  (void)scope;
+  Worker* w = worker_of(self);
+  if ((w->hooks.load(std::memory_order_relaxed) & hook_yield) != 0) {
+    yield_point(self, ext::YieldPoint::At::spawn);
+  }
+  if (self->chain_next == nullptr) throw_depth_exhausted(self);
+  const char* sp = stack_pointer();
+  if (sp < self->stack_limit) throw_stack_exhausted(self, sp);
+}
+
+bool run_on_large_stack(void (*call)(void*), void* arg) {
+  Worker* w = tls_worker;
+  if (w == nullptr || w->on_large_stack || w->large.fctx == nullptr || w->current == nullptr) return false;
+  Context here;
+#if defined(TAKT_TSAN)
+  here.fiber = w->current->context.fiber;
+#endif
+  w->large_call = call;
+  w->large_arg = arg;
+  w->large_return = &here;
+  w->on_large_stack = true;
+  switch_to(w->large, here, w->eh);
+  w->on_large_stack = false;
+  return true;
+}
+
+}  // namespace detail
+
+void Scope::sync_slow() {
+  detail::Block* self = self_;
+  auto* w = detail::worker_of(self);
+  bool observe = detail::observing(w);
+  std::uint64_t scope = 0;
+  if (observe) {
+    scope = detail::scope_id(w, *this, self);
+    auto e = detail::event(ext::StrandEvent::Kind::sync, w, self);
+    e.scope = scope;
+    detail::emit(w, e);
+  }
+  if (stolen_) {
+    // A child may still run elsewhere: park here; the scheduler pops a traded sub-chain
+    // (or, finding none, resumes this strand at once), and the last child continues us.
+    w->request.kind = detail::Request::Kind::park;
+    w->request.scope = this;
+    w->current = nullptr;
+    detail::switch_to(w->sched, self->context, w->eh);
+    // Every child has joined; the counter is ours again.
+    join_.store(0, std::memory_order_relaxed);
+    stolen_ = false;
+    w = detail::worker_of(self);
+  }
+  if (observe) {
+    ++self->strand_index;
+    auto e = detail::event(ext::StrandEvent::Kind::joined, w, self);
+    e.scope = scope;
+    detail::emit(w, e);
+  }
+  if ((w->hooks.load(std::memory_order_relaxed) & detail::hook_yield) != 0) {
+    detail::yield_point(self, ext::YieldPoint::At::sync);
+  }
+}
+
+void Scope::sync_while_unwinding() noexcept {
+  open_ = false;
+  if (self_ == nullptr) return;
+  try {
+    if (stolen_ || self_->worker->hooks.load(std::memory_order_relaxed) != 0) sync_slow();
+  } catch (...) {
+    // The exception already unwinding wins; children's errors are dropped.
+  }
+}
+
+void Scope::rethrow() {
+  failed_.store(false, std::memory_order_relaxed);
+  std::exception_ptr error = std::move(error_);
+  error_ = nullptr;
+  std::rethrow_exception(error);
+}
+
+}  // namespace takt

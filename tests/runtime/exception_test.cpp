@@ -1,0 +1,190 @@
+// Exceptions propagate from children to the syncing parent and from the root to run().
+#include "apps/fib.hpp"
+#include "takt/error.hpp"
+#include "takt/runtime.hpp"
+#include "test_support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace {
+
+using takt::Pool;
+using takt::QueueStrategy;
+using takt::testing::config;
+
+class Exceptions : public ::testing::TestWithParam<QueueStrategy> {};
+
+INSTANTIATE_TEST_SUITE_P(Runtime, Exceptions,
+                         ::testing::Values(QueueStrategy::work_stealing, QueueStrategy::priority_aware,
+                                           QueueStrategy::centralized_greedy),
+                         [](const auto& info) { return std::string(takt::testing::name(info.param)); });
+
+struct Boom : std::runtime_error {
+  explicit Boom(int where) : std::runtime_error("boom at " + std::to_string(where)), where(where) {}
+  int where;
+};
+
+// fib that throws at one chosen leaf; the rest of the tree keeps running.
+std::uint64_t fib_throwing(std::uint64_t n, std::uint64_t path, std::uint64_t target) {
+  if (n < 2) {
+    if (path == target) throw Boom(static_cast<int>(path));
+    return n;
+  }
+  std::uint64_t a = 0, b = 0;
+  takt::Scope scope;
+  scope.spawn([&] { a = fib_throwing(n - 1, path * 2, target); });
+  b = fib_throwing(n - 2, path * 2 + 1, target);
+  scope.sync();
+  return a + b;
+}
+
+TEST_P(Exceptions, ChildExceptionReachesTheSyncAndRun) {
+  Pool pool(config(2, GetParam()));
+  // Path 1 << 15 is the leftmost leaf of fib(16): reached through spawned children only.
+  try {
+    pool.run([] { return fib_throwing(16, 1, 1u << 15); });
+    FAIL() << "expected Boom";
+  } catch (const Boom& e) {
+    EXPECT_EQ(e.where, 1 << 15);
+  }
+  // The pool is still usable afterwards.
+  EXPECT_EQ(pool.run([] { return takt::apps::fib(18); }), takt::apps::fib_serial(18));
+}
+
+// Paths of the leaves of fib(n), in the numbering of fib_throwing.
+void leaf_paths(std::uint64_t n, std::uint64_t path, std::vector<std::uint64_t>& out) {
+  if (n < 2) {
+    out.push_back(path);
+    return;
+  }
+  leaf_paths(n - 1, path * 2, out);
+  leaf_paths(n - 2, path * 2 + 1, out);
+}
+
+TEST_P(Exceptions, ExceptionsDeepInsideStolenWorkPropagate) {
+  Pool pool(config(2, GetParam()));
+  std::vector<std::uint64_t> leaves;
+  leaf_paths(17, 1, leaves);
+  ASSERT_EQ(leaves.size(), takt::apps::fib_serial(18));  // fib(n) has fib(n+1) leaves
+  for (std::size_t pick : {std::size_t{0}, leaves.size() / 3, leaves.size() / 2, leaves.size() - 1}) {
+    std::uint64_t target = leaves[pick];
+    EXPECT_THROW(pool.run([target] { return fib_throwing(17, 1, target); }), Boom) << target;
+  }
+  EXPECT_EQ(pool.run([] { return takt::apps::fib(16); }), takt::apps::fib_serial(16));
+}
+
+TEST_P(Exceptions, ManyChildrenThrowingGiveOneException) {
+  Pool pool(config(2, GetParam()));
+  std::atomic<int> thrown{0};
+  try {
+    pool.run([&] {
+      takt::parallel_for(0, 5000, 1, [&](int i) {
+        if (i % 7 == 0) {
+          thrown.fetch_add(1);
+          throw Boom(i);
+        }
+      });
+    });
+    FAIL() << "expected Boom";
+  } catch (const Boom& e) {
+    EXPECT_EQ(e.where % 7, 0);
+  }
+  EXPECT_GT(thrown.load(), 0);
+}
+
+TEST_P(Exceptions, RootExceptionReachesRun) {
+  Pool pool(config(2, GetParam()));
+  EXPECT_THROW(pool.run([]() -> int { throw Boom(-1); }), Boom);
+}
+
+TEST_P(Exceptions, ParentExceptionWinsAndChildrenStillFinish) {
+  Pool pool(config(2, GetParam()));
+  std::atomic<int> finished{0};
+  try {
+    pool.run([&] {
+      takt::Scope scope;
+      for (int i = 0; i < 8; ++i) {
+        scope.spawn([&finished] {
+          takt::apps::fib(15);
+          finished.fetch_add(1);
+          throw Boom(1);
+        });
+      }
+      throw Boom(2);  // the scope's destructor syncs while this exception unwinds
+    });
+    FAIL() << "expected Boom";
+  } catch (const Boom& e) {
+    EXPECT_EQ(e.where, 2);
+  }
+  EXPECT_EQ(finished.load(), 8);
+}
+
+TEST_P(Exceptions, HandlersMaySpawnAndRethrowAfterMigrating) {
+  // Inside a catch block the strand spawns and syncs, so it may be stolen and continue
+  // on another thread; `throw;` then needs the handler's exception on that thread, and
+  // std::uncaught_exceptions() must be right in the scope destructors that unwind.
+  Pool pool(config(2, GetParam()));
+  for (int round = 0; round < 20; ++round) {
+    int caught = -1;
+    try {
+      pool.run([] {
+        try {
+          throw Boom(7);
+        } catch (const Boom&) {
+          EXPECT_EQ(std::uncaught_exceptions(), 0);
+          EXPECT_EQ(takt::apps::fib(16), takt::apps::fib_serial(16));  // spawns and syncs
+          throw;
+        }
+      });
+    } catch (const Boom& e) {
+      caught = e.where;
+    }
+    ASSERT_EQ(caught, 7) << "round " << round;
+  }
+  // Unwinding through scopes whose syncs park: every frame sees the unwinding.
+  for (int round = 0; round < 20; ++round) {
+    EXPECT_THROW(pool.run([] {
+                   takt::Scope scope;
+                   scope.spawn([] { takt::apps::fib(14); });
+                   struct CheckUnwinding {
+                     ~CheckUnwinding() { EXPECT_EQ(std::uncaught_exceptions(), 1); }
+                   } check;
+                   throw Boom(8);
+                 }),
+                 Boom);
+  }
+  EXPECT_EQ(std::uncaught_exceptions(), 0);
+}
+
+TEST_P(Exceptions, DestructorRethrowsWhenSyncWasForgotten) {
+  Pool pool(config(2, GetParam()));
+  EXPECT_THROW(pool.run([] {
+                 takt::Scope scope;
+                 scope.spawn([] { throw Boom(3); });
+               }),
+               Boom);
+}
+
+TEST_P(Exceptions, SyncCanBeCalledAgainAfterAnException) {
+  Pool pool(config(2, GetParam()));
+  int after = pool.run([] {
+    takt::Scope scope;
+    scope.spawn([] { throw Boom(4); });
+    try {
+      scope.sync();
+    } catch (const Boom&) {
+    }
+    int x = 0;
+    scope.spawn([&] { x = 42; });
+    scope.sync();
+    return x;
+  });
+  EXPECT_EQ(after, 42);
+}
+
+}  // namespace

@@ -1,0 +1,312 @@
+// The extension interface: an external work source (PAWS rule D), yield points that
+// hand a strand back to the policy (rule F) or keep it in a local deque, running keys.
+#include "apps/fib.hpp"
+#include "takt/runtime.hpp"
+#include "test_support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using namespace std::chrono_literals;
+using takt::Pool;
+using takt::QueueStrategy;
+using takt::ext::Job;
+using takt::ext::SuspendedStrand;
+using takt::ext::Work;
+using takt::testing::config;
+
+/// A job whose computation is a function; counts and records its completion.
+struct FunctionJob final : Job {
+  template <class F>
+  FunctionJob(std::chrono::nanoseconds key, F f) : Job(key), body(std::move(f)) {}
+  void run() override { body(); }
+  void finished(std::exception_ptr error) noexcept override {
+    failed = error != nullptr;
+    done.store(true, std::memory_order_release);
+  }
+  void wait() const {
+    while (!done.load(std::memory_order_acquire)) std::this_thread::sleep_for(100us);
+  }
+  std::function<void()> body;
+  std::atomic<bool> done{false};
+  bool failed = false;
+};
+
+TEST(WorkSource, IdleWorkersTakeJobsFromIt) {
+  std::vector<std::unique_ptr<FunctionJob>> jobs;
+  std::vector<std::uint64_t> results(40);
+  for (int i = 0; i < 40; ++i) {
+    jobs.push_back(std::make_unique<FunctionJob>(0ns, [&results, i] { results[i] = takt::apps::fib(10 + i % 8); }));
+  }
+  struct Source final : takt::ext::WorkSource {
+    std::vector<std::unique_ptr<FunctionJob>>* jobs;
+    std::atomic<std::size_t> next{0};
+    Work take(std::size_t) noexcept override {
+      std::size_t i = next.fetch_add(1);
+      Work w;
+      if (i < jobs->size()) w.job = (*jobs)[i].get();
+      return w;
+    }
+  } source;
+  source.jobs = &jobs;
+  Pool pool(config(2));
+  pool.extension().set_work_source(&source);
+  for (auto& job : jobs) job->wait();
+  pool.extension().set_work_source(nullptr);
+  for (int i = 0; i < 40; ++i) EXPECT_EQ(results[i], takt::apps::fib_serial(10 + i % 8));
+  EXPECT_EQ(pool.total_statistics().jobs, 40u);
+}
+
+/// A yield policy that preempts with one given job, and keeps what it is handed back
+/// so that a work source can give it to the pool again.
+struct Preemptor final : takt::ext::YieldPolicy, takt::ext::WorkSource {
+  std::mutex mutex;
+  Job* next_job = nullptr;
+  std::vector<SuspendedStrand> handed_back;
+  std::atomic<int> suspensions{0};
+  bool give_back = true;
+
+  Work preempt(const takt::ext::YieldPoint& point) noexcept override {
+    std::lock_guard lock(mutex);
+    last_point = point;
+    Work w;
+    w.job = next_job;
+    next_job = nullptr;
+    return w;
+  }
+  void suspended(SuspendedStrand strand) noexcept override {
+    std::lock_guard lock(mutex);
+    handed_back.push_back(strand);
+    suspensions.fetch_add(1);
+  }
+  Work take(std::size_t) noexcept override {
+    std::lock_guard lock(mutex);
+    Work w;
+    if (give_back && !handed_back.empty()) {
+      w.strand = handed_back.back();
+      handed_back.pop_back();
+    }
+    return w;
+  }
+  takt::ext::YieldPoint last_point;
+};
+
+TEST(YieldPolicy, HandsBackAStrandAndResumesItLater) {
+  auto c = config(2);
+  c.suspended_strands = 1;
+  Pool pool(c);
+  Preemptor policy;
+  std::atomic<bool> b_ran{false};
+  FunctionJob b(10ns, [&] {
+    b_ran = true;
+    takt::apps::fib(15);
+  });
+  policy.next_job = &b;
+  pool.extension().set_yield_policy(&policy);
+  pool.extension().set_work_source(&policy);
+
+  std::uint64_t sum = 0;
+  int before = -1;
+  FunctionJob a(20ns, [&] {
+    for (int i = 0; i < 200; ++i) {
+      if (i == 50) {
+        before = takt::current_worker();
+        pool.extension().request_yield(static_cast<std::size_t>(before));
+      }
+      takt::Scope scope;
+      std::uint64_t x = 0;
+      scope.spawn([&x, i] { x = takt::apps::fib(5 + i % 5); });
+      scope.sync();
+      sum += x;
+    }
+  });
+  pool.extension().submit(a);
+  a.wait();
+  b.wait();
+  std::uint64_t expected = 0;
+  for (int i = 0; i < 200; ++i) expected += takt::apps::fib_serial(5 + i % 5);
+  EXPECT_EQ(sum, expected);
+  EXPECT_TRUE(b_ran.load());
+  EXPECT_EQ(policy.suspensions.load(), 1);
+  EXPECT_TRUE(policy.last_point.hand_back);  // a root strand has no local ancestor
+  EXPECT_EQ(policy.last_point.key, 20ns);
+  EXPECT_EQ(policy.last_point.at, takt::ext::YieldPoint::At::spawn);
+  EXPECT_EQ(pool.total_statistics().yields, 1u);
+  pool.extension().set_yield_policy(nullptr);
+  pool.extension().set_work_source(nullptr);
+}
+
+TEST(YieldPolicy, WithoutReserveTheYieldIsRefused) {
+  Pool pool(config(2));  // suspended_strands = 0
+  Preemptor policy;
+  FunctionJob b(10ns, [] {});
+  policy.next_job = &b;
+  pool.extension().set_yield_policy(&policy);
+  std::uint64_t r = pool.run([&] {
+    pool.extension().request_yield(static_cast<std::size_t>(takt::current_worker()));
+    return takt::apps::fib(12);
+  });
+  EXPECT_EQ(r, takt::apps::fib_serial(12));
+  EXPECT_EQ(pool.total_statistics().refused_yields, 1u);
+  EXPECT_EQ(policy.suspensions.load(), 0);
+  pool.extension().set_yield_policy(nullptr);
+}
+
+TEST(YieldPolicy, PriorityAwarePoolKeepsALocalStrandInItsDeque) {
+  // One worker: job A's child yields with A's continuation below it in the deque, so the
+  // child stays in A's deque (frozen level) while B runs; then the worker returns to it.
+  auto c = config(1, QueueStrategy::priority_aware);
+  c.priority_levels = 2;
+  Pool pool(c);
+  Preemptor policy;
+  std::mutex order_mutex;
+  std::vector<char> order;
+  auto record = [&](char what) {
+    std::lock_guard lock(order_mutex);
+    order.push_back(what);
+  };
+  FunctionJob b(100ns, [&] { record('B'); });
+  policy.next_job = &b;
+  pool.extension().set_yield_policy(&policy);
+  FunctionJob a(200ns, [&] {
+    takt::Scope scope;
+    scope.spawn([&] {
+      pool.extension().request_yield(0);
+      takt::Scope inner;
+      inner.spawn([&] { record('a'); });  // the yield point is this spawn
+      inner.sync();
+    });
+    scope.sync();
+    record('A');
+  });
+  pool.extension().submit(a);
+  a.wait();
+  b.wait();
+  EXPECT_EQ(order, (std::vector<char>{'B', 'a', 'A'}));
+  EXPECT_FALSE(policy.last_point.hand_back);
+  EXPECT_EQ(policy.suspensions.load(), 0);  // not handed back: kept locally
+  EXPECT_EQ(pool.total_statistics().yields, 1u);
+  pool.extension().set_yield_policy(nullptr);
+}
+
+/// Preempts whenever asked, with whatever waits: jobs not yet started and strands handed
+/// back earlier. Also the pool's work source.
+struct Shuffler final : takt::ext::YieldPolicy, takt::ext::WorkSource {
+  std::mutex mutex;
+  std::deque<Work> waiting;
+  std::atomic<int> handed_back{0};
+  /// Until set, idle workers get only handed-back strands: new jobs start by preemption.
+  std::atomic<bool> idle_may_start_jobs{false};
+  Work next(bool jobs_too) {
+    std::lock_guard lock(mutex);
+    Work w;
+    for (auto it = waiting.begin(); it != waiting.end(); ++it) {
+      if (it->job == nullptr || jobs_too) {
+        w = *it;
+        waiting.erase(it);
+        break;
+      }
+    }
+    return w;
+  }
+  Work preempt(const takt::ext::YieldPoint&) noexcept override { return next(true); }
+  void suspended(SuspendedStrand strand) noexcept override {
+    handed_back.fetch_add(1);
+    std::lock_guard lock(mutex);
+    Work w;
+    w.strand = strand;
+    waiting.push_back(w);
+  }
+  Work take(std::size_t) noexcept override { return next(idle_may_start_jobs.load()); }
+};
+
+class Preemption : public ::testing::TestWithParam<QueueStrategy> {};
+INSTANTIATE_TEST_SUITE_P(Runtime, Preemption,
+                         ::testing::Values(QueueStrategy::work_stealing, QueueStrategy::priority_aware),
+                         [](const auto& info) { return std::string(takt::testing::name(info.param)); });
+
+TEST_P(Preemption, RepeatedPreemptionsKeepEveryResultRight) {
+  auto c = config(2, GetParam());
+  c.suspended_strands = 6;
+  c.priority_levels = 3;
+  Pool pool(c);
+  Shuffler policy;
+  constexpr int kJobs = 24;
+  std::vector<std::unique_ptr<FunctionJob>> jobs;
+  std::vector<std::uint64_t> sums(kJobs, 0);
+  for (int j = 0; j < kJobs; ++j) {
+    jobs.push_back(std::make_unique<FunctionJob>(std::chrono::nanoseconds(j % 5), [&sums, j] {
+      // 30 short phases: many spawn and sync points for the yields to hit.
+      for (int i = 0; i < 30; ++i) {
+        takt::Scope scope;
+        std::uint64_t x = 0;
+        scope.spawn([&x, i] { x = takt::apps::fib(8 + i % 6); });
+        std::uint64_t y = takt::apps::fib(7 + i % 4);
+        scope.sync();
+        sums[j] += x + y;
+      }
+    }));
+    if (j > 0) {
+      Work w;
+      w.job = jobs.back().get();
+      policy.waiting.push_back(w);
+    }
+  }
+  pool.extension().set_yield_policy(&policy);
+  pool.extension().set_work_source(&policy);
+  pool.extension().submit(*jobs[0]);  // the others start by preempting it (and each other)
+  std::atomic<bool> done{false};
+  std::thread driver([&] {
+    std::uint64_t n = 0;
+    auto start = std::chrono::steady_clock::now();
+    while (!done.load()) {
+      pool.extension().request_yield(n++ % 2);
+      std::this_thread::sleep_for(50us);
+      if (std::chrono::steady_clock::now() - start > 20ms) {
+        policy.idle_may_start_jobs = true;  // never stall if preemptions are rare
+        pool.extension().notify_work();
+      }
+    }
+  });
+  for (auto& job : jobs) job->wait();
+  done = true;
+  driver.join();
+  pool.extension().set_yield_policy(nullptr);
+  pool.extension().set_work_source(nullptr);
+  std::uint64_t expected = 0;
+  for (int i = 0; i < 30; ++i) expected += takt::apps::fib_serial(8 + i % 6) + takt::apps::fib_serial(7 + i % 4);
+  for (int j = 0; j < kJobs; ++j) {
+    EXPECT_EQ(sums[j], expected) << "job " << j;
+    EXPECT_FALSE(jobs[j]->failed);
+  }
+  takt::WorkerStatistics s = pool.total_statistics();
+  EXPECT_GT(s.yields, 0u);
+  EXPECT_GT(policy.handed_back.load(), 0);
+  EXPECT_EQ(s.jobs, static_cast<std::uint64_t>(kJobs));
+
+  // Every reserve block came back: all handed-back strands were resumed and finished.
+  EXPECT_TRUE(policy.waiting.empty());
+}
+
+TEST(Extension, RunningKeyShowsTheComputationOfAWorker) {
+  Pool pool(config(1));
+  std::chrono::nanoseconds key{};
+  EXPECT_FALSE(pool.extension().running_key(0, key));
+  EXPECT_EQ(pool.extension().workers(), 1u);
+  bool seen = pool.run(1234ns, [&] {
+    std::chrono::nanoseconds inside{};
+    return pool.extension().running_key(0, inside) && inside == 1234ns;
+  });
+  EXPECT_TRUE(seen);
+}
+
+}  // namespace

@@ -1,0 +1,207 @@
+// Fork-join semantics under every queue strategy: results equal the serial elision's,
+// loops cover every index exactly once, nested parallelism and many pools work.
+#include "apps/fib.hpp"
+#include "os/cpu.hpp"
+#include "takt/runtime.hpp"
+#include "test_support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <numeric>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using takt::Pool;
+using takt::QueueStrategy;
+using takt::testing::config;
+
+class Strategies : public ::testing::TestWithParam<QueueStrategy> {};
+
+INSTANTIATE_TEST_SUITE_P(Runtime, Strategies,
+                         ::testing::Values(QueueStrategy::work_stealing, QueueStrategy::priority_aware,
+                                           QueueStrategy::centralized_greedy),
+                         [](const auto& info) { return std::string(takt::testing::name(info.param)); });
+
+TEST_P(Strategies, FibMatchesSerialAndCountsEverySpawn) {
+  Pool pool(config(2, GetParam()));
+  for (std::uint64_t n : {0, 1, 2, 10, 20}) {
+    pool.reset_statistics();
+    EXPECT_EQ(pool.run([n] { return takt::apps::fib(n); }), takt::apps::fib_serial(n)) << "n = " << n;
+    EXPECT_EQ(pool.total_statistics().spawns, takt::apps::fib_spawns(n)) << "n = " << n;
+  }
+}
+
+TEST_P(Strategies, RandomForkJoinTreesMatchTheSerialElision) {
+  Pool pool(config(2, GetParam()));
+  for (std::uint64_t seed = 1; seed <= 25; ++seed) {
+    std::uint64_t serial = takt::testing::random_tree(seed, 7);  // outside a pool: serial elision
+    std::uint64_t parallel = pool.run([seed] { return takt::testing::random_tree(seed, 7); });
+    ASSERT_EQ(parallel, serial) << "seed " << seed;
+  }
+}
+
+TEST_P(Strategies, ParallelForRunsEveryIndexExactlyOnce) {
+  Pool pool(config(2, GetParam()));
+  for (std::size_t n : {1u, 2u, 7u, 1000u, 20000u}) {
+    for (std::size_t grain : {1u, 3u, 64u}) {
+      std::vector<std::atomic<int>> hits(n);
+      pool.run([&] {
+        takt::parallel_for(std::size_t{0}, n, grain, [&](std::size_t i) { hits[i].fetch_add(1); });
+      });
+      for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(hits[i].load(), 1) << "n " << n << " grain " << grain << " i " << i;
+    }
+  }
+}
+
+TEST_P(Strategies, ParallelForWithEmptyAndNegativeRanges) {
+  Pool pool(config(2, GetParam()));
+  std::atomic<int> calls{0};
+  pool.run([&] {
+    takt::parallel_for(5, 5, 1, [&](int) { ++calls; });
+    takt::parallel_for(5, 2, 1, [&](int) { ++calls; });
+    takt::parallel_for(-3, 0, 0, [&](int) { ++calls; });  // grain 0 counts as 1
+  });
+  EXPECT_EQ(calls.load(), 3);
+}
+
+TEST_P(Strategies, ParallelReduceKeepsTheOrderOfANonCommutativeCombine) {
+  Pool pool(config(2, GetParam()));
+  // Folding digits into a base-10 number is associative but not commutative: any
+  // reordering of partial results changes the value.
+  struct Number {
+    std::uint64_t value = 0;
+    std::uint64_t scale = 1;  // 10^digits
+  };
+  auto body = [](int first, int last, Number acc) {
+    for (int i = first; i < last; ++i) {
+      acc.value = acc.value * 10 + static_cast<std::uint64_t>(i % 10);
+      acc.scale *= 10;
+    }
+    return acc;
+  };
+  auto combine = [](Number a, Number b) { return Number{a.value * b.scale + b.value, a.scale * b.scale}; };
+  for (int n : {1, 5, 17}) {
+    Number serial = body(0, n, Number{});
+    Number parallel = pool.run([&] { return takt::parallel_reduce(0, n, 1, Number{}, body, combine); });
+    EXPECT_EQ(parallel.value, serial.value) << "n " << n;
+  }
+  long long sum = pool.run([] {
+    return takt::parallel_reduce(0LL, 1'000'000LL, 1000LL, 0LL,
+                                 [](long long a, long long b, long long s) {
+                                   for (long long i = a; i < b; ++i) s += i;
+                                   return s;
+                                 },
+                                 [](long long a, long long b) { return a + b; });
+  });
+  EXPECT_EQ(sum, 999'999LL * 1'000'000LL / 2);
+}
+
+TEST_P(Strategies, ForkJoinRunsBoth) {
+  Pool pool(config(2, GetParam()));
+  int a = 0, b = 0;
+  pool.run([&] { takt::fork_join([&] { a = 1; }, [&] { b = 2; }); });
+  EXPECT_EQ(a + b, 3);
+}
+
+TEST_P(Strategies, NestedRunOnTheSamePoolRunsInline) {
+  Pool pool(config(2, GetParam()));
+  std::uint64_t r = pool.run([&] { return pool.run([] { return takt::apps::fib(15); }) + 1; });
+  EXPECT_EQ(r, takt::apps::fib_serial(15) + 1);
+}
+
+TEST_P(Strategies, ManyExternalThreadsRunAtOnce) {
+  Pool pool(config(2, GetParam()));
+  std::vector<std::thread> callers;
+  std::vector<std::uint64_t> results(6);
+  for (int t = 0; t < 6; ++t) {
+    callers.emplace_back([&, t] { results[t] = pool.run([t] { return takt::apps::fib(12 + t); }); });
+  }
+  for (auto& c : callers) c.join();
+  for (int t = 0; t < 6; ++t) EXPECT_EQ(results[t], takt::apps::fib_serial(12 + t));
+  EXPECT_EQ(pool.total_statistics().jobs, 6u);
+}
+
+TEST(Runtime, SpawnOutsideAPoolIsTheSerialElision) {
+  EXPECT_FALSE(takt::in_pool());
+  EXPECT_EQ(takt::current_worker(), -1);
+  EXPECT_EQ(takt::apps::fib(18), takt::apps::fib_serial(18));
+}
+
+TEST(Runtime, OneWorkerPoolWorksWithoutSteals) {
+  Pool pool(config(1));
+  EXPECT_EQ(pool.workers(), 1u);
+  EXPECT_EQ(pool.run([] { return takt::apps::fib(20); }), takt::apps::fib_serial(20));
+  EXPECT_EQ(pool.total_statistics().steals, 0u);
+}
+
+TEST(Runtime, SeveralPoolsAtOnce) {
+  Pool first(config(2));
+  Pool second(config(1));
+  std::uint64_t a = 0, b = 0;
+  std::thread t1([&] {
+    for (int i = 0; i < 5; ++i) a += first.run([] { return takt::apps::fib(18); });
+  });
+  std::thread t2([&] {
+    for (int i = 0; i < 5; ++i) b += second.run([] { return takt::apps::fib(17); });
+  });
+  t1.join();
+  t2.join();
+  EXPECT_EQ(a, 5 * takt::apps::fib_serial(18));
+  EXPECT_EQ(b, 5 * takt::apps::fib_serial(17));
+  // A strand of one pool may run a computation on another: the worker waits for it.
+  std::uint64_t c = first.run([&] { return second.run([] { return takt::apps::fib(10); }); });
+  EXPECT_EQ(c, takt::apps::fib_serial(10));
+}
+
+TEST(Runtime, WorkersRunOnTheirPinnedCpus) {
+  takt::os::CpuSet allowed = takt::os::allowed_cpus();
+  takt::os::CpuSet only(std::initializer_list<int>{allowed.cpus().back()});
+  auto c = config(2);
+  c.cpus = only;
+  Pool pool(c);
+  EXPECT_EQ(pool.cpus(), only);
+  std::atomic<int> wrong{0};
+  pool.run([&] {
+    takt::parallel_for(0, 2000, 1, [&](int) {
+      if (!only.contains(takt::os::current_cpu())) wrong.fetch_add(1);
+    });
+  });
+  EXPECT_EQ(wrong.load(), 0);
+}
+
+TEST(Runtime, CurrentWorkerIsKnownInsideTheComputation) {
+  Pool pool(config(2));
+  int worker = pool.run([] { return takt::current_worker(); });
+  EXPECT_GE(worker, 0);
+  EXPECT_LT(worker, 2);
+  EXPECT_TRUE(pool.run([] { return takt::in_pool(); }));
+}
+
+TEST(Runtime, LargeStackRunsDeepSerialCode) {
+  Pool pool(config(2));
+  // 64 KiB strand stacks; this recursion needs about 128 KiB (1 KiB per frame).
+  struct Deep {
+    static std::uint64_t recurse(int n) {
+      volatile unsigned char buffer[1024];
+      buffer[0] = static_cast<unsigned char>(n);
+      if (n == 0) return buffer[0];
+      return recurse(n - 1) + buffer[0];
+    }
+  };
+  std::uint64_t r = pool.run([] {
+    std::uint64_t a = 0, b = 0;
+    takt::fork_join([&] { a = takt::call_on_large_stack([] { return Deep::recurse(128); }); },
+                    [&] { b = takt::call_on_large_stack([] { return Deep::recurse(100); }); });
+    return a + b;
+  });
+  EXPECT_EQ(r, 128u * 129u / 2 + 100u * 101u / 2);
+  // A spawn inside the large stack runs inline.
+  EXPECT_EQ(pool.run([] { return takt::call_on_large_stack([] { return takt::apps::fib(12); }); }),
+            takt::apps::fib_serial(12));
+}
+
+}  // namespace

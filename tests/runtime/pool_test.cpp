@@ -1,0 +1,120 @@
+// Pool life cycle: statistics, shutdown with work in flight, configuration errors.
+#include "apps/fib.hpp"
+#include "takt/error.hpp"
+#include "takt/runtime.hpp"
+#include "test_support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <memory>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using takt::Pool;
+using takt::testing::config;
+
+TEST(PoolStatistics, CountSpawnsStealsAndJobsAndReset) {
+  Pool pool(config(2));
+  std::uint64_t steals = 0;
+  for (int i = 0; i < 20 && steals == 0; ++i) {
+    pool.run([] { return takt::apps::fib(22); });
+    steals = pool.total_statistics().steals;
+  }
+  takt::WorkerStatistics total = pool.total_statistics();
+  EXPECT_GT(total.spawns, takt::apps::fib_spawns(22) - 1);
+  EXPECT_GE(total.jobs, 1u);
+  EXPECT_EQ(total.max_depth, 22u);  // fib(22) from the root: depth n (see static_memory_test)
+  EXPECT_GT(steals, 0u) << "two workers never stole in 20 runs of fib(22)";
+  // Every steal is one continuation moving, so a sync found its child stolen at most
+  // that often.
+  EXPECT_LE(total.parks, total.steals);
+  ASSERT_EQ(pool.statistics().size(), 2u);
+
+  pool.reset_statistics();
+  takt::WorkerStatistics zero = pool.total_statistics();
+  EXPECT_EQ(zero.spawns, 0u);
+  EXPECT_EQ(zero.steals, 0u);
+  EXPECT_EQ(zero.jobs, 0u);
+  EXPECT_EQ(zero.max_depth, 22u);  // a high-water mark, not reset
+  pool.run([] { return takt::apps::fib(10); });
+  EXPECT_EQ(pool.total_statistics().spawns, takt::apps::fib_spawns(10));
+  EXPECT_EQ(pool.total_statistics().jobs, 1u);
+}
+
+TEST(PoolStatistics, ReadableWhileTheComputationRuns) {
+  Pool pool(config(2));
+  std::atomic<bool> stop{false};
+  std::thread reader([&] {
+    std::uint64_t last = 0;
+    while (!stop.load()) {
+      std::uint64_t now = pool.total_statistics().spawns;
+      EXPECT_GE(now, last);  // monotonic between resets
+      last = now;
+    }
+  });
+  for (int i = 0; i < 5; ++i) pool.run([] { return takt::apps::fib(20); });
+  stop = true;
+  reader.join();
+}
+
+struct CountingJob final : takt::ext::Job {
+  explicit CountingJob(std::atomic<int>& done) : done(done) {}
+  void run() override { value = takt::apps::fib(16); }
+  void finished(std::exception_ptr error) noexcept override {
+    failed = error != nullptr;
+    done.fetch_add(1);
+  }
+  std::atomic<int>& done;
+  std::uint64_t value = 0;
+  bool failed = false;
+};
+
+TEST(PoolShutdown, DestructorWaitsForEverySubmittedJob) {
+  std::atomic<int> done{0};
+  std::vector<std::unique_ptr<CountingJob>> jobs;
+  for (int i = 0; i < 64; ++i) jobs.push_back(std::make_unique<CountingJob>(done));
+  {
+    Pool pool(config(2));
+    for (auto& job : jobs) pool.extension().submit(*job);
+    // The pool goes out of scope with most jobs still queued or running.
+  }
+  EXPECT_EQ(done.load(), 64);
+  for (auto& job : jobs) {
+    EXPECT_EQ(job->value, takt::apps::fib_serial(16));
+    EXPECT_FALSE(job->failed);
+  }
+}
+
+TEST(PoolShutdown, RepeatedStartAndStopWithWorkInFlight) {
+  for (int round = 0; round < 10; ++round) {
+    std::atomic<int> done{0};
+    std::vector<std::unique_ptr<CountingJob>> jobs;
+    for (int i = 0; i < 8; ++i) jobs.push_back(std::make_unique<CountingJob>(done));
+    auto pool = std::make_unique<Pool>(config(2, round % 2 ? takt::QueueStrategy::centralized_greedy
+                                                           : takt::QueueStrategy::work_stealing));
+    std::thread caller([&] { pool->run([] { return takt::apps::fib(18); }); });
+    for (auto& job : jobs) pool->extension().submit(*job);
+    caller.join();
+    pool.reset();
+    EXPECT_EQ(done.load(), 8);
+  }
+}
+
+TEST(PoolConfiguration, BadStaticMemoryIsAUserError) {
+  auto c = config(1);
+  c.memory.depth = 0;
+  EXPECT_THROW(Pool{c}, takt::Error);
+  c = config(1);
+  c.memory.stack_size = 1024;
+  try {
+    Pool pool(c);
+    FAIL() << "expected takt::Error";
+  } catch (const takt::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("stack_size = 1024"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace

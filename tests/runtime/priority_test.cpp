@@ -1,0 +1,200 @@
+// PAWS rules B, C, E in a priority_aware pool: per-key deques; the owner returns to the
+// highest-priority one; a thief steals from the highest-priority deque of a busy worker;
+// queued jobs start earliest-deadline first.
+#include "apps/fib.hpp"
+#include "takt/runtime.hpp"
+#include "test_support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using namespace std::chrono_literals;
+using takt::Pool;
+using takt::QueueStrategy;
+using takt::ext::Job;
+using takt::ext::Work;
+using takt::testing::config;
+
+struct FunctionJob final : Job {
+  FunctionJob(std::chrono::nanoseconds key, std::function<void()> f) : Job(key), body(std::move(f)) {}
+  void run() override { body(); }
+  void finished(std::exception_ptr) noexcept override { done.store(true, std::memory_order_release); }
+  void wait() const {
+    while (!done.load(std::memory_order_acquire)) std::this_thread::sleep_for(100us);
+  }
+  std::function<void()> body;
+  std::atomic<bool> done{false};
+};
+
+struct Log {
+  std::mutex mutex;
+  std::vector<std::string> entries;
+  void add(std::string s) {
+    std::lock_guard lock(mutex);
+    entries.push_back(std::move(s));
+  }
+  std::vector<std::string> get() {
+    std::lock_guard lock(mutex);
+    return entries;
+  }
+};
+
+/// Preempts the computation with key `from` by job `to` (one table entry per key).
+struct TablePolicy final : takt::ext::YieldPolicy {
+  std::mutex mutex;
+  std::vector<std::pair<std::chrono::nanoseconds, Job*>> table;
+  Work preempt(const takt::ext::YieldPoint& point) noexcept override {
+    std::lock_guard lock(mutex);
+    Work w;
+    for (auto& [key, job] : table) {
+      if (key == point.key && job != nullptr) {
+        w.job = job;
+        job = nullptr;
+      }
+    }
+    return w;
+  }
+  void suspended(takt::ext::SuspendedStrand) noexcept override {}
+};
+
+/// A job body that spawns a child which yields (with the job's continuation below it in
+/// the deque, so the child is kept in the job's deque), then logs.
+std::function<void()> yielding_job(Pool& pool, Log& log, std::string name) {
+  return [&pool, &log, name] {
+    takt::Scope scope;
+    scope.spawn([&pool] {
+      pool.extension().request_yield(static_cast<std::size_t>(takt::current_worker()));
+      takt::Scope inner;
+      inner.spawn([] {});  // yield point
+      inner.sync();
+    });
+    scope.sync();
+    log.add(name);
+  };
+}
+
+TEST(PriorityAware, OwnerResumesTheHighestPriorityDequeFirst) {
+  // One worker, three deques. A (key 200) is preempted by B (key 300), which is preempted
+  // by C (key 100). When C is done the worker holds A's and B's deques: rule C takes the
+  // highest priority (A, deadline 200) before B, although B was preempted last.
+  auto c = config(1, QueueStrategy::priority_aware);
+  c.priority_levels = 3;
+  Pool pool(c);
+  Log log;
+  FunctionJob job_c(100ns, [&] { log.add("C"); });
+  FunctionJob job_b(300ns, yielding_job(pool, log, "B"));
+  FunctionJob job_a(200ns, yielding_job(pool, log, "A"));
+  TablePolicy policy;
+  policy.table = {{200ns, &job_b}, {300ns, &job_c}};
+  pool.extension().set_yield_policy(&policy);
+  pool.extension().submit(job_a);
+  job_a.wait();
+  job_b.wait();
+  job_c.wait();
+  EXPECT_EQ(log.get(), (std::vector<std::string>{"C", "A", "B"}));
+  EXPECT_EQ(pool.total_statistics().yields, 2u);
+  pool.extension().set_yield_policy(nullptr);
+}
+
+TEST(PriorityAware, QueuedJobsStartEarliestDeadlineFirst) {
+  for (QueueStrategy strategy : {QueueStrategy::priority_aware, QueueStrategy::work_stealing}) {
+    Pool pool(config(1, strategy));
+    Log log;
+    std::atomic<bool> release{false};
+    std::atomic<bool> blocking{false};
+    FunctionJob blocker(0ns, [&] {
+      blocking = true;
+      while (!release.load()) std::this_thread::yield();
+    });
+    pool.extension().submit(blocker);
+    while (!blocking.load()) std::this_thread::yield();
+    std::vector<std::unique_ptr<FunctionJob>> jobs;
+    for (int key : {5, 3, 9, 1}) {
+      jobs.push_back(std::make_unique<FunctionJob>(std::chrono::nanoseconds(key),
+                                                   [&log, key] { log.add(std::to_string(key)); }));
+      pool.extension().submit(*jobs.back());
+    }
+    release = true;
+    for (auto& job : jobs) job->wait();
+    if (strategy == QueueStrategy::priority_aware) {
+      EXPECT_EQ(log.get(), (std::vector<std::string>{"1", "3", "5", "9"}));
+    } else {
+      EXPECT_EQ(log.get(), (std::vector<std::string>{"5", "3", "9", "1"}));  // FIFO
+    }
+  }
+}
+
+TEST(PriorityAware, ThiefStealsFromTheHighestPriorityDequeOfABusyWorker) {
+  // Worker 0 ends up holding two preempted computations, A (key 300) and B (key 100), in
+  // two deques, while it runs C. Worker 1, released from its own job, must steal from
+  // B's deque first (rule E), then from A's.
+  auto c = config(2, QueueStrategy::priority_aware);
+  c.priority_levels = 3;
+  Pool pool(c);
+  Log log;
+  std::atomic<bool> setup_done{false};
+  std::atomic<bool> observed{false};
+  auto continuation_logger = [&](std::string name) {
+    return [&pool, &log, name] {
+      takt::Scope scope;
+      scope.spawn([&pool] {
+        pool.extension().request_yield(static_cast<std::size_t>(takt::current_worker()));
+        takt::Scope inner;
+        inner.spawn([] {});
+        inner.sync();
+      });
+      // Runs when this continuation is resumed: by worker 0 itself or stolen by worker 1.
+      log.add(name + "@" + std::to_string(takt::current_worker()));
+      scope.sync();
+    };
+  };
+  FunctionJob job_a(300ns, continuation_logger("A"));
+  FunctionJob job_b(100ns, continuation_logger("B"));
+  FunctionJob job_c(500ns, [&] {
+    setup_done = true;
+    while (!observed.load()) std::this_thread::yield();
+  });
+  FunctionJob job_w(0ns, [&] {
+    while (!setup_done.load()) std::this_thread::yield();
+  });
+  TablePolicy policy;
+  policy.table = {{300ns, &job_b}, {100ns, &job_c}};
+  struct Assign final : takt::ext::WorkSource {
+    std::mutex mutex;
+    Job* for_worker[2] = {nullptr, nullptr};
+    Work take(std::size_t worker) noexcept override {
+      std::lock_guard lock(mutex);
+      Work w;
+      w.job = for_worker[worker];
+      for_worker[worker] = nullptr;
+      return w;
+    }
+  } source;
+  source.for_worker[0] = &job_a;
+  source.for_worker[1] = &job_w;
+  pool.extension().set_yield_policy(&policy);
+  pool.extension().set_work_source(&source);
+  job_w.wait();
+  // Let worker 1 steal (it is idle now); then let C finish.
+  for (int i = 0; i < 2000 && log.get().size() < 2; ++i) std::this_thread::sleep_for(1ms);
+  observed = true;
+  job_a.wait();
+  job_b.wait();
+  job_c.wait();
+  std::vector<std::string> entries = log.get();
+  ASSERT_EQ(entries.size(), 2u);
+  EXPECT_EQ(entries[0], "B@1");  // the higher-priority deque first
+  EXPECT_EQ(entries[1], "A@1");
+  pool.extension().set_yield_policy(nullptr);
+  pool.extension().set_work_source(nullptr);
+}
+
+}  // namespace

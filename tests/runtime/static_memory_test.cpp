@@ -1,0 +1,164 @@
+// Static memory (P³LS³ §4): the footprint bound, the measurement run, and clear errors
+// when a computation needs more depth or stack than configured.
+#include "apps/fib.hpp"
+#include "takt/error.hpp"
+#include "takt/runtime.hpp"
+#include "test_support.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <string>
+
+namespace {
+
+using takt::Pool;
+using takt::testing::config;
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+TEST(StaticMemory, FootprintIsPTimesRs) {
+  auto c = config(2);
+  c.memory.depth = 8;
+  c.memory.stack_size = 16 * 1024;
+  Pool pool(c);
+  takt::MemoryFootprint m = pool.memory();
+  const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  // One block = a 16 KiB stack + its guard page + its task record; R_S = D blocks;
+  // the bound is P · R_S = 2 · 8 blocks.
+  EXPECT_EQ(m.workers, 2u);
+  EXPECT_EQ(m.depth, 8u);
+  EXPECT_EQ(m.chains_per_worker, 1u);
+  EXPECT_EQ(m.stack_size, 16u * 1024);
+  EXPECT_EQ(m.block_bytes, 16u * 1024 + page + sizeof(takt::detail::Block));
+  EXPECT_EQ(m.resources_per_chain, 8 * m.block_bytes);
+  EXPECT_EQ(m.bound_bytes, 2 * 8 * m.block_bytes);
+  EXPECT_GE(m.total_bytes, m.bound_bytes);
+  EXPECT_EQ(m.reserve_blocks, 0u);
+
+  // A priority_aware pool has one chain per level, plus the reserve for handed-back strands.
+  c.strategy = takt::QueueStrategy::priority_aware;
+  c.priority_levels = 3;
+  c.suspended_strands = 2;
+  Pool priority(c);
+  takt::MemoryFootprint p = priority.memory();
+  EXPECT_EQ(p.chains_per_worker, 3u);
+  EXPECT_EQ(p.reserve_blocks, 2u * 8);
+  EXPECT_EQ(p.bound_bytes, (2 * 3 * 8 + 2 * 8) * p.block_bytes);
+}
+
+TEST(StaticMemory, MeasurementReportsDepthAndStackOfASerialRun) {
+  // fib(n) run from the root: fib(n) at depth 1 spawns fib(n-1) at depth 2, ...,
+  // fib(2) at depth n-1 spawns fib(1) at depth n. So D = n.
+  takt::Measurement m = takt::measure([] { return takt::apps::fib(20); });
+  EXPECT_EQ(m.depth, 20u);
+  EXPECT_EQ(m.spawns, takt::apps::fib_spawns(20));
+  EXPECT_GT(m.peak_stack_bytes, 0u);
+  EXPECT_LT(m.peak_stack_bytes, 64u * 1024);
+  takt::StaticMemory recommended = m.recommended();
+  EXPECT_EQ(recommended.depth, 20u);
+  EXPECT_GE(recommended.stack_size, m.peak_stack_bytes);
+
+  // The recommended configuration runs the measured computation, and nothing deeper.
+  auto c = config(2);
+  c.memory = recommended;
+  Pool pool(c);
+  EXPECT_EQ(pool.run([] { return takt::apps::fib(20); }), takt::apps::fib_serial(20));
+  EXPECT_THROW(pool.run([] { return takt::apps::fib(21); }), takt::Error);
+}
+
+TEST(StaticMemory, MeasurementSplitsEveryLoopToItsGrain) {
+  // parallel_for over 1024 indices with grain 1: ranges halve 10 times down to one index,
+  // so the deepest strand is at depth 1 + 10 = 11 (lazy splitting would show far less).
+  takt::Measurement m = takt::measure([] { takt::parallel_for(0, 1024, 1, [](int) {}); });
+  EXPECT_EQ(m.depth, 11u);
+  EXPECT_EQ(m.spawns, 1023u);  // a binary tree with 1024 leaves has 1023 inner splits
+}
+
+template <std::size_t Bytes>
+void use_stack() {
+  volatile char buffer[Bytes];
+  for (std::size_t i = 0; i < Bytes; i += 256) buffer[i] = 1;
+  (void)buffer[0];
+}
+
+TEST(StaticMemory, MeasurementGrowsWithTheStackAStrandUses) {
+  auto measure_child = [](auto body) {
+    return takt::measure([body] {
+      takt::Scope scope;
+      scope.spawn(body);
+      scope.sync();
+    });
+  };
+  takt::Measurement small = measure_child([] { use_stack<4 * 1024>(); });
+  takt::Measurement large = measure_child([] { use_stack<48 * 1024>(); });
+  EXPECT_GE(large.peak_stack_bytes, 48u * 1024);
+  EXPECT_GT(large.peak_stack_bytes, small.peak_stack_bytes + 32 * 1024);
+  EXPECT_LT(small.peak_stack_bytes, 32u * 1024);
+}
+
+TEST(StaticMemory, TooDeepASpawnIsAClearError) {
+  auto c = config(2);
+  c.memory.depth = 10;
+  Pool pool(c);
+  try {
+    pool.run([] { return takt::apps::fib(15); });
+    FAIL() << "expected takt::Error";
+  } catch (const takt::Error& e) {
+    std::string message = e.what();
+    EXPECT_TRUE(contains(message, "StaticMemory::depth = 10 (configured)")) << message;
+    EXPECT_TRUE(contains(message, "at least 11 needed")) << message;
+  }
+  // Nothing was corrupted: the pool runs what fits.
+  EXPECT_EQ(pool.run([] { return takt::apps::fib(10); }), takt::apps::fib_serial(10));
+  EXPECT_EQ(pool.run([] { return takt::apps::fib(10); }), takt::apps::fib_serial(10));
+}
+
+// Recursion of 1 KiB frames that spawns at every level: the spawn finds its stack
+// nearly used up and throws before the guard page is reached.
+int deep_spawner(int level) {
+  if (level > 1'000'000) return 0;  // never: the stack ends long before
+  volatile char frame[1024];
+  frame[0] = static_cast<char>(level);
+  int result = 0;
+  takt::Scope scope;
+  scope.spawn([&result] { result = 1; });
+  scope.sync();
+  return result + deep_spawner(level + 1) + frame[0] * 0;
+}
+
+TEST(StaticMemory, StackNearlyExhaustedAtASpawnIsAClearError) {
+  auto c = config(1);
+  c.memory.stack_size = 16 * 1024;
+  Pool pool(c);
+  try {
+    pool.run([] { return deep_spawner(0); });
+    FAIL() << "expected takt::Error";
+  } catch (const takt::Error& e) {
+    std::string message = e.what();
+    EXPECT_TRUE(contains(message, "StaticMemory::stack_size = 16384 bytes (configured)")) << message;
+    EXPECT_TRUE(contains(message, "needed")) << message;
+  }
+  EXPECT_EQ(pool.run([] { return takt::apps::fib(12); }), takt::apps::fib_serial(12));
+}
+
+int overflow(int n) {
+  if (n > 1'000'000) return 0;  // never: the guard page is hit first
+  volatile char frame[512];
+  frame[0] = static_cast<char>(n);
+  return overflow(n + 1) + frame[0];
+}
+
+TEST(StaticMemoryDeathTest, GuardPageOverflowEndsWithAClearMessage) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        auto c = config(1);
+        c.memory.stack_size = 16 * 1024;
+        Pool pool(c);
+        pool.run([] { return overflow(0); });
+      },
+      ::testing::ExitedWithCode(70), "overflowed its coroutine stack in pool 'test' \\(StaticMemory::stack_size = 16384");
+}
+
+}  // namespace
