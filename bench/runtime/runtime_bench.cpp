@@ -321,7 +321,7 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
     k.size = fmt::format("n={}", fib_n);
     k.kind = KernelKind::fib;
     k.fib_n = fib_n;
-    k.repetitions = quick ? 5 : 20;
+    k.repetitions = quick ? 5 : 30;
     add(k);
     k.name = "fib-1worker";
     k.workers = 1;
@@ -342,7 +342,7 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
       k.name = "uts-t3-style";
       k.size = "T3 shape, seed 19, 970025 nodes";
       k.uts = apps::uts_t3_style;
-      k.repetitions = 5;
+      k.repetitions = 10;
       add(k);
     }
   }
@@ -362,7 +362,7 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
                          task.min_node_ns, task.max_node_ns);
     k.kind = KernelKind::synthetic;
     k.synthetic = &task;
-    k.repetitions = quick ? 3 : (type == 1 ? 10 : 5);
+    k.repetitions = quick ? 3 : (type == 1 ? 30 : 10);
     add(k);
   }
 
