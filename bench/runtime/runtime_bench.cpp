@@ -284,6 +284,18 @@ std::string today() {
 }  // namespace
 
 int run_runtime_bench(const RuntimeBenchOptions& options) {
+  if (!options.json_path.empty() && !std::ofstream(options.json_path, std::ios::app)) {
+    throw takt::Error(fmt::format("cannot write '{}'; choose a writable --json path", options.json_path));
+  }
+  static const char* const known[] = {"fib",    "fib-1worker", "uts",         "uts-t3-style",
+                                      "matmul", "synthetic-1", "synthetic-2", "synthetic-3"};
+  for (const std::string& k : options.kernels) {
+    if (std::find(std::begin(known), std::end(known), k) == std::end(known)) {
+      throw takt::Error(fmt::format("unknown kernel '{}' in --kernels; choose from fib, fib-1worker, uts, "
+                                    "uts-t3-style, matmul, synthetic-1, synthetic-2, synthetic-3",
+                                    k));
+    }
+  }
   const os::CpuSet cpus = os::allowed_cpus();
   const std::size_t workers = options.workers != 0 ? options.workers : cpus.size();
   const bool quick = options.quick;
