@@ -565,6 +565,8 @@ void worker_main(Worker* w) {
     }
   }
   if (pool.memory->large_size() > 0) prime_large(w);
+  pool.started.fetch_add(1, std::memory_order_release);
+  os::futex_wake_all(pool.started);
   w->sleep_timeout = std::chrono::milliseconds(1);
   const std::chrono::nanoseconds spin = pool.config.idle_spin;
   while (true) {
