@@ -31,6 +31,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <ctime>
 #include <fstream>
 #include <functional>
@@ -93,7 +94,8 @@ struct ChildResult {
 bool matrix_equal(const std::vector<double>& x, const std::vector<double>& y) { return x == y; }
 
 /// Runs the timed loop of one kernel on one runtime (inside the child).
-ChildResult run_kernel(Runtime runtime, const Kernel& kernel, Inputs& in, int repetitions, std::size_t workers) {
+ChildResult run_kernel(Runtime runtime, const Kernel& kernel, Inputs& in, int repetitions, std::size_t workers,
+                       bool pin) {
   ChildResult out;
   const int threads = static_cast<int>(workers);
   std::function<bool()> once;
@@ -106,6 +108,7 @@ ChildResult run_kernel(Runtime runtime, const Kernel& kernel, Inputs& in, int re
     config.workers = workers;
     config.memory = kernel.takt_memory;
     config.name = "bench";
+    config.pin = pin;
     pool.emplace(config);
   } else if (runtime == Runtime::onetbb) {
     tbb_limit.emplace(tbb::global_control::max_allowed_parallelism, workers);
@@ -205,7 +208,8 @@ bool read_all(int fd, void* data, std::size_t size) {
 }
 
 /// Forks a child that runs the kernel on the runtime and reports back.
-ChildResult measure_in_child(Runtime runtime, const Kernel& kernel, Inputs& in, int repetitions, std::size_t workers) {
+ChildResult measure_in_child(Runtime runtime, const Kernel& kernel, Inputs& in, int repetitions, std::size_t workers,
+                             bool pin) {
   int fds[2];
   if (::pipe(fds) != 0) throw takt::Error("bench: pipe failed");
   std::fflush(stdout);
@@ -216,7 +220,7 @@ ChildResult measure_in_child(Runtime runtime, const Kernel& kernel, Inputs& in, 
     ::close(fds[0]);
     int code = 0;
     try {
-      ChildResult r = run_kernel(runtime, kernel, in, repetitions, workers);
+      ChildResult r = run_kernel(runtime, kernel, in, repetitions, workers, pin);
       std::uint64_t header[4] = {r.samples.size(), r.correct ? 1u : 0u, r.steals, r.spawns};
       if (!write_all(fds[1], header, sizeof header) ||
           !write_all(fds[1], r.samples.data(), r.samples.size() * sizeof(double))) {
@@ -284,6 +288,23 @@ std::string today() {
 }  // namespace
 
 int run_runtime_bench(const RuntimeBenchOptions& options) {
+  if (!options.json_path.empty()) {
+    // Fail before a long run, without leaving a file behind.
+    std::filesystem::path path(options.json_path);
+    std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+    bool writable = std::filesystem::exists(path) ? ::access(path.c_str(), W_OK) == 0
+                                                  : std::filesystem::is_directory(dir) && ::access(dir.c_str(), W_OK) == 0;
+    if (!writable) throw takt::Error(fmt::format("cannot write '{}'; choose a writable --json path", options.json_path));
+  }
+  static const char* const known[] = {"fib",    "fib-1worker", "uts",         "uts-t3-style",
+                                      "matmul", "synthetic-1", "synthetic-2", "synthetic-3"};
+  for (const std::string& k : options.kernels) {
+    if (std::find(std::begin(known), std::end(known), k) == std::end(known)) {
+      throw takt::Error(fmt::format("unknown kernel '{}' in --kernels; choose from fib, fib-1worker, uts, "
+                                    "uts-t3-style, matmul, synthetic-1, synthetic-2, synthetic-3",
+                                    k));
+    }
+  }
   const os::CpuSet cpus = os::allowed_cpus();
   const std::size_t workers = options.workers != 0 ? options.workers : cpus.size();
   const bool quick = options.quick;
@@ -299,7 +320,8 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
     in.b[i] = static_cast<double>(i % 13) * 0.5 - 3.0;
   }
   apps::matmul_serial(in.a.data(), in.b.data(), in.expected.data(), in.matrix_n);
-  fmt::print("takt bench runtime: {} workers on CPUs {}{}\n", workers, cpus.to_string(), quick ? " (quick)" : "");
+  fmt::print("takt bench runtime: {} workers on CPUs {}{}; takt's workers {}\n", workers, cpus.to_string(),
+             quick ? " (quick)" : "", options.pin ? "pinned" : "not pinned");
   fmt::print("calibrating the synthetic tasks' busy loop...\n");
   in.synthetic.push_back(apps::make_synthetic_task(1, 101, quick ? 0.1 : 1.0));
   in.synthetic.push_back(apps::make_synthetic_task(2, 102, quick ? 0.02 : 0.25));
@@ -321,7 +343,7 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
     k.size = fmt::format("n={}", fib_n);
     k.kind = KernelKind::fib;
     k.fib_n = fib_n;
-    k.repetitions = quick ? 5 : 20;
+    k.repetitions = quick ? 5 : 30;
     add(k);
     k.name = "fib-1worker";
     k.workers = 1;
@@ -342,7 +364,7 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
       k.name = "uts-t3-style";
       k.size = "T3 shape, seed 19, 970025 nodes";
       k.uts = apps::uts_t3_style;
-      k.repetitions = 5;
+      k.repetitions = 10;
       add(k);
     }
   }
@@ -362,7 +384,7 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
                          task.min_node_ns, task.max_node_ns);
     k.kind = KernelKind::synthetic;
     k.synthetic = &task;
-    k.repetitions = quick ? 3 : (type == 1 ? 10 : 5);
+    k.repetitions = quick ? 3 : (type == 1 ? 30 : 10);
     add(k);
   }
 
@@ -408,7 +430,7 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
         for (Runtime runtime : kRuntimes) {
           if (runtime == Runtime::serial && !k.with_serial) continue;
           std::size_t w = runtime == Runtime::serial ? 1 : (k.workers != 0 ? k.workers : workers);
-          ChildResult r = measure_in_child(runtime, k, in, reps, w);
+          ChildResult r = measure_in_child(runtime, k, in, reps, w, options.pin);
           ChildResult& all = results[runtime];
           all.samples.insert(all.samples.end(), r.samples.begin(), r.samples.end());
           all.correct = (round == 0 || all.correct) && r.correct;
@@ -502,6 +524,7 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
     j["date"] = today();
     j["quick"] = quick;
     j["workers"] = workers;
+    j["takt_pinned"] = options.pin;
     j["cpus"] = cpus.to_string();
     j["multiprogrammed_load"] = {{"period_ms", 1}, {"utilization", 0.25}, {"phases", "staggered by period/P"},
                                  {"policy", interference_policy}};

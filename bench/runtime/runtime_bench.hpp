@@ -14,6 +14,7 @@ struct RuntimeBenchOptions {
   bool quick = false;         ///< small sizes, few runs: a smoke test (well under a minute)
   std::size_t workers = 0;    ///< threads per runtime (0 = the CPUs this process may use)
   std::vector<std::string> kernels;  ///< run only these kernels (empty = all)
+  bool pin = true;            ///< pin takt's workers (its default; oneTBB and OpenMP are not pinned)
 };
 
 /// Runs the benchmark, prints a table and the targets, writes JSON. Returns the exit code.

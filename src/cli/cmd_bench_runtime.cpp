@@ -19,6 +19,8 @@ namespace {
       app.add_flag("--quick", options->quick, "Small sizes and few runs (a smoke test, well under a minute)");
       app.add_option("--workers", options->workers, "Threads per runtime (default: the CPUs this process may use)")
           ->check(CLI::PositiveNumber);
+      app.add_flag("!--no-pin", options->pin,
+                   "Do not pin takt's workers to CPUs (oneTBB and OpenMP threads are never pinned)");
       app.add_option("--kernels", options->kernels,
                      "Run only these kernels: fib, fib-1worker, uts, uts-t3-style, matmul, synthetic-1, "
                      "synthetic-2, synthetic-3")

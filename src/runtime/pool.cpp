@@ -121,6 +121,11 @@ void PoolState::start_threads() {
     Worker* raw = w.get();
     raw->thread = std::thread([raw] { worker_main(raw); });
   }
+  const auto count = static_cast<std::uint32_t>(workers.size());
+  for (std::uint32_t seen = started.load(std::memory_order_acquire); seen < count;
+       seen = started.load(std::memory_order_acquire)) {
+    os::futex_wait_for(started, seen, std::chrono::milliseconds(10));
+  }
 }
 
 void PoolState::stop() {

@@ -131,6 +131,10 @@ struct PoolState {
   std::atomic<bool> stopping{false};
   std::atomic<std::int64_t> in_flight{0};
   std::atomic<std::uint32_t> drained{0};
+  // Workers that finished their start-up (pinning, unwinder warm-up, on_worker_start);
+  // the constructor returns once all have, so that no start-up work (and none of its
+  // allocations) happens while the pool runs jobs.
+  std::atomic<std::uint32_t> started{0};
 
   MemoryFootprint footprint;
 

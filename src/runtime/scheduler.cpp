@@ -2,6 +2,7 @@
 // stealing), run it, handle what a suspended strand asked for, back off and sleep.
 #include "os/clock.hpp"
 #include "os/cpu.hpp"
+#include "os/diagnostics.hpp"
 #include "os/futex.hpp"
 #include "runtime/pool_state.hpp"
 #include "takt/error.hpp"
@@ -10,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
+#include <string>
 
 namespace takt::detail {
 
@@ -554,8 +556,17 @@ void worker_main(Worker* w) {
     throw std::runtime_error("warm-up");
   } catch (const std::runtime_error&) {
   }
-  if (pool.config.on_worker_start) pool.config.on_worker_start(w->index);
+  if (pool.config.on_worker_start) {
+    try {
+      pool.config.on_worker_start(w->index);
+    } catch (const std::exception& e) {
+      os::warn(std::string("pool '") + pool.config.name + "': on_worker_start(" + std::to_string(w->index) +
+               ") threw: " + e.what() + "; the worker runs on");
+    }
+  }
   if (pool.memory->large_size() > 0) prime_large(w);
+  pool.started.fetch_add(1, std::memory_order_release);
+  os::futex_wake_all(pool.started);
   w->sleep_timeout = std::chrono::milliseconds(1);
   const std::chrono::nanoseconds spin = pool.config.idle_spin;
   while (true) {

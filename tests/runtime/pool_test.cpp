@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -71,6 +72,20 @@ struct CountingJob final : takt::ext::Job {
   std::uint64_t value = 0;
   bool failed = false;
 };
+
+TEST(PoolStartup, ConstructorReturnsAfterEveryWorkerStarted) {
+  // A worker thread that is still starting (pinning, unwinder warm-up, on_worker_start)
+  // while jobs run would do its start-up work inside a job's time and memory budget.
+  // Each on_worker_start sleeps, so a constructor that did not wait would return first.
+  std::atomic<int> started{0};
+  auto c = config(2);
+  c.on_worker_start = [&](std::size_t) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    started.fetch_add(1);
+  };
+  Pool pool(c);
+  EXPECT_EQ(started.load(), 2);
+}
 
 TEST(PoolShutdown, DestructorWaitsForEverySubmittedJob) {
   std::atomic<int> done{0};

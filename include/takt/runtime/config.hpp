@@ -61,7 +61,9 @@ struct PoolConfig {
   /// enough to ride out a short preemption of another worker (a woken worker may have to
   /// wait for its CPU); an idle pool still sleeps after this.
   std::chrono::nanoseconds idle_spin = std::chrono::microseconds(200);
-  /// Called on each worker thread before it runs anything (e.g. to set SCHED_FIFO).
+  /// Called on each worker thread before it runs anything (e.g. to set SCHED_FIFO). The
+  /// Pool constructor returns after every worker has called it. An exception it throws
+  /// is reported as a warning; the worker runs on.
   std::function<void(std::size_t worker)> on_worker_start;
   /// Used in messages.
   std::string name = "pool";

@@ -147,7 +147,8 @@ class Extension {
   /// Starts `job` asynchronously as a root computation (PAWS: a job released to the
   /// pool). Throws takt::Error once the pool is shutting down.
   void submit(Job& job);
-  /// Installs the rule-D source (nullptr removes it). Set before submitting work.
+  /// Installs the rule-D source (nullptr removes it). Jobs it hands out count as in flight:
+  /// the pool's destructor waits for them.
   void set_work_source(WorkSource* source) noexcept;
   /// Installs the yield policy (nullptr removes it).
   void set_yield_policy(YieldPolicy* policy) noexcept;
@@ -157,7 +158,7 @@ class Extension {
   void notify_work() noexcept;
   /// Asks `worker` to consult the yield policy at its next spawn or sync.
   void request_yield(std::size_t worker) noexcept;
-  /// The key of the computation `worker` runs now, or nullopt-like false when idle.
+  /// True and the key of the computation `worker` runs now; false when it is idle.
   bool running_key(std::size_t worker, std::chrono::nanoseconds& key) const noexcept;
   /// Number of workers.
   [[nodiscard]] std::size_t workers() const noexcept;
