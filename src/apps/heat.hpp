@@ -30,17 +30,21 @@ struct HeatProblem {
 void validate(const HeatProblem& problem);
 
 /// Two grids of rows × columns doubles, allocated once (a task's init) and reused by
-/// every job.
+/// every job, and the initial condition's factors sin x_i and sin y_j (so that a job
+/// sets the initial grid with one multiplication per point).
 struct HeatGrids {
   std::vector<double> a;
   std::vector<double> b;
+  std::vector<double> sin_x;
+  std::vector<double> sin_y;
   explicit HeatGrids(const HeatProblem& problem);
 };
 
 /// Sets the initial condition and runs `steps` Jacobi steps on the takt runtime: each step
 /// is a recursive split of the row range (spawn the upper half, run the lower half, sync)
 /// down to `leaf_rows` rows; the steps follow each other. Returns the grid holding the
-/// result (one of grids.a, grids.b). Outside a pool it runs serially (the serial elision).
+/// result (one of grids.a, grids.b). `grids` must be made for `problem`. Outside a pool it
+/// runs serially (the serial elision).
 const double* heat(const HeatProblem& problem, HeatGrids& grids);
 
 /// The same computation as straightforward serial loops (the reference).
