@@ -4,9 +4,11 @@
 //                  args: ["--intervals", "200000", "--grain", "2048"]
 // It integrates 4 / (1 + x²) over [0, 1] with the midpoint rule on `intervals`
 // intervals, splitting the range in halves down to `grain` intervals. The two halves
-// are independent: that is where fork-join parallelism goes. Today the halves run one
-// after the other; with takt's fork-join runtime, integrate() spawns the left half,
-// computes the right half itself and syncs: only the body of integrate() changes.
+// are independent, so integrate() spawns the left half on takt's fork-join runtime,
+// computes the right half itself and syncs. The spawn and sync resolve to the runtime
+// of the process that loads this object (the takt program exports it); run outside a
+// pool, the same code runs serially.
+#include <takt/runtime/scope.hpp>
 #include <takt/task.hpp>
 
 #include <cmath>
@@ -68,8 +70,11 @@ class PiTask {
       return sum;
     }
     const std::uint64_t mid = lo + (hi - lo) / 2;
-    const double left = integrate(lo, mid);
+    double left = 0;
+    takt::Scope scope;
+    scope.spawn([&] { left = integrate(lo, mid); });
     const double right = integrate(mid, hi);
+    scope.sync();
     return left + right;
   }
 

@@ -1,0 +1,293 @@
+// `takt profile PROGRAM [ARGS...]`: measures a task's work, span and burdened span (issue 6).
+#include "apps/programs.hpp"
+#include "cli/command.hpp"
+#include "model/duration.hpp"
+#include "model/measurement_update.hpp"
+#include "model/task_set_parser.hpp"
+#include "os/cpu.hpp"
+#include "profiler/profile.hpp"
+#include "profiler/profile_output.hpp"
+#include "takt/error.hpp"
+#include "takt/program.hpp"
+
+#include <fmt/core.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <sstream>
+
+namespace takt::cli {
+namespace {
+
+struct ProfileArgs {
+  std::string program;
+  std::vector<std::string> args;
+  std::size_t jobs = 10;
+  double percentile = 100;
+  bool json = false;
+  std::string update;
+  std::string task;
+  std::string profiles;
+  std::string name;
+  std::string burden_spawn;
+  std::string burden_sync;
+  std::string cpus;
+  std::vector<std::size_t> parallel;
+  int priority = 10;
+};
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error("cannot read '" + path + "'; check the path");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void write_file(const std::string& path, const std::string& text) {
+  const std::string temporary = path + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    out << text;
+    if (!out) throw Error("cannot write '" + temporary + "'; check the folder is writable");
+  }
+  std::error_code ec;
+  std::filesystem::rename(temporary, path, ec);
+  if (ec) throw Error("cannot replace '" + path + "': " + ec.message());
+}
+
+/// "AMD EPYC, 2 CPUs" from /proc/cpuinfo and the affinity mask.
+std::string machine_description(const os::CpuSet& cpus) {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line, model = "unknown CPU";
+  while (std::getline(in, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      auto colon = line.find(':');
+      if (colon != std::string::npos) model = line.substr(line.find_first_not_of(" \t", colon + 1));
+      break;
+    }
+  }
+  return fmt::format("{}, {} CPU(s)", model, cpus.size());
+}
+
+std::string today() {
+  std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[16];
+  std::strftime(text, sizeof text, "%Y-%m-%d", &utc);
+  return text;
+}
+
+profiler::ProfileOptions options_of(const ProfileArgs& a) {
+  profiler::ProfileOptions o;
+  o.jobs = a.jobs;
+  o.percentile = a.percentile;
+  o.parallel_workers = a.parallel;
+  o.fifo_priority = a.priority;
+  if (!a.cpus.empty()) o.cpus = os::CpuSet::parse(a.cpus);
+  if (a.burden_spawn.empty() != a.burden_sync.empty()) {
+    throw Error("give both --burden-spawn and --burden-sync, or neither (then they are calibrated here)");
+  }
+  if (!a.burden_spawn.empty()) {
+    o.burden = profiler::Burden{model::parse_duration(a.burden_spawn), model::parse_duration(a.burden_sync)};
+  }
+  if (isatty(STDERR_FILENO) != 0) {
+    o.progress = [](std::string_view line) { fmt::print(stderr, "  ... {}\n", line); };
+  }
+  return o;
+}
+
+profiler::ProfileResult profile_program(const std::string& program, const std::vector<std::string>& args,
+                                        const std::filesystem::path& base_dir,
+                                        const profiler::ProfileOptions& o) {
+  Program resolved = resolve_program(program, base_dir);
+  std::unique_ptr<Task> task = resolved.create();
+  const os::CpuSet cpus = o.cpus.empty() ? os::allowed_cpus() : o.cpus;
+  task->init({program, args, static_cast<unsigned>(cpus.size())});
+  profiler::ProfileResult result = profiler::profile(*task, program, args, o);
+  task->finalize();
+  return result;
+}
+
+/// The tasks of `set` that run `program` with `args`, or the one named `--task`.
+/// The task set to update, read before anything is measured. The file must already be
+/// a valid task set: update_measurements replaces values where they stand.
+model::TaskSet task_set_to_update(const std::string& path) {
+  try {
+    return model::parse_task_set_file(path);
+  } catch (const Error& e) {
+    throw Error(std::string(e.what()) +
+                " (--update writes into a valid task-set file: give a new task placeholder values, e.g. "
+                "`work: 1ms` and `span: 1ms`, which the measurements then replace)");
+  }
+}
+
+std::vector<std::string> tasks_to_update(const model::TaskSet& set, const ProfileArgs& a) {
+  std::vector<std::string> names;
+  if (!a.task.empty()) {
+    std::string known;
+    for (const auto& t : set.tasks) {
+      if (t.name == a.task) return {a.task};
+      known += (known.empty() ? "" : ", ") + t.name;
+    }
+    throw Error(fmt::format("--task '{}' is not a task of {} (its tasks: {})", a.task, a.update, known));
+  }
+  for (const auto& t : set.tasks) {
+    if (t.program == a.program && t.args == a.args) names.push_back(t.name);
+  }
+  if (names.empty()) {
+    throw Error(
+        fmt::format("no task of {} runs '{}' with these arguments; name the task to update with --task NAME, "
+                    "or run `takt profile --update {}` without a program to profile every task of the file",
+                    a.update, a.program, a.update));
+  }
+  return names;
+}
+
+void write_measurements(const std::string& path, const std::vector<model::MeasurementUpdate>& updates) {
+  const std::string text = read_file(path);
+  const std::string updated = model::update_measurements(text, path, updates);
+  write_file(path, updated);
+  for (const auto& u : updates) {
+    fmt::print(stderr, "wrote work {}, span {}, burdened_span {} for task '{}' into {}\n",
+               model::format_duration(*u.work), model::format_duration(*u.span),
+               model::format_duration(*u.burdened_span), u.task, path);
+  }
+}
+
+std::string profiles_header(const ProfileArgs& a, const os::CpuSet& cpus) {
+  return fmt::format(
+      "Program profiles for `takt generate --method rtws --programs FILE`, measured on\n"
+      "{} ({}) by `takt profile PROGRAM ARGS... --jobs {} --profiles FILE`\n"
+      "(examples/profiles/measure.sh runs all of them): work = {} of the jobs' T1 on one\n"
+      "worker; span and burdened span from the strand events of one-worker runs (docs/profiling.md).",
+      machine_description(cpus), today(), a.jobs,
+      a.percentile >= 100 ? std::string("the maximum") : fmt::format("the p{:g}", a.percentile));
+}
+
+/// Profiles every distinct program and arguments of the task-set file and updates it.
+int profile_file(const ProfileArgs& a, const profiler::ProfileOptions& o) {
+  const model::TaskSet set = task_set_to_update(a.update);
+  const std::filesystem::path base = std::filesystem::path(a.update).parent_path();
+  std::vector<model::MeasurementUpdate> updates;
+  nlohmann::json tasks = nlohmann::json::array();
+  std::vector<std::pair<std::string, profiler::ProfileResult>> done;  // by program + args
+  for (const auto& t : set.tasks) {
+    if (t.program.empty()) {
+      fmt::print(stderr, "task '{}' names no program: not profiled\n", t.name);
+      continue;
+    }
+    std::string key = t.program;
+    for (const auto& arg : t.args) key += '\x1f' + arg;
+    const profiler::ProfileResult* result = nullptr;
+    for (const auto& [k, r] : done) {
+      if (k == key) result = &r;
+    }
+    if (result == nullptr) {
+      done.emplace_back(key, profile_program(t.program, t.args, base, o));
+      result = &done.back().second;
+      if (!a.json) fmt::print("task '{}': {}", t.name, profiler::profile_text(*result));
+    } else if (!a.json) {
+      fmt::print("task '{}': same program and arguments as a task above\n", t.name);
+    }
+    updates.push_back(profiler::measurement_update(*result, t.name));
+    nlohmann::json entry = profiler::profile_json(*result);
+    entry["task"] = t.name;
+    tasks.push_back(entry);
+  }
+  if (a.json) fmt::print("{}\n", nlohmann::json{{"file", a.update}, {"tasks", tasks}}.dump(2));
+  if (updates.empty()) throw Error("no task of " + a.update + " names a program to profile");
+  write_measurements(a.update, updates);
+  return exit_ok;
+}
+
+int run_profile(const ProfileArgs& a) {
+  apps::register_builtin_programs();
+  profiler::ProfileOptions o = options_of(a);
+  if (a.program.empty()) {
+    if (a.update.empty()) {
+      throw Error(
+          "name a program to profile (e.g. `takt profile heat 512 512 50`), or a task-set file with "
+          "--update FILE to profile each of its tasks");
+    }
+    if (!a.profiles.empty()) throw Error("--profiles needs a program to profile");
+    return profile_file(a, o);
+  }
+  std::optional<model::TaskSet> set;
+  if (!a.update.empty()) set = task_set_to_update(a.update);  // before measuring: fail fast
+  profiler::ProfileResult result = profile_program(a.program, a.args, {}, o);
+  // The results are printed before anything is written: a failing update keeps them.
+  if (a.json) {
+    fmt::print("{}\n", profiler::profile_json(result).dump(2));
+  } else {
+    fmt::print("{}", profiler::profile_text(result));
+  }
+  if (!a.update.empty()) {
+    std::vector<model::MeasurementUpdate> updates;
+    for (const std::string& name : tasks_to_update(*set, a)) {
+      updates.push_back(profiler::measurement_update(result, name));
+    }
+    write_measurements(a.update, updates);
+  }
+  if (!a.profiles.empty()) {
+    const std::string name = a.name.empty() ? profiler::default_profile_name(result) : a.name;
+    profiler::update_profiles_file(a.profiles, profiler::program_profile(result, name),
+                                   profiles_header(a, o.cpus.empty() ? os::allowed_cpus() : o.cpus));
+    fmt::print(stderr, "wrote program profile '{}' into {}\n", name, a.profiles);
+  }
+  return exit_ok;
+}
+
+[[maybe_unused]] const bool registered = register_command({
+    {"profile"},
+    "Measure a task's work, span and burdened span over N jobs (and write them into a task set or a "
+    "profiles file)",
+    [](CLI::App& app) -> Action {
+      auto args = std::make_shared<ProfileArgs>();
+      app.add_option("program", args->program,
+                     "A built-in program (docs/programs.md) or a task's shared object (./libtask.so)");
+      app.add_option("args", args->args,
+                     "The program's arguments; put arguments that start with '-' after \"--\" "
+                     "(takt profile ./libpi.so --jobs 5 -- --intervals 100000)");
+      app.add_option("--jobs", args->jobs, "Jobs measured (default 10)")->check(CLI::PositiveNumber);
+      app.add_option(
+             "--percentile", args->percentile,
+             "Which job's value the task set gets: the nearest-rank percentile over the jobs, 100 = max "
+             "(default 100)")
+          ->check(CLI::Range(0.001, 100.0));
+      app.add_flag("--json", args->json, "Print the result as JSON");
+      app.add_option(
+          "--update", args->update,
+          "Write work, span and burdened_span into this task-set file (with a program: into the "
+          "tasks that run it with these arguments, or --task; without: profile every task of the file)");
+      app.add_option("--task", args->task, "With --update: the task to write the measurements to");
+      app.add_option(
+          "--profiles", args->profiles,
+          "Add the result to this program-profiles file (for takt generate --method rtws --programs)");
+      app.add_option("--name", args->name,
+                     "With --profiles: the entry's name (default: program-arg1-arg2...)");
+      app.add_option("--burden-spawn", args->burden_spawn,
+                     "Burden per continuation edge, e.g. 1.5us (default: calibrated on this machine)");
+      app.add_option("--burden-sync", args->burden_sync,
+                     "Burden per return edge, e.g. 1us (with --burden-spawn)");
+      app.add_option("--cpus", args->cpus, "CPUs to profile on, a cpulist like 0-1 (default: all allowed)");
+      app.add_option(
+             "--priority", args->priority,
+             "SCHED_FIFO priority of the measured workers, 0 for SCHED_OTHER (default 10; without the "
+             "privilege or with TAKT_NO_RT=1 they stay in SCHED_OTHER)")
+          ->check(CLI::Range(0, 98));
+      app.add_option("--parallel", args->parallel,
+                     "Also measure T_P on P pinned workers for each P given, e.g. --parallel 1,2")
+          ->delimiter(',');
+      return [args] { return run_profile(*args); };
+    },
+});
+
+}  // namespace
+}  // namespace takt::cli

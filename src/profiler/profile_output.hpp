@@ -1,0 +1,48 @@
+// What takt profile writes: a table, JSON, a task-set update, a program-profiles entry.
+#pragma once
+
+#include "model/measurement_update.hpp"
+#include "model/program_profile.hpp"
+#include "profiler/profile.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace takt::profiler {
+
+/// The values a task set or a profiles file gets: the chosen percentile of each
+/// quantity, rounded up to whole microseconds; the span capped at the work (the
+/// observed run's timestamps can make a nearly serial job's span exceed its
+/// uninstrumented work by a few nanoseconds per strand) and the burdened span at least
+/// the span.
+struct WrittenValues {
+  std::chrono::nanoseconds work{0};
+  std::chrono::nanoseconds span{0};
+  std::chrono::nanoseconds burdened_span{0};
+};
+WrittenValues written_values(const ProfileResult& result);
+
+/// The readable report (several lines, ends with a newline).
+std::string profile_text(const ProfileResult& result);
+
+/// The JSON document of `takt profile --json` (docs/profiling.md lists the keys).
+nlohmann::json profile_json(const ProfileResult& result);
+
+/// The update of task `task` of a task-set file: work, span and burdened span.
+model::MeasurementUpdate measurement_update(const ProfileResult& result, std::string task);
+
+/// A program-profiles entry (`takt generate --method rtws --programs FILE`).
+model::ProgramProfile program_profile(const ProfileResult& result, std::string name);
+
+/// A default entry name: the program and its arguments joined by '-' ("cholesky-512-32").
+std::string default_profile_name(const ProfileResult& result);
+
+/// Adds `entry` to the profiles file at `path` (created when missing), replacing an
+/// entry of the same name and keeping the others in their order. The file's header
+/// comment is replaced by `header`. Throws takt::Error when an existing file does not
+/// parse or cannot be written.
+void update_profiles_file(const std::string& path, const model::ProgramProfile& entry,
+                          const std::string& header);
+
+}  // namespace takt::profiler

@@ -1,0 +1,116 @@
+// The built-in programs are registered by name, parse their arguments with clear errors, and run jobs on a
+// pool.
+#include "apps/programs.hpp"
+#include "takt/error.hpp"
+#include "takt/program.hpp"
+#include "takt/runtime.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace {
+
+using Args = std::vector<std::string>;
+
+std::unique_ptr<takt::Task> make(const std::string& name) {
+  takt::apps::register_builtin_programs();
+  return takt::programs().find(name).create();
+}
+
+std::string init_error(const std::string& name, const Args& args) {
+  auto task = make(name);
+  try {
+    task->init({name, args, 1});
+  } catch (const takt::Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(BuiltinPrograms, AllAreRegisteredOnceByName) {
+  takt::ProgramRegistry registry;
+  takt::apps::register_builtin_programs(registry);
+  takt::apps::register_builtin_programs(registry);  // again: harmless
+  EXPECT_EQ(registry.names(),
+            (std::vector<std::string>{"cholesky", "fib", "heat", "lu", "matmul", "synthetic", "uts"}));
+  EXPECT_NE(registry.description("heat").find("[ROWS=512]"), std::string::npos);
+  EXPECT_EQ(registry.find("lu").origin, "built-in");
+}
+
+TEST(BuiltinPrograms, AnotherProgramWithABuiltinNameIsKept) {
+  // A test or an application may register its own 'fib' first; the built-ins do not replace it.
+  struct Mine : takt::Task {
+    void run(const takt::Job&) override {}
+  };
+  takt::ProgramRegistry registry;
+  registry.add<Mine>("fib", "mine");
+  takt::apps::register_builtin_programs(registry);
+  EXPECT_EQ(registry.description("fib"), "mine");
+  EXPECT_TRUE(registry.contains("heat"));
+}
+
+struct Case {
+  std::string program;
+  Args args;
+};
+
+class RunsJobs : public ::testing::TestWithParam<Case> {};
+
+TEST_P(RunsJobs, OnATwoWorkerPool) {
+  const Case& c = GetParam();
+  auto task = make(c.program);
+  task->init({c.program, c.args, 2});
+  takt::PoolConfig config;
+  config.workers = 2;
+  config.memory.depth = 300;  // the p3ls3 UTS tree is 247 deep
+  config.memory.stack_size = 32 * 1024;
+  takt::Pool pool(config);
+  for (std::uint64_t k = 0; k < 2; ++k) {
+    takt::Job job;
+    job.task = c.program;
+    job.index = k;
+    job.cores = 2;
+    EXPECT_NO_THROW(pool.run([&] { task->run(job); })) << c.program;
+  }
+  // Each job used the runtime's fork-join, not a serial loop.
+  EXPECT_GT(pool.total_statistics().spawns, 2u) << c.program;
+  task->finalize();
+}
+
+INSTANTIATE_TEST_SUITE_P(Builtins, RunsJobs,
+                         ::testing::Values(Case{"matmul", {"64"}}, Case{"heat", {"40", "30", "3", "4"}},
+                                           Case{"cholesky", {"96", "16"}}, Case{"lu", {"96", "16"}},
+                                           Case{"uts", {"p3ls3"}}, Case{"fib", {"15"}},
+                                           Case{"synthetic", {"3", "5", "0.002"}}),
+                         [](const auto& info) { return info.param.program; });
+
+TEST(BuiltinPrograms, DefaultsNeedNoArguments) {
+  for (const char* name : {"matmul", "heat", "cholesky", "lu", "uts", "fib"}) {
+    EXPECT_EQ(init_error(name, {}), "") << name;
+  }
+}
+
+TEST(BuiltinPrograms, BadArgumentsNameTheArgumentTheRangeAndTheUsage) {
+  EXPECT_EQ(init_error("heat", {"64", "wide"}),
+            "program 'heat': argument 2 (COLUMNS) must be a whole number from 3 to 1000000, got 'wide'; "
+            "usage: heat [ROWS=512] [COLUMNS=512] [STEPS=50] [LEAF_ROWS=10]");
+  EXPECT_NE(init_error("heat", {"2"}).find("argument 1 (ROWS) must be a whole number from 3"),
+            std::string::npos);
+  EXPECT_NE(init_error("heat", {"1000000", "1000000"}).find("too large"), std::string::npos);
+  EXPECT_NE(init_error("cholesky", {"-5"}).find("argument 1 (N)"), std::string::npos);
+  EXPECT_NE(init_error("lu", {"64", "0"}).find("argument 2 (BASE) must be a whole number from 1"),
+            std::string::npos);
+  EXPECT_NE(init_error("fib", {"30", "2"}).find("1 argument(s) too many (the first extra one is '2')"),
+            std::string::npos);
+  EXPECT_NE(init_error("uts", {"t4"}).find("must be one of p3ls3, t3-style, t3, got 't4'"),
+            std::string::npos);
+  EXPECT_NE(init_error("synthetic", {"4"}).find("argument 1 (TYPE) must be a whole number from 1 to 3"),
+            std::string::npos);
+  EXPECT_NE(init_error("synthetic", {"1", "1", "lots"}).find("argument 3 (SCALE) must be a number"),
+            std::string::npos);
+  EXPECT_NE(init_error("matmul", {"12x"}).find("got '12x'"), std::string::npos);
+}
+
+}  // namespace

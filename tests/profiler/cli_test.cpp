@@ -1,0 +1,196 @@
+// `takt profile` end to end: JSON output, --update of a task-set file, --profiles, a shared-object task, bad
+// input.
+#include "model/program_profile.hpp"
+#include "model/task_set_parser.hpp"
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace {
+
+struct Output {
+  int status = -1;
+  std::string out;  // stdout
+  std::string err;  // stderr
+};
+
+/// Runs the takt binary with `args` (a shell-quoted string); its stderr goes through a
+/// file in `dir`.
+Output takt_command(const std::filesystem::path& dir, const std::string& args) {
+  const std::string err_file = (dir / "stderr").string();
+  const std::string command = std::string(TAKT_BINARY) + " " + args + " 2>" + err_file;
+  Output o;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (pipe == nullptr) return o;
+  std::array<char, 4096> buffer;
+  std::size_t n;
+  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) o.out.append(buffer.data(), n);
+  const int status = ::pclose(pipe);
+  o.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream in(err_file);
+  std::ostringstream text;
+  text << in.rdbuf();
+  o.err = text.str();
+  return o;
+}
+
+std::string read(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+class ProfileCommand : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("takt_profile_cli_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::filesystem::path dir_;
+};
+
+// Fixed burdens: the tests do not depend on the calibration (tested elsewhere).
+const std::string kBurdens = " --burden-spawn 2us --burden-sync 1us";
+
+TEST_F(ProfileCommand, JsonHasTheMeasuresAndTheTaskSetValues) {
+  Output o = takt_command(dir_, "profile heat 64 64 5 4 --jobs 3 --json" + kBurdens);
+  ASSERT_EQ(o.status, 0) << o.err;
+  const nlohmann::json j = nlohmann::json::parse(o.out);
+  EXPECT_EQ(j["program"], "heat");
+  EXPECT_EQ(j["args"], (std::vector<std::string>{"64", "64", "5", "4"}));
+  EXPECT_EQ(j["jobs"], 3);
+  EXPECT_EQ(j["per_job"].size(), 3u);
+  EXPECT_EQ(j["burden"]["spawn_ns"], 2000);
+  EXPECT_EQ(j["burden"]["sync_ns"], 1000);
+  EXPECT_EQ(j["burden"]["source"], "given");
+  // 64 rows in halves down to at most 4: 16 leaves, 15 spawns per split; the initial
+  // condition and 5 steps are 6 splits.
+  EXPECT_EQ(j["spawns"], 6 * 15);
+  EXPECT_EQ(j["syncs"], 6 * 15);
+  const std::int64_t work = j["work"]["max_ns"], span = j["span"]["max_ns"],
+                     burdened = j["burdened_span"]["max_ns"];
+  EXPECT_GT(work, 0);
+  EXPECT_LT(span, work);
+  EXPECT_GE(burdened, span);
+  EXPECT_GT(j["parallelism"].get<double>(), 1.0);
+  EXPECT_EQ(j["static_memory"]["depth"], 5);  // the root and 4 levels of halving
+  EXPECT_TRUE(j["task_set"]["work"].is_string());
+}
+
+TEST_F(ProfileCommand, UpdateWritesTheMeasurementsAndKeepsComments) {
+  const std::filesystem::path file = dir_ / "tasks.yaml";
+  std::ofstream(file) << "# my task set\n"
+                         "global: {cores: 2}\n"
+                         "tasks:\n"
+                         "  - name: solver   # the LU task\n"
+                         "    period: 1s\n"
+                         "    program: lu\n"
+                         "    args: [64, 16]\n"
+                         "    work: 1ms\n"
+                         "    span: 1ms\n";
+  Output o = takt_command(dir_, "profile lu 64 16 --jobs 2 --update " + file.string() + kBurdens);
+  ASSERT_EQ(o.status, 0) << o.err;
+  EXPECT_NE(o.out.find("for the task set (max over the jobs)"), std::string::npos) << o.out;
+  const std::string text = read(file);
+  EXPECT_NE(text.find("# my task set"), std::string::npos);
+  EXPECT_NE(text.find("# the LU task"), std::string::npos);
+  EXPECT_NE(text.find("burdened_span:"), std::string::npos) << text;
+  const auto set = takt::model::parse_task_set(text, file.string());
+  ASSERT_EQ(set.tasks.size(), 1u);
+  const auto& t = set.tasks[0];
+  ASSERT_TRUE(t.measured_work && t.measured_span && t.burdened_span);
+  EXPECT_NE(*t.measured_work, std::chrono::milliseconds(1)) << "the old value was replaced";
+  EXPECT_LE(*t.measured_span, *t.measured_work);
+  EXPECT_GE(*t.burdened_span, *t.measured_span);
+  EXPECT_NE(o.err.find("for task 'solver'"), std::string::npos) << o.err;
+}
+
+TEST_F(ProfileCommand, UpdateWithoutAProgramProfilesEveryTaskOfTheFile) {
+  const std::filesystem::path file = dir_ / "two.yaml";
+  std::ofstream(file) << "tasks:\n"
+                         "  - {name: a, period: 1s, program: fib, args: [12], work: 1ms, span: 1ms}\n"
+                         "  - {name: b, period: 1s, program: matmul, args: [32], work: 1ms, span: 1ms}\n";
+  Output o = takt_command(dir_, "profile --jobs 2 --update " + file.string() + kBurdens);
+  ASSERT_EQ(o.status, 0) << o.err;
+  const auto set = takt::model::parse_task_set_file(file.string());
+  for (const auto& t : set.tasks) EXPECT_TRUE(t.measured_work && t.burdened_span) << t.name;
+}
+
+TEST_F(ProfileCommand, UpdateOfATaskThatDoesNotRunTheProgramNamesTheFix) {
+  const std::filesystem::path file = dir_ / "other.yaml";
+  std::ofstream(file)
+      << "tasks:\n  - {name: a, period: 1s, program: fib, args: [12], work: 1ms, span: 1ms}\n";
+  Output o = takt_command(dir_, "profile matmul 16 --jobs 1 --update " + file.string() + kBurdens);
+  EXPECT_EQ(o.status, 1);
+  EXPECT_NE(o.err.find("--task NAME"), std::string::npos) << o.err;
+  EXPECT_NE(o.out.find("profile of matmul 16"), std::string::npos) << "the results are printed anyway";
+}
+
+TEST_F(ProfileCommand, UpdateOfAFileWithoutPlaceholdersSaysWhatToAdd) {
+  // The file must be a valid task set before the update; nothing is measured otherwise.
+  const std::filesystem::path file = dir_ / "new.yaml";
+  std::ofstream(file) << "tasks:\n  - {name: a, period: 1s, program: fib, args: [12]}\n";
+  Output o = takt_command(dir_, "profile fib 12 --jobs 1 --update " + file.string() + kBurdens);
+  EXPECT_EQ(o.status, 1);
+  EXPECT_NE(o.err.find("`work: 1ms` and `span: 1ms`"), std::string::npos) << o.err;
+  EXPECT_EQ(o.out, "");
+}
+
+TEST_F(ProfileCommand, ProfilesFileCollectsPrograms) {
+  const std::filesystem::path file = dir_ / "profiles.yaml";
+  ASSERT_EQ(
+      takt_command(dir_, "profile cholesky 64 16 --jobs 2 --profiles " + file.string() + kBurdens).status, 0);
+  ASSERT_EQ(takt_command(dir_, "profile lu 64 16 --jobs 2 --profiles " + file.string() + kBurdens).status, 0);
+  // Again, same name: replaced, not added.
+  ASSERT_EQ(takt_command(dir_, "profile lu 64 16 --jobs 2 --profiles " + file.string() + kBurdens).status, 0);
+  const auto profiles = takt::model::parse_program_profiles_file(file.string());
+  ASSERT_EQ(profiles.size(), 2u);
+  EXPECT_EQ(profiles[0].name, "cholesky-64-16");
+  EXPECT_EQ(profiles[0].program, "cholesky");
+  EXPECT_EQ(profiles[0].args, (std::vector<std::string>{"64", "16"}));
+  EXPECT_EQ(profiles[1].name, "lu-64-16");
+  ASSERT_TRUE(profiles[1].burdened_span.has_value());
+  EXPECT_NE(read(file).find("by `takt profile PROGRAM ARGS... --jobs 2 --profiles FILE`"), std::string::npos)
+      << read(file);
+}
+
+TEST_F(ProfileCommand, ASharedObjectTaskUsesTheRuntimeOfTheTaktProgram) {
+  // The example task's spawns resolve to the runtime the takt binary exports: the
+  // profiler sees them. 64,000 intervals halved down to 1,000: 63 spawns.
+  // Program arguments that look like options go after "--".
+  Output o = takt_command(dir_, std::string("profile ") + TAKT_PI_TASK_SO + " --jobs 2 --json" + kBurdens +
+                                    " -- --intervals 64000 --grain 1000");
+  ASSERT_EQ(o.status, 0) << o.err;
+  const nlohmann::json j = nlohmann::json::parse(o.out);
+  EXPECT_EQ(j["spawns"], 63);
+  EXPECT_GT(j["parallelism"].get<double>(), 2.0);
+}
+
+TEST_F(ProfileCommand, BadInputIsExitOneWithAMessage) {
+  Output unknown = takt_command(dir_, "profile nosuchprogram --jobs 1" + kBurdens);
+  EXPECT_EQ(unknown.status, 1);
+  EXPECT_NE(unknown.err.find("unknown program 'nosuchprogram'"), std::string::npos) << unknown.err;
+  Output bad_args = takt_command(dir_, "profile heat 2 --jobs 1" + kBurdens);
+  EXPECT_EQ(bad_args.status, 1);
+  EXPECT_NE(bad_args.err.find("argument 1 (ROWS)"), std::string::npos) << bad_args.err;
+  Output half_burden = takt_command(dir_, "profile fib 5 --burden-spawn 1us");
+  EXPECT_EQ(half_burden.status, 1);
+  EXPECT_NE(half_burden.err.find("--burden-sync"), std::string::npos) << half_burden.err;
+  Output nothing = takt_command(dir_, "profile");
+  EXPECT_EQ(nothing.status, 1);
+  EXPECT_NE(nothing.err.find("name a program to profile"), std::string::npos) << nothing.err;
+}
+
+}  // namespace

@@ -1,0 +1,140 @@
+// The profiler measures work, span and burdened span of kernels whose values are known analytically.
+//
+// The kernels busy-wait with os::spin_for (wall-clock time), so a node lasts its nominal
+// length even when the shared machine preempts the test: noise can only add time. Each
+// check therefore compares the least disturbed of 7 jobs (the minimum) with the analytic
+// value, within 5 %. The profiler's workers run in SCHED_FIFO where the process may
+// (root), which keeps most of that noise out to begin with.
+#include "os/clock.hpp"
+#include "profiler/profile.hpp"
+#include "profiler/profile_output.hpp"
+#include "takt/runtime.hpp"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <vector>
+
+namespace {
+
+using namespace std::chrono_literals;
+using std::chrono::nanoseconds;
+
+/// A task whose job is a function.
+class FunctionTask final : public takt::Task {
+ public:
+  explicit FunctionTask(std::function<void()> body) : body_(std::move(body)) {}
+  void run(const takt::Job&) override { body_(); }
+
+ private:
+  std::function<void()> body_;
+};
+
+takt::profiler::ProfileResult profile_of(std::function<void()> body, takt::profiler::Burden burden = {}) {
+  FunctionTask task(std::move(body));
+  takt::profiler::ProfileOptions options;
+  options.jobs = 7;
+  options.burden = burden;
+  return takt::profiler::profile(task, "test", {}, options);
+}
+
+void expect_within_5_percent(nanoseconds measured, nanoseconds expected, const char* what) {
+  const double ratio = static_cast<double>(measured.count()) / static_cast<double>(expected.count());
+  EXPECT_GT(ratio, 0.95) << what << ": " << measured.count() << " ns measured, " << expected.count()
+                         << " expected";
+  EXPECT_LT(ratio, 1.05) << what << ": " << measured.count() << " ns measured, " << expected.count()
+                         << " expected";
+}
+
+struct Segment {
+  int nodes;           // m: strands that may run in parallel
+  nanoseconds length;  // e: each strand's length
+};
+
+TEST(KnownDags, SynchronousTask) {
+  // RTWS §IV.A's synchronous task: segments run one after the other, each a parallel
+  // loop over m nodes of length e. work = Σ m·e = 4·300 + 1·500 + 3·200 + 2·400 µs
+  // = 3,100 µs; span = Σ max strand = 300 + 500 + 200 + 400 µs = 1,400 µs.
+  const std::vector<Segment> segments{{4, 300us}, {1, 500us}, {3, 200us}, {2, 400us}};
+  auto result = profile_of([&] {
+    for (const Segment& s : segments) {
+      takt::parallel_for(0, s.nodes, 1, [&](int) { takt::os::spin_for(s.length); });
+    }
+  });
+  expect_within_5_percent(result.work.min, 3100us, "work");
+  expect_within_5_percent(result.span.min, 1400us, "span");
+  // In the observed run every loop splits down to single nodes: m − 1 spawns per segment.
+  EXPECT_EQ(result.spawns, 3u + 0u + 2u + 1u);
+  EXPECT_NEAR(static_cast<double>(result.work.min.count()) / static_cast<double>(result.span.min.count()),
+              3100.0 / 1400.0, 0.2);
+}
+
+void tree(int depth, nanoseconds leaf) {
+  if (depth == 0) {
+    takt::os::spin_for(leaf);
+    return;
+  }
+  takt::Scope scope;
+  scope.spawn([=] { tree(depth - 1, leaf); });
+  tree(depth - 1, leaf);
+  scope.sync();
+}
+
+TEST(KnownDags, BalancedBinaryForkTree) {
+  // Depth 4: 16 leaves of 200 µs. work = 16 · 200 = 3,200 µs; span = one leaf = 200 µs.
+  const takt::profiler::Burden burden{10us, 5us};
+  auto result = profile_of([] { tree(4, 200us); }, burden);
+  expect_within_5_percent(result.work.min, 3200us, "work");
+  expect_within_5_percent(result.span.min, 200us, "span");
+  EXPECT_EQ(result.spawns, 15u);
+  EXPECT_EQ(result.syncs, 15u);
+  // Every root-to-leaf path crosses 4 levels, each by a spawn edge + return edge (burden
+  // 5 µs) or a continuation edge (10 µs): L + 4·5 µs ≤ L̂ ≤ L + 4·10 µs, in every job.
+  for (const auto& job : result.per_job) {
+    EXPECT_GE(job.dag.burdened_span - job.dag.span, 20us);
+    EXPECT_LE(job.dag.burdened_span - job.dag.span, 40us);
+  }
+}
+
+TEST(KnownDags, ChainHasSpanEqualToWork) {
+  // Ten links; in each the parent runs 100 µs, then spawns a 200 µs child and syncs at
+  // once: nothing runs in parallel, span = work = 10 · 300 µs = 3,000 µs.
+  const takt::profiler::Burden burden{10us, 5us};
+  auto result = profile_of(
+      [] {
+        for (int i = 0; i < 10; ++i) {
+          takt::os::spin_for(100us);
+          takt::Scope scope;
+          scope.spawn([] { takt::os::spin_for(200us); });
+          scope.sync();
+        }
+      },
+      burden);
+  expect_within_5_percent(result.work.min, 3000us, "work");
+  expect_within_5_percent(result.span.min, 3000us, "span");
+  expect_within_5_percent(result.span.min, result.work.min, "span against work");
+  EXPECT_EQ(result.spawns, 10u);
+  // Each link adds a return edge (5 µs) on the path through the child or a continuation
+  // edge (10 µs) on the path through the empty continuation.
+  for (const auto& job : result.per_job) {
+    EXPECT_GE(job.dag.burdened_span - job.dag.span, 50us);
+    EXPECT_LE(job.dag.burdened_span - job.dag.span, 100us);
+  }
+  // The values for a task set: a noisy maximum of the span may exceed the work's, but
+  // what is written is capped at the work (the task-set format requires L ≤ C).
+  const takt::profiler::WrittenValues written = takt::profiler::written_values(result);
+  EXPECT_LE(written.span, written.work);
+  EXPECT_GE(written.burdened_span, written.span);
+}
+
+TEST(KnownDags, SerialCodeIsOneStrand) {
+  // No spawn at all: one strand, span = work.
+  auto result = profile_of([] { takt::os::spin_for(500us); });
+  expect_within_5_percent(result.span.min, 500us, "span");
+  expect_within_5_percent(result.work.min, 500us, "work");
+  EXPECT_EQ(result.spawns, 0u);
+  EXPECT_EQ(result.strands, 1u);
+  EXPECT_EQ(result.burdened_span.min, result.span.min);
+}
+
+}  // namespace

@@ -1,0 +1,92 @@
+// The work and span laws on the built-in matmul, heat, Cholesky and LU: L ≤ T_P ≤ C/P + L̂ for P = 1, 2.
+//
+// The profiler measures C (T₁ on one worker), L and L̂ (from the strand events), and
+// T_P on P pinned workers, job by job, interleaved, so that load from other processes
+// hits all of them alike. The checks use medians over the jobs and a tolerance of 10 %
+// on the upper bound (frequency changes, the caches the two workers share, timer
+// noise). On this shared machine another process can still take a core for the length
+// of a whole measurement; a failed check is therefore measured again, up to three
+// rounds, and only a law that fails in every round fails the test. Nothing here is a
+// speed target: a slower machine passes the same checks.
+#include "apps/programs.hpp"
+#include "os/cpu.hpp"
+#include "profiler/profile.hpp"
+
+#include <gtest/gtest.h>
+
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace {
+
+using std::chrono::nanoseconds;
+
+constexpr double kTolerance = 0.10;
+constexpr int kRounds = 3;
+
+struct Case {
+  std::string program;
+  std::vector<std::string> args;
+};
+
+/// The burden, calibrated once for the whole suite.
+const takt::profiler::Burden& burden() {
+  static const takt::profiler::Burden b = [] {
+    if (takt::os::allowed_cpus().size() < 2) return takt::profiler::Burden{};
+    return takt::profiler::calibrate_burden().burden;
+  }();
+  return b;
+}
+
+class Laws : public ::testing::TestWithParam<Case> {};
+
+TEST_P(Laws, SpanBelowTpAndTpBelowWorkOverPPlusBurdenedSpan) {
+  const Case& c = GetParam();
+  const std::size_t cpus = takt::os::allowed_cpus().size();
+  std::vector<std::size_t> workers{1};
+  if (cpus >= 2) workers.push_back(2);
+
+  takt::apps::register_builtin_programs();
+  auto task = takt::programs().find(c.program).create();
+  task->init({c.program, c.args, static_cast<unsigned>(workers.back())});
+  takt::profiler::ProfileOptions options;
+  options.jobs = 5;
+  options.burden = burden();
+  options.parallel_workers = workers;
+
+  std::string report;
+  bool held = false;
+  for (int round = 0; round < kRounds && !held; ++round) {
+    const takt::profiler::ProfileResult r = takt::profiler::profile(*task, c.program, c.args, options);
+    const nanoseconds work = r.work.p50, span = r.span.p50, burdened = r.burdened_span.p50;
+    held = true;
+    report.clear();
+    for (const auto& p : r.parallel) {
+      const nanoseconds tp = p.time.p50;
+      const double bound = static_cast<double>(work.count()) / static_cast<double>(p.workers) +
+                           static_cast<double>(burdened.count());
+      const bool lower = span <= tp;
+      const bool upper = static_cast<double>(tp.count()) <= bound * (1.0 + kTolerance);
+      held = held && lower && upper;
+      report += c.program + ": P = " + std::to_string(p.workers) + ": L = " + std::to_string(span.count()) +
+                " ns, T_P = " + std::to_string(tp.count()) +
+                " ns, C/P + L^ = " + std::to_string(static_cast<std::int64_t>(bound)) +
+                " ns (C = " + std::to_string(work.count()) + ", L^ = " + std::to_string(burdened.count()) +
+                ")" + (lower ? "" : "  [L > T_P]") + (upper ? "" : "  [T_P > (C/P + L^) * 1.1]") + "\n";
+    }
+    // The measurements describe a parallel program: it has parallelism to speak of.
+    EXPECT_GT(r.parallelism(), 2.0) << c.program;
+  }
+  EXPECT_TRUE(held) << "a law failed in each of " << kRounds << " rounds; the last:\n" << report;
+  std::cout << report;
+  if (cpus < 2) GTEST_SKIP() << "one CPU: only P = 1 was checked";
+}
+
+INSTANTIATE_TEST_SUITE_P(Builtins, Laws,
+                         ::testing::Values(Case{"matmul", {"256"}}, Case{"heat", {"512", "512", "20"}},
+                                           Case{"cholesky", {"384", "32"}}, Case{"lu", {"384", "32"}}),
+                         [](const auto& info) { return info.param.program; });
+
+}  // namespace
