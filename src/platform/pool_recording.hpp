@@ -7,6 +7,13 @@
 // after a park on another worker, a migration. Which job a strand belongs to is asked
 // of the policy (a federated pool runs one job at a time; gedf-paws tells jobs apart
 // by the key of the computation the worker runs). Nothing here allocates or locks.
+//
+// Preemption (gedf-paws): the policy calls preempted() on the worker whose strand
+// yields, which ends that strand's slice (flag preempted) and records a preemption;
+// a strand handed back and given to another worker later is begun there with
+// resumed(). A strand kept in its worker's deque (a frozen level) resumes without an
+// event of its own; its next boundary then finds it not open and begins it at the
+// worker's previous boundary (the worker returns to its frozen levels first, rule C).
 #pragma once
 
 #include "os/cpu.hpp"
@@ -29,6 +36,13 @@ struct JobRef {
   std::uint64_t job = 0;
 };
 
+/// A strand that a worker has begun and not ended.
+struct OpenStrand {
+  bool valid = false;
+  JobRef job;
+  std::uint64_t id = 0;
+};
+
 /// Strand id of strand `strand` of runtime task `task`, as recorded in events' `arg`.
 constexpr std::uint64_t strand_id(std::uint64_t task, std::uint32_t strand) noexcept {
   return task + (static_cast<std::uint64_t>(strand) << 32);
@@ -48,21 +62,42 @@ class PoolRecording final : public ext::StrandObserver {
 
   void on_event(const ext::StrandEvent& event) noexcept override;
 
+  /// On worker `worker`'s thread, when its strand is preempted at a yield point: ends
+  /// the open strand (flag preempted), records a preemption, and returns the strand.
+  OpenStrand preempted(std::size_t worker, std::chrono::nanoseconds at) noexcept;
+  /// On worker `worker`'s thread, when it resumes a strand handed back earlier.
+  void resumed(std::size_t worker, const OpenStrand& strand, std::chrono::nanoseconds at) noexcept;
+
  private:
+  struct alignas(64) WorkerState {
+    std::atomic<ThreadRecorder*> recorder{nullptr};
+    OpenStrand open;                        ///< owner thread only
+    std::chrono::nanoseconds last_end{0};   ///< owner thread only
+  };
+  void begin(WorkerState& w, ThreadRecorder* rec, const JobRef& job, std::uint64_t id,
+             std::chrono::nanoseconds at) noexcept;
+  void end(WorkerState& w, ThreadRecorder* rec, const JobRef& job, std::uint64_t id, std::chrono::nanoseconds at,
+           bool preempted) noexcept;
+
   /// Last worker seen ending a strand of a runtime task (spawn or sync), by hash of the
   /// task id: where a thief's continuation came from. Collisions only lose information.
   struct LastWorker {
     std::atomic<std::uint64_t> task{0};
     std::atomic<std::uint32_t> worker{0};
+    std::atomic<std::uint32_t> job_task{0};
+    std::atomic<std::uint64_t> job{0};
   };
   static constexpr std::size_t kTableSize = 4096;
 
-  void remember(std::uint64_t task, std::uint32_t worker) noexcept;
+  void remember(std::uint64_t task, std::uint32_t worker, const JobRef& job) noexcept;
   [[nodiscard]] int last_cpu(std::uint64_t task) const noexcept;
+  /// The job of the worker that last ended a strand of `task` (a thief's continuation
+  /// belongs to it; the thief's own key is not set yet when its resume is reported).
+  [[nodiscard]] JobRef last_job(std::uint64_t task) const noexcept;
   [[nodiscard]] int cpu_of(std::size_t worker) const noexcept;
 
   std::size_t workers_;
-  std::unique_ptr<std::atomic<ThreadRecorder*>[]> recorders_;
+  std::unique_ptr<WorkerState[]> state_;
   std::vector<int> cpus_;
   Resolver resolver_;
   void* context_;

@@ -279,7 +279,7 @@ void Federated::run(RunContext& ctx) {
     Cluster* c = cp.get();
     if (c->tasks.empty()) continue;
     lanes_.start([this, c, &ctx] {
-      platform::enter_realtime(ctx.realtime, c->cpus, platform::fifo::dispatch);
+      platform::enter_realtime(ctx.realtime, os::CpuSet{c->cpus[0]}, platform::fifo::dispatch);
       platform::ThreadRecorder* rec = platform::attach_current_thread(*ctx.recorder, "lane " + c->label);
       LaneSink sink;
       sink.owner = this;

@@ -2,6 +2,7 @@
 #include "policies/policy_registry.hpp"
 
 #include "policies/federated.hpp"
+#include "policies/gedf_paws.hpp"
 #include "takt/error.hpp"
 
 namespace takt::policies {
@@ -10,10 +11,10 @@ std::unique_ptr<platform::Policy> make_policy(model::Policy policy) {
   switch (policy) {
     case model::Policy::federated: return make_federated(QueueStrategy::work_stealing);
     case model::Policy::federated_greedy: return make_federated(QueueStrategy::centralized_greedy);
+    case model::Policy::gedf_paws: return make_gedf_paws();
     case model::Policy::partitioned_dm:
-    case model::Policy::gedf_paws:
-      throw Error(std::string("the ") + std::string(model::to_string(policy)) +
-                  " policy cannot run task sets yet; use federated or federated-greedy");
+      throw Error("the partitioned-dm policy cannot run task sets yet; use federated, federated-greedy or "
+                  "gedf-paws");
   }
   return make_federated(QueueStrategy::work_stealing);
 }
