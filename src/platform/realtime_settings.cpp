@@ -32,8 +32,8 @@ RealtimeSettings RealtimeSettings::probe() {
 
 std::string RealtimeSettings::describe() const {
   if (fifo) {
-    return fmt::format("real-time: SCHED_FIFO (lanes {}, workers {}), memory {}", fifo::dispatch, fifo::worker,
-                       lock_memory ? "locked (mlockall)" : "not locked (mlockall refused)");
+    return fmt::format("real-time: SCHED_FIFO (takt's levels {}..{}), memory {}", fifo::segment_lowest,
+                       fifo::dispatch, lock_memory ? "locked (mlockall)" : "not locked (mlockall refused)");
   }
   if (forced_off) {
     return "real-time: off (TAKT_NO_RT is set): every thread runs in SCHED_OTHER with unlocked memory, so "

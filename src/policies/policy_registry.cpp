@@ -3,7 +3,7 @@
 
 #include "policies/federated.hpp"
 #include "policies/gedf_paws.hpp"
-#include "takt/error.hpp"
+#include "policies/partitioned_dm.hpp"
 
 namespace takt::policies {
 
@@ -12,9 +12,7 @@ std::unique_ptr<platform::Policy> make_policy(model::Policy policy) {
     case model::Policy::federated: return make_federated(QueueStrategy::work_stealing);
     case model::Policy::federated_greedy: return make_federated(QueueStrategy::centralized_greedy);
     case model::Policy::gedf_paws: return make_gedf_paws();
-    case model::Policy::partitioned_dm:
-      throw Error("the partitioned-dm policy cannot run task sets yet; use federated, federated-greedy or "
-                  "gedf-paws");
+    case model::Policy::partitioned_dm: return make_partitioned_dm();
   }
   return make_federated(QueueStrategy::work_stealing);
 }
