@@ -1,14 +1,23 @@
-// `takt demo`: fib and UTS on a takt pool, with the per-worker statistics.
+// `takt demo`: a built-in task set sized to this machine, run for about 10 s under federated; `takt demo runtime`: fib and UTS on a pool.
+#include "analysis/analyse.hpp"
 #include "apps/fib.hpp"
+#include "apps/segments.hpp"
 #include "apps/uts.hpp"
 #include "cli/command.hpp"
+#include "model/duration.hpp"
+#include "model/task_set_parser.hpp"
 #include "os/cpu.hpp"
+#include "os/realtime.hpp"
+#include "platform/run.hpp"
+#include "policies/policy_registry.hpp"
+#include "takt/error.hpp"
 #include "takt/runtime.hpp"
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -75,14 +84,107 @@ int run_demo(const DemoOptions& options) {
   return exit_ok;
 }
 
-[[maybe_unused]] const bool registered = register_command({
-    {"demo"},
+[[maybe_unused]] const bool registered_runtime = register_command({
+    {"demo", "runtime"},
     "Run fib and unbalanced tree search on a takt pool and print per-worker statistics",
     [](CLI::App& app) -> Action {
       auto options = std::make_shared<DemoOptions>();
       app.add_option("--fib", options->fib_n, "n of fib(n)")->check(CLI::Range(1, 40));
       app.add_option("--json", options->json, "Write the results as JSON to this file");
       return [options] { return run_demo(*options); };
+    },
+});
+
+// ---- takt demo: the platform's main job on a built-in task set ---------------------------
+
+struct PlatformDemoOptions {
+  std::string duration = "10s";
+  std::string json;
+  std::string trace;
+  bool print_set = false;
+};
+
+/// The demo's task set for m cores, as a task-set file. A parallel task `render` needs
+/// n cores under federated scheduling: all of them on one or two cores, m − 1 from
+/// three cores on, where the last core is shared by two sequential tasks. Its middle
+/// segment has 3 + 8(n − 1) strands of 2 ms, so C = 2 + 2(3 + 8(n − 1)) ms, L = 4 ms,
+/// D = 20 ms and ⌈(C − L)/(D − L)⌉ = ⌈(4 + 16(n − 1))/16⌉ = n.
+std::string demo_task_set(int m, std::string_view duration) {
+  std::string text = fmt::format(
+      "# takt demo: a task set sized to this machine's {} core(s), run under federated scheduling.\n"
+      "global:\n  cores: {}\n  policy: federated\n  duration: {}\n  overrun: skip\n\ntasks:\n",
+      m, m, duration);
+  if (m >= 2) {
+    const int n = m >= 3 ? m - 1 : m;
+    text += fmt::format(
+        "  - name: render          # parallel: {} dedicated core(s), work stealing\n"
+        "    period: 20ms\n    program: segments\n    segments:\n"
+        "      - {{length: 1ms}}\n      - {{length: 2ms, strands: {}}}\n      - {{length: 1ms}}\n",
+        n, 3 + 8 * (n - 1));
+  }
+  if (m != 2) {
+    text +=
+        "  - name: control         # sequential, on the shared core\n"
+        "    period: 5ms\n    deadline: 4ms\n    program: segments\n    segments: [{length: 500us}]\n"
+        "  - name: logger          # sequential, on the shared core\n"
+        "    period: 50ms\n    program: segments\n    segments: [{length: 5ms}]\n";
+  }
+  return text;
+}
+
+int run_platform_demo(const PlatformDemoOptions& options) {
+  apps::register_segments_program();
+  const int m = static_cast<int>(os::allowed_cpus().size());
+  const std::chrono::nanoseconds duration = model::parse_duration(options.duration);
+  if (duration <= std::chrono::nanoseconds::zero()) throw Error("--duration must be positive");
+  const std::string text = demo_task_set(m, model::format_duration(duration));
+  if (options.print_set) {
+    fmt::print("{}", text);
+    return exit_ok;
+  }
+  model::TaskSet set = model::parse_task_set(text, "<takt demo>");
+  analysis::AnalysisResult verdict = analysis::analyse(set);
+  if (!verdict.schedulable) {
+    throw Error("the demo's task set is not schedulable on this machine's cores; this is a bug in takt demo");
+  }
+  fmt::print("takt demo: {} task(s) on {} core(s) under federated scheduling for {} (see `takt demo --print-set`)\n",
+             set.tasks.size(), m, options.duration);
+  for (std::size_t i = 0; i < set.tasks.size(); ++i) {
+    const auto& g = verdict.federated()->grants[i];
+    fmt::print("  {:<8} period {:>5}, work {:>6}, span {:>5}: {}\n", set.tasks[i].name,
+               model::format_duration(set.tasks[i].period), model::format_duration(set.tasks[i].work()),
+               model::format_duration(set.tasks[i].span()),
+               g.high ? fmt::format("{} dedicated core(s)", g.cores) : std::string("sequential on a shared core"));
+  }
+  const os::Privileges& privileges = os::privileges();
+  fmt::print("real-time privileges: {}\n\n", privileges.summary());
+  std::fflush(stdout);
+
+  platform::RunOptions run;
+  if (!options.json.empty()) run.json = options.json;
+  if (!options.trace.empty()) run.trace = options.trace;
+  std::unique_ptr<platform::Policy> policy = policies::make_policy(verdict.policy);
+  platform::RunResult result = platform::run_task_set(set, verdict, *policy, run);
+  if (!result.output_errors.empty()) {
+    fmt::print(stderr, "takt: error: {}\n", result.output_errors);
+    return exit_bad_input;
+  }
+  fmt::print("\nreal-time privileges were: {}{}\n", privileges.summary(),
+             privileges.fifo ? "" : " (the run used SCHED_OTHER: see the note above)");
+  return exit_ok;
+}
+
+[[maybe_unused]] const bool registered_platform = register_command({
+    {"demo"},
+    "Run a built-in task set sized to this machine's cores for about 10 s under federated scheduling "
+    "and print the results (`takt demo runtime`: the fork-join runtime alone)",
+    [](CLI::App& app) -> Action {
+      auto options = std::make_shared<PlatformDemoOptions>();
+      app.add_option("--duration", options->duration, "How long to run (default 10s)");
+      app.add_option("--json", options->json, "Write the metrics as JSON to this file");
+      app.add_option("--trace", options->trace, "Write a Chrome trace-event timeline (ui.perfetto.dev)");
+      app.add_flag("--print-set", options->print_set, "Print the demo's task set and exit");
+      return [options] { return run_platform_demo(*options); };
     },
 });
 

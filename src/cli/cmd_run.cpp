@@ -1,0 +1,131 @@
+// `takt run FILE`: analyse a task set, run it under its policy, print the table (and write JSON, trace).
+#include "analysis/analyse.hpp"
+#include "apps/segments.hpp"
+#include "cli/command.hpp"
+#include "model/duration.hpp"
+#include "model/task_set_parser.hpp"
+#include "os/cpu.hpp"
+#include "platform/run.hpp"
+#include "policies/policy_registry.hpp"
+#include "takt/error.hpp"
+
+#include <fmt/core.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+
+namespace takt::cli {
+namespace {
+
+struct RunArgs {
+  std::string file;
+  std::string policy;
+  int cores = 0;
+  std::string delta;
+  std::string fit;
+  std::string duration;
+  std::int64_t jobs = 0;
+  std::string json;
+  std::string trace;
+  bool force = false;
+  bool no_progress = false;
+};
+
+int run_run(const RunArgs& a) {
+  apps::register_segments_program();
+  model::TaskSet set = model::parse_task_set_file(a.file);
+
+  analysis::AnalysisOptions options;
+  if (!a.policy.empty()) {
+    options.policy = model::parse_policy(a.policy);
+    if (!options.policy) throw Error("unknown policy '" + a.policy + "'; use one of " + model::policy_names());
+  }
+  if (!a.fit.empty()) {
+    options.fit = model::parse_fit(a.fit);
+    if (!options.fit) throw Error("unknown --fit '" + a.fit + "'; use first-fit or worst-fit");
+  }
+  if (!a.delta.empty()) {
+    options.delta = model::Decimal::parse(a.delta);
+    if (options.delta->numerator == 0) throw Error("--delta must be positive (the papers use 3.65, 1.7, 1.5)");
+  }
+  if (a.cores > 0) {
+    options.cores = a.cores;
+  } else if (!set.global.cores) {
+    options.cores = static_cast<int>(os::allowed_cpus().size());
+    fmt::print(stderr, "takt run: the task set names no cores; using this machine's {} CPU(s)\n",
+               *options.cores);
+  }
+
+  platform::RunOptions run;
+  if (!a.duration.empty()) {
+    run.duration = model::parse_duration(a.duration);
+    if (*run.duration <= std::chrono::nanoseconds::zero()) throw Error("--duration must be positive");
+  }
+  if (a.jobs > 0) run.jobs = static_cast<std::uint64_t>(a.jobs);
+  if (!a.json.empty()) run.json = a.json;
+  if (!a.trace.empty()) run.trace = a.trace;
+  if (a.no_progress) run.progress = false;
+
+  analysis::AnalysisResult verdict = analysis::analyse(set, options);
+  if (!verdict.schedulable) {
+    fmt::print(stderr, "takt run: the task set is NOT SCHEDULABLE under {}:\n",
+               model::to_string(verdict.policy));
+    for (const analysis::Finding& f : verdict.reasons()) {
+      fmt::print(stderr, "  - {}: {}: {}\n", f.task.empty() ? std::string("task set") : "task '" + f.task + "'",
+                 f.test, f.detail);
+    }
+    if (!a.force) {
+      fmt::print(stderr, "takt run: not running it (pass --force to run it anyway and measure the misses)\n");
+      return exit_unschedulable;
+    }
+    fmt::print(stderr, "takt run: running it anyway (--force)\n");
+  }
+
+  std::unique_ptr<platform::Policy> policy = policies::make_policy(verdict.policy);
+  platform::RunResult result = platform::run_task_set(set, verdict, *policy, run);
+  int code = exit_ok;
+  if (!result.output_errors.empty()) {
+    fmt::print(stderr, "takt: error: {}\n", result.output_errors);
+    code = exit_bad_input;
+  }
+  if (result.jobs_left_running) {
+    // A job that never finished still runs on one of the policy's threads; the results
+    // are written, so end here instead of waiting for it.
+    fmt::print(stderr, "takt run: a job was still running at the end (abandoned); exiting without waiting\n");
+    std::fflush(stdout);
+    std::fflush(stderr);
+    std::_Exit(code);
+  }
+  return code;
+}
+
+[[maybe_unused]] const bool registered = register_command({
+    {"run"},
+    "Run a task set: analyse it (exit 2 if not schedulable, unless --force), release its jobs on time "
+    "under its policy, and print the results (and write JSON and a Perfetto trace)",
+    [](CLI::App& app) -> Action {
+      auto args = std::make_shared<RunArgs>();
+      app.add_option("file", args->file, "Task-set file (YAML or JSON; see docs/task-set-format.md)")->required();
+      app.add_option("--policy", args->policy,
+                     "federated, federated-greedy, partitioned-dm or gedf-paws (default: global.policy)");
+      app.add_option("--cores", args->cores,
+                     "Number of cores m (default: global.cores, else this machine's CPUs)")
+          ->check(CLI::PositiveNumber);
+      app.add_option("--delta", args->delta, "δ of rtws eq. 3 (federated, federated-greedy)");
+      app.add_option("--fit", args->fit, "first-fit or worst-fit (partitioned-dm strands, federated light tasks)");
+      auto* duration = app.add_option("--duration", args->duration,
+                                      "Run length, e.g. 10s (default: global.duration or global.jobs, else 10s)");
+      auto* jobs = app.add_option("--jobs", args->jobs, "Jobs per task instead of a duration")
+                       ->check(CLI::PositiveNumber);
+      duration->excludes(jobs);
+      app.add_option("--json", args->json, "Write the metrics as JSON to this file (docs/measurements.md)");
+      app.add_option("--trace", args->trace, "Write a Chrome trace-event timeline (opens in ui.perfetto.dev)");
+      app.add_flag("--force", args->force, "Run even when the analysis rejects the set");
+      app.add_flag("--no-progress", args->no_progress, "No progress line on stderr");
+      return [args] { return run_run(*args); };
+    },
+});
+
+}  // namespace
+}  // namespace takt::cli

@@ -1,0 +1,309 @@
+// The run loop of `takt run`: a parsed and analysed task set run under one policy, with every result written.
+#include "platform/run.hpp"
+
+#include "apps/segments.hpp"
+#include "os/clock.hpp"
+#include "os/diagnostics.hpp"
+#include "os/power.hpp"
+#include "os/realtime.hpp"
+#include "platform/metrics_json.hpp"
+#include "platform/metrics_table.hpp"
+#include "platform/progress_line.hpp"
+#include "platform/recorder.hpp"
+#include "platform/release_engine.hpp"
+#include "platform/signal_stop.hpp"
+#include "platform/trace_writer.hpp"
+#include "sched/topology_spec.hpp"
+#include "takt/error.hpp"
+#include "takt/program.hpp"
+
+#include <fmt/core.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <memory>
+#include <set>
+
+namespace takt::platform {
+
+using std::chrono::nanoseconds;
+using namespace std::chrono_literals;
+
+namespace {
+
+/// Longest run the recorder is sized for when the run has no limit (it lasts until stopped).
+constexpr nanoseconds kUnlimitedSizing = 60s;
+/// The recorder never takes more than this (events beyond it are dropped and counted).
+constexpr std::size_t kRecorderBytes = std::size_t{192} << 20;
+
+OverrunPolicy overrun_of(model::Overrun o) {
+  return o == model::Overrun::skip ? OverrunPolicy::skip : OverrunPolicy::wait;
+}
+
+/// Jobs task `t` releases within the limits (the engine's rule), or within
+/// kUnlimitedSizing when the run has no limit.
+std::uint64_t planned_jobs(const PeriodicTask& t, const ReleaseConfig& c) {
+  std::uint64_t n = c.jobs_per_task.value_or(UINT64_MAX);
+  const nanoseconds horizon = c.duration.value_or(c.jobs_per_task ? nanoseconds::max() : kUnlimitedSizing);
+  if (horizon != nanoseconds::max()) {
+    const std::uint64_t by_time =
+        t.offset >= horizon ? 0 : static_cast<std::uint64_t>((horizon - t.offset - 1ns) / t.period) + 1;
+    n = std::min(n, by_time);
+  }
+  return n;
+}
+
+RecorderConfig size_recorder(const RecordingPlan& plan, std::span<const PeriodicTask> timing,
+                             const ReleaseConfig& config) {
+  RecorderConfig rc;
+  rc.threads = plan.threads + 1;
+  long double total = 0, busiest = 0;
+  for (std::size_t i = 0; i < timing.size(); ++i) {
+    const long double jobs = static_cast<long double>(planned_jobs(timing[i], config));
+    const std::size_t per_job = i < plan.events_per_job.size() ? plan.events_per_job[i] : 8;
+    const std::size_t spread =
+        std::max<std::size_t>(1, i < plan.threads_per_task.size() ? plan.threads_per_task[i] : 1);
+    total += jobs * static_cast<long double>(per_job);
+    busiest = std::max(busiest, jobs * static_cast<long double>(per_job) / static_cast<long double>(spread));
+  }
+  long double per_thread = std::max(busiest, total / static_cast<long double>(rc.threads)) * 2 + 1024;
+  const long double cap = static_cast<long double>(kRecorderBytes / sizeof(Event) / rc.threads);
+  per_thread = std::min(per_thread, cap);
+  rc.events_per_thread = std::max<std::size_t>(4096, static_cast<std::size_t>(per_thread));
+  return rc;
+}
+
+struct InitialisedTasks {
+  std::vector<std::unique_ptr<Task>> objects;
+  std::vector<Task*> pointers;
+  void finalize_all() noexcept {
+    for (std::size_t i = 0; i < objects.size(); ++i) {
+      try {
+        objects[i]->finalize();
+      } catch (const std::exception& e) {
+        os::warn(fmt::format("finalize of task {} failed: {}", i, e.what()));
+      } catch (...) {
+        os::warn(fmt::format("finalize of task {} failed", i));
+      }
+    }
+  }
+};
+
+}  // namespace
+
+std::vector<std::string> program_arguments(const model::Task& task) {
+  if (task.program == model::kSegmentsProgram && task.args.empty() && !task.segments.empty()) {
+    std::vector<std::string> args;
+    for (const auto& s : task.segments) {
+      args.push_back(apps::format_segment_arg(SegmentShape{s.length, static_cast<std::uint32_t>(s.strands)}));
+    }
+    return args;
+  }
+  return task.args;
+}
+
+unsigned granted_cores(const analysis::AnalysisResult& verdict, std::size_t index) {
+  if (const auto* f = verdict.federated()) {
+    if (index < f->grants.size() && f->grants[index].cores > 0) {
+      return static_cast<unsigned>(std::min<std::int64_t>(f->grants[index].cores, verdict.cores.count));
+    }
+    return 1;
+  }
+  if (const auto* p = verdict.partitioned_dm()) {
+    std::set<int> cores;
+    for (const auto& s : p->strands) {
+      if (s.task == index && s.core >= 0) cores.insert(s.core);
+    }
+    return std::max<unsigned>(1, static_cast<unsigned>(cores.size()));
+  }
+  return static_cast<unsigned>(std::max(1, verdict.cores.count));
+}
+
+RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult& verdict, Policy& policy,
+                       const RunOptions& options) {
+  if (options.duration && options.jobs) throw Error("give either a duration or a number of jobs, not both");
+  const CoreMap cores = CoreMap::for_this_process(verdict.cores);
+
+  // Tasks: one object per task, initialised with its arguments.
+  auto tasks = std::make_unique<InitialisedTasks>();
+  std::vector<PeriodicTask> timing;
+  const std::filesystem::path base = std::filesystem::path(set.source).parent_path();
+  try {
+    for (std::size_t i = 0; i < set.tasks.size(); ++i) {
+      const model::Task& t = set.tasks[i];
+      if (t.program.empty()) {
+        throw Error(fmt::format(
+            "task '{}' names no program; `takt run` needs one: `program: segments` runs its segments as "
+            "busy-wait strands, or name a built-in program or a shared object (docs/writing-tasks.md)",
+            t.name));
+      }
+      Program program = resolve_program(t.program, base);
+      std::unique_ptr<Task> object = program.create();
+      TaskArgs args;
+      args.task = t.name;
+      args.args = program_arguments(t);
+      args.cores = granted_cores(verdict, i);
+      try {
+        object->init(args);
+      } catch (const Error& e) {
+        const std::string what = e.what();
+        if (what.rfind("task '", 0) == 0) throw;
+        throw Error(fmt::format("task '{}': init of program '{}' failed: {}", t.name, program.name, what));
+      } catch (const std::exception& e) {
+        throw Error(fmt::format("task '{}': init of program '{}' failed: {}", t.name, program.name, e.what()));
+      }
+      tasks->objects.push_back(std::move(object));
+      tasks->pointers.push_back(tasks->objects.back().get());
+      timing.push_back(PeriodicTask{t.name, t.period, t.deadline, t.offset, args.cores});
+    }
+  } catch (...) {
+    tasks->finalize_all();
+    throw;
+  }
+
+  ReleaseConfig config;
+  config.overrun = overrun_of(set.global.overrun);
+  config.drain = options.drain;
+  if (options.duration) {
+    config.duration = *options.duration;
+  } else if (options.jobs) {
+    config.jobs_per_task = *options.jobs;
+  } else if (set.global.duration) {
+    config.duration = *set.global.duration;
+  } else if (set.global.jobs) {
+    config.jobs_per_task = static_cast<std::uint64_t>(*set.global.jobs);
+  } else {
+    config.duration = options.default_duration;
+  }
+  auto engine = std::make_unique<ReleaseEngine>(timing, config);
+
+  const RealtimeSettings realtime = RealtimeSettings::probe();
+  const sched::TopologySpec topology =
+      set.topology ? sched::parse_topology(*set.topology, set.source) : policy.default_topology();
+
+  RunContext ctx{set, verdict, cores, engine->tasks(), tasks->pointers, *engine, realtime, topology};
+  RecordingPlan plan;
+  try {
+    plan = policy.plan(ctx);
+  } catch (...) {
+    tasks->finalize_all();
+    throw;
+  }
+  auto recorder = std::make_unique<Recorder>(size_recorder(plan, engine->tasks(), config));
+  ctx.recorder = recorder.get();
+
+  if (options.messages != nullptr) {
+    const std::string length =
+        config.duration ? fmt::format("{:g} s", static_cast<double>(config.duration->count()) / 1e9)
+                        : fmt::format("{} jobs per task", *config.jobs_per_task);
+    fmt::print(options.messages, "takt run: {} task(s) under {} for {}, overrun \"{}\"; {}\n", set.tasks.size(),
+               policy.name(), length, to_string(config.overrun), cores.describe());
+    fmt::print(options.messages, "takt run: {}\n", realtime.describe());
+    std::fflush(options.messages);
+  }
+
+  try {
+    policy.prepare(ctx);
+  } catch (...) {
+    policy.shutdown();
+    tasks->finalize_all();
+    throw;
+  }
+
+  std::optional<SignalStop> signals;
+  if (options.handle_signals) signals.emplace(*engine);
+  if (options.lock_memory && realtime.lock_memory) os::lock_memory();
+  std::optional<os::WakeupLatencyRequest> qos;
+  if (options.lock_memory && realtime.fifo) qos.emplace();
+  const std::optional<std::uint64_t> planned = engine->planned_releases();
+  std::optional<ProgressLine> progress;
+  progress.emplace(
+      [&recorder, planned] {
+        const RecorderProgress p = recorder->progress();
+        return ProgressLine::Counts{p.jobs_done, p.misses, planned};
+      },
+      stderr, options.progress);
+
+  nanoseconds stop_seen = nanoseconds::max();
+  ctx.overdue = [&engine, &stop_seen, drain = options.drain] {
+    if (!engine->stop_requested()) return false;
+    const nanoseconds now = os::monotonic_now();
+    if (stop_seen == nanoseconds::max()) stop_seen = now;
+    const nanoseconds limit = engine->abandoned() ? nanoseconds(200ms) : drain + 500ms;
+    return now - stop_seen > limit;
+  };
+
+  const SystemSample before = sample_system();
+  engine->start(os::monotonic_now() + options.start_delay);
+  policy.run(ctx);
+  progress.reset();
+  const SystemSample after = sample_system();
+  const nanoseconds end = os::monotonic_now();
+
+  RunResult result;
+  result.jobs_left_running = !policy.shutdown();
+  if (!result.jobs_left_running) tasks->finalize_all();
+
+  RunInfo info;
+  info.origin = engine->origin();
+  info.end = end;
+  info.overrun = config.overrun;
+  info.policy = std::string(policy.name());
+  info.privileges = realtime.privileges;
+  info.stopped = engine->stop_requested();
+  info.abandoned = engine->abandoned() || result.jobs_left_running;
+  info.signal = signals ? signals->last_signal() : 0;
+  signals.reset();
+  qos.reset();
+
+  const std::vector<Event> events = recorder->events();
+  MetricsInput in;
+  in.tasks = engine->tasks();
+  in.events = events;
+  in.run = info;
+  in.before = before;
+  in.after = after;
+  in.threads = recorder->threads();
+  in.errors = recorder->errors();
+  in.job_errors = recorder->error_count();
+  in.events_dropped = recorder->dropped();
+  in.events_unattached = recorder->unattached();
+  result.metrics = compute_metrics(in);
+
+  std::vector<std::string> failures;
+  if (options.json) {
+    try {
+      nlohmann::json document = metrics_to_json(result.metrics);
+      document["policy"] = policy.details();
+      document["policy"]["name"] = policy.name();
+      document["cores"] = {{"cpus", cores.all().to_string()},
+                           {"isolated", cores.isolated().to_string()},
+                           {"description", cores.describe()}};
+      write_json_file(*options.json, document);
+    } catch (const std::exception& e) {
+      failures.emplace_back(e.what());
+    }
+  }
+  if (options.trace) {
+    try {
+      write_trace(*options.trace, engine->tasks(), events, info.origin);
+    } catch (const std::exception& e) {
+      failures.emplace_back(e.what());
+    }
+  }
+  if (options.table != nullptr) {
+    std::fputs(format_table(result.metrics).c_str(), options.table);
+    std::fflush(options.table);
+  }
+  result.output_errors = fmt::format("{}", fmt::join(failures, "; "));
+
+  if (result.jobs_left_running) {
+    // A job still runs on one of the policy's threads and uses these: keep them alive.
+    (void)tasks.release();
+    (void)recorder.release();
+    (void)engine.release();
+  }
+  return result;
+}
+
+}  // namespace takt::platform

@@ -1,0 +1,80 @@
+// The run loop of `takt run`: a parsed and analysed task set run under one policy, with every result written.
+//
+//   model::TaskSet set = model::parse_task_set_file("tasks.yaml");
+//   analysis::AnalysisResult verdict = analysis::analyse(set, {...});
+//   auto policy = policies::make_policy(verdict.policy);
+//   platform::RunResult r = platform::run_task_set(set, verdict, *policy, options);
+//
+// What the loop does, in order: maps the analysis' cores onto CPUs (CoreMap); resolves
+// each task's program and initialises one object per task (a `segments` task without
+// `args:` gets its `segments:` as arguments); builds the release engine from the
+// task set's global section and the options; probes the real-time privileges and says
+// once what the run gets; asks the policy for its recording plan and sizes the
+// recorder; lets the policy create its workers; installs SIGINT/SIGTERM handling, locks
+// memory, holds the CPU wake-up latency low (PM QoS), starts the progress line; starts
+// the engine `start_delay` from now and lets the policy run the lanes; then stops the
+// policy's threads, finalises the tasks and writes the JSON, the trace and the table.
+// Every output is attempted even when the run was stopped or an earlier output failed.
+#pragma once
+
+#include "analysis/analyse.hpp"
+#include "model/task_set.hpp"
+#include "platform/metrics.hpp"
+#include "platform/policy.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <optional>
+
+namespace takt::platform {
+
+struct RunOptions {
+  /// Overrides global.duration / global.jobs (at most one of the two may be set).
+  std::optional<std::chrono::nanoseconds> duration;
+  std::optional<std::uint64_t> jobs;
+  /// The run length when neither the options nor the task set give one.
+  std::chrono::nanoseconds default_duration = std::chrono::seconds(10);
+  std::optional<std::filesystem::path> json;   ///< metrics JSON
+  std::optional<std::filesystem::path> trace;  ///< Chrome trace-event timeline
+  std::FILE* table = stdout;                   ///< the results table; null: none
+  std::FILE* messages = stderr;                ///< what the run uses (CPUs, privileges); null: none
+  /// The progress line on stderr: nullopt prints it when stderr is a terminal.
+  std::optional<bool> progress;
+  /// First releases this long after the workers were created.
+  std::chrono::nanoseconds start_delay = std::chrono::milliseconds(50);
+  /// How long running jobs may take to finish after releasing ended (ReleaseConfig::drain).
+  std::chrono::nanoseconds drain = std::chrono::seconds(1);
+  /// SIGINT / SIGTERM stop the run (SignalStop); tests running several runs at once may
+  /// turn it off.
+  bool handle_signals = true;
+  /// Lock memory and request low wake-up latency (when the privileges allow).
+  bool lock_memory = true;
+};
+
+struct RunResult {
+  RunMetrics metrics;
+  /// Some job was still running when the run ended (abandoned after a stop): the
+  /// policy's threads, the tasks and the recorder were left alive for it (leaked), and
+  /// the tasks were not finalised. A program should exit soon (std::_Exit).
+  bool jobs_left_running = false;
+  /// The process should end with a failure: an output could not be written.
+  std::string output_errors;
+};
+
+/// Runs `set` under `policy` as `verdict` (analysis::analyse of the same set, for the
+/// policy's model::Policy) admitted it. Throws takt::Error for bad input found before
+/// the run starts (unknown program, missing shared object, an init that fails, more
+/// cores than CPUs, a task the policy cannot run).
+RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult& verdict, Policy& policy,
+                       const RunOptions& options);
+
+/// The arguments `takt run` passes to task `task`'s init: its `args:`, or, for the
+/// built-in `segments` program without args, its `segments:` as LENGTH*STRANDS.
+std::vector<std::string> program_arguments(const model::Task& task);
+
+/// Cores granted to task `index` by the analysis (1 for a sequential task).
+unsigned granted_cores(const analysis::AnalysisResult& verdict, std::size_t index);
+
+}  // namespace takt::platform

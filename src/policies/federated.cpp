@@ -1,0 +1,342 @@
+// The `federated` policy (RTWS) and its RTCG baseline `federated-greedy`: dedicated cores per parallel task, shared cores for the others.
+#include "policies/federated.hpp"
+
+#include "os/clock.hpp"
+#include "os/futex.hpp"
+#include "platform/pool_recording.hpp"
+#include "platform/run_threads.hpp"
+#include "platform/thread_recording.hpp"
+#include "policies/builtin_topologies.hpp"
+#include "policies/fork_join_events.hpp"
+#include "policies/job_slot.hpp"
+#include "policies/statistics_json.hpp"
+#include "sched/scheduler.hpp"
+#include "takt/error.hpp"
+#include "takt/runtime/pool.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <map>
+
+namespace takt::policies {
+namespace {
+
+using namespace std::chrono_literals;
+using platform::RunContext;
+
+class Federated final : public platform::Policy {
+ public:
+  explicit Federated(QueueStrategy strategy) : strategy_(strategy) {}
+  ~Federated() override;
+
+  [[nodiscard]] std::string_view name() const override {
+    return strategy_ == QueueStrategy::centralized_greedy ? "federated-greedy" : "federated";
+  }
+  [[nodiscard]] sched::TopologySpec default_topology() const override { return builtin_topology(name()); }
+  platform::RecordingPlan plan(const RunContext& ctx) override;
+  void prepare(RunContext& ctx) override;
+  void run(RunContext& ctx) override;
+  bool shutdown() override;
+  [[nodiscard]] nlohmann::json details() const override;
+
+ private:
+  struct Cluster;
+
+  /// A heavy cluster's pool asks the topology for work here (rule D's hook).
+  struct Source final : ext::WorkSource {
+    Federated* owner = nullptr;
+    Cluster* cluster = nullptr;
+    ext::Work take(std::size_t worker) noexcept override;
+  };
+
+  struct Cluster {
+    int id = 0;
+    bool heavy = false;
+    os::CpuSet cpus;
+    std::vector<std::uint32_t> tasks;
+    int first_pe = 0;
+    int pes = 0;
+    std::string label;
+    std::unique_ptr<platform::PoolRecording> recording;
+    Source source;
+    std::unique_ptr<Pool> pool;
+    nlohmann::json statistics;  ///< the pool's, taken at shutdown
+    // Executor of a shared core.
+    std::atomic<std::uint32_t> wake{0};
+    std::atomic<bool> done{false};
+  };
+
+  struct LaneSink final : platform::ReleaseSink {
+    Federated* owner = nullptr;
+    void release(const platform::Release& release) override { owner->admit(release); }
+  };
+
+  void build_clusters(const RunContext& ctx);
+  void admit(const platform::Release& release);
+  void wake(Cluster& cluster) noexcept;
+  void execute(Cluster& cluster, const RunContext& ctx);
+  static platform::JobRef resolve(void* context, std::size_t worker) noexcept;
+
+  QueueStrategy strategy_;
+  std::vector<std::unique_ptr<Cluster>> clusters_;
+  std::vector<int> cluster_of_task_;
+  std::vector<std::string> task_names_;
+  std::unique_ptr<sched::Scheduler> scheduler_;
+  std::vector<std::unique_ptr<JobSlot>> slots_;
+  platform::ReleaseEngine* engine_ = nullptr;
+  platform::RunThreads lanes_;
+  platform::RunThreads executors_;
+  bool left_running_ = false;
+  bool shut_down_ = false;
+};
+
+Federated::~Federated() {
+  if (!shut_down_ && !left_running_) shutdown();
+  if (left_running_) {
+    // A job still runs on these: the program is about to end; do not wait for it.
+    for (auto& c : clusters_) (void)c->pool.release();
+    (void)scheduler_.release();
+    for (auto& s : slots_) (void)s.release();
+    for (auto& c : clusters_) (void)c.release();
+  }
+}
+
+void Federated::build_clusters(const RunContext& ctx) {
+  const analysis::FederatedResult* f = ctx.analysis.federated();
+  if (f == nullptr) {
+    throw Error(fmt::format("the {} policy needs the federated analysis of the task set (got the analysis for "
+                            "{}); analyse with --policy {}",
+                            name(), model::to_string(ctx.analysis.policy), name()));
+  }
+  clusters_.clear();
+  cluster_of_task_.assign(ctx.set.tasks.size(), -1);
+  task_names_.clear();
+  for (const auto& t : ctx.set.tasks) task_names_.push_back(t.name);
+  std::map<int, Cluster*> shared_by_cpu;
+  // Shared cores with the least density first, for tasks the analysis could not place
+  // (only under --force).
+  std::vector<std::pair<double, int>> shared_load;
+  for (const auto& s : f->shared) shared_load.emplace_back(s.density, ctx.cores.cpu(s.core_id));
+  std::sort(shared_load.begin(), shared_load.end());
+
+  auto shared_cluster = [&](int cpu) -> Cluster* {
+    if (auto it = shared_by_cpu.find(cpu); it != shared_by_cpu.end()) return it->second;
+    auto c = std::make_unique<Cluster>();
+    c->heavy = false;
+    c->cpus = os::CpuSet{cpu};
+    c->label = fmt::format("core {}", cpu);
+    shared_by_cpu[cpu] = c.get();
+    clusters_.push_back(std::move(c));
+    return clusters_.back().get();
+  };
+
+  for (std::size_t i = 0; i < f->grants.size() && i < ctx.set.tasks.size(); ++i) {
+    const analysis::FederatedGrant& g = f->grants[i];
+    const auto index = static_cast<std::uint32_t>(i);
+    if (g.high) {
+      auto c = std::make_unique<Cluster>();
+      c->heavy = true;
+      c->cpus = g.granted && !g.core_ids.empty() ? ctx.cores.cpus(g.core_ids) : ctx.cores.all();
+      c->tasks.push_back(index);
+      c->label = g.name;
+      clusters_.push_back(std::move(c));
+      continue;
+    }
+    int cpu;
+    if (g.granted && !g.core_ids.empty()) {
+      cpu = ctx.cores.cpu(g.core_ids.front());
+    } else if (!shared_load.empty()) {
+      cpu = shared_load.front().second;
+    } else {
+      cpu = ctx.cores.all().cpus().back();
+    }
+    shared_cluster(cpu)->tasks.push_back(index);
+  }
+  int pe = 0;
+  for (std::size_t k = 0; k < clusters_.size(); ++k) {
+    Cluster& c = *clusters_[k];
+    c.id = static_cast<int>(k);
+    c.first_pe = pe;
+    c.pes = c.heavy ? static_cast<int>(c.cpus.size()) : 1;
+    pe += c.pes;
+    for (std::uint32_t t : c.tasks) cluster_of_task_[t] = c.id;
+  }
+}
+
+platform::RecordingPlan Federated::plan(const RunContext& ctx) {
+  build_clusters(ctx);
+  platform::RecordingPlan plan;
+  plan.threads = 0;
+  plan.events_per_job.assign(ctx.set.tasks.size(), 3);
+  plan.threads_per_task.assign(ctx.set.tasks.size(), 1);
+  for (const auto& c : clusters_) {
+    plan.threads += 1 + static_cast<std::size_t>(c->pes);  // its lane, its workers or executor
+    for (std::uint32_t t : c->tasks) {
+      if (c->heavy) {
+        plan.events_per_job[t] = fork_join_events(ctx.set.tasks[t]);
+        plan.threads_per_task[t] = static_cast<std::size_t>(c->pes);
+      }
+    }
+  }
+  return plan;
+}
+
+void Federated::prepare(RunContext& ctx) {
+  engine_ = &ctx.engine;
+  std::vector<int> cluster_of_pe;
+  for (const auto& c : clusters_) {
+    for (int k = 0; k < c->pes; ++k) cluster_of_pe.push_back(c->id);
+  }
+  sched::SchedulerOptions options;
+  options.instrumentation.clock = [] { return os::monotonic_now(); };
+  scheduler_ = std::make_unique<sched::Scheduler>(
+      ctx.topology, sched::ProcessingElements::with_clusters(cluster_of_pe), std::move(options));
+  for (std::size_t i = 0; i < ctx.tasks.size(); ++i) {
+    slots_.push_back(std::make_unique<JobSlot>(static_cast<std::uint32_t>(i), *ctx.tasks[i], ctx.timing[i],
+                                               ctx.engine, *scheduler_));
+  }
+  platform::Recorder& recorder = *ctx.recorder;
+  const platform::RealtimeSettings& realtime = ctx.realtime;
+  for (auto& cp : clusters_) {
+    Cluster& c = *cp;
+    if (!c.heavy) continue;
+    c.recording = std::make_unique<platform::PoolRecording>(c.cpus.size(), c.cpus, &Federated::resolve, &c);
+    c.source.owner = this;
+    c.source.cluster = &c;
+    PoolConfig config;
+    config.cpus = c.cpus;
+    config.workers = c.cpus.size();
+    config.pin = true;
+    config.strategy = strategy_;
+    config.name = c.label;
+    platform::PoolRecording* recording = c.recording.get();
+    const std::string label = c.label;
+    config.on_worker_start = [recording, &recorder, &realtime, label](std::size_t worker) {
+      platform::enter_realtime(realtime, {}, platform::fifo::worker);
+      recording->worker_started(
+          worker, platform::attach_current_thread(recorder, fmt::format("{} w{}", label, worker)));
+    };
+    c.pool = std::make_unique<Pool>(std::move(config));
+    c.pool->extension().set_observer(c.recording.get());
+    c.pool->extension().set_work_source(&c.source);
+  }
+}
+
+platform::JobRef Federated::resolve(void* context, std::size_t) noexcept {
+  const auto* cluster = static_cast<const Cluster*>(context);
+  // A heavy cluster runs one task, and that task one job at a time.
+  const JobSlot* slot = cluster->source.owner->slots_[cluster->tasks.front()].get();
+  return platform::JobRef{true, slot->task(), slot->job()};
+}
+
+ext::Work Federated::Source::take(std::size_t worker) noexcept {
+  ext::Work work;
+  sched::Task* t = owner->scheduler_->schedule(cluster->first_pe + static_cast<int>(worker));
+  if (t != nullptr) work.job = static_cast<JobSlot*>(t->payload);
+  return work;
+}
+
+void Federated::admit(const platform::Release& release) {
+  JobSlot& slot = *slots_[release.task];
+  // The key only matters to priority-aware pools; unique per task all the same.
+  slot.fill(release, cluster_of_task_[release.task], release.deadline + std::chrono::nanoseconds(release.task));
+  scheduler_->admit(slot.entry());
+  // Wake every cluster that has work now (the job's own, in the built-in topology).
+  for (auto& c : clusters_) {
+    if (scheduler_->peek(c->first_pe) != nullptr) wake(*c);
+  }
+}
+
+void Federated::wake(Cluster& c) noexcept {
+  if (c.heavy) {
+    c.pool->extension().notify_work();
+  } else {
+    c.wake.fetch_add(1, std::memory_order_acq_rel);
+    os::futex_wake_all(c.wake);
+  }
+}
+
+void Federated::execute(Cluster& c, const RunContext& ctx) {
+  platform::enter_realtime(ctx.realtime, c.cpus, platform::fifo::worker);
+  platform::ThreadRecorder* rec = platform::attach_current_thread(*ctx.recorder, c.label);
+  for (;;) {
+    const std::uint32_t seen = c.wake.load(std::memory_order_acquire);
+    while (sched::Task* t = scheduler_->schedule(c.first_pe)) static_cast<JobSlot*>(t->payload)->run_inline(rec);
+    if (c.done.load(std::memory_order_acquire)) break;
+    // The timeout only guards against a wake lost to a custom topology's routing.
+    os::futex_wait_for(c.wake, seen, 50ms);
+  }
+  platform::detach_current_recorder();
+}
+
+void Federated::run(RunContext& ctx) {
+  for (auto& cp : clusters_) {
+    Cluster* c = cp.get();
+    if (!c->heavy) executors_.start([this, c, &ctx] { execute(*c, ctx); });
+  }
+  for (auto& cp : clusters_) {
+    Cluster* c = cp.get();
+    if (c->tasks.empty()) continue;
+    lanes_.start([this, c, &ctx] {
+      platform::enter_realtime(ctx.realtime, os::CpuSet{c->cpus[0]}, platform::fifo::dispatch);
+      platform::ThreadRecorder* rec = platform::attach_current_thread(*ctx.recorder, "lane " + c->label);
+      LaneSink sink;
+      sink.owner = this;
+      ctx.engine.run_lane(c->tasks, sink, rec);
+      platform::detach_current_recorder();
+    });
+  }
+  lanes_.wait(ctx.overdue);
+}
+
+bool Federated::shutdown() {
+  if (shut_down_) return true;
+  if (engine_ != nullptr && engine_->started() && engine_->jobs_in_flight() > 0) {
+    left_running_ = true;
+    for (auto& c : clusters_) {
+      c->done.store(true, std::memory_order_release);
+      if (!c->heavy) wake(*c);
+    }
+    return false;
+  }
+  for (auto& c : clusters_) {
+    c->done.store(true, std::memory_order_release);
+    if (!c->heavy) wake(*c);
+  }
+  executors_.wait(nullptr);
+  for (auto& c : clusters_) {
+    if (!c->pool) continue;
+    c->pool->extension().set_work_source(nullptr);
+    c->pool->extension().set_observer(nullptr);
+    c->statistics = pool_statistics_json(*c->pool, name() == "federated" ? "work_stealing" : "centralized_greedy");
+    c->pool.reset();  // joins the workers; each closes its recorder as it exits
+  }
+  shut_down_ = true;
+  return true;
+}
+
+nlohmann::json Federated::details() const {
+  nlohmann::json clusters = nlohmann::json::array();
+  for (const auto& c : clusters_) {
+    nlohmann::json tasks = nlohmann::json::array();
+    for (std::uint32_t t : c->tasks) tasks.push_back(task_names_[t]);
+    nlohmann::json one = {{"cluster", c->id},
+                          {"kind", c->heavy ? "dedicated" : "shared"},
+                          {"cpus", c->cpus.to_string()},
+                          {"tasks", tasks}};
+    if (c->heavy) one["pool"] = c->statistics;
+    clusters.push_back(std::move(one));
+  }
+  nlohmann::json out = {{"clusters", clusters}};
+  if (scheduler_) out["scheduler"] = scheduler_statistics_json(*scheduler_);
+  return out;
+}
+
+}  // namespace
+
+std::unique_ptr<platform::Policy> make_federated(QueueStrategy strategy) {
+  return std::make_unique<Federated>(strategy);
+}
+
+}  // namespace takt::policies

@@ -1,0 +1,345 @@
+// The `gedf-paws` policy (PAWS): global EDF over jobs with priority-aware work stealing inside them, rules A–F.
+#include "policies/gedf_paws.hpp"
+
+#include "os/clock.hpp"
+#include "platform/pool_recording.hpp"
+#include "platform/run_threads.hpp"
+#include "platform/thread_recording.hpp"
+#include "policies/builtin_topologies.hpp"
+#include "policies/fork_join_events.hpp"
+#include "policies/job_slot.hpp"
+#include "policies/statistics_json.hpp"
+#include "sched/scheduler.hpp"
+#include "takt/error.hpp"
+#include "takt/runtime/pool.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+
+namespace takt::policies {
+namespace {
+
+using platform::RunContext;
+using std::chrono::nanoseconds;
+
+/// Levels of each worker's local priority queue: one running computation and up to
+/// three preempted ones kept locally (a yield that finds none free is refused).
+constexpr std::size_t kPriorityLevels = 4;
+/// Spawn depth of the pool's static memory (the `segments` program needs about
+/// log2(strands) + 2).
+constexpr std::size_t kDepth = 40;
+/// Strands that may be handed back at once (rule F), at most.
+constexpr std::size_t kMaxSuspended = 16;
+
+class GedfPaws final : public platform::Policy, ext::WorkSource, ext::YieldPolicy {
+ public:
+  GedfPaws() = default;
+  ~GedfPaws() override;
+
+  [[nodiscard]] std::string_view name() const override { return "gedf-paws"; }
+  [[nodiscard]] sched::TopologySpec default_topology() const override { return builtin_topology(name()); }
+  platform::RecordingPlan plan(const RunContext& ctx) override;
+  void prepare(RunContext& ctx) override;
+  void run(RunContext& ctx) override;
+  bool shutdown() override;
+  [[nodiscard]] nlohmann::json details() const override;
+
+  // ext::WorkSource (rule D) and ext::YieldPolicy (preemption, rule F).
+  ext::Work take(std::size_t worker) noexcept override;
+  ext::Work preempt(const ext::YieldPoint& point) noexcept override;
+  void suspended(ext::SuspendedStrand strand) noexcept override;
+
+ private:
+  /// A strand handed back at a yield point, waiting in the global queue (rule F).
+  struct StrandEntry {
+    sched::Task entry;
+    ext::SuspendedStrand strand;
+    platform::OpenStrand open;  ///< what the recorder knows of it
+    std::size_t from_worker = 0;
+    std::atomic<bool> used{false};
+  };
+  struct LaneSink final : platform::ReleaseSink {
+    GedfPaws* owner = nullptr;
+    void release(const platform::Release& release) override { owner->admit(release); }
+  };
+
+  void admit(const platform::Release& release);
+  [[nodiscard]] nanoseconds key_of(const sched::Task& t) const noexcept;
+  [[nodiscard]] StrandEntry* as_strand(const sched::Task& t) const noexcept;
+  /// Turns a task the topology handed to `worker` into work for the pool.
+  ext::Work work_for(sched::Task& t, std::size_t worker) noexcept;
+  static platform::JobRef resolve(void* context, std::size_t worker) noexcept;
+  platform::JobRef job_of_key(nanoseconds key) const noexcept;
+
+  std::size_t workers_ = 0;
+  std::unique_ptr<sched::Scheduler> scheduler_;
+  std::vector<std::unique_ptr<JobSlot>> slots_;
+  std::unique_ptr<std::atomic<std::int64_t>[]> keys_;  ///< each slot's current key, for resolve()
+  std::unique_ptr<StrandEntry[]> entries_;
+  std::size_t entry_count_ = 0;
+  std::unique_ptr<std::atomic<bool>[]> yield_pending_;
+  /// The strand a worker's preempt() just ended, for the suspended() that follows on
+  /// the same thread when the strand is handed back.
+  std::unique_ptr<platform::OpenStrand[]> pending_open_;
+  std::unique_ptr<platform::PoolRecording> recording_;
+  std::unique_ptr<Pool> pool_;
+  nlohmann::json pool_statistics_;
+  platform::ReleaseEngine* engine_ = nullptr;
+  platform::RunThreads lanes_;
+  std::atomic<std::uint64_t> preemptions_requested_{0};
+  std::atomic<std::uint64_t> preemptions_{0};
+  std::atomic<std::uint64_t> handed_back_{0};
+  bool left_running_ = false;
+  bool shut_down_ = false;
+};
+
+GedfPaws::~GedfPaws() {
+  if (!shut_down_ && !left_running_) shutdown();
+  if (left_running_) {
+    (void)pool_.release();
+    (void)scheduler_.release();
+    for (auto& s : slots_) (void)s.release();
+    (void)entries_.release();
+    (void)recording_.release();
+  }
+}
+
+platform::RecordingPlan GedfPaws::plan(const RunContext& ctx) {
+  if (ctx.analysis.global_edf() == nullptr) {
+    throw Error(fmt::format("the gedf-paws policy needs the global-EDF analysis of the task set (got the "
+                            "analysis for {}); analyse with --policy gedf-paws",
+                            model::to_string(ctx.analysis.policy)));
+  }
+  workers_ = static_cast<std::size_t>(ctx.cores.count());
+  platform::RecordingPlan plan;
+  plan.threads = 1 + workers_;
+  for (const auto& t : ctx.set.tasks) {
+    plan.events_per_job.push_back(fork_join_events(t) + 8);  // plus preemptions and resumptions
+    plan.threads_per_task.push_back(workers_);
+  }
+  return plan;
+}
+
+void GedfPaws::prepare(RunContext& ctx) {
+  engine_ = &ctx.engine;
+  sched::SchedulerOptions options;
+  options.instrumentation.clock = [] { return os::monotonic_now(); };
+  scheduler_ = std::make_unique<sched::Scheduler>(
+      ctx.topology, sched::ProcessingElements::uniform(static_cast<int>(workers_)), std::move(options));
+  keys_.reset(new std::atomic<std::int64_t>[ctx.tasks.size()]);
+  for (std::size_t i = 0; i < ctx.tasks.size(); ++i) {
+    slots_.push_back(std::make_unique<JobSlot>(static_cast<std::uint32_t>(i), *ctx.tasks[i], ctx.timing[i],
+                                               ctx.engine, *scheduler_));
+    keys_[i].store(-1, std::memory_order_relaxed);
+  }
+  entry_count_ = std::min(kMaxSuspended, ctx.tasks.size() + workers_);
+  entries_.reset(new StrandEntry[entry_count_]);
+  for (std::size_t i = 0; i < entry_count_; ++i) entries_[i].entry.payload = &entries_[i];
+  yield_pending_.reset(new std::atomic<bool>[workers_]);
+  for (std::size_t i = 0; i < workers_; ++i) yield_pending_[i].store(false, std::memory_order_relaxed);
+  pending_open_.reset(new platform::OpenStrand[workers_]);
+
+  recording_ = std::make_unique<platform::PoolRecording>(workers_, ctx.cores.all(), &GedfPaws::resolve, this);
+  PoolConfig config;
+  config.cpus = ctx.cores.all();
+  config.workers = workers_;
+  config.pin = true;
+  config.strategy = QueueStrategy::priority_aware;
+  config.priority_levels = kPriorityLevels;
+  config.suspended_strands = entry_count_;
+  config.memory.depth = kDepth;
+  config.name = "gedf-paws";
+  platform::Recorder& recorder = *ctx.recorder;
+  const platform::RealtimeSettings& realtime = ctx.realtime;
+  platform::PoolRecording* recording = recording_.get();
+  config.on_worker_start = [recording, &recorder, &realtime](std::size_t worker) {
+    platform::enter_realtime(realtime, {}, platform::fifo::worker);
+    recording->worker_started(worker, platform::attach_current_thread(recorder, fmt::format("worker {}", worker)));
+  };
+  pool_ = std::make_unique<Pool>(std::move(config));
+  pool_->extension().set_observer(recording_.get());
+  pool_->extension().set_yield_policy(this);
+  pool_->extension().set_work_source(this);
+}
+
+nanoseconds GedfPaws::key_of(const sched::Task& t) const noexcept {
+  if (const StrandEntry* s = as_strand(t)) return s->strand.key();
+  return nanoseconds(keys_[static_cast<const JobSlot*>(t.payload)->task()].load(std::memory_order_acquire));
+}
+
+GedfPaws::StrandEntry* GedfPaws::as_strand(const sched::Task& t) const noexcept {
+  auto* p = static_cast<StrandEntry*>(t.payload);
+  if (p >= entries_.get() && p < entries_.get() + entry_count_) return p;
+  return nullptr;
+}
+
+platform::JobRef GedfPaws::job_of_key(nanoseconds key) const noexcept {
+  for (std::size_t i = 0; i < slots_.size(); ++i) {
+    if (keys_[i].load(std::memory_order_acquire) == key.count()) {
+      return platform::JobRef{true, static_cast<std::uint32_t>(i), slots_[i]->job()};
+    }
+  }
+  return {};
+}
+
+platform::JobRef GedfPaws::resolve(void* context, std::size_t worker) noexcept {
+  const auto* self = static_cast<const GedfPaws*>(context);
+  nanoseconds key{};
+  if (!self->pool_->extension().running_key(worker, key)) return {};
+  return self->job_of_key(key);
+}
+
+ext::Work GedfPaws::work_for(sched::Task& t, std::size_t worker) noexcept {
+  ext::Work work;
+  if (StrandEntry* s = as_strand(t)) {
+    work.strand = s->strand;
+    const platform::OpenStrand open = s->open;
+    const std::size_t from = s->from_worker;
+    scheduler_->exit(t);
+    s->used.store(false, std::memory_order_release);
+    recording_->resumed(worker, open, os::monotonic_now());
+    if (from != worker && open.valid) {
+      if (platform::ThreadRecorder* rec = recording_->recorder(worker)) {
+        const os::CpuSet& cpus = pool_->cpus();
+        rec->migration(open.job.task, open.job.job, cpus[from % cpus.size()], os::monotonic_now());
+      }
+    }
+    return work;
+  }
+  work.job = static_cast<JobSlot*>(t.payload);
+  return work;
+}
+
+ext::Work GedfPaws::take(std::size_t worker) noexcept {
+  sched::Task* t = scheduler_->schedule(static_cast<int>(worker));
+  if (t == nullptr) return {};
+  return work_for(*t, worker);
+}
+
+ext::Work GedfPaws::preempt(const ext::YieldPoint& point) noexcept {
+  yield_pending_[point.worker].store(false, std::memory_order_release);
+  const int pe = static_cast<int>(point.worker);
+  sched::Task* head = scheduler_->peek(pe);
+  if (head == nullptr || key_of(*head) >= point.key) return {};
+  sched::Task* t = scheduler_->schedule(pe);
+  if (t == nullptr) return {};
+  if (key_of(*t) >= point.key) {
+    // Another core took the earlier one meanwhile: put this one back and go on.
+    scheduler_->relinquish(*t);
+    return {};
+  }
+  preemptions_.fetch_add(1, std::memory_order_relaxed);
+  const nanoseconds now = os::monotonic_now();
+  const platform::OpenStrand open = recording_->preempted(point.worker, now);
+  if (point.hand_back) {
+    // suspended() follows on this thread; it needs the strand's identity.
+    pending_open_[point.worker] = open;
+  }
+  return work_for(*t, point.worker);
+}
+
+void GedfPaws::suspended(ext::SuspendedStrand strand) noexcept {
+  handed_back_.fetch_add(1, std::memory_order_relaxed);
+  const int worker = current_worker();
+  StrandEntry* entry = nullptr;
+  for (std::size_t i = 0; i < entry_count_; ++i) {
+    bool expected = false;
+    if (entries_[i].used.compare_exchange_strong(expected, true, std::memory_order_acq_rel)) {
+      entry = &entries_[i];
+      break;
+    }
+  }
+  // The pool hands back at most suspended_strands (= entry_count_) strands at a time,
+  // and an entry is freed before its strand is given back: one is always free.
+  entry->strand = strand;
+  entry->from_worker = worker >= 0 ? static_cast<std::size_t>(worker) : 0;
+  entry->open = worker >= 0 ? pending_open_[static_cast<std::size_t>(worker)] : platform::OpenStrand{};
+  const platform::JobRef job = job_of_key(strand.key());
+  sched::Task& t = entry->entry;
+  t.id = (std::uint64_t{1} << 63) | (entry - entries_.get());
+  t.pe = sched::kAny;  // rule F: back to the global queue
+  t.cluster = sched::kAny;
+  t.priority = 0;
+  t.deadline = job.valid ? slots_[job.task]->release().deadline : strand.key();
+  t.release = job.valid ? slots_[job.task]->release().release : nanoseconds::zero();
+  scheduler_->admit(t);
+  pool_->extension().notify_work();
+}
+
+void GedfPaws::admit(const platform::Release& release) {
+  JobSlot& slot = *slots_[release.task];
+  // The runtime key is the absolute deadline, made unique per in-flight job by adding
+  // the task's index in ns (jobs are told apart by key; EDF ties go to the lower index).
+  const nanoseconds key = release.deadline + nanoseconds(release.task);
+  slot.fill(release, 0, key);
+  keys_[release.task].store(key.count(), std::memory_order_release);
+  scheduler_->admit(slot.entry());
+  // An idle worker takes it (rule D); otherwise preempt the latest deadline if later.
+  ext::Extension& ext = pool_->extension();
+  std::size_t victim = workers_;
+  nanoseconds latest = key;
+  for (std::size_t w = 0; w < workers_; ++w) {
+    nanoseconds running{};
+    if (!ext.running_key(w, running)) {
+      ext.notify_work();
+      return;
+    }
+    if (yield_pending_[w].load(std::memory_order_acquire)) continue;
+    if (running > latest) {
+      latest = running;
+      victim = w;
+    }
+  }
+  if (victim < workers_) {
+    yield_pending_[victim].store(true, std::memory_order_release);
+    preemptions_requested_.fetch_add(1, std::memory_order_relaxed);
+    ext.request_yield(victim);
+  }
+}
+
+void GedfPaws::run(RunContext& ctx) {
+  lanes_.start([this, &ctx] {
+    platform::enter_realtime(ctx.realtime, os::CpuSet{ctx.cores.all()[0]}, platform::fifo::dispatch);
+    platform::ThreadRecorder* rec = platform::attach_current_thread(*ctx.recorder, "lane");
+    LaneSink sink;
+    sink.owner = this;
+    ctx.engine.run(sink, rec);
+    platform::detach_current_recorder();
+  });
+  lanes_.wait(ctx.overdue);
+}
+
+bool GedfPaws::shutdown() {
+  if (shut_down_) return true;
+  if (engine_ != nullptr && engine_->started() && engine_->jobs_in_flight() > 0) {
+    left_running_ = true;
+    return false;
+  }
+  if (pool_) {
+    pool_->extension().set_work_source(nullptr);
+    pool_->extension().set_yield_policy(nullptr);
+    pool_->extension().set_observer(nullptr);
+    pool_statistics_ = pool_statistics_json(*pool_, "priority_aware");
+    pool_.reset();
+  }
+  shut_down_ = true;
+  return true;
+}
+
+nlohmann::json GedfPaws::details() const {
+  nlohmann::json out = {{"pool", pool_statistics_},
+                        {"preemptions_requested", preemptions_requested_.load()},
+                        {"preemptions", preemptions_.load()},
+                        {"strands_handed_back", handed_back_.load()},
+                        {"priority_levels", kPriorityLevels},
+                        {"suspended_strands", entry_count_}};
+  if (scheduler_) out["scheduler"] = scheduler_statistics_json(*scheduler_);
+  return out;
+}
+
+}  // namespace
+
+std::unique_ptr<platform::Policy> make_gedf_paws() { return std::make_unique<GedfPaws>(); }
+
+}  // namespace takt::policies

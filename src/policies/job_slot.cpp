@@ -1,0 +1,86 @@
+// One task's job as a policy hands it around: the released job, its entry in the topology, and the computation a pool runs.
+#include "policies/job_slot.hpp"
+
+#include "os/clock.hpp"
+#include "platform/thread_recording.hpp"
+
+#include <cstring>
+
+namespace takt::policies {
+
+JobSlot::JobSlot(std::uint32_t index, Task& task, const platform::PeriodicTask& timing,
+                 platform::ReleaseEngine& engine, sched::Scheduler& scheduler) noexcept
+    : index_(index), task_(task), timing_(timing), engine_(engine), scheduler_(scheduler), entry_(index) {
+  entry_.payload = this;
+}
+
+void JobSlot::fill(const platform::Release& release, int cluster, std::chrono::nanoseconds key) noexcept {
+  release_ = release;
+  job_.store(release.job, std::memory_order_release);
+  set_key(key);
+  entry_.id = (static_cast<std::uint64_t>(index_) << 40) ^ release.job;
+  entry_.release = release.release;
+  entry_.deadline = release.deadline;
+  entry_.cluster = cluster;
+  entry_.pe = sched::kAny;
+}
+
+void JobSlot::run() {
+  platform::ThreadRecorder* rec = platform::current_recorder();
+  if (rec != nullptr) rec->job_start(index_, release_.job, release_.release, os::monotonic_now());
+  const takt::Job job = platform::make_job(timing_, release_);
+  task_.run(job);
+}
+
+void describe_exception(std::exception_ptr error, char* out, std::size_t size) noexcept {
+  if (size == 0) return;
+  out[0] = '\0';
+  if (!error) return;
+  const char* text = "the task threw an exception that is not a std::exception";
+  try {
+    std::rethrow_exception(error);
+  } catch (const std::exception& e) {
+    text = e.what();
+  } catch (...) {
+  }
+  std::size_t n = std::strlen(text);
+  if (n >= size) n = size - 1;
+  std::memcpy(out, text, n);
+  out[n] = '\0';
+}
+
+void JobSlot::finished(std::exception_ptr error) noexcept {
+  const std::chrono::nanoseconds at = os::monotonic_now();
+  char message[platform::ThreadRecorder::error_length];
+  describe_exception(error, message, sizeof message);
+  complete(platform::current_recorder(), at, error ? message : nullptr);
+}
+
+void JobSlot::run_inline(platform::ThreadRecorder* recorder) noexcept {
+  if (recorder != nullptr) recorder->job_start(index_, release_.job, release_.release, os::monotonic_now());
+  const takt::Job job = platform::make_job(timing_, release_);
+  std::exception_ptr error;
+  try {
+    task_.run(job);
+  } catch (...) {
+    error = std::current_exception();
+  }
+  const std::chrono::nanoseconds at = os::monotonic_now();
+  char message[platform::ThreadRecorder::error_length];
+  describe_exception(error, message, sizeof message);
+  complete(recorder, at, error ? message : nullptr);
+}
+
+void JobSlot::complete(platform::ThreadRecorder* recorder, std::chrono::nanoseconds at,
+                       const char* error) noexcept {
+  const platform::Release r = release_;
+  if (recorder != nullptr) {
+    if (error != nullptr) recorder->job_error(index_, r.job, error);
+    recorder->job_finish(index_, r.job, r.release, r.deadline, at, error != nullptr);
+  }
+  // Out of the topology before the engine may release the next job into this slot.
+  scheduler_.exit(entry_);
+  engine_.finished(index_, r.job, at);
+}
+
+}  // namespace takt::policies

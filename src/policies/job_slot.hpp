@@ -1,0 +1,68 @@
+// One task's job as a policy hands it around: the released job, its entry in the topology, and the computation a pool runs.
+//
+// At most one job of a task is in flight (the release engine's rule), so every task has
+// one slot, reused job after job. The lane fills it at the release and admits its
+// sched::Task; the worker that gets it from schedule(pe) either gives it to a runtime
+// pool (it is an ext::Job) or runs it inline. Whoever completes the job records the
+// finish, takes the entry out of the topology and only then tells the release engine,
+// after which the lane may fill the slot again.
+#pragma once
+
+#include "platform/periodic_task.hpp"
+#include "platform/recorder.hpp"
+#include "platform/release_engine.hpp"
+#include "sched/scheduler.hpp"
+#include "takt/runtime/extension.hpp"
+#include "takt/task.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <exception>
+
+namespace takt::policies {
+
+class JobSlot final : public ext::Job {
+ public:
+  JobSlot(std::uint32_t index, Task& task, const platform::PeriodicTask& timing, platform::ReleaseEngine& engine,
+          sched::Scheduler& scheduler) noexcept;
+
+  /// On the lane, before admitting entry(): the job released now, its topology cluster,
+  /// and its runtime priority key (an absolute deadline, made unique per task).
+  void fill(const platform::Release& release, int cluster, std::chrono::nanoseconds key) noexcept;
+
+  /// The job as the scheduling framework sees it (payload: this slot).
+  [[nodiscard]] sched::Task& entry() noexcept { return entry_; }
+  [[nodiscard]] std::uint32_t task() const noexcept { return index_; }
+  /// The current (or last) job's index and release; readable from any thread.
+  [[nodiscard]] std::uint64_t job() const noexcept { return job_.load(std::memory_order_acquire); }
+  [[nodiscard]] const platform::Release& release() const noexcept { return release_; }
+
+  /// ext::Job: the job's computation on a pool worker (records the start on the
+  /// worker's current_recorder()).
+  void run() override;
+  /// ext::Job: records the finish (and the error) on the completing worker, exits the
+  /// entry, tells the engine.
+  void finished(std::exception_ptr error) noexcept override;
+
+  /// Runs the whole job on the calling thread (a sequential executor), recording on
+  /// `recorder`.
+  void run_inline(platform::ThreadRecorder* recorder) noexcept;
+
+ private:
+  void complete(platform::ThreadRecorder* recorder, std::chrono::nanoseconds at, const char* error) noexcept;
+
+  std::uint32_t index_;
+  Task& task_;
+  const platform::PeriodicTask& timing_;
+  platform::ReleaseEngine& engine_;
+  sched::Scheduler& scheduler_;
+  sched::Task entry_;
+  platform::Release release_;
+  std::atomic<std::uint64_t> job_{0};
+};
+
+/// The message of an exception (for job errors); "" for none.
+void describe_exception(std::exception_ptr error, char* out, std::size_t size) noexcept;
+
+}  // namespace takt::policies

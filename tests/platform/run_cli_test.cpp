@@ -1,0 +1,269 @@
+// `takt run` and `takt demo` run as programs: every policy end to end, bad input, an unschedulable set, SIGTERM.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+extern char** environ;
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct Outcome {
+  int status = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+class RunCommand : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("takt-run-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  /// Runs `takt ARGS` with `env` prepended (e.g. "TAKT_NO_RT=1").
+  Outcome takt(const std::string& args, const std::string& env = "") {
+    const fs::path out = dir_ / "stdout", err = dir_ / "stderr";
+    const std::string command =
+        env + " " + std::string(TAKT_BINARY) + " " + args + " >" + out.string() + " 2>" + err.string();
+    Outcome r;
+    const int raw = std::system(command.c_str());
+    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+    r.out = slurp(out);
+    r.err = slurp(err);
+    return r;
+  }
+  fs::path write(const std::string& name, const std::string& text) {
+    fs::path p = dir_ / name;
+    std::ofstream(p) << text;
+    return p;
+  }
+  static std::string example(const std::string& name) { return std::string(TAKT_SOURCE_DIR) + "/examples/" + name; }
+  static nlohmann::json read_json(const fs::path& p) {
+    std::ifstream in(p);
+    return nlohmann::json::parse(in);
+  }
+
+  /// The metrics JSON of a run: every released job accounted for, totals add up.
+  static void expect_accounted(const nlohmann::json& m) {
+    std::uint64_t jobs = 0, misses = 0;
+    for (const auto& t : m["tasks"]) {
+      EXPECT_EQ(t["jobs"].get<std::uint64_t>(), t["released"].get<std::uint64_t>() + t["skipped"].get<std::uint64_t>());
+      EXPECT_EQ(t["met"].get<std::uint64_t>() + t["misses"].get<std::uint64_t>() + t["abandoned"].get<std::uint64_t>(),
+                t["jobs"].get<std::uint64_t>());
+      jobs += t["jobs"].get<std::uint64_t>();
+      misses += t["misses"].get<std::uint64_t>();
+    }
+    EXPECT_EQ(m["totals"]["jobs"].get<std::uint64_t>(), jobs);
+    EXPECT_EQ(m["totals"]["misses"].get<std::uint64_t>(), misses);
+    EXPECT_EQ(m["jobs"].size(), jobs);
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(RunCommand, EveryPolicyRunsTheExampleWithAndWithoutRealtimePrivileges) {
+  for (const char* env : {"", "TAKT_NO_RT=1"}) {
+    for (const char* policy : {"federated", "federated-greedy", "partitioned-dm", "gedf-paws"}) {
+      SCOPED_TRACE(std::string(policy) + " " + env);
+      const fs::path json = dir_ / "run.json", trace = dir_ / "trace.json";
+      const Outcome r = takt("run " + example("10-run.yaml") + " --policy " + policy + " --duration 400ms --json " +
+                                 json.string() + " --trace " + trace.string(),
+                             env);
+      ASSERT_EQ(r.status, 0) << r.err;
+      EXPECT_NE(r.out.find("policy " + std::string(policy)), std::string::npos) << r.out;
+      EXPECT_NE(r.out.find("total"), std::string::npos) << r.out;
+      const nlohmann::json m = read_json(json);
+      EXPECT_EQ(m["run"]["policy"], policy);
+      EXPECT_EQ(m["policy"]["name"], policy);
+      expect_accounted(m);
+      // 400 ms: 40 jobs of filter (10 ms), 20 of planner (20 ms), 80 of control (5 ms).
+      EXPECT_EQ(m["totals"]["jobs"], 140);
+      if (std::string(env).empty()) {
+        EXPECT_NE(r.err.find("real-time: SCHED_FIFO"), std::string::npos) << r.err;
+      } else {
+        EXPECT_NE(r.err.find("TAKT_NO_RT is set"), std::string::npos) << r.err;
+        EXPECT_NE(m["run"]["privileges"].get<std::string>().find("TAKT_NO_RT"), std::string::npos);
+      }
+      const nlohmann::json t = read_json(trace);
+      EXPECT_FALSE(t["traceEvents"].empty());
+    }
+  }
+}
+
+TEST_F(RunCommand, AnUnschedulableSetExitsWithTwoAndTheReasonUnlessForced) {
+  const Outcome r = takt("run " + example("07-unschedulable.yaml"));
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("NOT SCHEDULABLE under federated"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("task 'wide': federated core count"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--force"), std::string::npos) << r.err;
+  // Forced (on 2 cores, which every machine running the tests allows), it gets as far
+  // as the tasks, which name no program: bad input.
+  const Outcome forced = takt("run " + example("07-unschedulable.yaml") + " --cores 2 --force");
+  EXPECT_EQ(forced.status, 1) << forced.err;
+  EXPECT_NE(forced.err.find("task 'heavy' names no program"), std::string::npos) << forced.err;
+}
+
+TEST_F(RunCommand, ForcedOverloadRunsAndCountsTheMisses) {
+  // Two sequential tasks of 8 ms every 10 ms on one core (Σ C/D = 1.6): the analysis
+  // cannot place the second; forced, both share the core and releases that find the
+  // previous job still running are skipped (overrun: skip).
+  const fs::path set = write("over.yaml", R"(
+global: {cores: 1}
+tasks:
+  - {name: a, period: 10ms, program: segments, segments: [{length: 8ms}]}
+  - {name: b, period: 10ms, program: segments, segments: [{length: 8ms}]}
+)");
+  const fs::path json = dir_ / "over.json";
+  const Outcome r = takt("run " + set.string() + " --force --duration 300ms --no-progress --json " + json.string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("running it anyway (--force)"), std::string::npos) << r.err;
+  const nlohmann::json m = read_json(json);
+  expect_accounted(m);
+  EXPECT_EQ(m["tasks"][0]["jobs"], 30);
+  EXPECT_EQ(m["tasks"][1]["jobs"], 30);
+  EXPECT_GT(m["totals"]["misses"].get<int>(), 20);
+  EXPECT_GT(m["tasks"][0]["skipped"].get<int>() + m["tasks"][1]["skipped"].get<int>(), 0);
+}
+
+TEST_F(RunCommand, BadProgramsAreBadInputWithAClearMessage) {
+  const fs::path unknown = write("unknown.yaml", R"(
+global: {cores: 1}
+tasks:
+  - {name: x, period: 10ms, program: fibonacci, work: 1ms, span: 1ms}
+)");
+  Outcome r = takt("run " + unknown.string());
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("unknown program 'fibonacci'; known programs:"), std::string::npos) << r.err;
+
+  const fs::path missing = write("missing.yaml", R"(
+global: {cores: 1}
+tasks:
+  - {name: x, period: 10ms, program: ./libnot-there.so, work: 1ms, span: 1ms}
+)");
+  r = takt("run " + missing.string());
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("cannot load the shared object"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("libnot-there.so"), std::string::npos) << r.err;
+
+#ifdef TAKT_NO_ENTRY_SO
+  const fs::path no_entry = write("no_entry.yaml", std::string("global: {cores: 1}\ntasks:\n  - {name: x, period: 10ms, "
+                                                               "program: ") +
+                                                       TAKT_NO_ENTRY_SO + ", work: 1ms, span: 1ms}\n");
+  r = takt("run " + no_entry.string());
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("takt_task_entry"), std::string::npos) << r.err;
+#endif
+}
+
+#ifdef TAKT_THROWING_SO
+TEST_F(RunCommand, AThrowingSharedObjectTaskFailsItsJobsAndTheRunGoesOn) {
+  // The fixture throws on odd jobs and on job 4 (not a std::exception).
+  const fs::path set = write("throwing.yaml", std::string("global: {cores: 1}\ntasks:\n  - {name: t, period: 10ms, program: ") +
+                                                  TAKT_THROWING_SO + ", work: 1ms, span: 1ms}\n");
+  const fs::path json = dir_ / "throwing.json";
+  const Outcome r = takt("run " + set.string() + " --jobs 10 --json " + json.string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  const nlohmann::json m = read_json(json);
+  expect_accounted(m);
+  EXPECT_EQ(m["tasks"][0]["failed"], 6);  // jobs 1, 3, 5, 7, 9 and 4
+  EXPECT_EQ(m["tasks"][0]["met"], 4);
+  EXPECT_NE(m["tasks"][0]["errors"][0].get<std::string>().find("odd job 1 throws"), std::string::npos);
+}
+#endif
+
+TEST_F(RunCommand, SigtermStopsTheRunAndTheResultsAreWritten) {
+  const fs::path json = dir_ / "stopped.json", trace = dir_ / "stopped_trace.json";
+  int err[2];
+  ASSERT_EQ(pipe(err), 0);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, err[1], STDERR_FILENO);
+  posix_spawn_file_actions_addclose(&actions, err[0]);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  std::vector<std::string> args = {TAKT_BINARY, "run", example("10-run.yaml"), "--duration", "60s",
+                                   "--json", json.string(), "--trace", trace.string()};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  ASSERT_EQ(posix_spawn(&pid, TAKT_BINARY, &actions, nullptr, argv.data(), environ), 0);
+  posix_spawn_file_actions_destroy(&actions);
+  close(err[1]);
+  // Wait for the run to start (its second message line), let it release some jobs.
+  std::string seen;
+  const auto until = std::chrono::steady_clock::now() + 10s;
+  char buf[256];
+  while (seen.find("real-time:") == std::string::npos && std::chrono::steady_clock::now() < until) {
+    pollfd p{err[0], POLLIN, 0};
+    if (poll(&p, 1, 100) <= 0) continue;
+    ssize_t n = read(err[0], buf, sizeof buf);
+    if (n <= 0) break;
+    seen.append(buf, static_cast<std::size_t>(n));
+  }
+  ASSERT_NE(seen.find("real-time:"), std::string::npos) << seen;
+  std::this_thread::sleep_for(400ms);
+  kill(pid, SIGTERM);
+  int status = 0;
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (waitpid(pid, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      FAIL() << "takt run did not end after SIGTERM";
+    }
+    std::this_thread::sleep_for(10ms);
+  }
+  close(err[0]);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  const nlohmann::json m = read_json(json);
+  EXPECT_TRUE(m["run"]["stopped"].get<bool>());
+  EXPECT_EQ(m["run"]["signal"], SIGTERM);
+  expect_accounted(m);
+  EXPECT_GT(m["totals"]["jobs"].get<int>(), 20);
+  EXPECT_LT(m["run"]["duration_s"].get<double>(), 30.0);
+  EXPECT_TRUE(fs::exists(trace));
+}
+
+TEST_F(RunCommand, DemoRunsTheBuiltInSetAndSaysWhichPrivilegesItHad) {
+  const fs::path json = dir_ / "demo.json";
+  const Outcome r = takt("demo --duration 500ms --json " + json.string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("real-time privileges:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("under federated scheduling"), std::string::npos) << r.out;
+  const nlohmann::json m = read_json(json);
+  EXPECT_EQ(m["run"]["policy"], "federated");
+  expect_accounted(m);
+  EXPECT_GT(m["totals"]["jobs"].get<int>(), 0);
+
+  const Outcome no_rt = takt("demo --duration 300ms", "TAKT_NO_RT=1");
+  ASSERT_EQ(no_rt.status, 0) << no_rt.err;
+  EXPECT_NE(no_rt.out.find("switched off by TAKT_NO_RT"), std::string::npos) << no_rt.out;
+}
+
+}  // namespace

@@ -1,0 +1,147 @@
+// The run loop's pieces: cores mapped onto CPUs, FIFO levels of partitioned-dm's ranks, program arguments, the segments program.
+#include "analysis/analyse.hpp"
+#include "apps/segments.hpp"
+#include "model/task_set_parser.hpp"
+#include "os/clock.hpp"
+#include "platform/core_map.hpp"
+#include "platform/realtime_settings.hpp"
+#include "platform/run.hpp"
+#include "takt/error.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+
+using namespace std::chrono_literals;
+using takt::os::CpuSet;
+using takt::platform::CoreMap;
+
+namespace {
+
+TEST(CoreMap, LogicalCoresTakeIsolatedCpusFirstThenTheOthersInOrder) {
+  const CoreMap m = CoreMap::map(takt::model::Cores::of_count(3), CpuSet{0, 1, 2, 3, 4, 5}, CpuSet{4, 5});
+  EXPECT_EQ(m.cpu(0), 4);
+  EXPECT_EQ(m.cpu(1), 5);
+  EXPECT_EQ(m.cpu(2), 0);
+  EXPECT_EQ(m.all(), (CpuSet{0, 4, 5}));
+  EXPECT_EQ(m.isolated(), (CpuSet{4, 5}));
+  EXPECT_EQ(m.cpus({0, 2}), (CpuSet{0, 4}));
+  EXPECT_NE(m.describe().find("isolated: 4-5"), std::string::npos) << m.describe();
+}
+
+TEST(CoreMap, MoreCoresThanCpusIsBadInputNamingTheFix) {
+  try {
+    CoreMap::map(takt::model::Cores::of_count(4), CpuSet{0, 1}, {});
+    FAIL();
+  } catch (const takt::Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("uses 4 cores"), std::string::npos) << what;
+    EXPECT_NE(what.find("--cores 2"), std::string::npos) << what;
+  }
+}
+
+TEST(CoreMap, ACpuListMustBeAllowed) {
+  takt::model::Cores cores{2, {1, 3}};
+  const CoreMap ok = CoreMap::map(cores, CpuSet{0, 1, 2, 3}, {});
+  EXPECT_EQ(ok.cpu(3), 3);
+  EXPECT_THROW((void)ok.cpu(0), takt::Error);  // 0 is not one of the set's core ids
+  try {
+    CoreMap::map(cores, CpuSet{0, 1}, {});
+    FAIL();
+  } catch (const takt::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("CPU(s) 3"), std::string::npos) << e.what();
+  }
+}
+
+TEST(FifoLevels, RanksMapDownFromSeventyNineAndKeepTheirOrderWhenCompressed) {
+  using takt::platform::fifo::segment_priority;
+  // Up to 79 ranks: one level each, rank 1 highest.
+  EXPECT_EQ(segment_priority(1, 4), 79);
+  EXPECT_EQ(segment_priority(4, 4), 76);
+  EXPECT_EQ(segment_priority(79, 79), 1);
+  // 157 ranks over 79 levels: rank r → 79 − ⌊(r − 1)·78/156⌋ = 79 − ⌊(r − 1)/2⌋.
+  EXPECT_EQ(segment_priority(1, 157), 79);
+  EXPECT_EQ(segment_priority(2, 157), 79);
+  EXPECT_EQ(segment_priority(3, 157), 78);
+  EXPECT_EQ(segment_priority(157, 157), 1);
+  int previous = 80;
+  for (int r = 1; r <= 1000; ++r) {
+    const int p = segment_priority(r, 1000);
+    EXPECT_LE(p, previous);
+    EXPECT_GE(p, 1);
+    previous = p;
+  }
+  EXPECT_LT(segment_priority(1, 4), takt::platform::fifo::worker);
+}
+
+TEST(ProgramArguments, SegmentsWithoutArgsGetTheirStructure) {
+  const auto set = takt::model::parse_task_set(R"(
+tasks:
+  - {name: a, period: 10ms, program: segments, segments: [{length: 1ms}, {length: 0.5ms, strands: 8}]}
+  - {name: b, period: 10ms, program: segments, args: [2ms], segments: [{length: 2ms}]}
+  - {name: c, period: 10ms, program: fib, args: [25], work: 1ms, span: 1ms}
+)");
+  EXPECT_EQ(takt::platform::program_arguments(set.tasks[0]), (std::vector<std::string>{"1ms", "500us*8"}));
+  EXPECT_EQ(takt::platform::program_arguments(set.tasks[1]), (std::vector<std::string>{"2ms"}));
+  EXPECT_EQ(takt::platform::program_arguments(set.tasks[2]), (std::vector<std::string>{"25"}));
+}
+
+TEST(GrantedCores, FollowTheAnalysis) {
+  const auto set = takt::model::parse_task_set(R"(
+global: {cores: 2}
+tasks:
+  - {name: wide, period: 20ms, program: segments, segments: [{length: 1ms}, {length: 2ms, strands: 11}, {length: 1ms}]}
+)");
+  const auto federated = takt::analysis::analyse(set);
+  EXPECT_EQ(takt::platform::granted_cores(federated, 0), 2u);
+  takt::analysis::AnalysisOptions o;
+  o.policy = takt::model::Policy::gedf_paws;
+  EXPECT_EQ(takt::platform::granted_cores(takt::analysis::analyse(set, o), 0), 2u);
+}
+
+TEST(SegmentsProgram, ParsesItsArgumentsAndRefusesBadOnes) {
+  using takt::apps::parse_segment_args;
+  const auto s = parse_segment_args({"1ms", "500us*8", "2.5ms*3"});
+  ASSERT_EQ(s.size(), 3u);
+  EXPECT_EQ(s[0], (takt::SegmentShape{1ms, 1}));
+  EXPECT_EQ(s[1], (takt::SegmentShape{500us, 8}));
+  EXPECT_EQ(s[2], (takt::SegmentShape{2500us, 3}));
+  EXPECT_EQ(takt::apps::format_segment_arg(s[1]), "500us*8");
+  EXPECT_EQ(takt::apps::format_segment_arg(s[0]), "1ms");
+  for (const char* bad : {"1ms*0", "1ms*x", "10", "0ms", "1ms*-2"}) {
+    try {
+      parse_segment_args({"1ms", bad});
+      ADD_FAILURE() << bad << " was accepted";
+    } catch (const takt::Error& e) {
+      EXPECT_NE(std::string(e.what()).find("segments argument 2"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_THROW(parse_segment_args({}), takt::Error);
+}
+
+TEST(SegmentsProgram, RunsEveryStrandOfEverySegment) {
+  takt::apps::SegmentsTask task;
+  task.init({"t", {"200us", "100us*4"}, 1});
+  const auto shapes = task.segments();
+  ASSERT_EQ(shapes.size(), 2u);
+  EXPECT_EQ(shapes[1].strands, 4u);
+  // Outside a pool the job runs serially: 200 us + 4 · 100 us of CPU time.
+  const auto t0 = takt::os::thread_cpu_time();
+  task.run(takt::Job{});
+  const auto used = takt::os::thread_cpu_time() - t0;
+  EXPECT_GE(used, 600us * 7 / 10);
+  EXPECT_LE(used, 600us * 4);
+  EXPECT_THROW(task.run_strand(takt::Job{}, 2, 0), std::out_of_range);
+}
+
+TEST(SegmentsProgram, BusyWaitIsCpuTimeThatPreemptionDoesNotShorten) {
+  // The loop counts calibrated iterations, so what it takes is CPU time of this thread
+  // (within the calibration's accuracy), however long the OS keeps it off the CPU.
+  const auto t0 = takt::os::thread_cpu_time();
+  takt::apps::busy_wait(20ms);
+  const auto used = takt::os::thread_cpu_time() - t0;
+  EXPECT_GE(used, 14ms);
+  EXPECT_LE(used, 40ms);
+}
+
+}  // namespace

@@ -1,0 +1,281 @@
+// Integration tests: each policy runs small task sets for about a second on real threads; the measurements must be consistent.
+//
+// Run twice by CTest: as the process finds the machine (SCHED_FIFO where allowed) and
+// with TAKT_NO_RT=1 (the fallback). Timing is never asserted beyond what holds on a
+// loaded machine; structure is: every job accounted for, work / cores as a floor on
+// responses, the injected overruns and failures counted where they were injected.
+#include "analysis/generator.hpp"
+#include "run_support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+
+namespace takt::testing {
+namespace {
+
+const nanoseconds kRun = kSanitized ? nanoseconds(1500ms) : nanoseconds(1200ms);
+
+std::string policy_name(const ::testing::TestParamInfo<model::Policy>& info) {
+  std::string name(model::to_string(info.param));
+  std::replace(name.begin(), name.end(), '-', '_');
+  return name;
+}
+
+/// A small set from the rt-openmp generator (synchronous tasks of busy-wait strands),
+/// on 2 cores at 30 % utilization, periods 4 ms to 128 ms.
+model::TaskSet generated_set(std::uint64_t seed) {
+  analysis::GeneratorOptions g;
+  g.method = analysis::GeneratorMethod::rt_openmp;
+  g.cores = 2;
+  g.utilization = 0.6;
+  g.seed = seed;
+  g.timescale = 4ms;
+  model::TaskSet set = analysis::generate(g).set;
+  set.source = "<generated>";
+  return set;
+}
+
+class EveryPolicy : public ::testing::TestWithParam<model::Policy> {};
+INSTANTIATE_TEST_SUITE_P(Platform, EveryPolicy,
+                         ::testing::Values(model::Policy::federated, model::Policy::federated_greedy,
+                                           model::Policy::partitioned_dm, model::Policy::gedf_paws),
+                         policy_name);
+
+TEST_P(EveryPolicy, GeneratedSetIsAccountedForJobByJob) {
+  const model::TaskSet set = generated_set(7);
+  ASSERT_GE(set.tasks.size(), 2u);
+  const Outcome o = run_set(set, GetParam(), kRun);
+  expect_consistent(set, o, kRun);
+  // Every strand of every finished job ran: partitioned-dm records each strand once,
+  // the fork-join policies at least one slice per strand (a leaf of the split).
+  std::uint64_t strands = 0;
+  for (const auto& j : o.metrics.jobs) {
+    if (j.status == platform::JobStatus::skipped || !j.finish) continue;
+    for (const auto& s : set.tasks[j.task].segments) strands += static_cast<std::uint64_t>(s.strands);
+  }
+  if (GetParam() == model::Policy::partitioned_dm) {
+    EXPECT_EQ(o.metrics.system.strands, strands);
+  } else if (GetParam() == model::Policy::gedf_paws) {
+    EXPECT_GE(o.metrics.system.strands, strands);
+  }
+  // Time executed per core adds up to at least the work of the finished jobs (90 %).
+  nanoseconds executed{0}, work{0};
+  for (const auto& c : o.metrics.system.cores) executed += c.job_time;
+  for (const auto& j : o.metrics.jobs) {
+    if (j.finish && j.status != platform::JobStatus::skipped) work += set.tasks[j.task].work();
+  }
+  EXPECT_GE(executed, work * 9 / 10);
+}
+
+/// A sequential task of 3 ms every 10 ms whose every fourth job (k % 4 == 3) runs 14 ms
+/// instead: that job misses its deadline (finish ≥ 10k + 14 ms > 10k + 10 ms), and the
+/// release after it (k % 4 == 0) finds it still running and is skipped. The other jobs
+/// have 7 ms of slack.
+TEST_P(EveryPolicy, InjectedOverrunsAreTheMisses) {
+  const model::TaskSet set = model::parse_task_set(R"(
+global: {cores: 2}
+tasks:
+  - {name: overrun, period: 10ms, program: test-overrun, args: [3ms, 14ms, 4, 3], work: 3ms, span: 3ms}
+  - {name: other, period: 20ms, offset: 5ms, program: segments, segments: [{length: 1ms}]}
+)");
+  const Outcome o = run_set(set, GetParam(), kRun);
+  expect_consistent(set, o, kRun);
+  const platform::TaskMetrics& t = o.metrics.tasks[0];
+  std::uint64_t injected = 0, skipped = 0;
+  for (const auto& j : o.metrics.jobs) {
+    if (j.task != 0) continue;
+    if (j.index % 4 == 3) {
+      ++injected;
+      EXPECT_EQ(j.status, platform::JobStatus::missed) << "job " << j.index;
+    } else if (j.index % 4 == 0 && j.index > 0) {
+      ++skipped;
+      EXPECT_EQ(j.status, platform::JobStatus::skipped) << "job " << j.index;
+    }
+  }
+  EXPECT_GT(injected, 10u);
+  EXPECT_EQ(t.skipped, skipped);
+  EXPECT_GE(t.misses, injected + skipped);
+  if (os::privileges().fifo && !kSanitized) {
+    EXPECT_EQ(t.misses, injected + skipped);
+  }
+}
+
+/// A task whose third job throws: that job fails (counts as a miss, with its message),
+/// the others run.
+TEST_P(EveryPolicy, AThrowingJobFailsAndTheRunGoesOn) {
+  const model::TaskSet set = model::parse_task_set(R"(
+global: {cores: 2}
+tasks:
+  - {name: thrower, period: 20ms, program: test-overrun, args: [1ms, 1ms, 1000, 999, 2], work: 1ms, span: 1ms}
+)");
+  const Outcome o = run_set(set, GetParam(), 400ms);
+  expect_consistent(set, o, 400ms);
+  const platform::TaskMetrics& t = o.metrics.tasks[0];
+  EXPECT_EQ(t.failed, 1u);
+  EXPECT_GE(t.misses, 1u);
+  ASSERT_EQ(t.errors.size(), 1u);
+  EXPECT_NE(t.errors[0].find("injected failure of job 2"), std::string::npos) << t.errors[0];
+  EXPECT_EQ(o.metrics.jobs[2].status, platform::JobStatus::failed);
+  EXPECT_EQ(t.released, 20u);
+}
+
+TEST(Federated, ParallelTaskRunsOnItsDedicatedCoresAndLightTasksOnTheirSharedCore) {
+  const model::TaskSet set = model::parse_task_set(R"(
+global: {cores: 2}
+tasks:
+  - name: wide
+    period: 20ms
+    program: segments
+    segments: [{length: 1ms}, {length: 2ms, strands: 10}, {length: 1ms}]
+)");
+  const Outcome o = run_set(set, model::Policy::federated, 600ms);
+  expect_consistent(set, o, 600ms);
+  ASSERT_TRUE(o.verdict.federated()->grants[0].high);
+  EXPECT_EQ(o.verdict.federated()->grants[0].cores, 2);
+  // The job's strands spread over both of its cores (steals happen).
+  EXPECT_GT(o.metrics.system.steals, 0u);
+  const auto& pool = o.details["clusters"][0]["pool"];
+  EXPECT_EQ(pool["workers"], 2);
+  EXPECT_EQ(pool["strategy"], "work_stealing");
+  EXPECT_EQ(pool["totals"]["jobs"], o.metrics.tasks[0].released);
+  // 12 strands per job, split eagerly: 11 spawns per job.
+  EXPECT_EQ(pool["totals"]["spawns"].get<std::uint64_t>(), 9u * o.metrics.tasks[0].released);
+}
+
+TEST(FederatedGreedy, RunsJobsByTheCentralizedGreedyExecutor) {
+  const model::TaskSet set = model::parse_task_set(R"(
+global: {cores: 2}
+tasks:
+  - name: wide
+    period: 20ms
+    program: segments
+    segments: [{length: 1ms}, {length: 2ms, strands: 10}, {length: 1ms}]
+)");
+  const Outcome o = run_set(set, model::Policy::federated_greedy, 600ms);
+  expect_consistent(set, o, 600ms);
+  EXPECT_EQ(o.details["clusters"][0]["pool"]["strategy"], "centralized_greedy");
+  EXPECT_EQ(o.details["clusters"][0]["pool"]["totals"]["jobs"], o.metrics.tasks[0].released);
+}
+
+/// A long parallel job occupies both cores with 2 ms strands; a short job with an
+/// earlier deadline is released 5 ms into each of its periods. No core is idle, so the
+/// long job is preempted at a spawn or sync point (PAWS, cooperative preemption).
+TEST(GedfPaws, AnEarlierDeadlinePreemptsTheLatestRunningJob) {
+  const model::TaskSet set = model::parse_task_set(R"(
+global: {cores: 2}
+tasks:
+  - name: long
+    period: 100ms
+    program: segments
+    segments: [{length: 2ms, strands: 40}]
+  - name: short
+    period: 20ms
+    offset: 5ms
+    deadline: 10ms
+    program: segments
+    segments: [{length: 1ms}]
+)");
+  const Outcome o = run_set(set, model::Policy::gedf_paws, kRun);
+  expect_consistent(set, o, kRun);
+  EXPECT_GT(o.details["preemptions_requested"].get<std::uint64_t>(), 0u);
+  EXPECT_GT(o.details["preemptions"].get<std::uint64_t>(), 0u);
+  EXPECT_GT(o.metrics.system.preemptions, 0u);
+  EXPECT_EQ(o.details["pool"]["strategy"], "priority_aware");
+  if (os::privileges().fifo && !kSanitized) {
+    // Preempted within a strand (2 ms) of its release, it meets its 10 ms deadline.
+    EXPECT_EQ(o.metrics.tasks[1].misses, 0u);
+  }
+}
+
+/// RT-OpenMP's dispatcher waits for each segment's release offset (Algorithm 1, line 4),
+/// so a job ends no earlier than its last segment's offset plus its length; the strand
+/// table puts every strand on the core the analysis chose.
+TEST(PartitionedDm, SegmentsStartAtTheirDecomposedReleases) {
+  const model::TaskSet set = model::parse_task_set(R"(
+global: {cores: 2, policy: partitioned-dm}
+tasks:
+  - name: a
+    period: 20ms
+    program: segments
+    segments: [{length: 1ms}, {length: 500us, strands: 4}, {length: 1ms}]
+  - name: c
+    period: 10ms
+    program: segments
+    segments: [{length: 300us}]
+)");
+  const Outcome o = run_set(set, model::Policy::partitioned_dm, 600ms);
+  expect_consistent(set, o, 600ms);
+  const auto* table = o.verdict.partitioned_dm();
+  ASSERT_NE(table, nullptr);
+  nanoseconds last_offset{0};
+  for (const auto& s : table->strands) {
+    if (s.task == 0 && s.segment == 3) last_offset = s.release;
+  }
+  ASSERT_GT(last_offset, 1ms);
+  for (const auto& j : o.metrics.jobs) {
+    if (j.task == 0 && j.finish) {
+      EXPECT_GE(*j.finish - j.release, last_offset + 900us) << "job " << j.index;
+    }
+  }
+  // One thread per (task, core with its strands); the team sizes follow the table.
+  std::set<int> cores_of_a;
+  for (const auto& s : table->strands) {
+    if (s.task == 0) cores_of_a.insert(s.core);
+  }
+  EXPECT_EQ(o.details["teams"][0]["threads"].size(), cores_of_a.size());
+  EXPECT_EQ(o.details["teams"][0]["segments"].size(), 3u);
+}
+
+TEST(PartitionedDm, AProgramThatCannotRunStrandsIsRefusedNamingThePolicies) {
+  register_test_programs();
+  const model::TaskSet set = model::parse_task_set(R"(
+global: {cores: 2}
+tasks:
+  - {name: wide, period: 20ms, program: test-overrun, args: [1ms], segments: [{length: 1ms, strands: 2}]}
+)");
+  analysis::AnalysisOptions options;
+  options.policy = model::Policy::partitioned_dm;
+  const analysis::AnalysisResult verdict = analysis::analyse(set, options);
+  auto policy = policies::make_policy(model::Policy::partitioned_dm);
+  platform::RunOptions run;
+  run.table = nullptr;
+  run.messages = nullptr;
+  run.progress = false;
+  run.handle_signals = false;
+  run.duration = 100ms;
+  try {
+    platform::run_task_set(set, verdict, *policy, run);
+    FAIL() << "expected takt::Error";
+  } catch (const takt::Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("task 'wide'"), std::string::npos) << what;
+    EXPECT_NE(what.find("SynchronousTask"), std::string::npos) << what;
+    EXPECT_NE(what.find("federated, federated-greedy or gedf-paws"), std::string::npos) << what;
+  }
+}
+
+TEST(RunLoop, UnknownProgramIsBadInputBeforeAnythingRuns) {
+  register_test_programs();
+  const model::TaskSet set = model::parse_task_set(R"(
+global: {cores: 1}
+tasks:
+  - {name: x, period: 10ms, program: no-such-program, work: 1ms, span: 1ms}
+)");
+  const analysis::AnalysisResult verdict = analysis::analyse(set);
+  auto policy = policies::make_policy(model::Policy::federated);
+  platform::RunOptions run;
+  run.table = nullptr;
+  run.messages = nullptr;
+  run.handle_signals = false;
+  try {
+    platform::run_task_set(set, verdict, *policy, run);
+    FAIL() << "expected takt::Error";
+  } catch (const takt::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown program 'no-such-program'"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace takt::testing
