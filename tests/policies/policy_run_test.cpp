@@ -72,7 +72,9 @@ TEST_P(EveryPolicy, GeneratedSetIsAccountedForJobByJob) {
 /// A sequential task of 3 ms every 10 ms whose every fourth job (k % 4 == 3) runs 14 ms
 /// instead: that job misses its deadline (finish ≥ 10k + 14 ms > 10k + 10 ms), and the
 /// release after it (k % 4 == 0) finds it still running and is skipped. The other jobs
-/// have 7 ms of slack.
+/// have 7 ms of slack, which a stall of this VM (up to ~10 ms, see docs/latency.md) can
+/// use up; so the skip rule (overrun: skip) is checked exactly on every job, from the
+/// recorded times, and the injected pattern on most of them.
 TEST_P(EveryPolicy, InjectedOverrunsAreTheMisses) {
   const model::TaskSet set = model::parse_task_set(R"(
 global: {cores: 2}
@@ -83,23 +85,47 @@ tasks:
   const Outcome o = run_set(set, GetParam(), kRun);
   expect_consistent(set, o, kRun);
   const platform::TaskMetrics& t = o.metrics.tasks[0];
-  std::uint64_t injected = 0, skipped = 0;
+  // The job and the last one that ran before it, in ms since the first release.
+  auto times = [&](const platform::JobResult& j) {
+    auto ms = [&](std::optional<nanoseconds> x) {
+      return x ? std::to_string(static_cast<double>((*x - o.metrics.jobs[0].release).count()) / 1e6) : std::string("-");
+    };
+    return "job " + std::to_string(j.index) + " release " + ms(j.release) + " start " + ms(j.start) + " finish " +
+           ms(j.finish);
+  };
+  std::uint64_t injected = 0, skipped = 0, after_injected = 0, after_injected_skipped = 0;
+  const platform::JobResult* last_ran = nullptr;
   for (const auto& j : o.metrics.jobs) {
     if (j.task != 0) continue;
+    const std::string context = (last_ran ? times(*last_ran) + "; " : std::string()) + times(j);
+    const bool at_end = j.index + 1 >= t.jobs;  // may be skipped because the run stopped
+    if (j.index % 4 == 0 && j.index > 0) ++after_injected;
+    if (j.status == platform::JobStatus::skipped) {
+      ++skipped;
+      if (j.index % 4 == 0 && j.index > 0) ++after_injected_skipped;
+      // Skipped only when the job before it was still running at its release.
+      if (!at_end) {
+        ASSERT_NE(last_ran, nullptr) << context;
+        EXPECT_GT(*last_ran->finish, j.release) << "skipped although the previous job had finished: " << context;
+      }
+      continue;
+    }
+    // Ran: so the previous job had finished by its release.
+    if (last_ran != nullptr) {
+      EXPECT_LE(*last_ran->finish, j.release) << "ran over a running job: " << context;
+    }
     if (j.index % 4 == 3) {
       ++injected;
-      EXPECT_EQ(j.status, platform::JobStatus::missed) << "job " << j.index;
-    } else if (j.index % 4 == 0 && j.index > 0) {
-      ++skipped;
-      EXPECT_EQ(j.status, platform::JobStatus::skipped) << "job " << j.index;
+      EXPECT_EQ(j.status, platform::JobStatus::missed) << context;
     }
+    last_ran = &j;
   }
   EXPECT_GT(injected, 10u);
+  // The release after an injected overrun is skipped unless a stall shifted the pattern
+  // (then the overrunning job itself was skipped): at least 80 % of them.
+  EXPECT_GE(after_injected_skipped * 10, after_injected * 8) << after_injected_skipped << " of " << after_injected;
   EXPECT_EQ(t.skipped, skipped);
   EXPECT_GE(t.misses, injected + skipped);
-  if (os::privileges().fifo && !kSanitized) {
-    EXPECT_EQ(t.misses, injected + skipped);
-  }
 }
 
 /// A task whose third job throws: that job fails (counts as a miss, with its message),

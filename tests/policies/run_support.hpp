@@ -43,6 +43,7 @@ class OverrunTask final : public Task {
       which_ = std::stoull(a.args.at(3));
     }
     if (a.args.size() > 4) throw_on_ = std::stoll(a.args.at(4));
+    (void)apps::busy_units_per_ns();  // calibrates the busy loop now, not in the first job
   }
   void run(const Job& job) override {
     if (throw_on_ >= 0 && job.index == static_cast<std::uint64_t>(throw_on_)) {
@@ -102,8 +103,10 @@ inline std::uint64_t planned(const model::Task& t, nanoseconds duration) {
 }
 
 /// Every released job is accounted for exactly once, statuses add up, each finished
-/// job took at least its work over the cores it was granted (90 % of it: the busy loop
-/// is calibrated, not exact), and "met" means finished by the deadline.
+/// job took at least its work over the cores it was granted (80 % of it: the busy loop
+/// is calibrated once per process on thread CPU time, and on a VM whose vCPUs share a
+/// physical core a calibration that met a busy sibling makes later strands up to ~15 %
+/// short), and "met" means finished by the deadline.
 inline void expect_consistent(const model::TaskSet& set, const Outcome& o, nanoseconds duration) {
   const platform::RunMetrics& m = o.metrics;
   ASSERT_EQ(m.tasks.size(), set.tasks.size());
@@ -140,7 +143,7 @@ inline void expect_consistent(const model::TaskSet& set, const Outcome& o, nanos
     EXPECT_EQ(j.status == platform::JobStatus::met, *j.finish <= j.deadline && j.status != platform::JobStatus::failed);
     if (j.status == platform::JobStatus::failed) continue;
     const unsigned cores = platform::granted_cores(o.verdict, j.task);
-    const nanoseconds floor = spec.work() * 9 / 10 / static_cast<std::int64_t>(cores);
+    const nanoseconds floor = spec.work() * 8 / 10 / static_cast<std::int64_t>(cores);
     EXPECT_GE(*j.finish - j.release, floor) << spec.name << " job " << j.index << " ran faster than work / cores";
   }
   for (auto& [task, flags] : seen) {
