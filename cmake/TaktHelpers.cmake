@@ -25,19 +25,29 @@ endfunction()
 # A GoogleTest executable; its tests are discovered by CTest. CONCURRENCY marks tests
 # that CI also runs under ThreadSanitizer: in a TAKT_TSAN build only those are built.
 function(takt_add_test name)
-  cmake_parse_arguments(ARG "CONCURRENCY" "" "SOURCES;DEPS;LABELS" ${ARGN})
+  cmake_parse_arguments(ARG "CONCURRENCY;TIMING" "" "SOURCES;DEPS" ${ARGN})
   if(TAKT_TSAN AND NOT ARG_CONCURRENCY)
     return()
   endif()
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gtest_main GTest::gmock)
   target_compile_definitions(${name} PRIVATE TAKT_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
-  set(labels ${name} ${ARG_LABELS})
+  # One label at most: gtest_discover_tests writes the properties out as a flat list, so
+  # a second label would be read as a property name and shift every property after it.
+  # Tests are named "<executable>.<suite>.<test>"; select an executable with -R.
+  set(label_property "")
   if(ARG_CONCURRENCY)
-    list(APPEND labels concurrency)
+    set(label_property LABELS concurrency)
+  endif()
+  # TIMING: the tests check deadlines, latencies or speed-ups on real threads; ctest runs
+  # them alone (RUN_SERIAL), since on a 2-core machine a test running beside them takes
+  # the cores they measure.
+  set(serial FALSE)
+  if(ARG_TIMING)
+    set(serial TRUE)
   endif()
   gtest_discover_tests(${name}
     DISCOVERY_MODE PRE_TEST
-    PROPERTIES LABELS "${labels}" TIMEOUT 300
+    PROPERTIES ${label_property} TIMEOUT 300 RUN_SERIAL ${serial}
     TEST_PREFIX "${name}.")
 endfunction()

@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include <iostream>
+
 #include <algorithm>
 #include <set>
 
@@ -119,6 +121,11 @@ tasks:
       EXPECT_EQ(j.status, platform::JobStatus::missed) << context;
     }
     last_ran = &j;
+  }
+  if (injected <= 10u) {
+    for (const auto& j : o.metrics.jobs) {
+      if (j.task == 0 && j.index < 16) std::cerr << times(j) << " status " << static_cast<int>(j.status) << "\n";
+    }
   }
   EXPECT_GT(injected, 10u);
   // The release after an injected overrun is skipped unless a stall shifted the pattern
