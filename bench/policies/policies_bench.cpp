@@ -1,0 +1,276 @@
+// takt bench policies: the four policies on the same task sets at several utilizations.
+#include "bench/policies/policies_bench.hpp"
+
+#include "analysis/analyse.hpp"
+#include "analysis/generator.hpp"
+#include "apps/segments.hpp"
+#include "model/duration.hpp"
+#include "model/policy.hpp"
+#include "model/task_set_parser.hpp"
+#include "os/cpu.hpp"
+#include "os/realtime.hpp"
+#include "platform/run.hpp"
+#include "policies/policy_registry.hpp"
+#include "takt/error.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <memory>
+
+namespace takt::bench {
+namespace {
+
+using std::chrono::nanoseconds;
+
+constexpr model::Policy kPolicies[] = {model::Policy::federated, model::Policy::federated_greedy,
+                                       model::Policy::partitioned_dm, model::Policy::gedf_paws};
+
+// Workload "fine": strands of 4 µs, 64 per parallel segment, a 100 µs sequential
+// segment first and last, period 5 ms.
+constexpr std::int64_t kStrandNs = 4'000;
+constexpr int kStrands = 64;
+constexpr std::int64_t kEdgeNs = 100'000;
+constexpr std::int64_t kFinePeriodNs = 5'000'000;
+
+struct Workload {
+  std::string name;
+  int utilization = 0;
+  std::vector<model::TaskSet> sets;
+};
+
+/// Jobs per second of a set: Σ 1/T_i.
+double job_rate(const model::TaskSet& set) {
+  double rate = 0;
+  for (const model::Task& t : set.tasks) rate += 1e9 / static_cast<double>(t.period.count());
+  return rate;
+}
+
+std::vector<model::TaskSet> make_sets(const std::string& workload, int cores, int utilization, int sets) {
+  std::vector<model::TaskSet> out;
+  if (workload == "fine") {
+    out.push_back(model::parse_task_set(fine_grained_set(cores, utilization), "fine"));
+  } else if (workload == "rt-openmp") {
+    for (int seed = 1; seed <= sets; ++seed) {
+      analysis::GeneratorOptions g;
+      g.method = analysis::GeneratorMethod::rt_openmp;
+      g.cores = cores;
+      g.utilization = utilization / 100.0 * cores;
+      g.seed = static_cast<std::uint64_t>(seed);
+      g.timescale = std::chrono::milliseconds(2);
+      out.push_back(analysis::generate(g).set);
+    }
+  } else {
+    throw Error("unknown workload '" + workload + "'; use rt-openmp or fine");
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string fine_grained_set(int cores, int utilization) {
+  // C = U·m·T; the parallel segments carry C − 2·edge in units of kStrands strands.
+  const double work = utilization / 100.0 * cores * static_cast<double>(kFinePeriodNs);
+  const double segment_work = static_cast<double>(kStrands * kStrandNs);
+  const auto segments = std::max<std::int64_t>(1, std::llround((work - 2.0 * kEdgeNs) / segment_work));
+  const std::int64_t c = 2 * kEdgeNs + segments * kStrands * kStrandNs;
+  const std::int64_t deadline = std::min<std::int64_t>(kFinePeriodNs, (3 * c / 4) / 1000 * 1000);
+  std::string yaml = fmt::format(
+      "# workload 'fine' at {}% of {} cores: C = {}, L = {}, T = {}, D = {}\n"
+      "global: {{cores: {}}}\n"
+      "tasks:\n"
+      "  - name: fine\n"
+      "    period: {}\n"
+      "    deadline: {}\n"
+      "    program: segments\n"
+      "    segments:\n",
+      utilization, cores, model::format_duration(nanoseconds(c)),
+      model::format_duration(nanoseconds(2 * kEdgeNs + segments * kStrandNs)),
+      model::format_duration(nanoseconds(kFinePeriodNs)), model::format_duration(nanoseconds(deadline)), cores,
+      model::format_duration(nanoseconds(kFinePeriodNs)), model::format_duration(nanoseconds(deadline)));
+  const std::string edge = fmt::format("      - {{length: {}}}\n", model::format_duration(nanoseconds(kEdgeNs)));
+  yaml += edge;
+  for (std::int64_t k = 0; k < segments; ++k) {
+    yaml += fmt::format("      - {{length: {}, strands: {}}}\n", model::format_duration(nanoseconds(kStrandNs)),
+                        kStrands);
+  }
+  yaml += edge;
+  return yaml;
+}
+
+PoliciesReport run_policies_bench(const PoliciesBenchOptions& options) {
+  apps::register_segments_program();
+  if (options.cores < 1) throw Error("--cores must be at least 1");
+  const std::size_t cpus = os::allowed_cpus().size();
+  if (static_cast<std::size_t>(options.cores) > cpus) {
+    throw Error(fmt::format("--cores {} is more than the {} CPU(s) this process may run on; lower --cores",
+                            options.cores, cpus));
+  }
+  auto say = [&](const std::string& line) {
+    if (options.progress) options.progress(line);
+  };
+
+  PoliciesReport report;
+  report.privileges = os::privileges().summary();
+  report.machine = fmt::format("{} allowed CPU(s), m = {} cores used", cpus, options.cores);
+
+  // Build every set first: a generator error is bad input, found before anything runs.
+  std::vector<Workload> workloads;
+  for (const std::string& w : options.workloads) {
+    for (int u : options.utilizations) {
+      if (u <= 0 || u > 100) throw Error(fmt::format("utilization {}% is outside 1..100", u));
+      workloads.push_back({w, u, make_sets(w, options.cores, u, options.sets)});
+    }
+  }
+
+  if (options.run_cyclictest) {
+    say(fmt::format("cyclictest for {}", model::format_duration(options.cyclictest)));
+    platform::CyclictestOptions c;
+    c.duration = options.cyclictest;
+    for (int i = 0; i < options.cores; ++i) c.cpus.add(os::allowed_cpus().cpus()[static_cast<std::size_t>(i)]);
+    report.cyclictest = platform::run_cyclictest(c);
+  } else {
+    report.cyclictest.reason = "--no-cyclictest";
+  }
+
+  for (const Workload& w : workloads) {
+    const auto per_set = (options.min_jobs + w.sets.size() - 1) / w.sets.size();
+    for (model::Policy policy : kPolicies) {
+      PolicyCell cell;
+      cell.workload = w.name;
+      cell.utilization = w.utilization;
+      cell.policy = std::string(model::to_string(policy));
+      double relative_sum = 0;
+      for (std::size_t s = 0; s < w.sets.size(); ++s) {
+        const model::TaskSet& set = w.sets[s];
+        analysis::AnalysisOptions a;
+        a.policy = policy;
+        a.cores = options.cores;
+        const analysis::AnalysisResult verdict = analysis::analyse(set, a);
+        const double seconds = std::min(static_cast<double>(per_set) / job_rate(set) + 0.05,
+                                        std::chrono::duration<double>(options.max_run).count());
+        platform::RunOptions run;
+        run.duration = nanoseconds(static_cast<std::int64_t>(std::ceil(seconds * 1e9)));
+        run.table = nullptr;
+        run.messages = nullptr;
+        run.progress = false;
+        say(fmt::format("{} {}% set {} of {} under {} ({}, {:.1f} s)", w.name, w.utilization, s + 1, w.sets.size(),
+                        cell.policy, verdict.schedulable ? "admitted" : "not admitted, forced", seconds));
+        std::unique_ptr<platform::Policy> p = policies::make_policy(policy);
+        platform::RunResult r;
+        try {
+          r = platform::run_task_set(set, verdict, *p, run);
+        } catch (const Error& e) {
+          report.stopped = fmt::format("{} {}% set {} under {}: {}", w.name, w.utilization, s + 1, cell.policy, e.what());
+          return report;
+        }
+        ++cell.sets;
+        if (verdict.schedulable) ++cell.admitted;
+        cell.seconds += seconds;
+        for (const platform::JobResult& j : r.metrics.jobs) {
+          if (j.status == platform::JobStatus::abandoned) continue;
+          ++cell.jobs;
+          if (j.counts_as_miss()) ++cell.misses;
+          if (j.status != platform::JobStatus::failed && j.response()) {
+            const double rel = static_cast<double>(j.response()->count()) /
+                               static_cast<double>(set.tasks[j.task].deadline.count());
+            relative_sum += rel;
+            cell.max_relative_response = std::max(cell.max_relative_response, rel);
+            ++cell.finished;
+          }
+        }
+        if (r.jobs_left_running || r.metrics.run.stopped) {
+          cell.miss_ratio = cell.jobs > 0 ? static_cast<double>(cell.misses) / static_cast<double>(cell.jobs) : 0.0;
+          cell.mean_relative_response =
+              cell.finished > 0 ? relative_sum / static_cast<double>(cell.finished) : 0.0;
+        }
+        if (r.jobs_left_running) {
+          report.cells.push_back(cell);
+          report.stopped = fmt::format("{} {}% set {} under {}: a job was still running at the end", w.name,
+                                       w.utilization, s + 1, cell.policy);
+          return report;
+        }
+        if (r.metrics.run.stopped) {
+          report.cells.push_back(cell);
+          report.stopped = fmt::format("stopped by signal {}", r.metrics.run.signal);
+          return report;
+        }
+      }
+      cell.miss_ratio = cell.jobs > 0 ? static_cast<double>(cell.misses) / static_cast<double>(cell.jobs) : 0.0;
+      cell.mean_relative_response = cell.finished > 0 ? relative_sum / static_cast<double>(cell.finished) : 0.0;
+      report.cells.push_back(cell);
+      if (options.checkpoint) options.checkpoint(report);
+    }
+  }
+  return report;
+}
+
+std::string format_markdown(const PoliciesReport& report) {
+  std::string out;
+  out += fmt::format("machine: {}; privileges: {}\n\n", report.machine, report.privileges);
+  const auto& c = report.cyclictest;
+  if (c.ran) {
+    out += fmt::format("cyclictest ({}, {} samples): p50 {:.0f} us, p99 {:.0f} us, max {:.0f} us\n\n", c.policy,
+                       c.latency.samples, c.latency.p50_us, c.latency.p99_us, c.latency.max_us);
+  } else {
+    out += fmt::format("cyclictest: did not run ({})\n\n", c.reason);
+  }
+  std::vector<std::string> workloads;
+  for (const PolicyCell& cell : report.cells) {
+    if (std::find(workloads.begin(), workloads.end(), cell.workload) == workloads.end()) {
+      workloads.push_back(cell.workload);
+    }
+  }
+  for (const std::string& w : workloads) {
+    out += fmt::format("workload {}\n\n", w);
+    out += "| U | policy | sets admitted | jobs | misses | miss ratio | mean rel. response | max rel. response |\n";
+    out += "|---|---|---|---|---|---|---|---|\n";
+    for (const PolicyCell& cell : report.cells) {
+      if (cell.workload != w) continue;
+      out += fmt::format("| {}% | {} | {} of {} | {} | {} | {:.4f} | {:.3f} | {:.3f} |\n", cell.utilization,
+                         cell.policy, cell.admitted, cell.sets, cell.jobs, cell.misses, cell.miss_ratio,
+                         cell.mean_relative_response, cell.max_relative_response);
+    }
+    out += "\n";
+  }
+  if (!report.stopped.empty()) out += fmt::format("the experiment stopped early: {}\n", report.stopped);
+  return out;
+}
+
+nlohmann::json to_json(const PoliciesReport& report) {
+  nlohmann::json j;
+  j["benchmark"] = "policies";
+  j["machine"] = report.machine;
+  j["privileges"] = report.privileges;
+  const auto& c = report.cyclictest;
+  j["cyclictest"] = {{"ran", c.ran},
+                     {"reason", c.reason},
+                     {"command", c.command},
+                     {"policy", c.policy},
+                     {"samples", c.latency.samples},
+                     {"p50_us", c.latency.p50_us},
+                     {"p95_us", c.latency.p95_us},
+                     {"p99_us", c.latency.p99_us},
+                     {"max_us", c.latency.max_us}};
+  j["cells"] = nlohmann::json::array();
+  for (const PolicyCell& cell : report.cells) {
+    j["cells"].push_back({{"workload", cell.workload},
+                          {"utilization_percent", cell.utilization},
+                          {"policy", cell.policy},
+                          {"sets", cell.sets},
+                          {"admitted", cell.admitted},
+                          {"jobs", cell.jobs},
+                          {"misses", cell.misses},
+                          {"finished", cell.finished},
+                          {"miss_ratio", cell.miss_ratio},
+                          {"mean_relative_response", cell.mean_relative_response},
+                          {"max_relative_response", cell.max_relative_response},
+                          {"seconds", cell.seconds}});
+  }
+  j["stopped"] = report.stopped;
+  return j;
+}
+
+}  // namespace takt::bench

@@ -1,0 +1,79 @@
+// The policy experiment (`takt bench policies`): the same task sets under all four policies at
+// several utilizations, with cyclictest run in the same invocation as the latency floor.
+//
+// Two workloads, each at every utilization U (a share of the m cores):
+//   - "rt-openmp": task sets drawn by the rt-openmp generator (rt-openmp §VI.A; synchronous
+//     tasks of busy-wait strands, mostly light) at timescale 2 ms, several seeds per U;
+//   - "fine": one fine-grained parallel task per U (many 4 µs strands per segment, the
+//     grain at which rtws §VII compares work stealing with a centralized greedy queue),
+//     C = U·m·T with T = 5 ms and D = min(T, 3C/4), so that federated grants it all m cores.
+// Every set runs under every policy, admitted or not (the analysis verdict is reported
+// beside the result), for enough time that each (workload, U, policy) cell has at least
+// `min_jobs` jobs. Per cell: jobs, deadline misses, miss ratio, mean relative response
+// time (response / relative deadline over the finished jobs).
+#pragma once
+
+#include "platform/cyclictest.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace takt::bench {
+
+struct PoliciesReport;
+
+struct PoliciesBenchOptions {
+  int cores = 2;                                       ///< m
+  std::vector<int> utilizations{30, 50, 70};           ///< percent of m
+  std::vector<std::string> workloads{"rt-openmp", "fine"};
+  int sets = 3;                                        ///< rt-openmp sets per utilization (seeds 1..sets)
+  std::uint64_t min_jobs = 1000;                       ///< per (workload, utilization, policy)
+  std::chrono::nanoseconds max_run = std::chrono::seconds(30);  ///< cap on one run
+  std::chrono::nanoseconds cyclictest = std::chrono::seconds(10);
+  bool run_cyclictest = true;
+  std::function<void(const std::string&)> progress;
+  /// Called with the report after each finished cell (to write partial results).
+  std::function<void(const PoliciesReport&)> checkpoint;
+};
+
+/// One (workload, utilization, policy) cell, summed over its sets.
+struct PolicyCell {
+  std::string workload;
+  int utilization = 0;  ///< percent of m
+  std::string policy;
+  int sets = 0;
+  int admitted = 0;  ///< sets the policy's analysis admitted
+  std::uint64_t jobs = 0;
+  std::uint64_t misses = 0;
+  std::uint64_t finished = 0;  ///< finished, not failed: the jobs of the mean below
+  double miss_ratio = 0;
+  double mean_relative_response = 0;
+  double max_relative_response = 0;
+  double seconds = 0;  ///< run time, all sets
+};
+
+struct PoliciesReport {
+  std::string machine;     ///< CPUs, privileges
+  std::string privileges;  ///< os::Privileges::summary()
+  platform::CyclictestResult cyclictest;
+  std::vector<PolicyCell> cells;
+  std::string stopped;  ///< why the experiment ended early ("" when it ran to the end)
+};
+
+/// Runs the experiment. A run that fails (bad input, a job left running) ends the
+/// experiment; the report then holds the cells measured so far and `stopped` says why.
+PoliciesReport run_policies_bench(const PoliciesBenchOptions& options);
+
+/// The task set of workload "fine" at `utilization` percent of `cores` (YAML text).
+std::string fine_grained_set(int cores, int utilization);
+
+/// Markdown tables: miss ratio and mean relative response per policy, and cyclictest.
+std::string format_markdown(const PoliciesReport& report);
+nlohmann::json to_json(const PoliciesReport& report);
+
+}  // namespace takt::bench

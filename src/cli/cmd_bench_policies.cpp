@@ -1,0 +1,87 @@
+// takt bench policies: the four policies on the same task sets at 30/50/70 % utilization, with cyclictest.
+#include "bench/policies/policies_bench.hpp"
+#include "cli/command.hpp"
+#include "model/duration.hpp"
+#include "platform/metrics_json.hpp"
+#include "takt/error.hpp"
+
+#include <fmt/core.h>
+
+#include <memory>
+#include <string>
+
+namespace takt::cli {
+namespace {
+
+struct Options {
+  std::string json;
+  std::string markdown;
+  int cores = 2;
+  std::vector<int> utilizations{30, 50, 70};
+  std::vector<std::string> workloads{"rt-openmp", "fine"};
+  int sets = 3;
+  std::uint64_t min_jobs = 1000;
+  double cyclictest_seconds = 10.0;
+  bool no_cyclictest = false;
+};
+
+[[maybe_unused]] const bool registered = register_command({
+    {"bench", "policies"},
+    "The policy experiment: the same task sets under federated, federated-greedy, partitioned-dm and "
+    "gedf-paws at several utilizations (at least 1,000 jobs per cell), miss ratio and mean relative "
+    "response time per policy, with cyclictest run in the same invocation",
+    [](CLI::App& app) -> Action {
+      auto o = std::make_shared<Options>();
+      app.add_option("--json", o->json, "Write the results as JSON to FILE (also after each cell)")->type_name("FILE");
+      app.add_option("--markdown", o->markdown, "Write the tables as Markdown to FILE")->type_name("FILE");
+      app.add_option("--cores", o->cores, "Cores m (default 2)")->check(CLI::PositiveNumber);
+      app.add_option("--utilization", o->utilizations, "Utilizations in percent of m (default 30,50,70)")
+          ->delimiter(',')
+          ->check(CLI::Range(1, 100));
+      app.add_option("--workload", o->workloads, "rt-openmp and/or fine (default both)")->delimiter(',');
+      app.add_option("--sets", o->sets, "rt-openmp task sets per utilization, seeds 1..N (default 3)")
+          ->check(CLI::Range(1, 100));
+      app.add_option("--min-jobs", o->min_jobs, "Jobs per (workload, utilization, policy) at least (default 1000)")
+          ->check(CLI::PositiveNumber);
+      app.add_option("--cyclictest-seconds", o->cyclictest_seconds, "How long cyclictest runs (default 10)")
+          ->check(CLI::Range(1.0, 3600.0));
+      app.add_flag("--no-cyclictest", o->no_cyclictest, "Do not run cyclictest");
+      return [o] {
+        bench::PoliciesBenchOptions options;
+        options.cores = o->cores;
+        options.utilizations = o->utilizations;
+        options.workloads = o->workloads;
+        options.sets = o->sets;
+        options.min_jobs = o->min_jobs;
+        options.cyclictest = std::chrono::nanoseconds(static_cast<std::int64_t>(o->cyclictest_seconds * 1e9));
+        options.run_cyclictest = !o->no_cyclictest;
+        options.progress = [](const std::string& line) { fmt::print(stderr, "takt: {}\n", line); };
+        if (!o->json.empty()) {
+          options.checkpoint = [o](const bench::PoliciesReport& partial) {
+            platform::write_json_file(o->json, bench::to_json(partial));
+          };
+        }
+        bench::PoliciesReport report = bench::run_policies_bench(options);
+        const std::string tables = bench::format_markdown(report);
+        fmt::print("{}", tables);
+        if (!o->json.empty()) {
+          platform::write_json_file(o->json, bench::to_json(report));
+          fmt::print("results written to {}\n", o->json);
+        }
+        if (!o->markdown.empty()) {
+          std::FILE* f = std::fopen(o->markdown.c_str(), "w");
+          if (f == nullptr) throw Error("cannot write --markdown " + o->markdown + "; choose a writable path");
+          fmt::print(f, "{}", tables);
+          std::fclose(f);
+        }
+        if (!report.stopped.empty()) {
+          fmt::print(stderr, "takt: error: {}\n", report.stopped);
+          return exit_bad_input;
+        }
+        return exit_ok;
+      };
+    },
+});
+
+}  // namespace
+}  // namespace takt::cli

@@ -1,0 +1,70 @@
+// The policy experiment (bench/policies): the workload it builds and the cells it reports.
+#include "bench/policies/policies_bench.hpp"
+#include "model/task_set_parser.hpp"
+#include "takt/error.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+
+namespace {
+
+using namespace std::chrono_literals;
+
+TEST(PoliciesBench, FineWorkloadHasTheAskedUtilizationAndNeedsEveryCore) {
+  // 50 % of 2 cores, T = 5 ms: C = 0.5 · 2 · 5 ms = 5 ms. The parallel segments carry
+  // C − 2 · 100 µs = 4.8 ms in units of 64 strands · 4 µs = 256 µs: round(18.75) = 19
+  // segments, so C = 200 µs + 19 · 256 µs = 5.064 ms and L = 200 µs + 19 · 4 µs = 276 µs.
+  // D = min(T, 3C/4) = 3.798 ms (rounded down to µs); federated grants
+  // ⌈(C − L)/(D − L)⌉ = ⌈4.788/3.522⌉ = 2 cores.
+  const takt::model::TaskSet set = takt::model::parse_task_set(takt::bench::fine_grained_set(2, 50));
+  ASSERT_EQ(set.tasks.size(), 1u);
+  const auto& t = set.tasks[0];
+  EXPECT_EQ(t.period, 5ms);
+  EXPECT_EQ(t.work(), 5064us);
+  EXPECT_EQ(t.span(), 276us);
+  EXPECT_EQ(t.deadline, 3798us);
+  ASSERT_EQ(t.segments.size(), 21u);
+  EXPECT_EQ(t.segments[1].strands, 64u);
+  // 70 %: C = 7 ms > T, so D = T = 5 ms.
+  EXPECT_EQ(takt::model::parse_task_set(takt::bench::fine_grained_set(2, 70)).tasks[0].deadline, 5ms);
+}
+
+TEST(PoliciesBench, EveryPolicyGetsACellWithAtLeastTheAskedJobs) {
+  takt::bench::PoliciesBenchOptions o;
+  o.cores = 2;
+  o.utilizations = {30};
+  o.workloads = {"fine"};
+  o.min_jobs = 40;
+  o.run_cyclictest = false;
+  int checkpoints = 0;
+  o.checkpoint = [&](const takt::bench::PoliciesReport&) { ++checkpoints; };
+  const takt::bench::PoliciesReport r = takt::bench::run_policies_bench(o);
+  EXPECT_TRUE(r.stopped.empty()) << r.stopped;
+  ASSERT_EQ(r.cells.size(), 4u);
+  EXPECT_EQ(checkpoints, 4);
+  for (const auto& c : r.cells) {
+    SCOPED_TRACE(c.policy);
+    EXPECT_GE(c.jobs, 40u);
+    EXPECT_LE(c.misses, c.jobs);
+    EXPECT_NEAR(c.miss_ratio, static_cast<double>(c.misses) / static_cast<double>(c.jobs), 1e-12);
+    EXPECT_GT(c.finished, 0u);
+    // A finished job took at least its span: response / D ≥ L / D = 276 µs... here for
+    // 30 %: C = 3 ms → 11 segments, L = 244 µs, D = 2.298 ms: L/D > 0.1.
+    EXPECT_GT(c.mean_relative_response, 0.1);
+  }
+  EXPECT_EQ(r.cells[0].policy, "federated");
+  EXPECT_EQ(r.cells[3].policy, "gedf-paws");
+}
+
+TEST(PoliciesBench, BadOptionsAreErrorsBeforeAnythingRuns) {
+  takt::bench::PoliciesBenchOptions o;
+  o.workloads = {"coarse"};
+  o.run_cyclictest = false;
+  EXPECT_THROW(takt::bench::run_policies_bench(o), takt::Error);
+  o.workloads = {"fine"};
+  o.cores = 4096;
+  EXPECT_THROW(takt::bench::run_policies_bench(o), takt::Error);
+}
+
+}  // namespace
