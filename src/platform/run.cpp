@@ -1,6 +1,7 @@
 // The run loop of `takt run`: a parsed and analysed task set run under one policy, with every result written.
 #include "platform/run.hpp"
 
+#include "apps/programs.hpp"
 #include "apps/segments.hpp"
 #include "os/clock.hpp"
 #include "os/diagnostics.hpp"
@@ -125,6 +126,9 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
   const CoreMap cores = CoreMap::for_this_process(verdict.cores);
 
   // Tasks: one object per task, initialised with its arguments.
+  // Every built-in program can be named by `program:` (docs/programs.md).
+  apps::register_segments_program();
+  apps::register_builtin_programs();
   auto tasks = std::make_unique<InitialisedTasks>();
   std::vector<PeriodicTask> timing;
   const std::filesystem::path base = std::filesystem::path(set.source).parent_path();

@@ -150,6 +150,25 @@ tasks:
   EXPECT_GT(m["tasks"][0]["skipped"].get<int>() + m["tasks"][1]["skipped"].get<int>(), 0);
 }
 
+TEST_F(RunCommand, BuiltInProgramsRunByName) {
+  // Every built-in program of docs/programs.md can be named, not only segments.
+  const fs::path set = write("builtin.yaml", R"(
+global: {cores: 2}
+tasks:
+  - {name: f, period: 20ms, program: fib, args: [18], work: 1ms, span: 100us}
+  - {name: m, period: 50ms, program: matmul, args: [64], work: 1ms, span: 100us}
+)");
+  const fs::path json = dir_ / "builtin.json";
+  const Outcome r = takt("run " + set.string() + " --duration 300ms --no-progress --json " + json.string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  const nlohmann::json m = read_json(json);
+  expect_accounted(m);
+  EXPECT_EQ(m["tasks"][0]["jobs"], 15);
+  EXPECT_EQ(m["tasks"][1]["jobs"], 6);
+  EXPECT_EQ(m["tasks"][0]["failed"], 0);
+  EXPECT_EQ(m["tasks"][1]["failed"], 0);
+}
+
 TEST_F(RunCommand, BadProgramsAreBadInputWithAClearMessage) {
   const fs::path unknown = write("unknown.yaml", R"(
 global: {cores: 1}
