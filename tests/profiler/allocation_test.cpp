@@ -13,85 +13,9 @@
 #include <cstdlib>
 #include <new>
 
-// malloc and operator new are interposed and counted while `counting` is set (the same
-// counter as tests/runtime/allocation_test.cpp).
-extern "C" {
-void* __libc_malloc(std::size_t);
-void* __libc_calloc(std::size_t, std::size_t);
-void* __libc_realloc(void*, std::size_t);
-void* __libc_memalign(std::size_t, std::size_t);
-void __libc_free(void*);
-}
+#include "../support/counting_allocator.hpp"  // the counting malloc and operator new
 
 namespace {
-std::atomic<bool> counting{false};
-std::atomic<std::uint64_t> allocations{0};
-void* first_trace[32];
-std::atomic<int> first_trace_size{0};
-void note() {
-  if (counting.load(std::memory_order_relaxed)) {
-    if (allocations.fetch_add(1, std::memory_order_relaxed) == 0) {
-      first_trace_size.store(::backtrace(first_trace, 32), std::memory_order_relaxed);
-    }
-  }
-}
-}  // namespace
-
-extern "C" {
-void* malloc(std::size_t size) {
-  note();
-  return __libc_malloc(size);
-}
-void* calloc(std::size_t n, std::size_t size) {
-  note();
-  return __libc_calloc(n, size);
-}
-void* realloc(void* p, std::size_t size) {
-  note();
-  return __libc_realloc(p, size);
-}
-void* aligned_alloc(std::size_t alignment, std::size_t size) {
-  note();
-  return __libc_memalign(alignment, size);
-}
-void* memalign(std::size_t alignment, std::size_t size) {
-  note();
-  return __libc_memalign(alignment, size);
-}
-int posix_memalign(void** out, std::size_t alignment, std::size_t size) {
-  note();
-  *out = __libc_memalign(alignment, size);
-  return *out != nullptr ? 0 : 12;
-}
-void free(void* p) { __libc_free(p); }
-}
-
-void* operator new(std::size_t size) {
-  note();
-  if (void* p = __libc_malloc(size ? size : 1)) return p;
-  throw std::bad_alloc();
-}
-void* operator new[](std::size_t size) { return operator new(size); }
-void* operator new(std::size_t size, std::align_val_t align) {
-  note();
-  if (void* p = __libc_memalign(static_cast<std::size_t>(align), size ? size : 1)) return p;
-  throw std::bad_alloc();
-}
-void* operator new[](std::size_t size, std::align_val_t align) { return operator new(size, align); }
-void operator delete(void* p) noexcept { __libc_free(p); }
-void operator delete[](void* p) noexcept { __libc_free(p); }
-void operator delete(void* p, std::size_t) noexcept { __libc_free(p); }
-void operator delete[](void* p, std::size_t) noexcept { __libc_free(p); }
-void operator delete(void* p, std::align_val_t) noexcept { __libc_free(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { __libc_free(p); }
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept { __libc_free(p); }
-void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { __libc_free(p); }
-
-namespace {
-
-void report_first_allocation() {
-  if (allocations.load() != 0) ::backtrace_symbols_fd(first_trace, first_trace_size.load(), STDERR_FILENO);
-}
 
 TEST(ProfilerAllocation, InterpositionCountsAllocations) {
   first_trace_size = ::backtrace(first_trace, 32);  // loads the unwinder before counting
