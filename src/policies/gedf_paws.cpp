@@ -49,6 +49,7 @@ class GedfPaws final : public platform::Policy, ext::WorkSource, ext::YieldPolic
   ext::Work take(std::size_t worker) noexcept override;
   ext::Work preempt(const ext::YieldPoint& point) noexcept override;
   void suspended(ext::SuspendedStrand strand) noexcept override;
+  void refused(std::size_t worker) noexcept override;
 
  private:
   /// A strand handed back at a yield point, waiting in the global queue (rule F).
@@ -237,6 +238,12 @@ ext::Work GedfPaws::preempt(const ext::YieldPoint& point) noexcept {
     pending_open_[point.worker] = open;
   }
   return work_for(*t, point.worker);
+}
+
+void GedfPaws::refused(std::size_t worker) noexcept {
+  // The runtime could not suspend the strand: the request is over, so the worker may
+  // be chosen again by the next release.
+  yield_pending_[worker].store(false, std::memory_order_release);
 }
 
 void GedfPaws::suspended(ext::SuspendedStrand strand) noexcept {

@@ -500,6 +500,7 @@ void yield_point(Block* self, ext::YieldPoint::At at) {
     Block* spare = reserve_take(pool, point.depth);
     if (spare == nullptr) {
       bump(w->counters.refused_yields);
+      policy->refused(w->index);
       return;
     }
     point.hand_back = true;
@@ -523,6 +524,7 @@ void yield_point(Block* self, ext::YieldPoint::At at) {
     }
     if (!other_free) {
       bump(w->counters.refused_yields);
+      policy->refused(w->index);
       return;
     }
     point.hand_back = false;

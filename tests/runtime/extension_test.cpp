@@ -88,6 +88,12 @@ struct Preemptor final : takt::ext::YieldPolicy, takt::ext::WorkSource {
     handed_back.push_back(strand);
     suspensions.fetch_add(1);
   }
+  void refused(std::size_t worker) noexcept override {
+    refusals.fetch_add(1);
+    refused_worker.store(static_cast<int>(worker));
+  }
+  std::atomic<int> refusals{0};
+  std::atomic<int> refused_worker{-1};
   Work take(std::size_t) noexcept override {
     std::lock_guard lock(mutex);
     Work w;
@@ -151,13 +157,18 @@ TEST(YieldPolicy, WithoutReserveTheYieldIsRefused) {
   FunctionJob b(10ns, [] {});
   policy.next_job = &b;
   pool.extension().set_yield_policy(&policy);
+  std::atomic<int> requested{-2};
   std::uint64_t r = pool.run([&] {
+    requested = takt::current_worker();
     pool.extension().request_yield(static_cast<std::size_t>(takt::current_worker()));
     return takt::apps::fib(12);
   });
   EXPECT_EQ(r, takt::apps::fib_serial(12));
   EXPECT_EQ(pool.total_statistics().refused_yields, 1u);
   EXPECT_EQ(policy.suspensions.load(), 0);
+  // The policy hears of the refusal, on the worker it asked.
+  EXPECT_EQ(policy.refusals.load(), 1);
+  EXPECT_EQ(policy.refused_worker.load(), requested);
   pool.extension().set_yield_policy(nullptr);
 }
 

@@ -108,6 +108,10 @@ class YieldPolicy {
   /// The strand suspended at a yield point with hand_back = true; the policy owns the
   /// handle until it gives it back as Work.
   virtual void suspended(SuspendedStrand strand) noexcept = 0;
+  /// A yield requested on `worker` was dropped at a yield point because the runtime
+  /// could not suspend the strand there (no spare blocks, no free level); preempt() was
+  /// not called. A policy that tracks outstanding requests clears this one.
+  virtual void refused(std::size_t worker) noexcept { (void)worker; }
 };
 
 /// One strand boundary, for rebuilding the fork-join DAG (the profiler). A task is one
