@@ -286,9 +286,9 @@ RunMetrics compute_metrics(const MetricsInput& in) {
   return out;
 }
 
-RunMetrics compute_metrics(std::span<const PeriodicTask> tasks, const Recorder& recorder, const RunInfo& run,
-                           std::optional<SystemSample> before, std::optional<SystemSample> after) {
-  const std::vector<Event> events = recorder.events();
+MetricsInput metrics_input(std::span<const PeriodicTask> tasks, std::span<const Event> events,
+                           const Recorder& recorder, const RunInfo& run, std::optional<SystemSample> before,
+                           std::optional<SystemSample> after) {
   MetricsInput in;
   in.tasks = tasks;
   in.events = events;
@@ -300,7 +300,13 @@ RunMetrics compute_metrics(std::span<const PeriodicTask> tasks, const Recorder& 
   in.job_errors = recorder.error_count();
   in.events_dropped = recorder.dropped();
   in.events_unattached = recorder.unattached();
-  return compute_metrics(in);
+  return in;
+}
+
+RunMetrics compute_metrics(std::span<const PeriodicTask> tasks, const Recorder& recorder, const RunInfo& run,
+                           std::optional<SystemSample> before, std::optional<SystemSample> after) {
+  const std::vector<Event> events = recorder.events();
+  return compute_metrics(metrics_input(tasks, events, recorder, run, std::move(before), std::move(after)));
 }
 
 }  // namespace takt::platform

@@ -148,6 +148,12 @@ struct MetricsInput {
 
 RunMetrics compute_metrics(const MetricsInput& input);
 
+/// The input of compute_metrics() from `recorder`: its threads, errors and counters, and
+/// `events` (its Recorder::events(), kept by the caller, who may use them again).
+MetricsInput metrics_input(std::span<const PeriodicTask> tasks, std::span<const Event> events,
+                           const Recorder& recorder, const RunInfo& run, std::optional<SystemSample> before,
+                           std::optional<SystemSample> after);
+
 /// compute_metrics() with the events, threads and errors of `recorder`.
 RunMetrics compute_metrics(std::span<const PeriodicTask> tasks, const Recorder& recorder, const RunInfo& run,
                            std::optional<SystemSample> before, std::optional<SystemSample> after);

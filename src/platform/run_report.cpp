@@ -18,18 +18,8 @@ RunMetrics report_run(std::span<const PeriodicTask> tasks, const Recorder& recor
                       std::optional<SystemSample> before, std::optional<SystemSample> after,
                       const ReportOutputs& outputs) {
   const std::vector<Event> events = recorder.events();
-  MetricsInput in;
-  in.tasks = tasks;
-  in.events = events;
-  in.run = run;
-  in.before = std::move(before);
-  in.after = std::move(after);
-  in.threads = recorder.threads();
-  in.errors = recorder.errors();
-  in.job_errors = recorder.error_count();
-  in.events_dropped = recorder.dropped();
-  in.events_unattached = recorder.unattached();
-  RunMetrics metrics = compute_metrics(in);
+  RunMetrics metrics =
+      compute_metrics(metrics_input(tasks, events, recorder, run, std::move(before), std::move(after)));
 
   std::vector<std::string> failures;
   if (outputs.json) {
