@@ -1,4 +1,6 @@
 // `takt run` and `takt demo` run as programs: every policy end to end, bad input, an unschedulable set, SIGTERM.
+#include "../support/command_test.hpp"
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -23,46 +25,10 @@ using namespace std::chrono_literals;
 
 namespace {
 
-struct Outcome {
-  int status = -1;
-  std::string out;
-  std::string err;
-};
+using takt::testing::Outcome;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-class RunCommand : public ::testing::Test {
+class RunCommand : public takt::testing::CommandTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("takt-run-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  /// Runs `takt ARGS` with `env` prepended (e.g. "TAKT_NO_RT=1").
-  Outcome takt(const std::string& args, const std::string& env = "") {
-    const fs::path out = dir_ / "stdout", err = dir_ / "stderr";
-    const std::string command =
-        env + " " + std::string(TAKT_BINARY) + " " + args + " >" + out.string() + " 2>" + err.string();
-    Outcome r;
-    const int raw = std::system(command.c_str());
-    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-    r.out = slurp(out);
-    r.err = slurp(err);
-    return r;
-  }
-  fs::path write(const std::string& name, const std::string& text) {
-    fs::path p = dir_ / name;
-    std::ofstream(p) << text;
-    return p;
-  }
-  static std::string example(const std::string& name) { return std::string(TAKT_SOURCE_DIR) + "/examples/" + name; }
   static nlohmann::json read_json(const fs::path& p) {
     std::ifstream in(p);
     return nlohmann::json::parse(in);
@@ -82,8 +48,6 @@ class RunCommand : public ::testing::Test {
     EXPECT_EQ(m["totals"]["misses"].get<std::uint64_t>(), misses);
     EXPECT_EQ(m["jobs"].size(), jobs);
   }
-
-  fs::path dir_;
 };
 
 TEST_F(RunCommand, EveryPolicyRunsTheExampleWithAndWithoutRealtimePrivileges) {

@@ -3,6 +3,8 @@
 #include "model/program_profile.hpp"
 #include "model/task_set_parser.hpp"
 
+#include "../support/command_test.hpp"
+
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <nlohmann/json.hpp>
@@ -16,56 +18,16 @@
 
 namespace {
 
-struct Output {
-  int status = -1;
-  std::string out;  // stdout
-  std::string err;  // stderr
-};
+using takt::testing::Outcome;
+using takt::testing::slurp;
 
-/// Runs the takt binary with `args` (a shell-quoted string); its stderr goes through a
-/// file in `dir`.
-Output takt_command(const std::filesystem::path& dir, const std::string& args) {
-  const std::string err_file = (dir / "stderr").string();
-  const std::string command = std::string(TAKT_BINARY) + " " + args + " 2>" + err_file;
-  Output o;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (pipe == nullptr) return o;
-  std::array<char, 4096> buffer;
-  std::size_t n;
-  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) o.out.append(buffer.data(), n);
-  const int status = ::pclose(pipe);
-  o.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream in(err_file);
-  std::ostringstream text;
-  text << in.rdbuf();
-  o.err = text.str();
-  return o;
-}
-
-std::string read(const std::filesystem::path& p) {
-  std::ifstream in(p);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-class ProfileCommand : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("takt_profile_cli_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-  std::filesystem::path dir_;
-};
+class ProfileCommand : public takt::testing::CommandTest {};
 
 // Fixed burdens: the tests do not depend on the calibration (tested elsewhere).
 const std::string kBurdens = " --burden-spawn 2us --burden-sync 1us";
 
 TEST_F(ProfileCommand, JsonHasTheMeasuresAndTheTaskSetValues) {
-  Output o = takt_command(dir_, "profile heat 64 64 5 4 --jobs 3 --json" + kBurdens);
+  Outcome o = takt("profile heat 64 64 5 4 --jobs 3 --json" + kBurdens);
   ASSERT_EQ(o.status, 0) << o.err;
   const nlohmann::json j = nlohmann::json::parse(o.out);
   EXPECT_EQ(j["program"], "heat");
@@ -100,10 +62,10 @@ TEST_F(ProfileCommand, UpdateWritesTheMeasurementsAndKeepsComments) {
                          "    args: [64, 16]\n"
                          "    work: 1ms\n"
                          "    span: 1ms\n";
-  Output o = takt_command(dir_, "profile lu 64 16 --jobs 2 --update " + file.string() + kBurdens);
+  Outcome o = takt("profile lu 64 16 --jobs 2 --update " + file.string() + kBurdens);
   ASSERT_EQ(o.status, 0) << o.err;
   EXPECT_NE(o.out.find("for the task set (max over the jobs)"), std::string::npos) << o.out;
-  const std::string text = read(file);
+  const std::string text = slurp(file);
   EXPECT_NE(text.find("# my task set"), std::string::npos);
   EXPECT_NE(text.find("# the LU task"), std::string::npos);
   EXPECT_NE(text.find("burdened_span:"), std::string::npos) << text;
@@ -122,7 +84,7 @@ TEST_F(ProfileCommand, UpdateWithoutAProgramProfilesEveryTaskOfTheFile) {
   std::ofstream(file) << "tasks:\n"
                          "  - {name: a, period: 1s, program: fib, args: [12], work: 1ms, span: 1ms}\n"
                          "  - {name: b, period: 1s, program: matmul, args: [32], work: 1ms, span: 1ms}\n";
-  Output o = takt_command(dir_, "profile --jobs 2 --update " + file.string() + kBurdens);
+  Outcome o = takt("profile --jobs 2 --update " + file.string() + kBurdens);
   ASSERT_EQ(o.status, 0) << o.err;
   const auto set = takt::model::parse_task_set_file(file.string());
   for (const auto& t : set.tasks) EXPECT_TRUE(t.measured_work && t.burdened_span) << t.name;
@@ -132,7 +94,7 @@ TEST_F(ProfileCommand, UpdateOfATaskThatDoesNotRunTheProgramNamesTheFix) {
   const std::filesystem::path file = dir_ / "other.yaml";
   std::ofstream(file)
       << "tasks:\n  - {name: a, period: 1s, program: fib, args: [12], work: 1ms, span: 1ms}\n";
-  Output o = takt_command(dir_, "profile matmul 16 --jobs 1 --update " + file.string() + kBurdens);
+  Outcome o = takt("profile matmul 16 --jobs 1 --update " + file.string() + kBurdens);
   EXPECT_EQ(o.status, 1);
   EXPECT_NE(o.err.find("--task NAME"), std::string::npos) << o.err;
   EXPECT_NE(o.out.find("profile of matmul 16"), std::string::npos) << "the results are printed anyway";
@@ -142,7 +104,7 @@ TEST_F(ProfileCommand, UpdateOfAFileWithoutPlaceholdersSaysWhatToAdd) {
   // The file must be a valid task set before the update; nothing is measured otherwise.
   const std::filesystem::path file = dir_ / "new.yaml";
   std::ofstream(file) << "tasks:\n  - {name: a, period: 1s, program: fib, args: [12]}\n";
-  Output o = takt_command(dir_, "profile fib 12 --jobs 1 --update " + file.string() + kBurdens);
+  Outcome o = takt("profile fib 12 --jobs 1 --update " + file.string() + kBurdens);
   EXPECT_EQ(o.status, 1);
   EXPECT_NE(o.err.find("`work: 1ms` and `span: 1ms`"), std::string::npos) << o.err;
   EXPECT_EQ(o.out, "");
@@ -151,10 +113,10 @@ TEST_F(ProfileCommand, UpdateOfAFileWithoutPlaceholdersSaysWhatToAdd) {
 TEST_F(ProfileCommand, ProfilesFileCollectsPrograms) {
   const std::filesystem::path file = dir_ / "profiles.yaml";
   ASSERT_EQ(
-      takt_command(dir_, "profile cholesky 64 16 --jobs 2 --profiles " + file.string() + kBurdens).status, 0);
-  ASSERT_EQ(takt_command(dir_, "profile lu 64 16 --jobs 2 --profiles " + file.string() + kBurdens).status, 0);
+      takt("profile cholesky 64 16 --jobs 2 --profiles " + file.string() + kBurdens).status, 0);
+  ASSERT_EQ(takt("profile lu 64 16 --jobs 2 --profiles " + file.string() + kBurdens).status, 0);
   // Again, same name: replaced, not added.
-  ASSERT_EQ(takt_command(dir_, "profile lu 64 16 --jobs 2 --profiles " + file.string() + kBurdens).status, 0);
+  ASSERT_EQ(takt("profile lu 64 16 --jobs 2 --profiles " + file.string() + kBurdens).status, 0);
   const auto profiles = takt::model::parse_program_profiles_file(file.string());
   ASSERT_EQ(profiles.size(), 2u);
   EXPECT_EQ(profiles[0].name, "cholesky-64-16");
@@ -162,15 +124,15 @@ TEST_F(ProfileCommand, ProfilesFileCollectsPrograms) {
   EXPECT_EQ(profiles[0].args, (std::vector<std::string>{"64", "16"}));
   EXPECT_EQ(profiles[1].name, "lu-64-16");
   ASSERT_TRUE(profiles[1].burdened_span.has_value());
-  EXPECT_NE(read(file).find("by `takt profile PROGRAM ARGS... --jobs 2 --profiles FILE`"), std::string::npos)
-      << read(file);
+  EXPECT_NE(slurp(file).find("by `takt profile PROGRAM ARGS... --jobs 2 --profiles FILE`"), std::string::npos)
+      << slurp(file);
 }
 
 TEST_F(ProfileCommand, ASharedObjectTaskUsesTheRuntimeOfTheTaktProgram) {
   // The example task's spawns resolve to the runtime the takt binary exports: the
   // profiler sees them. 64,000 intervals halved down to 1,000: 63 spawns.
   // Program arguments that look like options go after "--".
-  Output o = takt_command(dir_, std::string("profile ") + TAKT_PI_TASK_SO + " --jobs 2 --json" + kBurdens +
+  Outcome o = takt(std::string("profile ") + TAKT_PI_TASK_SO + " --jobs 2 --json" + kBurdens +
                                     " -- --intervals 64000 --grain 1000");
   ASSERT_EQ(o.status, 0) << o.err;
   const nlohmann::json j = nlohmann::json::parse(o.out);
@@ -179,16 +141,16 @@ TEST_F(ProfileCommand, ASharedObjectTaskUsesTheRuntimeOfTheTaktProgram) {
 }
 
 TEST_F(ProfileCommand, BadInputIsExitOneWithAMessage) {
-  Output unknown = takt_command(dir_, "profile nosuchprogram --jobs 1" + kBurdens);
+  Outcome unknown = takt("profile nosuchprogram --jobs 1" + kBurdens);
   EXPECT_EQ(unknown.status, 1);
   EXPECT_NE(unknown.err.find("unknown program 'nosuchprogram'"), std::string::npos) << unknown.err;
-  Output bad_args = takt_command(dir_, "profile heat 2 --jobs 1" + kBurdens);
+  Outcome bad_args = takt("profile heat 2 --jobs 1" + kBurdens);
   EXPECT_EQ(bad_args.status, 1);
   EXPECT_NE(bad_args.err.find("argument 1 (ROWS)"), std::string::npos) << bad_args.err;
-  Output half_burden = takt_command(dir_, "profile fib 5 --burden-spawn 1us");
+  Outcome half_burden = takt("profile fib 5 --burden-spawn 1us");
   EXPECT_EQ(half_burden.status, 1);
   EXPECT_NE(half_burden.err.find("--burden-sync"), std::string::npos) << half_burden.err;
-  Output nothing = takt_command(dir_, "profile");
+  Outcome nothing = takt("profile");
   EXPECT_EQ(nothing.status, 1);
   EXPECT_NE(nothing.err.find("name a program to profile"), std::string::npos) << nothing.err;
 }
