@@ -102,7 +102,9 @@ const Privileges& privileges() {
   return p;
 }
 
-bool set_fifo(int priority) {
+bool set_fifo(int priority) { return set_fifo(pthread_self(), priority); }
+
+bool set_fifo(pthread_t thread, int priority) {
   if (priority < fifo_min_priority || priority > fifo_max_priority) {
     warn_once("fifo.range", fmt::format("SCHED_FIFO priority {} is outside {}..{}; clamped", priority,
                                         fifo_min_priority, fifo_max_priority));
@@ -114,7 +116,7 @@ bool set_fifo(int priority) {
   }
   sched_param p{};
   p.sched_priority = priority;
-  int rc = pthread_setschedparam(pthread_self(), SCHED_FIFO, &p);
+  int rc = pthread_setschedparam(thread, SCHED_FIFO, &p);
   if (rc != 0) {
     warn_once("fifo", fmt::format("cannot use SCHED_FIFO ({}): threads run in SCHED_OTHER, so timing "
                                   "is best effort. Run as root or grant CAP_SYS_NICE / an RLIMIT_RTPRIO "
@@ -124,6 +126,24 @@ bool set_fifo(int priority) {
   }
   return true;
 }
+
+PiMutex::PiMutex() {
+  pthread_mutexattr_t attr;
+  pthread_mutexattr_init(&attr);
+  // Where the kernel lacks PI futexes the mutex stays an ordinary one.
+  (void)pthread_mutexattr_setprotocol(&attr, PTHREAD_PRIO_INHERIT);
+  if (pthread_mutex_init(&mutex_, &attr) != 0) {
+    pthread_mutexattr_setprotocol(&attr, PTHREAD_PRIO_NONE);
+    pthread_mutex_init(&mutex_, &attr);
+  }
+  pthread_mutexattr_destroy(&attr);
+}
+
+PiMutex::~PiMutex() { pthread_mutex_destroy(&mutex_); }
+
+void PiMutex::lock() noexcept { pthread_mutex_lock(&mutex_); }
+
+void PiMutex::unlock() noexcept { pthread_mutex_unlock(&mutex_); }
 
 bool set_other() {
   sched_param p{};

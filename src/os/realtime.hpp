@@ -5,6 +5,8 @@
 // forces the fallback path, so the fallback can be tested on a privileged machine.
 #pragma once
 
+#include <pthread.h>
+
 #include <chrono>
 #include <string>
 
@@ -35,6 +37,10 @@ inline constexpr int fifo_max_priority = 99;
 /// leaves it in SCHED_OTHER, warns once and returns false.
 bool set_fifo(int priority);
 
+/// set_fifo() for another thread of this process (a dispatcher re-ranking the threads
+/// it runs jobs on). Lock-free in user space: one sched_setscheduler system call.
+bool set_fifo(pthread_t thread, int priority);
+
 /// Puts the calling thread back in SCHED_OTHER (nice 0).
 bool set_other();
 
@@ -51,6 +57,22 @@ bool set_deadline(const DeadlineReservation& reservation);
 
 /// The calling thread's class as text: "SCHED_OTHER", "SCHED_FIFO/42", "SCHED_DEADLINE".
 std::string current_policy();
+
+/// A mutex with priority inheritance (PTHREAD_PRIO_INHERIT): a SCHED_FIFO thread that
+/// waits for it lends its priority to the holder, so that a holder preempted by a
+/// middle-priority thread cannot delay it (unbounded priority inversion). Lockable.
+class PiMutex {
+ public:
+  PiMutex();
+  ~PiMutex();
+  PiMutex(const PiMutex&) = delete;
+  PiMutex& operator=(const PiMutex&) = delete;
+  void lock() noexcept;
+  void unlock() noexcept;
+
+ private:
+  pthread_mutex_t mutex_;
+};
 
 /// mlockall(MCL_CURRENT | MCL_FUTURE). Without the privilege, warns once, returns false.
 bool lock_memory();

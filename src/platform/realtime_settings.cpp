@@ -9,14 +9,14 @@
 
 namespace takt::platform {
 
-int fifo::segment_priority(int rank, int ranks) {
-  const int levels = segment_highest - segment_lowest + 1;
+int fifo::rank_priority(int rank, int ranks) {
+  const int levels = rank_highest - rank_lowest + 1;
   rank = std::max(rank, 1);
   ranks = std::max(ranks, rank);
-  if (ranks <= levels) return segment_highest - (rank - 1);
+  if (ranks <= levels) return rank_highest - (rank - 1);
   // Proportional: rank 1 → 79, rank `ranks` → 1, order kept (non-strictly).
   const long long scaled = static_cast<long long>(rank - 1) * (levels - 1) / (ranks - 1);
-  return segment_highest - static_cast<int>(scaled);
+  return rank_highest - static_cast<int>(scaled);
 }
 
 RealtimeSettings RealtimeSettings::probe() {
@@ -32,7 +32,7 @@ RealtimeSettings RealtimeSettings::probe() {
 
 std::string RealtimeSettings::describe() const {
   if (fifo) {
-    return fmt::format("real-time: SCHED_FIFO (takt's levels {}..{}), memory {}", fifo::segment_lowest,
+    return fmt::format("real-time: SCHED_FIFO (takt's levels {}..{}), memory {}", fifo::rank_lowest,
                        fifo::dispatch, lock_memory ? "locked (mlockall)" : "not locked (mlockall refused)");
   }
   if (forced_off) {

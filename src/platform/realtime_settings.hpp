@@ -20,13 +20,15 @@ namespace takt::platform {
 namespace fifo {
 inline constexpr int dispatch = 90;
 inline constexpr int worker = 80;
-inline constexpr int segment_highest = 79;
-inline constexpr int segment_lowest = 1;
+inline constexpr int rank_highest = 79;
+inline constexpr int rank_lowest = 1;
 
-/// The FIFO level of partitioned-dm priority rank `rank` (1 is the highest) out of
-/// `ranks`: 79, 78, ... down to 1 while there are at most 79 ranks; more ranks are
+/// The FIFO level of priority rank `rank` (1 is the highest) out of `ranks`, for the
+/// threads ranked below the workers (partitioned-dm strands by deadline-monotonic
+/// rank, federated shared-core executors by deadline order):
+/// 79, 78, ... down to 1 while there are at most 79 ranks; more ranks are
 /// spread over 79..1 proportionally (several ranks then share a level, keeping the order).
-int segment_priority(int rank, int ranks);
+int rank_priority(int rank, int ranks);
 }  // namespace fifo
 
 struct RealtimeSettings {

@@ -1,8 +1,17 @@
 // The `federated` policy (RTWS) and its RTCG baseline `federated-greedy`: dedicated cores per parallel task, shared cores for the others.
+//
+// A shared core runs its light tasks by preemptive EDF, as the analysis assumes (EDF
+// density Σ C/D ≤ 1 per core): it has one executor thread per task placed on it, and
+// every job handed to an executor gets a SCHED_FIFO level by its rank in deadline order
+// among the jobs active on that core (earliest deadline, highest level). The lane makes
+// the ranking at each release, on the same CPU and above the executors, so a job with
+// an earlier deadline preempts the running one at once, through the kernel. Without
+// SCHED_FIFO the executors time-share the core (SCHED_OTHER).
 #include "policies/federated.hpp"
 
 #include "os/clock.hpp"
 #include "os/futex.hpp"
+#include "os/realtime.hpp"
 #include "platform/pool_recording.hpp"
 #include "platform/run_threads.hpp"
 #include "platform/thread_recording.hpp"
@@ -50,6 +59,19 @@ class Federated final : public platform::Policy {
     ext::Work take(std::size_t worker) noexcept override;
   };
 
+  struct Cluster;
+
+  /// A thread of a shared core that runs one job at a time. Fields under the
+  /// cluster's lock, except `assigned` (the futex word: bumped for every job handed
+  /// over) and `thread` (set before the executor counts as started).
+  struct Executor {
+    Cluster* cluster = nullptr;
+    pthread_t thread{};
+    std::atomic<std::uint32_t> assigned{0};
+    JobSlot* job = nullptr;  ///< the job handed over last; null while idle
+    int level = 0;           ///< the SCHED_FIFO level set last (0: none yet)
+  };
+
   struct Cluster {
     int id = 0;
     bool heavy = false;
@@ -62,8 +84,10 @@ class Federated final : public platform::Policy {
     Source source;
     std::unique_ptr<Pool> pool;
     nlohmann::json statistics;  ///< the pool's, taken at shutdown
-    // Executor of a shared core.
-    std::atomic<std::uint32_t> wake{0};
+    // A shared core: its executors (as many as tasks placed on it, at least one) and
+    // the lock under which jobs are taken from its pipe, handed over and ranked.
+    os::PiMutex lock;
+    std::vector<std::unique_ptr<Executor>> executors;
     std::atomic<bool> done{false};
   };
 
@@ -75,7 +99,12 @@ class Federated final : public platform::Policy {
   void build_clusters(const RunContext& ctx);
   void admit(const platform::Release& release);
   void wake(Cluster& cluster) noexcept;
-  void execute(Cluster& cluster, const RunContext& ctx);
+  void stop_executors() noexcept;
+  /// On a shared core: hands jobs from its pipe to idle executors and re-ranks.
+  void dispatch(Cluster& cluster) noexcept;
+  /// Under the cluster's lock: sets every active executor's level by deadline rank.
+  void rank(Cluster& cluster) noexcept;
+  void execute(Executor& executor, platform::ThreadRecorder* recorder);
   static platform::JobRef resolve(void* context, std::size_t worker) noexcept;
 
   QueueStrategy strategy_;
@@ -87,6 +116,8 @@ class Federated final : public platform::Policy {
   platform::ReleaseEngine* engine_ = nullptr;
   platform::RunThreads lanes_;
   platform::RunThreads executors_;
+  std::atomic<std::uint32_t> executors_started_{0};
+  bool fifo_ = false;
   bool left_running_ = false;
   bool shut_down_ = false;
 };
@@ -171,7 +202,8 @@ platform::RecordingPlan Federated::plan(const RunContext& ctx) {
   plan.events_per_job.assign(ctx.set.tasks.size(), 3);
   plan.threads_per_task.assign(ctx.set.tasks.size(), 1);
   for (const auto& c : clusters_) {
-    plan.threads += 1 + static_cast<std::size_t>(c->pes);  // its lane, its workers or executor
+    // Its lane, and its workers or executors.
+    plan.threads += 1 + (c->heavy ? static_cast<std::size_t>(c->pes) : std::max<std::size_t>(c->tasks.size(), 1));
     for (std::uint32_t t : c->tasks) {
       if (c->heavy) {
         plan.events_per_job[t] = fork_join_events(ctx.set.tasks[t]);
@@ -198,6 +230,34 @@ void Federated::prepare(RunContext& ctx) {
   }
   platform::Recorder& recorder = *ctx.recorder;
   const platform::RealtimeSettings& realtime = ctx.realtime;
+  fifo_ = realtime.fifo;
+  std::uint32_t executors = 0;
+  for (auto& cp : clusters_) {
+    Cluster& c = *cp;
+    if (c.heavy) continue;
+    for (std::size_t k = 0; k < std::max<std::size_t>(c.tasks.size(), 1); ++k) {
+      auto e = std::make_unique<Executor>();
+      e->cluster = &c;
+      Executor* ep = e.get();
+      c.executors.push_back(std::move(e));
+      const std::string label = fmt::format("{} e{}", c.label, k);
+      ++executors;
+      executors_.start([this, ep, &recorder, &realtime, label] {
+        // The lowest level until the first job's rank is set.
+        platform::enter_realtime(realtime, ep->cluster->cpus, platform::fifo::rank_lowest);
+        ep->thread = pthread_self();
+        platform::ThreadRecorder* rec = platform::attach_current_thread(recorder, label);
+        executors_started_.fetch_add(1, std::memory_order_release);
+        os::futex_wake_all(executors_started_);
+        execute(*ep, rec);
+        platform::detach_current_recorder();
+      });
+    }
+  }
+  // Every executor's thread handle must be known before the first release ranks it.
+  for (std::uint32_t n; (n = executors_started_.load(std::memory_order_acquire)) < executors;) {
+    os::futex_wait_for(executors_started_, n, 10ms);
+  }
   for (auto& cp : clusters_) {
     Cluster& c = *cp;
     if (!c.heavy) continue;
@@ -252,29 +312,91 @@ void Federated::wake(Cluster& c) noexcept {
   if (c.heavy) {
     c.pool->extension().notify_work();
   } else {
-    c.wake.fetch_add(1, std::memory_order_acq_rel);
-    os::futex_wake_all(c.wake);
+    dispatch(c);
   }
 }
 
-void Federated::execute(Cluster& c, const RunContext& ctx) {
-  platform::enter_realtime(ctx.realtime, c.cpus, platform::fifo::worker);
-  platform::ThreadRecorder* rec = platform::attach_current_thread(*ctx.recorder, c.label);
-  for (;;) {
-    const std::uint32_t seen = c.wake.load(std::memory_order_acquire);
-    while (sched::Task* t = scheduler_->schedule(c.first_pe)) static_cast<JobSlot*>(t->payload)->run_inline(rec);
-    if (c.done.load(std::memory_order_acquire)) break;
-    // The timeout only guards against a wake lost to a custom topology's routing.
-    os::futex_wait_for(c.wake, seen, 50ms);
+void Federated::dispatch(Cluster& c) noexcept {
+  Executor* handed[64];
+  std::size_t n = 0;
+  {
+    std::lock_guard<os::PiMutex> guard(c.lock);
+    for (auto& e : c.executors) {
+      if (e->job != nullptr) continue;
+      sched::Task* t = scheduler_->schedule(c.first_pe);
+      if (t == nullptr) break;
+      e->job = static_cast<JobSlot*>(t->payload);
+      e->assigned.fetch_add(1, std::memory_order_release);
+      if (n < std::size(handed)) handed[n++] = e.get();
+    }
+    if (n == 0) return;
+    rank(c);
   }
-  platform::detach_current_recorder();
+  for (std::size_t k = 0; k < n; ++k) os::futex_wake_all(handed[k]->assigned);
+  // More than 64 executors handed jobs at once: wake them all.
+  if (n == std::size(handed)) {
+    for (auto& e : c.executors) os::futex_wake_all(e->assigned);
+  }
+}
+
+void Federated::rank(Cluster& c) noexcept {
+  if (!fifo_) return;
+  Executor* active[256];
+  std::size_t n = 0;
+  for (auto& e : c.executors) {
+    if (e->job != nullptr && n < std::size(active)) active[n++] = e.get();
+  }
+  // Insertion sort by the job's key (its absolute deadline, unique per task): a
+  // shared core holds a handful of jobs.
+  for (std::size_t i = 1; i < n; ++i) {
+    for (std::size_t j = i; j > 0 && active[j]->job->key() < active[j - 1]->job->key(); --j) {
+      std::swap(active[j], active[j - 1]);
+    }
+  }
+  const int ranks = static_cast<int>(c.executors.size());
+  for (std::size_t r = 0; r < n; ++r) {
+    const int level = platform::fifo::rank_priority(static_cast<int>(r) + 1, ranks);
+    if (active[r]->level != level) {
+      active[r]->level = level;
+      os::set_fifo(active[r]->thread, level);
+    }
+  }
+}
+
+void Federated::execute(Executor& e, platform::ThreadRecorder* rec) {
+  Cluster& c = *e.cluster;
+  std::uint32_t seen = 0;
+  for (;;) {
+    const std::uint32_t assigned = e.assigned.load(std::memory_order_acquire);
+    if (assigned == seen) {
+      if (c.done.load(std::memory_order_acquire)) break;
+      // The timeout only guards against a lost wake.
+      os::futex_wait_for(e.assigned, seen, 50ms);
+      continue;
+    }
+    JobSlot* job;
+    {
+      std::lock_guard<os::PiMutex> guard(c.lock);
+      job = e.job;
+    }
+    seen = assigned;
+    for (;;) {
+      job->run_inline(rec);
+      // The next job from the pipe (one a custom topology sent here while every
+      // executor was busy), else idle.
+      std::lock_guard<os::PiMutex> guard(c.lock);
+      sched::Task* t = scheduler_->schedule(c.first_pe);
+      if (t == nullptr) {
+        e.job = nullptr;
+        break;
+      }
+      job = e.job = static_cast<JobSlot*>(t->payload);
+      rank(c);
+    }
+  }
 }
 
 void Federated::run(RunContext& ctx) {
-  for (auto& cp : clusters_) {
-    Cluster* c = cp.get();
-    if (!c->heavy) executors_.start([this, c, &ctx] { execute(*c, ctx); });
-  }
   for (auto& cp : clusters_) {
     Cluster* c = cp.get();
     if (c->tasks.empty()) continue;
@@ -290,20 +412,21 @@ void Federated::run(RunContext& ctx) {
   lanes_.wait(ctx.overdue);
 }
 
+void Federated::stop_executors() noexcept {
+  for (auto& c : clusters_) {
+    c->done.store(true, std::memory_order_release);
+    for (auto& e : c->executors) os::futex_wake_all(e->assigned);
+  }
+}
+
 bool Federated::shutdown() {
   if (shut_down_) return true;
   if (engine_ != nullptr && engine_->started() && engine_->jobs_in_flight() > 0) {
     left_running_ = true;
-    for (auto& c : clusters_) {
-      c->done.store(true, std::memory_order_release);
-      if (!c->heavy) wake(*c);
-    }
+    stop_executors();
     return false;
   }
-  for (auto& c : clusters_) {
-    c->done.store(true, std::memory_order_release);
-    if (!c->heavy) wake(*c);
-  }
+  stop_executors();
   executors_.wait(nullptr);
   for (auto& c : clusters_) {
     if (!c->pool) continue;
@@ -325,7 +448,11 @@ nlohmann::json Federated::details() const {
                           {"kind", c->heavy ? "dedicated" : "shared"},
                           {"cpus", c->cpus.to_string()},
                           {"tasks", tasks}};
-    if (c->heavy) one["pool"] = c->statistics;
+    if (c->heavy) {
+      one["pool"] = c->statistics;
+    } else {
+      one["executors"] = c->executors.size();
+    }
     clusters.push_back(std::move(one));
   }
   nlohmann::json out = {{"clusters", clusters}};

@@ -206,7 +206,7 @@ void PartitionedDm::prepare(RunContext& ctx) {
       team->offsets[j] = s.release;
       team->ranks[j] = s.priority;
     }
-    for (int r : team->ranks) team->fifo.push_back(platform::fifo::segment_priority(r, ranks_));
+    for (int r : team->ranks) team->fifo.push_back(platform::fifo::rank_priority(r, ranks_));
     nlohmann::json members = nlohmann::json::array();
     for (int pe = 0; pe < m; ++pe) {
       auto it = by_thread.find({i, pe});

@@ -9,7 +9,9 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstdlib>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -129,6 +131,37 @@ TEST(Realtime, FifoWhenPrivileged) {
     EXPECT_EQ(takt::os::current_policy(), "SCHED_OTHER");
   });
   t.join();
+}
+
+TEST(Realtime, AnotherThreadsFifoLevelCanBeSet) {
+  const auto& p = takt::os::privileges();
+  if (!p.fifo) GTEST_SKIP() << "no SCHED_FIFO here: " << p.summary();
+  std::atomic<std::uint32_t> step{0};
+  std::string seen;
+  std::thread t([&] {
+    while (step.load() == 0) takt::os::futex_wait_for(step, 0, 10ms);
+    seen = takt::os::current_policy();
+  });
+  ASSERT_TRUE(takt::os::set_fifo(t.native_handle(), 7));
+  step.store(1);
+  takt::os::futex_wake_all(step);
+  t.join();
+  EXPECT_EQ(seen, "SCHED_FIFO/7");
+}
+
+TEST(Realtime, PiMutexExcludes) {
+  takt::os::PiMutex mutex;
+  long counter = 0;
+  auto add = [&] {
+    for (int i = 0; i < 20000; ++i) {
+      std::lock_guard<takt::os::PiMutex> guard(mutex);
+      counter = counter + 1;
+    }
+  };
+  std::thread a(add), b(add);
+  a.join();
+  b.join();
+  EXPECT_EQ(counter, 40000);
 }
 
 TEST(Usage, ContextSwitchesCountSleeps) {

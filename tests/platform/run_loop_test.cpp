@@ -54,24 +54,24 @@ TEST(CoreMap, ACpuListMustBeAllowed) {
 }
 
 TEST(FifoLevels, RanksMapDownFromSeventyNineAndKeepTheirOrderWhenCompressed) {
-  using takt::platform::fifo::segment_priority;
+  using takt::platform::fifo::rank_priority;
   // Up to 79 ranks: one level each, rank 1 highest.
-  EXPECT_EQ(segment_priority(1, 4), 79);
-  EXPECT_EQ(segment_priority(4, 4), 76);
-  EXPECT_EQ(segment_priority(79, 79), 1);
+  EXPECT_EQ(rank_priority(1, 4), 79);
+  EXPECT_EQ(rank_priority(4, 4), 76);
+  EXPECT_EQ(rank_priority(79, 79), 1);
   // 157 ranks over 79 levels: rank r → 79 − ⌊(r − 1)·78/156⌋ = 79 − ⌊(r − 1)/2⌋.
-  EXPECT_EQ(segment_priority(1, 157), 79);
-  EXPECT_EQ(segment_priority(2, 157), 79);
-  EXPECT_EQ(segment_priority(3, 157), 78);
-  EXPECT_EQ(segment_priority(157, 157), 1);
+  EXPECT_EQ(rank_priority(1, 157), 79);
+  EXPECT_EQ(rank_priority(2, 157), 79);
+  EXPECT_EQ(rank_priority(3, 157), 78);
+  EXPECT_EQ(rank_priority(157, 157), 1);
   int previous = 80;
   for (int r = 1; r <= 1000; ++r) {
-    const int p = segment_priority(r, 1000);
+    const int p = rank_priority(r, 1000);
     EXPECT_LE(p, previous);
     EXPECT_GE(p, 1);
     previous = p;
   }
-  EXPECT_LT(segment_priority(1, 4), takt::platform::fifo::worker);
+  EXPECT_LT(rank_priority(1, 4), takt::platform::fifo::worker);
 }
 
 TEST(ProgramArguments, SegmentsWithoutArgsGetTheirStructure) {
