@@ -263,7 +263,6 @@ struct Row {
   bool correct;
   std::uint64_t steals = 0, spawns = 0;
   std::optional<double> ns_per_spawn;
-  std::vector<double> samples_ms;
 };
 
 const Row* find(const std::vector<Row>& rows, const std::string& kernel, Runtime r, Condition c) {
@@ -277,8 +276,6 @@ struct Target {
   std::string name, kernel, condition, measure;
   double value = 0, limit = 0;
   bool pass = false;
-  /// Multiprogrammed targets: the bootstrap interval of value − limit.
-  std::optional<Interval> noise;
 };
 
 std::string today() {
@@ -447,8 +444,7 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
       }
       for (auto& [runtime, r] : results) {
         std::size_t w = runtime == Runtime::serial ? 1 : (k.workers != 0 ? k.workers : workers);
-        Row row{k.name, k.size, runtime, condition, w, summarize(r.samples), r.correct, r.steals, r.spawns, {},
-                r.samples};
+        Row row{k.name, k.size, runtime, condition, w, summarize(r.samples), r.correct, r.steals, r.spawns, {}};
         fmt::print("  {:<16} {:<15} {:<7} median {:9.3f} ms  p95 {:9.3f}  max {:9.3f}{}\n", k.name, name(condition),
                    name(runtime), row.stats.median_ms, row.stats.p95_ms, row.stats.max_ms,
                    r.correct ? "" : "  WRONG RESULT");
@@ -486,7 +482,7 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
     const Row* o = find(rows, kernel, other, Condition::isolated);
     if (t == nullptr || o == nullptr) return;
     Target target{title, kernel, "isolated", fmt::format("takt median / {} median", name(other)),
-                  t->stats.median_ms / o->stats.median_ms, limit, false, std::nullopt};
+                  t->stats.median_ms / o->stats.median_ms, limit, false};
     target.pass = target.value <= limit;
     targets.push_back(target);
   };
@@ -501,8 +497,7 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
     double ours = t->stats.p95_ms / t->stats.median_ms;
     double theirs = o->stats.p95_ms / o->stats.median_ms;
     Target target{fmt::format("{} multiprogrammed p95/median <= oneTBB's", k.name), k.name, "multiprogrammed",
-                  "takt p95/median - oneTBB p95/median", ours, theirs, ours <= theirs, std::nullopt};
-    target.noise = bootstrap_tail_ratio_difference(t->samples_ms, o->samples_ms);
+                  "takt p95/median - oneTBB p95/median", ours, theirs, ours <= theirs};
     targets.push_back(target);
   }
 
@@ -523,15 +518,7 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
              interference_policy);
   fmt::print("targets{}:\n", quick ? " (quick mode: smaller sizes than the targets are stated for)" : "");
   for (const Target& t : targets) {
-    std::string noise;
-    if (t.noise) {
-      noise = fmt::format("  (difference {:+.2f}, 90 % bootstrap interval [{:+.2f}, {:+.2f}]: {})", t.value - t.limit,
-                          t.noise->low, t.noise->high,
-                          t.noise->low > 0    ? "takt's tail is longer"
-                          : t.noise->high < 0 ? "takt's tail is shorter"
-                                              : "not distinguishable from noise");
-    }
-    fmt::print("  {:<52} {:>6.2f} vs {:>6.2f}  {}{}\n", t.name, t.value, t.limit, t.pass ? "PASS" : "FAIL", noise);
+    fmt::print("  {:<52} {:>6.2f} vs {:>6.2f}  {}\n", t.name, t.value, t.limit, t.pass ? "PASS" : "FAIL");
   }
 
   if (!options.json_path.empty()) {
@@ -572,11 +559,8 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
       j["rows"].push_back(r);
     }
     for (const Target& t : targets) {
-      nlohmann::json target = {{"name", t.name},   {"kernel", t.kernel}, {"condition", t.condition},
-                               {"measure", t.measure}, {"value", t.value}, {"limit", t.limit},
-                               {"pass", t.pass}};
-      if (t.noise) target["bootstrap_90"] = {{"low", t.noise->low}, {"high", t.noise->high}};
-      j["targets"].push_back(std::move(target));
+      j["targets"].push_back({{"name", t.name}, {"kernel", t.kernel}, {"condition", t.condition},
+                              {"measure", t.measure}, {"value", t.value}, {"limit", t.limit}, {"pass", t.pass}});
     }
     std::ofstream file(options.json_path);
     if (!file) throw takt::Error(fmt::format("cannot write '{}'; choose a writable --json path", options.json_path));
