@@ -22,7 +22,11 @@ ContextSwitches from(int who) {
 ContextSwitches thread_context_switches() { return from(RUSAGE_THREAD); }
 ContextSwitches process_context_switches() { return from(RUSAGE_SELF); }
 
-std::vector<std::chrono::nanoseconds> cpu_busy_times() {
+namespace {
+
+/// Per-CPU times from /proc/stat: busy (user, nice, system, irq, softirq) or stolen by
+/// the hypervisor (steal), indexed by CPU id.
+std::vector<std::chrono::nanoseconds> proc_stat_times(bool steal_only) {
   std::vector<std::chrono::nanoseconds> out;
   std::ifstream in("/proc/stat");
   const long hz = sysconf(_SC_CLK_TCK);
@@ -34,10 +38,16 @@ std::vector<std::chrono::nanoseconds> cpu_busy_times() {
     long long user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
     fields >> cpu >> user >> nice >> system >> idle >> iowait >> irq >> softirq >> steal;
     if (out.size() <= cpu) out.resize(cpu + 1);
-    long long ticks = user + nice + system + irq + softirq;
+    const long long ticks = steal_only ? steal : user + nice + system + irq + softirq;
     out[cpu] = std::chrono::nanoseconds(ticks * 1'000'000'000LL / hz);
   }
   return out;
 }
+
+}  // namespace
+
+std::vector<std::chrono::nanoseconds> cpu_busy_times() { return proc_stat_times(false); }
+
+std::vector<std::chrono::nanoseconds> cpu_steal_times() { return proc_stat_times(true); }
 
 }  // namespace takt::os

@@ -20,4 +20,8 @@ ContextSwitches process_context_switches();
 /// from /proc/stat. Differences of two readings give CPU time per core.
 std::vector<std::chrono::nanoseconds> cpu_busy_times();
 
+/// Time the hypervisor ran something else while each CPU (a vCPU) had work, since
+/// boot, indexed by CPU id (the steal column of /proc/stat; 0 on bare metal).
+std::vector<std::chrono::nanoseconds> cpu_steal_times();
+
 }  // namespace takt::os

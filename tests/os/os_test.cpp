@@ -170,4 +170,9 @@ TEST(Usage, ContextSwitchesCountSleeps) {
   auto after = takt::os::thread_context_switches();
   EXPECT_GE(after.voluntary - before.voluntary, 3);
   EXPECT_FALSE(takt::os::cpu_busy_times().empty());
+  // One entry per CPU, as for the busy times; steal only grows.
+  const auto steal = takt::os::cpu_steal_times();
+  EXPECT_EQ(steal.size(), takt::os::cpu_busy_times().size());
+  const auto later = takt::os::cpu_steal_times();
+  for (std::size_t i = 0; i < steal.size(); ++i) EXPECT_GE(later[i], steal[i]);
 }
