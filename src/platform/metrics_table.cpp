@@ -65,7 +65,9 @@ std::string format_table(const RunMetrics& m) {
     fmt::format_to(
         it,
         "warning: {} events dropped (full buffers) and {} from threads without a recorder slot; the "
-        "numbers above miss them: give the recorder more room\n",
+        "strand, steal, migration and preemption counts above and the trace miss them (each buffer keeps "
+        "room for the jobs' releases, starts and finishes first). The recorder takes at most 192 MiB: "
+        "a shorter run (--duration, --jobs) records every event\n",
         s.events_dropped, s.events_unattached);
   }
   if (s.job_errors > 0) {

@@ -13,11 +13,12 @@
 
 namespace takt::platform {
 
-void ThreadRecorder::reset(std::size_t capacity, std::string_view name) {
+void ThreadRecorder::reset(std::size_t capacity, std::size_t reserved, std::string_view name) {
   // Value-initialising the array writes every page once: the buffer is resident
   // (and locked, under mlockall) before the run starts.
   events_ = std::make_unique<Event[]>(capacity);
   capacity_ = capacity;
+  detail_capacity_ = capacity - std::min(reserved, capacity);
   std::size_t n = std::min(name.size(), name_.size() - 1);
   std::memcpy(name_.data(), name.data(), n);
   name_[n] = '\0';
@@ -25,7 +26,9 @@ void ThreadRecorder::reset(std::size_t capacity, std::string_view name) {
 
 void ThreadRecorder::append(const Event& e) noexcept {
   std::size_t n = size_.load(std::memory_order_relaxed);  // only this thread writes size_
-  if (n >= capacity_) {
+  const bool job_event = e.kind == EventKind::release || e.kind == EventKind::skip || e.kind == EventKind::start ||
+                         e.kind == EventKind::finish;
+  if (n >= (job_event ? capacity_ : detail_capacity_)) {
     dropped_.store(dropped_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     return;
   }
@@ -141,7 +144,9 @@ Recorder::Recorder(RecorderConfig config) : config_(config) {
   if (config_.events_per_thread == 0)
     throw Error("the event recorder needs room for at least one event per thread");
   slots_.reset(new ThreadRecorder[config_.threads]);
-  for (std::size_t i = 0; i < config_.threads; ++i) slots_[i].reset(config_.events_per_thread, "");
+  for (std::size_t i = 0; i < config_.threads; ++i) {
+    slots_[i].reset(config_.events_per_thread, config_.reserved_per_thread, "");
+  }
 }
 
 ThreadRecorder* Recorder::attach(std::string_view thread_name) noexcept {

@@ -4,7 +4,9 @@
 // fixed number of events. Every thread that records (a release lane, a worker)
 // attaches once and gets its own ThreadRecorder; only that thread writes to it. A
 // full buffer drops further events and counts them; it never grows, blocks or
-// crashes. Results are read after the run (or, for the progress counters, at any time).
+// crashes. The last `reserved_per_thread` places of each buffer take only job events
+// (release, skip, start, finish): a fine-grained job's strand events may fill a
+// buffer, but every job's outcome is still recorded. Results are read after the run (or, for the progress counters, at any time).
 #pragma once
 
 #include "platform/event.hpp"
@@ -24,6 +26,8 @@ namespace takt::platform {
 struct RecorderConfig {
   std::size_t threads = 8;                  ///< thread slots (lanes + workers + spare)
   std::size_t events_per_thread = 1 << 16;  ///< capacity of each slot's buffer
+  /// Places of each buffer kept for job events (at most events_per_thread).
+  std::size_t reserved_per_thread = 0;
 };
 
 /// What a thread measured about itself when it closed its recorder.
@@ -51,7 +55,9 @@ class ThreadRecorder {
  public:
   /// Appends `e` (no allocation, no lock). Fills in e.cpu when it is -1. When the
   /// thread is found on another CPU than at its previous record, first records a
-  /// migration (flag thread_moved). A full buffer counts the event as dropped.
+  /// migration (flag thread_moved). A full buffer counts the event as dropped; strand,
+  /// steal, preemption and migration events count as dropped once only the reserved
+  /// places are left.
   void record(Event e) noexcept;
 
   // Convenience recorders; `at` is the time of the event (os::monotonic_now()).
@@ -93,11 +99,12 @@ class ThreadRecorder {
  private:
   friend class Recorder;
   ThreadRecorder() = default;
-  void reset(std::size_t capacity, std::string_view name);
+  void reset(std::size_t capacity, std::size_t reserved, std::string_view name);
   void append(const Event& e) noexcept;
 
   std::unique_ptr<Event[]> events_;
   std::size_t capacity_ = 0;
+  std::size_t detail_capacity_ = 0;  ///< capacity_ less the places reserved for job events
   std::atomic<std::size_t> size_{0};
   std::atomic<std::uint64_t> dropped_{0};
   std::atomic<std::uint64_t> jobs_done_{0};

@@ -58,19 +58,24 @@ RecorderConfig size_recorder(const RecordingPlan& plan, std::span<const Periodic
                              const ReleaseConfig& config) {
   RecorderConfig rc;
   rc.threads = plan.threads + 1;
-  long double total = 0, busiest = 0;
+  long double total = 0, busiest = 0, jobs_total = 0;
   for (std::size_t i = 0; i < timing.size(); ++i) {
     const long double jobs = static_cast<long double>(planned_jobs(timing[i], config));
     const std::size_t per_job = i < plan.events_per_job.size() ? plan.events_per_job[i] : 8;
     const std::size_t spread =
         std::max<std::size_t>(1, i < plan.threads_per_task.size() ? plan.threads_per_task[i] : 1);
     total += jobs * static_cast<long double>(per_job);
+    jobs_total += jobs;
     busiest = std::max(busiest, jobs * static_cast<long double>(per_job) / static_cast<long double>(spread));
   }
   long double per_thread = std::max(busiest, total / static_cast<long double>(rc.threads)) * 2 + 1024;
   const long double cap = static_cast<long double>(kRecorderBytes / sizeof(Event) / rc.threads);
   per_thread = std::min(per_thread, cap);
   rc.events_per_thread = std::max<std::size_t>(4096, static_cast<std::size_t>(per_thread));
+  // Room for every job's release, start and finish on any one thread (the lane records
+  // the releases, whichever thread completes a job its finish), within half the buffer.
+  const long double job_events = jobs_total * 3 + 64;
+  rc.reserved_per_thread = static_cast<std::size_t>(std::min(job_events, static_cast<long double>(rc.events_per_thread / 2)));
   return rc;
 }
 

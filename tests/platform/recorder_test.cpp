@@ -90,6 +90,29 @@ TEST(Recorder, FullBufferDropsAndCountsNeverCrashes) {
   EXPECT_EQ(recorder.events().size(), 10u);
 }
 
+TEST(Recorder, StrandEventsLeaveTheReservedPlacesToJobEvents) {
+  Recorder recorder({1, 10, 4});
+  ThreadRecorder* rec = recorder.attach("worker");
+  // 20 strand events: only 10 - 4 = 6 fit (a migration event, if the thread moves,
+  // is a detail event too and takes one of the 6).
+  for (int i = 0; i < 20; ++i) rec->strand_begin(0, 0, static_cast<std::uint64_t>(i), 1us * i);
+  EXPECT_EQ(rec->size(), 6u);
+  // The reserved 4 take the jobs' outcomes.
+  rec->job_start(0, 1, 0ns, 30us);
+  rec->job_finish(0, 1, 0ns, 1ms, 40us, false);
+  rec->job_start(0, 2, 0ns, 50us);
+  rec->job_finish(0, 2, 0ns, 1ms, 60us, false);
+  EXPECT_EQ(rec->size(), 10u);
+  int finishes = 0;
+  for (const Event& e : recorder.events()) finishes += e.kind == EventKind::finish ? 1 : 0;
+  EXPECT_EQ(finishes, 2);
+  // Full now: a further finish is dropped and counted.
+  const std::uint64_t dropped = rec->dropped();
+  rec->job_finish(0, 3, 0ns, 1ms, 70us, false);
+  EXPECT_EQ(rec->size(), 10u);
+  EXPECT_EQ(rec->dropped(), dropped + 1);
+}
+
 TEST(Recorder, SlotsRunOutGracefully) {
   Recorder recorder({2, 16});
   EXPECT_NE(recorder.attach("a"), nullptr);
