@@ -99,6 +99,12 @@ std::optional<std::uint64_t> ReleaseEngine::planned_releases() const {
   return total;
 }
 
+namespace {
+/// How long a lane waits for the report of a finish before it skips a release under
+/// "skip" (see run_lane).
+constexpr nanoseconds kFinishReportGrace = std::chrono::milliseconds(1);
+}  // namespace
+
 void ReleaseEngine::wake_lanes() noexcept {
   epoch_.fetch_add(1, std::memory_order_acq_rel);
   clock_.notify(epoch_);
@@ -218,13 +224,21 @@ void ReleaseEngine::run_lane(std::span<const std::uint32_t> lane, ReleaseSink& s
         s.wants_wake.store(false, std::memory_order_relaxed);
         std::uint64_t finished_through = s.finished_through.load(std::memory_order_seq_cst);
         bool previous_finished = finished_through == released_through;
-        if (!previous_finished && config_.overrun == OverrunPolicy::wait) {
+        if (!previous_finished) {
           // Hear about the finish; re-check after announcing it (see finished()).
           s.wants_wake.store(true, std::memory_order_seq_cst);
           finished_through = s.finished_through.load(std::memory_order_seq_cst);
           previous_finished = finished_through == released_through;
-          if (!previous_finished) {
+          if (!previous_finished && config_.overrun == OverrunPolicy::wait) {
             more_to_release = true;  // pending: released when the previous job finishes
+            break;
+          }
+          if (!previous_finished && now < r + kFinishReportGrace) {
+            // Skip only a release that the previous job really overran: a job may have
+            // finished before r and not be reported yet (its thread takes its finish
+            // time, then records it; this lane may be the thread that preempted it).
+            more_to_release = true;
+            wake = std::min(wake, r + kFinishReportGrace);
             break;
           }
           s.wants_wake.store(false, std::memory_order_relaxed);

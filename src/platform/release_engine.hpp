@@ -14,7 +14,10 @@
 //   wait: the job is released as soon as the previous one finishes, counted as late;
 //         its deadline stays release-based (origin + offset + k·T + D).
 // The decision uses the previous job's recorded finish time, so it does not depend on
-// how promptly the lane thread woke up.
+// how promptly the lane thread woke up. A release due while the previous job has not
+// reported its finish waits up to 1 ms for the report (a job may have finished before
+// the release and not told the engine yet: its thread took the finish time and was
+// preempted, possibly by the lane); under "skip" it is skipped if none comes.
 //
 // The run ends when every lane has no release left (duration or job-count limit) and
 // its jobs have finished; or when request_stop() is called (SIGINT/SIGTERM through

@@ -191,6 +191,55 @@ TEST(ReleaseEngine, SkipPolicyDropsReleasesThatFindTheJobRunning) {
   EXPECT_EQ(m.jobs[4].index, 4u);
 }
 
+/// A job that finished before the next release but is reported after it (its thread
+/// took the finish time and was then preempted, for example by the lane itself): the
+/// skip rule goes by the finish time, so the lane waits up to 1 ms for the report.
+TEST(ReleaseEngine, SkipPolicyWaitsBrieflyForAFinishNotYetReported) {
+  for (const nanoseconds report_delay : {nanoseconds(300us), nanoseconds(1500us)}) {
+    SCOPED_TRACE(report_delay.count());
+    SimulatedClock clock;
+    ReleaseConfig config;
+    config.overrun = OverrunPolicy::skip;
+    config.jobs_per_task = 3;
+    ReleaseEngine engine({periodic("t", 10ms, 10ms)}, config, clock);
+    // Job 0 runs 9.9 ms (finish 9.9 ms, before job 1's release at 10 ms); job 1 and 2
+    // run 1 ms. Each finish is reported report_delay after it happened.
+    struct LateReport : ReleaseSink {
+      SimulatedClock* clock;
+      ReleaseEngine* engine;
+      nanoseconds delay;
+      std::vector<Release> releases;
+      std::vector<nanoseconds> released_at;
+      void release(const Release& r) override {
+        releases.push_back(r);
+        released_at.push_back(clock->now());
+        const nanoseconds finish = clock->now() + (r.job == 0 ? nanoseconds(9900us) : nanoseconds(1ms));
+        clock->at(finish + delay, [this, r, finish] { engine->finished(r.task, r.job, finish); });
+      }
+    } sink;
+    sink.clock = &clock;
+    sink.engine = &engine;
+    sink.delay = report_delay;
+    engine.start(0ns);
+    engine.run(sink, nullptr);
+    if (report_delay < 1ms) {
+      // Reported at 10.2 ms: job 1 is released then, on time (not late), deadline 20 ms.
+      ASSERT_EQ(sink.releases.size(), 3u);
+      EXPECT_EQ(sink.releases[1].job, 1u);
+      EXPECT_EQ(sink.released_at[1], 10200us);
+      EXPECT_FALSE(sink.releases[1].late);
+      EXPECT_EQ(sink.releases[1].eligible, 10ms);
+      EXPECT_EQ(sink.releases[1].deadline, 20ms);
+      EXPECT_EQ(engine.counts(0).skipped, 0u);
+    } else {
+      // Not reported by 11 ms: job 1 is skipped (the rule cannot wait longer).
+      ASSERT_EQ(sink.releases.size(), 2u);
+      EXPECT_EQ(sink.releases[1].job, 2u);
+      EXPECT_EQ(engine.counts(0).skipped, 1u);
+    }
+  }
+}
+
 TEST(ReleaseEngine, WaitPolicyReleasesLateWithReleaseBasedDeadlines) {
   ReleaseConfig config;
   config.overrun = OverrunPolicy::wait;
