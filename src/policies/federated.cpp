@@ -65,6 +65,7 @@ class Federated final : public platform::Policy {
   /// cluster's lock, except `assigned` (the futex word: bumped for every job handed
   /// over) and `thread` (set before the executor counts as started).
   struct Executor {
+    Federated* owner = nullptr;
     Cluster* cluster = nullptr;
     pthread_t thread{};
     std::atomic<std::uint32_t> assigned{0};
@@ -105,6 +106,9 @@ class Federated final : public platform::Policy {
   /// Under the cluster's lock: sets every active executor's level by deadline rank.
   void rank(Cluster& cluster) noexcept;
   void execute(Executor& executor, platform::ThreadRecorder* recorder);
+  /// An executor's job is done (before the engine hears of it): the executor is idle,
+  /// or takes the next job waiting in its core's pipe.
+  static void executor_free(void* executor) noexcept;
   static platform::JobRef resolve(void* context, std::size_t worker) noexcept;
 
   QueueStrategy strategy_;
@@ -237,6 +241,7 @@ void Federated::prepare(RunContext& ctx) {
     if (c.heavy) continue;
     for (std::size_t k = 0; k < std::max<std::size_t>(c.tasks.size(), 1); ++k) {
       auto e = std::make_unique<Executor>();
+      e->owner = this;
       e->cluster = &c;
       Executor* ep = e.get();
       c.executors.push_back(std::move(e));
@@ -380,19 +385,23 @@ void Federated::execute(Executor& e, platform::ThreadRecorder* rec) {
       job = e.job;
     }
     seen = assigned;
-    for (;;) {
-      job->run_inline(rec);
-      // The next job from the pipe (one a custom topology sent here while every
-      // executor was busy), else idle.
-      std::lock_guard<os::PiMutex> guard(c.lock);
-      sched::Task* t = scheduler_->schedule(c.first_pe);
-      if (t == nullptr) {
-        e.job = nullptr;
-        break;
-      }
-      job = e.job = static_cast<JobSlot*>(t->payload);
-      rank(c);
-    }
+    // The executor counts as idle again before the release engine hears of the finish:
+    // otherwise the task's next job, released at once, could find every executor busy
+    // and wait in the pipe behind a later deadline.
+    job->run_inline(rec, &Federated::executor_free, &e);
+  }
+}
+
+void Federated::executor_free(void* executor) noexcept {
+  Executor& e = *static_cast<Executor*>(executor);
+  Cluster& c = *e.cluster;
+  std::lock_guard<os::PiMutex> guard(c.lock);
+  e.job = nullptr;
+  // A job a custom topology sent here while every executor was busy.
+  if (sched::Task* t = e.owner->scheduler_->schedule(c.first_pe)) {
+    e.job = static_cast<JobSlot*>(t->payload);
+    e.assigned.fetch_add(1, std::memory_order_release);
+    e.owner->rank(c);
   }
 }
 

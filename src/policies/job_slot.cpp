@@ -56,7 +56,7 @@ void JobSlot::finished(std::exception_ptr error) noexcept {
   complete(platform::current_recorder(), at, error ? message : nullptr);
 }
 
-void JobSlot::run_inline(platform::ThreadRecorder* recorder) noexcept {
+void JobSlot::run_inline(platform::ThreadRecorder* recorder, void (*before_engine)(void*), void* context) noexcept {
   if (recorder != nullptr) recorder->job_start(index_, release_.job, release_.release, os::monotonic_now());
   const takt::Job job = platform::make_job(timing_, release_);
   std::exception_ptr error;
@@ -68,11 +68,11 @@ void JobSlot::run_inline(platform::ThreadRecorder* recorder) noexcept {
   const std::chrono::nanoseconds at = os::monotonic_now();
   char message[platform::ThreadRecorder::error_length];
   describe_exception(error, message, sizeof message);
-  complete(recorder, at, error ? message : nullptr);
+  complete(recorder, at, error ? message : nullptr, before_engine, context);
 }
 
-void JobSlot::complete(platform::ThreadRecorder* recorder, std::chrono::nanoseconds at,
-                       const char* error) noexcept {
+void JobSlot::complete(platform::ThreadRecorder* recorder, std::chrono::nanoseconds at, const char* error,
+                       void (*before_engine)(void*), void* context) noexcept {
   const platform::Release r = release_;
   if (recorder != nullptr) {
     if (error != nullptr) recorder->job_error(index_, r.job, error);
@@ -80,6 +80,7 @@ void JobSlot::complete(platform::ThreadRecorder* recorder, std::chrono::nanoseco
   }
   // Out of the topology before the engine may release the next job into this slot.
   scheduler_.exit(entry_);
+  if (before_engine != nullptr) before_engine(context);
   engine_.finished(index_, r.job, at);
 }
 

@@ -46,11 +46,15 @@ class JobSlot final : public ext::Job {
   void finished(std::exception_ptr error) noexcept override;
 
   /// Runs the whole job on the calling thread (a sequential executor), recording on
-  /// `recorder`.
-  void run_inline(platform::ThreadRecorder* recorder) noexcept;
+  /// `recorder`. `before_engine(context)`, when given, is called once the job is
+  /// recorded and out of the topology, just before the engine hears of the finish (and
+  /// may release the task's next job): the executor is free again from there.
+  void run_inline(platform::ThreadRecorder* recorder, void (*before_engine)(void*) = nullptr,
+                  void* context = nullptr) noexcept;
 
  private:
-  void complete(platform::ThreadRecorder* recorder, std::chrono::nanoseconds at, const char* error) noexcept;
+  void complete(platform::ThreadRecorder* recorder, std::chrono::nanoseconds at, const char* error,
+                void (*before_engine)(void*) = nullptr, void* context = nullptr) noexcept;
 
   std::uint32_t index_;
   Task& task_;
