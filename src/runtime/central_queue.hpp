@@ -3,7 +3,7 @@
 // child removes it again if nobody took it, and idle workers take the oldest.
 #pragma once
 
-#include "runtime/queue_lock.hpp"
+#include "os/futex_lock.hpp"
 #include "takt/runtime/detail/block.hpp"
 
 #include <atomic>
@@ -80,7 +80,7 @@ class CentralQueue {
     size_.fetch_sub(1, std::memory_order_relaxed);
   }
 
-  QueueLock lock_;
+  os::FutexLock lock_;
   Block* head_ = nullptr;
   Block* tail_ = nullptr;
   alignas(64) std::atomic<std::int64_t> size_{0};

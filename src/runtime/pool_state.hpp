@@ -4,7 +4,7 @@
 
 #include "runtime/central_queue.hpp"
 #include "runtime/chase_lev_deque.hpp"
-#include "runtime/queue_lock.hpp"
+#include "os/futex_lock.hpp"
 #include "runtime/stack_memory.hpp"
 #include "takt/runtime/config.hpp"
 #include "takt/runtime/detail/block.hpp"
@@ -109,7 +109,7 @@ struct PoolState {
   CentralQueue central;
 
   // Jobs submitted to the pool itself (run(), Extension::submit).
-  QueueLock inject_lock;
+  os::FutexLock inject_lock;
   ext::Job* inject_head = nullptr;
   ext::Job* inject_tail = nullptr;
   std::atomic<std::int64_t> injected{0};
@@ -119,7 +119,7 @@ struct PoolState {
   std::atomic<ext::StrandObserver*> observer{nullptr};
 
   // Spare blocks for handed-back strands (PAWS rule F).
-  QueueLock reserve_lock;
+  os::FutexLock reserve_lock;
   Block* reserve_head = nullptr;
   std::size_t reserve_free = 0;
   std::size_t reserve_total = 0;

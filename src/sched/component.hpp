@@ -4,7 +4,7 @@
 #include "sched/broker.hpp"
 #include "sched/params.hpp"
 #include "sched/processing_elements.hpp"
-#include "sched/spin_lock.hpp"
+#include "os/futex_lock.hpp"
 #include "sched/task.hpp"
 
 #include <atomic>
@@ -184,7 +184,7 @@ class Instance {
   InstanceContext ctx_;
   std::vector<Pipe*> inputs_;  // every input pipe, by rank
   bool several_inputs_ = false;
-  SpinLock lock_;  // taken when the instance has several inputs
+  os::FutexLock lock_;  // taken when the instance has several inputs
   std::atomic<std::uint64_t> updates_{0};
   std::atomic<std::int64_t> total_ns_{0};
   std::atomic<std::int64_t> max_ns_{0};

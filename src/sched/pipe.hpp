@@ -1,7 +1,7 @@
 // Pipe: an ordered runqueue of tasks with a change log for its consuming instance.
 #pragma once
 
-#include "sched/spin_lock.hpp"
+#include "os/futex_lock.hpp"
 #include "sched/task.hpp"
 
 #include <atomic>
@@ -131,7 +131,7 @@ class Pipe {
 
   std::string name_;
   std::size_t hint_;
-  SpinLock lock_;
+  os::FutexLock lock_;
   std::vector<HeapSlot> heap_;
   std::atomic<std::size_t> size_{0};
   std::uint64_t next_seq_ = 0;

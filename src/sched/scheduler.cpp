@@ -40,7 +40,7 @@ Scheduler::~Scheduler() {
 
 void Scheduler::register_task(Task& task) {
   RegistryLane& lane = registry_lanes_[task.lane_];
-  std::lock_guard<SpinLock> guard(lane.lock);
+  std::lock_guard<os::FutexLock> guard(lane.lock);
   task.registry_prev_ = nullptr;
   task.registry_next_ = lane.head;
   if (lane.head != nullptr) lane.head->registry_prev_ = &task;
@@ -50,7 +50,7 @@ void Scheduler::register_task(Task& task) {
 
 void Scheduler::unregister_task(Task& task) {
   RegistryLane& lane = registry_lanes_[task.lane_];
-  std::lock_guard<SpinLock> guard(lane.lock);
+  std::lock_guard<os::FutexLock> guard(lane.lock);
   if (task.registry_prev_ != nullptr) {
     task.registry_prev_->registry_next_ = task.registry_next_;
   } else {
@@ -64,7 +64,7 @@ void Scheduler::unregister_task(Task& task) {
 std::vector<Task*> Scheduler::tasks_by_admission() {
   std::vector<Task*> tasks;
   for (RegistryLane& lane : registry_lanes_) {
-    std::lock_guard<SpinLock> guard(lane.lock);
+    std::lock_guard<os::FutexLock> guard(lane.lock);
     for (Task* t = lane.head; t != nullptr; t = t->registry_next_) tasks.push_back(t);
   }
   std::sort(tasks.begin(), tasks.end(),
@@ -75,7 +75,7 @@ std::vector<Task*> Scheduler::tasks_by_admission() {
 std::size_t Scheduler::attached_tasks() const {
   std::size_t n = 0;
   for (const RegistryLane& lane : registry_lanes_) {
-    std::lock_guard<SpinLock> guard(const_cast<SpinLock&>(lane.lock));
+    std::lock_guard<os::FutexLock> guard(const_cast<os::FutexLock&>(lane.lock));
     n += lane.count;
   }
   return n;

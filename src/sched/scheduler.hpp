@@ -5,7 +5,7 @@
 #include "sched/broker.hpp"
 #include "sched/component.hpp"
 #include "sched/processing_elements.hpp"
-#include "sched/spin_lock.hpp"
+#include "os/futex_lock.hpp"
 #include "sched/swap_lock.hpp"
 #include "sched/topics.hpp"
 #include "sched/topology_spec.hpp"
@@ -167,7 +167,7 @@ class Scheduler final : public RuntimeSystemAdapter {
   };
 
   struct alignas(64) RegistryLane {
-    SpinLock lock;
+    os::FutexLock lock;
     Task* head = nullptr;
     std::size_t count = 0;
   };

@@ -3,6 +3,7 @@
 #include "os/cpu.hpp"
 #include "os/diagnostics.hpp"
 #include "os/futex.hpp"
+#include "os/futex_lock.hpp"
 #include "os/realtime.hpp"
 #include "os/usage.hpp"
 #include "takt/error.hpp"
@@ -162,6 +163,51 @@ TEST(Realtime, PiMutexExcludes) {
   a.join();
   b.join();
   EXPECT_EQ(counter, 40000);
+}
+
+/// A SCHED_FIFO thread that waits for a FutexLock held by a lower-priority thread on
+/// the same CPU must sleep, not spin: the holder can only run (and unlock) while the
+/// waiter is off the CPU. A lock that merely yields spins here forever.
+TEST(FutexLock, AHighPriorityWaiterLetsALowPriorityHolderOnItsCpuFinish) {
+  const auto& p = takt::os::privileges();
+  if (!p.fifo) GTEST_SKIP() << "no SCHED_FIFO here: " << p.summary();
+  const takt::os::CpuSet cpu{takt::os::allowed_cpus().cpus().front()};
+  takt::os::FutexLock lock;
+  std::atomic<std::uint32_t> ready{0}, held{0}, done{0};
+  std::thread low([&] {
+    takt::os::pin_current_thread(cpu);
+    takt::os::set_fifo(10);
+    while (ready.load() == 0) takt::os::futex_wait_for(ready, 0, 10ms);
+    lock.lock();
+    held.store(1);
+    takt::os::futex_wake_all(held);
+    // Work 20 ms with the lock held (the high thread arrives meanwhile).
+    const auto until = takt::os::monotonic_now() + 20ms;
+    while (takt::os::monotonic_now() < until) {
+    }
+    lock.unlock();
+  });
+  std::thread high([&] {
+    takt::os::pin_current_thread(cpu);
+    takt::os::set_fifo(20);
+    ready.store(1);
+    takt::os::futex_wake_all(ready);
+    // Woken by the holder, it preempts it at once and asks for the lock.
+    while (held.load() == 0) takt::os::futex_wait_for(held, 0, 10ms);
+    lock.lock();
+    lock.unlock();
+    done.store(1);
+    takt::os::futex_wake_all(done);
+  });
+  const auto give_up = takt::os::monotonic_now() + 5s;
+  while (done.load() == 0 && takt::os::monotonic_now() < give_up) takt::os::futex_wait_for(done, 0, 100ms);
+  if (done.load() == 0) {
+    // The two threads spin on the CPU for good; nothing left to join.
+    ADD_FAILURE() << "the waiter did not get the lock within 5 s: it keeps the holder off its CPU";
+    std::_Exit(1);
+  }
+  low.join();
+  high.join();
 }
 
 TEST(Usage, ContextSwitchesCountSleeps) {
