@@ -46,6 +46,14 @@ PoolState::PoolState(PoolConfig cfg) : config(std::move(cfg)), strategy(config.s
     throw takt::Error(fmt::format("pool '{}': StaticMemory::stack_size = {} bytes is too small; use at least {}",
                                   config.name, config.memory.stack_size, kMinStack));
   }
+  if (config.caller_joins && measuring) config.caller_joins = false;  // the measurement runs on its one thread
+  if (config.caller_joins && workers_count < 2) {
+    throw takt::Error(fmt::format(
+        "pool '{}': caller_joins needs at least 2 workers (worker 0 is the calling thread; submitted jobs need a "
+        "thread of the pool's own); set workers >= 2 or caller_joins = false",
+        config.name));
+  }
+  threads_count = config.caller_joins ? workers_count - 1 : workers_count;
   levels = strategy == QueueStrategy::priority_aware ? std::max<std::size_t>(1, config.priority_levels) : 1;
   reserve_total = config.suspended_strands * depth;
   block_count = workers_count * levels * depth + reserve_total;
@@ -119,9 +127,15 @@ PoolState::PoolState(PoolConfig cfg) : config(std::move(cfg)), strategy(config.s
 void PoolState::start_threads() {
   for (auto& w : workers) {
     Worker* raw = w.get();
+    if (config.caller_joins && raw->index == 0) {
+      // Worker 0 has no thread: its large stack is primed here, its calling threads
+      // set up the rest on entry (run_as_caller).
+      if (memory->large_size() > 0) prime_large(raw);
+      continue;
+    }
     raw->thread = std::thread([raw] { worker_main(raw); });
   }
-  const auto count = static_cast<std::uint32_t>(workers.size());
+  const auto count = static_cast<std::uint32_t>(threads_count);
   for (std::uint32_t seen = started.load(std::memory_order_acquire); seen < count;
        seen = started.load(std::memory_order_acquire)) {
     os::futex_wait_for(started, seen, std::chrono::milliseconds(10));
@@ -178,13 +192,19 @@ void submit_job(PoolState& state, ext::Job& job) {
   notify_one(state);
 }
 
+// `done`: 0 running, 1 done, 2 running and a thread sleeps on it (so that signal()
+// makes the futex call only when someone waits).
 void wait_for(std::atomic<std::uint32_t>& done) noexcept {
-  while (done.load(std::memory_order_acquire) == 0) os::futex_wait(done, 0);
+  std::uint32_t seen = 0;
+  if (done.compare_exchange_strong(seen, 2, std::memory_order_acq_rel, std::memory_order_acquire)) seen = 2;
+  while (seen != 1) {
+    os::futex_wait(done, 2);
+    seen = done.load(std::memory_order_acquire);
+  }
 }
 
 void signal(std::atomic<std::uint32_t>& done) noexcept {
-  done.store(1, std::memory_order_release);
-  os::futex_wake_all(done);
+  if (done.exchange(1, std::memory_order_acq_rel) == 2) os::futex_wake_all(done);
 }
 
 PoolConfig measuring_config(const MeasureOptions& options) {

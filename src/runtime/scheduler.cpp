@@ -6,6 +6,9 @@
 #include "os/futex.hpp"
 #include "runtime/pool_state.hpp"
 #include "takt/error.hpp"
+#include "takt/runtime/pool.hpp"
+
+#include <signal.h>
 
 #include <cassert>
 #include <cstdio>
@@ -417,9 +420,10 @@ bool work_visible(const PoolState& pool) noexcept {
   return false;
 }
 
-/// One pass over rules C, D, E. True when the worker ran something.
-bool find_and_run(Worker* w) noexcept {
+/// One pass over rules C, D (unless `take_jobs` is false), E. True when the worker ran something.
+bool find_and_run(Worker* w, bool take_jobs = true) noexcept {
   if (w->frozen_levels > 0 && resume_frozen(w)) return true;
+  if (!take_jobs) return try_steal(w);
   if (Level* level = free_level(w)) {
     ext::Work work = take_external(w);
     if (work) {
@@ -456,10 +460,21 @@ void sleep(Worker* w) noexcept {
 
 }  // namespace
 
+void leave_flight(PoolState& pool) noexcept {
+  if (pool.in_flight.fetch_sub(1, std::memory_order_acq_rel) == 1 && pool.closing.load(std::memory_order_acquire)) {
+    pool.drained.store(1, std::memory_order_release);
+    os::futex_wake_all(pool.drained);
+  }
+}
+
 void notify_one(PoolState& pool) noexcept {
   if (pool.sleepers.fetch_add(0, std::memory_order_seq_cst) > 0) {
     pool.idle_epoch.fetch_add(1, std::memory_order_release);
     os::futex_wake(pool.idle_epoch, 1);
+    // A caller sleeping as worker 0 is woken as well. Should it have left meanwhile,
+    // the word is still on its stack; a wake-up there is spurious, and every futex
+    // wait in takt looks at its word again after waking.
+    if (auto* word = pool.caller_sleep_word.load(std::memory_order_seq_cst)) os::futex_wake(*word, 1);
   }
 }
 
@@ -537,6 +552,97 @@ void yield_point(Block* self, ext::YieldPoint::At at) {
   }
   w->current = nullptr;
   switch_to(w->sched, self->context, w->eh);
+}
+
+namespace {
+
+/// Worker 0's sleep while its caller's computation runs elsewhere: on `done` (state 2:
+/// someone sleeps; see wait_for), woken by the computation's end or, like a sleeping
+/// worker, by notify_one when work appears. The same Dekker pairing as sleep(): count
+/// in `sleepers`, then look for work once more.
+void caller_sleep(Worker* w, std::atomic<std::uint32_t>& done) noexcept {
+  PoolState& pool = *w->pool;
+  pool.caller_sleep_word.store(&done, std::memory_order_seq_cst);
+  pool.sleepers.fetch_add(1, std::memory_order_seq_cst);
+  std::uint32_t state = 0;
+  done.compare_exchange_strong(state, 2, std::memory_order_acq_rel, std::memory_order_acquire);
+  if (state != 1 && !work_visible(pool)) {
+    bump(w->counters.sleeps);
+    os::futex_wait_for(done, 2, w->sleep_timeout);
+    if (w->sleep_timeout < std::chrono::seconds(1)) w->sleep_timeout *= 2;
+  }
+  pool.sleepers.fetch_sub(1, std::memory_order_relaxed);
+  pool.caller_sleep_word.store(nullptr, std::memory_order_relaxed);
+}
+
+}  // namespace
+
+bool run_as_caller(PoolState& pool, ext::Job& job, std::atomic<std::uint32_t>& done) {
+  if (!pool.config.caller_joins || tls_worker != nullptr) return false;
+  bool expected = false;
+  if (!pool.caller_slot_busy.compare_exchange_strong(expected, true, std::memory_order_acquire,
+                                                     std::memory_order_relaxed)) {
+    return false;
+  }
+  // Counted twice: the job (root_done leaves once) and this thread's stay on worker 0,
+  // so that a closing pool waits until the caller is off its memory.
+  pool.in_flight.fetch_add(2, std::memory_order_seq_cst);
+  if (pool.closing.load(std::memory_order_seq_cst)) {
+    pool.caller_slot_busy.store(false, std::memory_order_release);
+    leave_flight(pool);
+    leave_flight(pool);
+    return false;  // submit_job reports the closing pool
+  }
+  // Whatever a worker thread sets up once at its start, this thread sets up now.
+  static thread_local bool unwinder_warm = false;
+  if (!unwinder_warm) {
+    try {
+      throw std::runtime_error("warm-up");  // see worker_main
+    } catch (const std::runtime_error&) {
+    }
+    unwinder_warm = true;
+  }
+  Worker* w = pool.workers[0].get();
+  w->sleep_timeout = std::chrono::milliseconds(1);
+  if (free_level(w) == nullptr) {  // every level holds a preempted computation (policies only)
+    pool.caller_slot_busy.store(false, std::memory_order_release);
+    leave_flight(pool);
+    leave_flight(pool);
+    return false;
+  }
+  tls_worker = w;
+  w->eh = eh_globals();
+#if defined(TAKT_TSAN)
+  w->sched.fiber = __tsan_get_current_fiber();
+#endif
+  stack_t previous{};
+  install_overflow_handler(w->altstack, &previous);
+  JobAccess::next(job) = nullptr;
+  // Worker 0 is idle between callers: its chain is complete and its deque empty.
+  dispatch(w, prepare_root(w, free_level(w), &job));
+  // The root strand parked at a sync whose children were stolen, or finished. Help
+  // until it is done; after idle_spin without work, sleep until then.
+  const std::chrono::nanoseconds spin = pool.config.idle_spin;
+  auto deadline = os::monotonic_now() + spin;
+  for (unsigned round = 0; done.load(std::memory_order_acquire) != 1; ++round) {
+    if (find_and_run(w, false)) {
+      round = 0;
+      deadline = os::monotonic_now() + spin;
+      continue;
+    }
+    unsigned pauses = 1u << (round < 6 ? round : 6);
+    for (unsigned i = 0; i < pauses; ++i) cpu_relax();
+    if ((round & 7) == 7 && os::monotonic_now() >= deadline) {
+      caller_sleep(w, done);
+      round = 0;
+      deadline = os::monotonic_now() + spin;
+    }
+  }
+  restore_altstack(&previous);
+  tls_worker = nullptr;
+  pool.caller_slot_busy.store(false, std::memory_order_release);
+  leave_flight(pool);
+  return true;
 }
 
 void worker_main(Worker* w) {

@@ -199,12 +199,12 @@ std::size_t StackMemory::resident_use(std::size_t i) const noexcept {
   return 0;
 }
 
-void install_overflow_handler(char* altstack) noexcept {
+void install_overflow_handler(char* altstack, void* previous) noexcept {
   stack_t ss{};
   ss.ss_sp = altstack;
   ss.ss_size = kAltstackSize;
   ss.ss_flags = 0;
-  ::sigaltstack(&ss, nullptr);
+  ::sigaltstack(&ss, static_cast<stack_t*>(previous));
   std::call_once(g_handler_once, [] {
     struct sigaction action {};
     action.sa_sigaction = &on_segv;
@@ -212,6 +212,17 @@ void install_overflow_handler(char* altstack) noexcept {
     sigemptyset(&action.sa_mask);
     sigaction(SIGSEGV, &action, &g_previous_action);
   });
+}
+
+void restore_altstack(const void* previous) noexcept {
+  stack_t ss = *static_cast<const stack_t*>(previous);
+  if ((ss.ss_flags & SS_DISABLE) != 0) {
+    ss = stack_t{};
+    ss.ss_flags = SS_DISABLE;
+  } else {
+    ss.ss_flags = 0;
+  }
+  ::sigaltstack(&ss, nullptr);
 }
 
 }  // namespace takt::detail

@@ -124,10 +124,7 @@ void root_done(Worker* w, Block* self, std::exception_ptr error) noexcept {
   w->current = nullptr;
   w->running.store(false, std::memory_order_relaxed);
   job->finished(std::move(error));
-  if (pool.in_flight.fetch_sub(1, std::memory_order_acq_rel) == 1 && pool.closing.load(std::memory_order_acquire)) {
-    pool.drained.store(1, std::memory_order_release);
-    os::futex_wake_all(pool.drained);
-  }
+  leave_flight(pool);
   switch_to(w->sched, self->context, w->eh);
 }
 

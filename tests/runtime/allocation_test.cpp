@@ -30,9 +30,10 @@ TEST(ZeroAllocation, InterpositionCountsAllocations) {
   EXPECT_EQ(allocations.exchange(0), 2u);
 }
 
-TEST(ZeroAllocation, FibUtsAndMatmulRunsWithStealsAllocateNothing) {
+void expect_no_allocation_in_runs_with_steals(bool caller_joins) {
   // Size the pool with the measurement run of §4.2 (UTS is the deepest computation).
   takt::PoolConfig config = takt::testing::config(2);
+  config.caller_joins = caller_joins;
   config.memory = takt::measure([] { return takt::apps::uts(takt::apps::uts_p3ls3); }).recommended();
   takt::Pool pool(config);
   const std::size_t n = 128;
@@ -61,5 +62,10 @@ TEST(ZeroAllocation, FibUtsAndMatmulRunsWithStealsAllocateNothing) {
   EXPECT_EQ(uts_result, uts_expected);
   EXPECT_EQ(c, expected);
 }
+
+TEST(ZeroAllocation, FibUtsAndMatmulRunsWithStealsAllocateNothing) { expect_no_allocation_in_runs_with_steals(false); }
+
+// The calling thread as worker 0 (after its first run, which warms up its unwinder).
+TEST(ZeroAllocation, RunsWithTheCallerAsWorkerZeroAllocateNothing) { expect_no_allocation_in_runs_with_steals(true); }
 
 }  // namespace

@@ -17,12 +17,11 @@ using takt::Pool;
 using takt::QueueStrategy;
 using takt::testing::config;
 
-class Exceptions : public ::testing::TestWithParam<QueueStrategy> {};
+// Every strategy, with the caller blocking and with the caller joining as worker 0.
+class Exceptions : public ::testing::TestWithParam<takt::testing::Variant> {};
 
-INSTANTIATE_TEST_SUITE_P(Runtime, Exceptions,
-                         ::testing::Values(QueueStrategy::work_stealing, QueueStrategy::priority_aware,
-                                           QueueStrategy::centralized_greedy),
-                         [](const auto& info) { return std::string(takt::testing::name(info.param)); });
+INSTANTIATE_TEST_SUITE_P(Runtime, Exceptions, ::testing::ValuesIn(takt::testing::variants()),
+                         [](const auto& info) { return takt::testing::name(info.param); });
 
 struct Boom : std::runtime_error {
   explicit Boom(int where) : std::runtime_error("boom at " + std::to_string(where)), where(where) {}

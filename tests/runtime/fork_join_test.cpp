@@ -19,12 +19,11 @@ using takt::Pool;
 using takt::QueueStrategy;
 using takt::testing::config;
 
-class Strategies : public ::testing::TestWithParam<QueueStrategy> {};
+// Every strategy, with the caller blocking and with the caller joining as worker 0.
+class Strategies : public ::testing::TestWithParam<takt::testing::Variant> {};
 
-INSTANTIATE_TEST_SUITE_P(Runtime, Strategies,
-                         ::testing::Values(QueueStrategy::work_stealing, QueueStrategy::priority_aware,
-                                           QueueStrategy::centralized_greedy),
-                         [](const auto& info) { return std::string(takt::testing::name(info.param)); });
+INSTANTIATE_TEST_SUITE_P(Runtime, Strategies, ::testing::ValuesIn(takt::testing::variants()),
+                         [](const auto& info) { return takt::testing::name(info.param); });
 
 TEST_P(Strategies, FibMatchesSerialAndCountsEverySpawn) {
   Pool pool(config(2, GetParam()));

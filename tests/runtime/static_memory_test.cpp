@@ -161,4 +161,17 @@ TEST(StaticMemoryDeathTest, GuardPageOverflowEndsWithAClearMessage) {
       ::testing::ExitedWithCode(70), "overflowed its coroutine stack in pool 'test' \\(StaticMemory::stack_size = 16384");
 }
 
+TEST(StaticMemoryDeathTest, GuardPageOverflowOnTheCallerAsWorkerZeroEndsWithTheSameMessage) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        auto c = config(2);
+        c.caller_joins = true;
+        c.memory.stack_size = 16 * 1024;
+        Pool pool(c);
+        pool.run([] { return overflow(0); });
+      },
+      ::testing::ExitedWithCode(70), "overflowed its coroutine stack in pool 'test' \\(StaticMemory::stack_size = 16384");
+}
+
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace takt::testing {
 
@@ -26,6 +27,31 @@ inline const char* name(QueueStrategy s) {
     case QueueStrategy::centralized_greedy: return "centralized_greedy";
   }
   return "?";
+}
+
+/// A strategy, and whether the calling thread joins as worker 0 (PoolConfig::caller_joins).
+struct Variant {
+  QueueStrategy strategy = QueueStrategy::work_stealing;
+  bool caller_joins = false;
+};
+
+/// Every strategy, each with a blocking and with a joining caller.
+inline std::vector<Variant> variants() {
+  std::vector<Variant> all;
+  for (QueueStrategy s : {QueueStrategy::work_stealing, QueueStrategy::priority_aware, QueueStrategy::centralized_greedy}) {
+    all.push_back({s, false});
+    all.push_back({s, true});
+  }
+  return all;
+}
+
+inline std::string name(Variant v) { return std::string(name(v.strategy)) + (v.caller_joins ? "_caller_joins" : ""); }
+
+/// A pool of `workers` for `v` (a pool of one worker cannot let the caller join).
+inline PoolConfig config(std::size_t workers, Variant v) {
+  PoolConfig c = config(workers, v.strategy);
+  c.caller_joins = v.caller_joins && workers >= 2;
+  return c;
 }
 
 inline std::uint64_t mix(std::uint64_t x) {

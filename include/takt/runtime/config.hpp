@@ -65,6 +65,16 @@ struct PoolConfig {
   /// Pool constructor returns after every worker has called it. An exception it throws
   /// is reported as a warning; the worker runs on.
   std::function<void(std::size_t worker)> on_worker_start;
+  /// The thread that calls Pool::run takes part as worker 0 until its computation is
+  /// done, as OpenMP's master thread and a oneTBB arena's caller do: the pool starts
+  /// threads only for workers 1..P-1 (pinned to cpus[1..]), and run() returns without a
+  /// wake-up of the caller. Worker 0 runs its caller's root strand and steals while that
+  /// computation lasts; it never takes submitted jobs or work-source jobs, which run on
+  /// workers 1..P-1. One caller at a time holds worker 0; a concurrent caller, or a
+  /// caller that is itself a worker of some pool, submits and blocks as without this
+  /// option. takt does not pin the calling thread (pin it to cpus[0] for the P-CPU
+  /// picture); on_worker_start is not called for worker 0. Needs P >= 2.
+  bool caller_joins = false;
   /// Used in messages.
   std::string name = "pool";
   /// Measurement mode (set by takt::measure): stacks are reserved but not committed, and

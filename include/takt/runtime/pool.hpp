@@ -22,9 +22,13 @@ struct PoolState;
 /// The pool whose worker runs the calling thread, or nullptr.
 PoolState* current_pool() noexcept;
 void submit_job(PoolState& state, ext::Job& job);
-/// Blocks the calling (non-worker) thread until `done` becomes non-zero.
+/// Blocks the calling (non-worker) thread until `done` is 1 (see signal).
 void wait_for(std::atomic<std::uint32_t>& done) noexcept;
 void signal(std::atomic<std::uint32_t>& done) noexcept;
+/// With PoolConfig::caller_joins: runs `job` with the calling thread as worker 0 and
+/// returns once `done` is 1. False (nothing done) when the pool does not let callers
+/// join, another caller holds worker 0, or the calling thread is a worker already.
+bool run_as_caller(PoolState& state, ext::Job& job, std::atomic<std::uint32_t>& done);
 
 /// A blocking root computation: lives on the caller's stack (no allocation).
 template <class F>
@@ -43,8 +47,13 @@ class RootJob final : public ext::Job {
     error_ = std::move(error);
     signal(done_);
   }
-  Result wait_and_take() {
-    wait_for(done_);
+  /// Runs the job on `state`: with the caller as worker 0 if it may join, else
+  /// submitted while the caller blocks. Returns its result or rethrows its exception.
+  Result run_on(PoolState& state) {
+    if (!run_as_caller(state, *this, done_)) {
+      submit_job(state, *this);
+      wait_for(done_);
+    }
     if (error_) std::rethrow_exception(error_);
     if constexpr (!std::is_void_v<Result>) return std::move(*result_);
   }
@@ -72,7 +81,8 @@ class Pool {
   Pool& operator=(const Pool&) = delete;
 
   /// Runs f() as a root computation on the pool and returns its result; the calling
-  /// thread blocks until it is done. Exceptions thrown by f or any strand it spawned
+  /// thread blocks until it is done (with PoolConfig::caller_joins it works as worker 0
+  /// meanwhile). Exceptions thrown by f or any strand it spawned
   /// propagate here. Called from a worker of this pool, f simply runs inline (nested
   /// parallelism).
   template <class F>
@@ -84,8 +94,7 @@ class Pool {
   std::invoke_result_t<F&> run(std::chrono::nanoseconds key, F&& f) {
     if (detail::current_pool() == state_.get()) return f();
     detail::RootJob<std::remove_reference_t<F>> job(f, key);
-    detail::submit_job(*state_, job);
-    return job.wait_and_take();
+    return job.run_on(*state_);
   }
 
   /// Number of workers P.

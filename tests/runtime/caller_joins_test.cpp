@@ -1,0 +1,205 @@
+// PoolConfig::caller_joins: the thread that calls Pool::run works as worker 0 until its
+// computation is done; the pool starts threads for workers 1..P-1 only.
+#include "apps/fib.hpp"
+#include "takt/error.hpp"
+#include "takt/runtime.hpp"
+#include "test_support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <dirent.h>
+
+#include <atomic>
+#include <chrono>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using takt::Pool;
+using takt::PoolConfig;
+using takt::testing::config;
+
+PoolConfig joining(std::size_t workers) {
+  PoolConfig c = config(workers);
+  c.caller_joins = true;
+  return c;
+}
+
+/// Threads of this process (entries of /proc/self/task).
+int thread_count() {
+  int n = 0;
+  if (DIR* dir = ::opendir("/proc/self/task")) {
+    while (const dirent* entry = ::readdir(dir)) {
+      if (entry->d_name[0] != '.') ++n;
+    }
+    ::closedir(dir);
+  }
+  return n;
+}
+
+TEST(CallerJoins, TheCallerRunsTheRootAsWorkerZeroAndTheOthersSteal) {
+  Pool pool(joining(2));
+  const std::thread::id caller = std::this_thread::get_id();
+  std::uint64_t steals = 0;
+  for (int i = 0; i < 50 && steals == 0; ++i) {
+    std::thread::id root_thread;
+    int root_worker = -1;
+    const std::uint64_t result = pool.run([&] {
+      root_thread = std::this_thread::get_id();
+      root_worker = takt::current_worker();
+      return takt::apps::fib(22);
+    });
+    EXPECT_EQ(result, takt::apps::fib_serial(22));
+    EXPECT_EQ(root_thread, caller);
+    EXPECT_EQ(root_worker, 0);
+    steals = pool.statistics(1).steals;
+  }
+  EXPECT_GT(steals, 0u) << "worker 1 never stole from the caller in 50 runs of fib(22)";
+  EXPECT_FALSE(takt::in_pool()) << "the caller must leave worker 0 when run() returns";
+  EXPECT_EQ(takt::current_worker(), -1);
+  // Every root ran on worker 0; none was handed to worker 1 through the job queue.
+  EXPECT_GE(pool.statistics(0).jobs, 1u);
+  EXPECT_EQ(pool.statistics(1).jobs, 0u);
+}
+
+TEST(CallerJoins, ThePoolStartsOneThreadFewer) {
+  const int before = thread_count();
+  {
+    Pool blocking(config(3));
+    EXPECT_EQ(thread_count() - before, 3);
+  }
+  {
+    Pool pool(joining(3));
+    EXPECT_EQ(thread_count() - before, 2);
+    EXPECT_EQ(pool.workers(), 3u);
+    EXPECT_EQ(pool.run([] { return takt::apps::fib(18); }), takt::apps::fib_serial(18));
+  }
+}
+
+TEST(CallerJoins, AComputationTooSmallToShareNeverSleepsTheCaller) {
+  // The caller finishes its own root and returns: no futex sleep, no wake-up.
+  Pool pool(joining(2));
+  for (int i = 0; i < 1000; ++i) EXPECT_EQ(pool.run([] { return 7; }), 7);
+  EXPECT_EQ(pool.statistics(0).jobs, 1000u);
+  EXPECT_EQ(pool.statistics(0).sleeps, 0u);
+}
+
+void busy_for(std::chrono::microseconds d) {
+  const auto until = std::chrono::steady_clock::now() + d;
+  while (std::chrono::steady_clock::now() < until) {
+  }
+}
+
+TEST(CallerJoins, ACallerAsleepAsWorkerZeroHelpsAgainWhenWorkAppears) {
+  // Phase 1: the root's continuation is stolen by worker 1 and runs 100 ms of serial
+  // work; worker 0 (the caller) finds nothing to steal and sleeps. Phase 2, on worker 1:
+  // a loop of 32 x 0.25 ms. notify_one must wake the sleeping caller so that it takes
+  // part. (Its sleep's safety-net timeouts, 1, 2, 4, ... 64 ms, alone would leave it
+  // asleep from about 63 ms to 127 ms, past the end of phase 2.)
+  Pool pool(joining(2));
+  std::atomic<int> on_caller{0}, iterations{0};
+  bool phase_one_moved = false;
+  for (int attempt = 0; attempt < 20 && !phase_one_moved; ++attempt) {
+    on_caller = 0;
+    iterations = 0;
+    pool.run([&] {
+      takt::Scope scope;
+      scope.spawn([] { busy_for(std::chrono::milliseconds(1)); });  // time for worker 1 to steal
+      // Continues here on worker 0 unless worker 1 stole the continuation.
+      phase_one_moved = takt::current_worker() == 1;
+      if (!phase_one_moved) return;
+      busy_for(std::chrono::milliseconds(100));
+      scope.sync();
+      takt::parallel_for(0, 32, 1, [&](int) {
+        busy_for(std::chrono::microseconds(250));
+        iterations.fetch_add(1);
+        if (takt::current_worker() == 0) on_caller.fetch_add(1);
+      });
+    });
+  }
+  if (!phase_one_moved) GTEST_SKIP() << "worker 1 never stole the root's continuation in 20 tries";
+  EXPECT_EQ(iterations.load(), 32);
+  EXPECT_GE(on_caller.load(), 1) << "the caller slept through phase 2";
+  EXPECT_GE(pool.statistics(0).sleeps, 1u) << "the caller never slept; the test proves nothing";
+}
+
+TEST(CallerJoins, ExceptionsAndNestedRunsReachTheCaller) {
+  Pool pool(joining(2));
+  try {
+    pool.run([] {
+      takt::Scope scope;
+      scope.spawn([] { throw std::runtime_error("from a child"); });
+      scope.sync();
+    });
+    FAIL() << "expected the child's exception";
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(), "from a child");
+  }
+  EXPECT_FALSE(takt::in_pool());
+  // Called from inside its own computation, run() runs inline (nested parallelism).
+  EXPECT_EQ(pool.run([&] { return pool.run([] { return takt::apps::fib(15); }); }), takt::apps::fib_serial(15));
+  // Deep serial code on worker 0's large stack, primed without a thread of its own.
+  EXPECT_EQ(pool.run([] { return takt::call_on_large_stack([] { return takt::apps::fib_serial(20); }); }),
+            takt::apps::fib_serial(20));
+}
+
+TEST(CallerJoins, TooDeepASpawnOnTheCallerIsTheSameClearError) {
+  PoolConfig c = joining(2);
+  c.memory.depth = 10;
+  Pool pool(c);
+  try {
+    pool.run([] { return takt::apps::fib(15); });
+    FAIL() << "expected takt::Error";
+  } catch (const takt::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("StaticMemory::depth = 10 (configured)"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(pool.run([] { return takt::apps::fib(9); }), takt::apps::fib_serial(9));
+}
+
+TEST(CallerJoins, ConcurrentCallersShareWorkerZeroOrBlock) {
+  // One caller at a time holds worker 0; the others submit and block as without the
+  // option. Every result is right and every root ran somewhere.
+  Pool pool(joining(2));
+  constexpr int kCallers = 4, kRuns = 100;
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> callers;
+  for (int t = 0; t < kCallers; ++t) {
+    callers.emplace_back([&, t] {
+      for (int i = 0; i < kRuns; ++i) {
+        const std::uint64_t n = 10 + static_cast<std::uint64_t>((t + i) % 8);
+        if (pool.run([n] { return takt::apps::fib(n); }) != takt::apps::fib_serial(n)) wrong.fetch_add(1);
+      }
+    });
+  }
+  for (auto& c : callers) c.join();
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_EQ(pool.total_statistics().jobs, static_cast<std::uint64_t>(kCallers * kRuns));
+}
+
+TEST(CallerJoins, AWorkerOfAnotherPoolBlocksInsteadOfJoining) {
+  Pool outer(config(1));
+  Pool inner(joining(2));
+  int inner_worker = -2;
+  const std::uint64_t result = outer.run([&] {
+    return inner.run([&] {
+      inner_worker = takt::current_worker();
+      return takt::apps::fib(16);
+    });
+  });
+  EXPECT_EQ(result, takt::apps::fib_serial(16));
+  EXPECT_EQ(inner_worker, 1) << "a thread that is already a worker must not take worker 0 of another pool";
+}
+
+TEST(CallerJoins, NeedsTwoWorkers) {
+  try {
+    Pool pool(joining(1));
+    FAIL() << "expected takt::Error";
+  } catch (const takt::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("caller_joins needs at least 2 workers"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
