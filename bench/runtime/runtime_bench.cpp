@@ -95,7 +95,7 @@ bool matrix_equal(const std::vector<double>& x, const std::vector<double>& y) { 
 
 /// Runs the timed loop of one kernel on one runtime (inside the child).
 ChildResult run_kernel(Runtime runtime, const Kernel& kernel, Inputs& in, int repetitions, std::size_t workers,
-                       bool pin) {
+                       const RuntimeBenchOptions& options) {
   ChildResult out;
   const int threads = static_cast<int>(workers);
   std::function<bool()> once;
@@ -108,8 +108,11 @@ ChildResult run_kernel(Runtime runtime, const Kernel& kernel, Inputs& in, int re
     config.workers = workers;
     config.memory = kernel.takt_memory;
     config.name = "bench";
-    config.pin = pin;
+    config.pin = options.pin;
+    config.caller_joins = options.caller_joins && workers >= 2;
     pool.emplace(config);
+    // The caller is worker 0: on worker 0's CPU, as the pinned workers are on theirs.
+    if (config.caller_joins && options.pin) os::pin_current_thread(os::CpuSet{pool->cpus()[0]});
   } else if (runtime == Runtime::onetbb) {
     tbb_limit.emplace(tbb::global_control::max_allowed_parallelism, workers);
     arena.emplace(threads);
@@ -209,7 +212,7 @@ bool read_all(int fd, void* data, std::size_t size) {
 
 /// Forks a child that runs the kernel on the runtime and reports back.
 ChildResult measure_in_child(Runtime runtime, const Kernel& kernel, Inputs& in, int repetitions, std::size_t workers,
-                             bool pin) {
+                             const RuntimeBenchOptions& options) {
   int fds[2];
   if (::pipe(fds) != 0) throw takt::Error("bench: pipe failed");
   std::fflush(stdout);
@@ -220,7 +223,7 @@ ChildResult measure_in_child(Runtime runtime, const Kernel& kernel, Inputs& in, 
     ::close(fds[0]);
     int code = 0;
     try {
-      ChildResult r = run_kernel(runtime, kernel, in, repetitions, workers, pin);
+      ChildResult r = run_kernel(runtime, kernel, in, repetitions, workers, options);
       std::uint64_t header[4] = {r.samples.size(), r.correct ? 1u : 0u, r.steals, r.spawns};
       if (!write_all(fds[1], header, sizeof header) ||
           !write_all(fds[1], r.samples.data(), r.samples.size() * sizeof(double))) {
@@ -320,8 +323,10 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
     in.b[i] = static_cast<double>(i % 13) * 0.5 - 3.0;
   }
   apps::matmul_serial(in.a.data(), in.b.data(), in.expected.data(), in.matrix_n);
-  fmt::print("takt bench runtime: {} workers on CPUs {}{}; takt's workers {}\n", workers, cpus.to_string(),
-             quick ? " (quick)" : "", options.pin ? "pinned" : "not pinned");
+  fmt::print("takt bench runtime: {} workers on CPUs {}{}; takt's workers {}, {}\n", workers, cpus.to_string(),
+             quick ? " (quick)" : "", options.pin ? "pinned" : "not pinned",
+             options.caller_joins ? "the calling thread joins as worker 0 (P threads in all, as oneTBB and OpenMP)"
+                                  : "P worker threads and a blocked calling thread");
   fmt::print("calibrating the synthetic tasks' busy loop...\n");
   in.synthetic.push_back(apps::make_synthetic_task(1, 101, quick ? 0.1 : 1.0));
   in.synthetic.push_back(apps::make_synthetic_task(2, 102, quick ? 0.02 : 0.25));
@@ -434,7 +439,7 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
         for (Runtime runtime : kRuntimes) {
           if (runtime == Runtime::serial && !k.with_serial) continue;
           std::size_t w = runtime == Runtime::serial ? 1 : (k.workers != 0 ? k.workers : workers);
-          ChildResult r = measure_in_child(runtime, k, in, reps, w, options.pin);
+          ChildResult r = measure_in_child(runtime, k, in, reps, w, options);
           ChildResult& all = results[runtime];
           all.samples.insert(all.samples.end(), r.samples.begin(), r.samples.end());
           all.correct = (round == 0 || all.correct) && r.correct;
@@ -529,6 +534,7 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
     j["quick"] = quick;
     j["workers"] = workers;
     j["takt_pinned"] = options.pin;
+    j["takt_caller_joins"] = options.caller_joins;
     j["cpus"] = cpus.to_string();
     j["multiprogrammed_load"] = {{"period_ms", 1}, {"utilization", 0.25}, {"phases", "staggered by period/P"},
                                  {"policy", interference_policy}};

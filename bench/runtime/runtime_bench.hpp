@@ -15,6 +15,10 @@ struct RuntimeBenchOptions {
   std::size_t workers = 0;    ///< threads per runtime (0 = the CPUs this process may use)
   std::vector<std::string> kernels;  ///< run only these kernels (empty = all)
   bool pin = true;            ///< pin takt's workers (its default; oneTBB and OpenMP are not pinned)
+  /// takt's pools of 2+ workers let the timing thread join as worker 0 (PoolConfig::
+  /// caller_joins), so each runtime uses P threads with the caller among them, as
+  /// oneTBB's arena and OpenMP's team do; false: P worker threads, the caller blocks.
+  bool caller_joins = true;
 };
 
 /// Runs the benchmark, prints a table and the targets, writes JSON. Returns the exit code.

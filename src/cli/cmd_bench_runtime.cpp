@@ -21,6 +21,9 @@ namespace {
           ->check(CLI::PositiveNumber);
       app.add_flag("!--no-pin", options->pin,
                    "Do not pin takt's workers to CPUs (oneTBB and OpenMP threads are never pinned)");
+      app.add_flag("!--no-caller-joins", options->caller_joins,
+                   "takt: start P worker threads and block the calling thread during each run, instead of "
+                   "P-1 threads with the caller as worker 0 (as oneTBB's arena and OpenMP's team run)");
       app.add_option("--kernels", options->kernels,
                      "Run only these kernels: fib, fib-1worker, uts, uts-t3-style, matmul, synthetic-1, "
                      "synthetic-2, synthetic-3")
