@@ -138,10 +138,12 @@ struct PoolState {
   std::size_t threads_count = 0;  ///< P, or P - 1 with caller_joins (worker 0 has no thread)
   /// caller_joins: a calling thread holds worker 0 (see run_as_caller).
   alignas(64) std::atomic<bool> caller_slot_busy{false};
-  /// caller_joins: the futex word a calling thread sleeps on while it waits for its
-  /// computation as worker 0 (its `done`), or nullptr; notify_one wakes it too, so that
-  /// it helps again when work appears.
-  std::atomic<std::atomic<std::uint32_t>*> caller_sleep_word{nullptr};
+  /// caller_joins: the root job of the caller on worker 0 (root_done wakes the caller
+  /// when it ends), whether that caller sleeps, and the word it sleeps on, bumped by
+  /// root_done and by notify_one (so that it helps again when work appears).
+  std::atomic<ext::Job*> caller_root{nullptr};
+  std::atomic<bool> caller_sleeping{false};
+  alignas(64) std::atomic<std::uint32_t> caller_wake{0};
 
   MemoryFootprint footprint;
 
@@ -160,6 +162,8 @@ inline Worker* worker_of(const Block* block) noexcept { return static_cast<Worke
 void worker_main(Worker* w);
 /// One fewer computation (or caller) in flight; wakes a closing pool's destructor at 0.
 void leave_flight(PoolState& pool) noexcept;
+/// Wakes the caller sleeping as worker 0, if one does (caller_joins).
+void wake_caller(PoolState& pool) noexcept;
 /// Wakes one sleeping worker if there is one (call after making work visible). Pairs
 /// with sleep(): the sleeper raises `sleepers` and then rescans for work; this reads
 /// `sleepers` with a read-modify-write, so one of the two sees the other (Dekker).

@@ -409,8 +409,8 @@ bool try_steal(Worker* w) noexcept {
 
 // ---- idle ----------------------------------------------------------------------------
 
-bool work_visible(const PoolState& pool) noexcept {
-  if (pool.injected.load(std::memory_order_seq_cst) > 0) return true;
+/// A strand that some worker could steal (in a deque, or the central queue).
+bool stealable_visible(const PoolState& pool) noexcept {
   if (centralized(pool)) return !pool.central.looks_empty();
   for (const auto& worker : pool.workers) {
     for (std::size_t i = 0; i < worker->level_count; ++i) {
@@ -418,6 +418,10 @@ bool work_visible(const PoolState& pool) noexcept {
     }
   }
   return false;
+}
+
+bool work_visible(const PoolState& pool) noexcept {
+  return pool.injected.load(std::memory_order_seq_cst) > 0 || stealable_visible(pool);
 }
 
 /// One pass over rules C, D (unless `take_jobs` is false), E. True when the worker ran something.
@@ -467,14 +471,17 @@ void leave_flight(PoolState& pool) noexcept {
   }
 }
 
+void wake_caller(PoolState& pool) noexcept {
+  pool.caller_wake.fetch_add(1, std::memory_order_release);
+  os::futex_wake(pool.caller_wake, 1);
+}
+
 void notify_one(PoolState& pool) noexcept {
   if (pool.sleepers.fetch_add(0, std::memory_order_seq_cst) > 0) {
     pool.idle_epoch.fetch_add(1, std::memory_order_release);
     os::futex_wake(pool.idle_epoch, 1);
-    // A caller sleeping as worker 0 is woken as well. Should it have left meanwhile,
-    // the word is still on its stack; a wake-up there is spurious, and every futex
-    // wait in takt looks at its word again after waking.
-    if (auto* word = pool.caller_sleep_word.load(std::memory_order_seq_cst)) os::futex_wake(*word, 1);
+    // A caller sleeping as worker 0 (caller_sleep) is woken as well.
+    if (pool.caller_sleeping.load(std::memory_order_seq_cst)) wake_caller(pool);
   }
 }
 
@@ -503,6 +510,7 @@ void yield_point(Block* self, ext::YieldPoint::At at) {
   w->hooks.fetch_and(~hook_yield, std::memory_order_relaxed);
   auto* policy = pool.policy.load(std::memory_order_acquire);
   if (policy == nullptr) return;
+  if (pool.config.caller_joins && w->index == 0) return;  // a calling thread runs no other job
   Level* level = w->level;
   bool no_local_ancestors = self->parent == nullptr || self->migrated ||
                             (!centralized(pool) && level->deque.owner_empty());
@@ -556,29 +564,35 @@ void yield_point(Block* self, ext::YieldPoint::At at) {
 
 namespace {
 
-/// Worker 0's sleep while its caller's computation runs elsewhere: on `done` (state 2:
-/// someone sleeps; see wait_for), woken by the computation's end or, like a sleeping
-/// worker, by notify_one when work appears. The same Dekker pairing as sleep(): count
-/// in `sleepers`, then look for work once more.
+/// Worker 0's sleep while its caller's computation runs elsewhere, on the pool's
+/// `caller_wake` word: root_done bumps it when the caller's computation ends, and
+/// notify_one, like for a sleeping worker, when work appears. The epoch is read before
+/// announcing the sleep, so a bump in between makes the wait return at once. Only
+/// stealable work counts: worker 0 never takes jobs, so a queued job must not keep it
+/// spinning.
 void caller_sleep(Worker* w, std::atomic<std::uint32_t>& done) noexcept {
   PoolState& pool = *w->pool;
-  pool.caller_sleep_word.store(&done, std::memory_order_seq_cst);
+  const std::uint32_t epoch = pool.caller_wake.load(std::memory_order_acquire);
+  pool.caller_sleeping.store(true, std::memory_order_seq_cst);
   pool.sleepers.fetch_add(1, std::memory_order_seq_cst);
-  std::uint32_t state = 0;
-  done.compare_exchange_strong(state, 2, std::memory_order_acq_rel, std::memory_order_acquire);
-  if (state != 1 && !work_visible(pool)) {
+  if (done.load(std::memory_order_seq_cst) != 1 && !stealable_visible(pool)) {
     bump(w->counters.sleeps);
-    os::futex_wait_for(done, 2, w->sleep_timeout);
+    os::futex_wait_for(pool.caller_wake, epoch, w->sleep_timeout);
     if (w->sleep_timeout < std::chrono::seconds(1)) w->sleep_timeout *= 2;
   }
   pool.sleepers.fetch_sub(1, std::memory_order_relaxed);
-  pool.caller_sleep_word.store(nullptr, std::memory_order_relaxed);
+  pool.caller_sleeping.store(false, std::memory_order_relaxed);
 }
 
 }  // namespace
 
 bool run_as_caller(PoolState& pool, ext::Job& job, std::atomic<std::uint32_t>& done) {
   if (!pool.config.caller_joins || tls_worker != nullptr) return false;
+  // A work source or a yield policy assumes every worker is a thread that is always
+  // there (take(0), request_yield(0)); such a pool runs run() with a blocking caller.
+  if (pool.source.load(std::memory_order_acquire) != nullptr || pool.policy.load(std::memory_order_acquire) != nullptr) {
+    return false;
+  }
   bool expected = false;
   if (!pool.caller_slot_busy.compare_exchange_strong(expected, true, std::memory_order_acquire,
                                                      std::memory_order_relaxed)) {
@@ -616,8 +630,9 @@ bool run_as_caller(PoolState& pool, ext::Job& job, std::atomic<std::uint32_t>& d
   w->sched.fiber = __tsan_get_current_fiber();
 #endif
   stack_t previous{};
-  install_overflow_handler(w->altstack, &previous);
+  const bool altstack = install_overflow_handler(w->altstack, &previous);
   JobAccess::next(job) = nullptr;
+  pool.caller_root.store(&job, std::memory_order_release);
   // Worker 0 is idle between callers: its chain is complete and its deque empty.
   dispatch(w, prepare_root(w, free_level(w), &job));
   // The root strand parked at a sync whose children were stolen, or finished. Help
@@ -638,7 +653,8 @@ bool run_as_caller(PoolState& pool, ext::Job& job, std::atomic<std::uint32_t>& d
       deadline = os::monotonic_now() + spin;
     }
   }
-  restore_altstack(&previous);
+  pool.caller_root.store(nullptr, std::memory_order_relaxed);
+  if (altstack) restore_altstack(&previous);
   tls_worker = nullptr;
   pool.caller_slot_busy.store(false, std::memory_order_release);
   leave_flight(pool);

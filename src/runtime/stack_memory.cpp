@@ -199,12 +199,12 @@ std::size_t StackMemory::resident_use(std::size_t i) const noexcept {
   return 0;
 }
 
-void install_overflow_handler(char* altstack, void* previous) noexcept {
+bool install_overflow_handler(char* altstack, void* previous) noexcept {
   stack_t ss{};
   ss.ss_sp = altstack;
   ss.ss_size = kAltstackSize;
   ss.ss_flags = 0;
-  ::sigaltstack(&ss, static_cast<stack_t*>(previous));
+  const bool installed = ::sigaltstack(&ss, static_cast<stack_t*>(previous)) == 0;
   std::call_once(g_handler_once, [] {
     struct sigaction action {};
     action.sa_sigaction = &on_segv;
@@ -212,6 +212,7 @@ void install_overflow_handler(char* altstack, void* previous) noexcept {
     sigemptyset(&action.sa_mask);
     sigaction(SIGSEGV, &action, &g_previous_action);
   });
+  return installed;
 }
 
 void restore_altstack(const void* previous) noexcept {
@@ -220,7 +221,7 @@ void restore_altstack(const void* previous) noexcept {
     ss = stack_t{};
     ss.ss_flags = SS_DISABLE;
   } else {
-    ss.ss_flags = 0;
+    ss.ss_flags &= ~SS_ONSTACK;  // keeps SS_AUTODISARM
   }
   ::sigaltstack(&ss, nullptr);
 }

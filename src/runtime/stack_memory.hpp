@@ -50,8 +50,9 @@ class StackMemory {
 /// Installs the process-wide SIGSEGV handler (once) and gives the calling thread an
 /// alternate signal stack of StackMemory::altstack_size() bytes at `altstack`.
 /// `previous`, if given, receives the thread's alternate stack before (to restore it
-/// with restore_altstack when the thread leaves the pool).
-void install_overflow_handler(char* altstack, void* previous = nullptr) noexcept;
+/// with restore_altstack when the thread leaves the pool). False when the kernel
+/// refused (the thread runs on its alternate stack now): nothing to restore then.
+bool install_overflow_handler(char* altstack, void* previous = nullptr) noexcept;
 /// Gives the calling thread back the alternate signal stack saved by install_overflow_handler.
 void restore_altstack(const void* previous) noexcept;
 

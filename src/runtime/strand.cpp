@@ -123,7 +123,10 @@ void root_done(Worker* w, Block* self, std::exception_ptr error) noexcept {
   self->job = nullptr;
   w->current = nullptr;
   w->running.store(false, std::memory_order_relaxed);
+  // Compared before finished(): afterwards the job may be gone.
+  const bool callers = pool.caller_root.load(std::memory_order_acquire) == job;
   job->finished(std::move(error));
+  if (callers) wake_caller(pool);
   leave_flight(pool);
   switch_to(w->sched, self->context, w->eh);
 }

@@ -195,6 +195,19 @@ TEST(CallerJoins, AWorkerOfAnotherPoolBlocksInsteadOfJoining) {
   EXPECT_EQ(inner_worker, 1) << "a thread that is already a worker must not take worker 0 of another pool";
 }
 
+TEST(CallerJoins, APoolWithAWorkSourceKeepsTheCallerBlocking) {
+  // A work source (or yield policy) may hand work to any worker at any time, worker 0
+  // included; a calling thread must not be given jobs, so run() blocks instead.
+  struct Empty : takt::ext::WorkSource {
+    takt::ext::Work take(std::size_t) noexcept override { return {}; }
+  } source;
+  Pool pool(joining(2));
+  pool.extension().set_work_source(&source);
+  EXPECT_EQ(pool.run([] { return takt::current_worker(); }), 1);
+  pool.extension().set_work_source(nullptr);
+  EXPECT_EQ(pool.run([] { return takt::current_worker(); }), 0);
+}
+
 TEST(CallerJoins, NeedsTwoWorkers) {
   try {
     Pool pool(joining(1));

@@ -72,8 +72,12 @@ struct PoolConfig {
   /// computation lasts; it never takes submitted jobs or work-source jobs, which run on
   /// workers 1..P-1. One caller at a time holds worker 0; a concurrent caller, or a
   /// caller that is itself a worker of some pool, submits and blocks as without this
-  /// option. takt does not pin the calling thread (pin it to cpus[0] for the P-CPU
-  /// picture); on_worker_start is not called for worker 0. Needs P >= 2.
+  /// option; so does every caller while a work source or yield policy is installed.
+  /// While its computation is unfinished, worker 0 may run stolen strands of other
+  /// computations of this pool on the calling thread (as any worker does): do not hold
+  /// a lock around run() that those take. takt does not pin the calling thread (pin it
+  /// to cpus[0] for the P-CPU picture); on_worker_start is not called for worker 0.
+  /// Needs P >= 2.
   bool caller_joins = false;
   /// Used in messages.
   std::string name = "pool";
