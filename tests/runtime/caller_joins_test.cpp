@@ -148,18 +148,7 @@ TEST(CallerJoins, ExceptionsAndNestedRunsReachTheCaller) {
             takt::apps::fib_serial(20));
 }
 
-TEST(CallerJoins, TooDeepASpawnOnTheCallerIsTheSameClearError) {
-  PoolConfig c = joining(2);
-  c.memory.depth = 10;
-  Pool pool(c);
-  try {
-    pool.run([] { return takt::apps::fib(15); });
-    FAIL() << "expected takt::Error";
-  } catch (const takt::Error& e) {
-    EXPECT_NE(std::string(e.what()).find("StaticMemory::depth = 10 (configured)"), std::string::npos) << e.what();
-  }
-  EXPECT_EQ(pool.run([] { return takt::apps::fib(9); }), takt::apps::fib_serial(9));
-}
+// The depth error with a joining caller: StaticMemory/TooDeep.ASpawnIsAClearError/caller_joins.
 
 TEST(CallerJoins, ConcurrentCallersShareWorkerZeroOrBlock) {
   // One caller at a time holds worker 0; the others submit and block as without the

@@ -97,8 +97,15 @@ TEST(StaticMemory, MeasurementGrowsWithTheStackAStrandUses) {
   EXPECT_LT(small.peak_stack_bytes, 32u * 1024);
 }
 
-TEST(StaticMemory, TooDeepASpawnIsAClearError) {
+// Also with the calling thread as worker 0 (PoolConfig::caller_joins).
+class TooDeep : public ::testing::TestWithParam<bool> {};
+
+INSTANTIATE_TEST_SUITE_P(StaticMemory, TooDeep, ::testing::Bool(),
+                         [](const auto& info) { return std::string(info.param ? "caller_joins" : "caller_blocks"); });
+
+TEST_P(TooDeep, ASpawnIsAClearError) {
   auto c = config(2);
+  c.caller_joins = GetParam();
   c.memory.depth = 10;
   Pool pool(c);
   try {
