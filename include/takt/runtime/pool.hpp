@@ -27,7 +27,8 @@ void wait_for(std::atomic<std::uint32_t>& done) noexcept;
 void signal(std::atomic<std::uint32_t>& done) noexcept;
 /// With PoolConfig::caller_joins: runs `job` with the calling thread as worker 0 and
 /// returns once `done` is 1. False (nothing done) when the pool does not let callers
-/// join, another caller holds worker 0, or the calling thread is a worker already.
+/// join, another caller holds worker 0, the calling thread is a worker already, or a
+/// work source or yield policy is installed.
 bool run_as_caller(PoolState& state, ext::Job& job, std::atomic<std::uint32_t>& done);
 
 /// A blocking root computation: lives on the caller's stack (no allocation).
