@@ -21,18 +21,18 @@
 #include "takt/version.hpp"
 
 #include <fmt/core.h>
-#include <nlohmann/json.hpp>
 #include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/task_arena.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -49,10 +49,14 @@ constexpr Runtime kRuntimes[] = {Runtime::serial, Runtime::takt, Runtime::onetbb
 
 const char* name(Runtime r) {
   switch (r) {
-    case Runtime::serial: return "serial";
-    case Runtime::takt: return "takt";
-    case Runtime::onetbb: return "onetbb";
-    case Runtime::openmp: return "openmp";
+    case Runtime::serial:
+      return "serial";
+    case Runtime::takt:
+      return "takt";
+    case Runtime::onetbb:
+      return "onetbb";
+    case Runtime::openmp:
+      return "openmp";
   }
   return "?";
 }
@@ -94,8 +98,8 @@ struct ChildResult {
 bool matrix_equal(const std::vector<double>& x, const std::vector<double>& y) { return x == y; }
 
 /// Runs the timed loop of one kernel on one runtime (inside the child).
-ChildResult run_kernel(Runtime runtime, const Kernel& kernel, Inputs& in, int repetitions, std::size_t workers,
-                       const RuntimeBenchOptions& options) {
+ChildResult run_kernel(Runtime runtime, const Kernel& kernel, Inputs& in, int repetitions,
+                       std::size_t workers, const RuntimeBenchOptions& options) {
   ChildResult out;
   const int threads = static_cast<int>(workers);
   std::function<bool()> once;
@@ -125,10 +129,18 @@ ChildResult run_kernel(Runtime runtime, const Kernel& kernel, Inputs& in, int re
       const std::uint64_t n = kernel.fib_n;
       const std::uint64_t expected = apps::fib_serial(n);
       switch (runtime) {
-        case Runtime::serial: once = [=] { return apps::fib_serial(n) == expected; }; break;
-        case Runtime::takt: once = [&, n, expected] { return on_takt([n] { return apps::fib(n); }) == expected; }; break;
-        case Runtime::onetbb: once = [&, n, expected] { return on_tbb([n] { return fib_onetbb(n); }) == expected; }; break;
-        case Runtime::openmp: once = [=] { return fib_openmp(n, threads) == expected; }; break;
+        case Runtime::serial:
+          once = [=] { return apps::fib_serial(n) == expected; };
+          break;
+        case Runtime::takt:
+          once = [&, n, expected] { return on_takt([n] { return apps::fib(n); }) == expected; };
+          break;
+        case Runtime::onetbb:
+          once = [&, n, expected] { return on_tbb([n] { return fib_onetbb(n); }) == expected; };
+          break;
+        case Runtime::openmp:
+          once = [=] { return fib_openmp(n, threads) == expected; };
+          break;
       }
       break;
     }
@@ -136,10 +148,18 @@ ChildResult run_kernel(Runtime runtime, const Kernel& kernel, Inputs& in, int re
       const apps::UtsConfig config = kernel.uts;
       const apps::UtsResult expected = apps::uts_serial(config);
       switch (runtime) {
-        case Runtime::serial: once = [=] { return apps::uts_serial(config) == expected; }; break;
-        case Runtime::takt: once = [&, config, expected] { return on_takt([&] { return apps::uts(config); }) == expected; }; break;
-        case Runtime::onetbb: once = [&, config, expected] { return on_tbb([&] { return uts_onetbb(config); }) == expected; }; break;
-        case Runtime::openmp: once = [=] { return uts_openmp(config, threads) == expected; }; break;
+        case Runtime::serial:
+          once = [=] { return apps::uts_serial(config) == expected; };
+          break;
+        case Runtime::takt:
+          once = [&, config, expected] { return on_takt([&] { return apps::uts(config); }) == expected; };
+          break;
+        case Runtime::onetbb:
+          once = [&, config, expected] { return on_tbb([&] { return uts_onetbb(config); }) == expected; };
+          break;
+        case Runtime::openmp:
+          once = [=] { return uts_openmp(config, threads) == expected; };
+          break;
       }
       break;
     }
@@ -149,20 +169,60 @@ ChildResult run_kernel(Runtime runtime, const Kernel& kernel, Inputs& in, int re
       const double* b = in.b.data();
       double* c = in.c.data();
       switch (runtime) {
-        case Runtime::serial: once = [=] { apps::matmul_serial(a, b, c, n); return true; }; break;
-        case Runtime::takt: once = [&, a, b, c, n] { on_takt([=] { apps::matmul(a, b, c, n); }); return true; }; break;
-        case Runtime::onetbb: once = [&, a, b, c, n] { on_tbb([=] { matmul_onetbb(a, b, c, n); }); return true; }; break;
-        case Runtime::openmp: once = [=] { matmul_openmp(a, b, c, n, threads); return true; }; break;
+        case Runtime::serial:
+          once = [=] {
+            apps::matmul_serial(a, b, c, n);
+            return true;
+          };
+          break;
+        case Runtime::takt:
+          once = [&, a, b, c, n] {
+            on_takt([=] { apps::matmul(a, b, c, n); });
+            return true;
+          };
+          break;
+        case Runtime::onetbb:
+          once = [&, a, b, c, n] {
+            on_tbb([=] { matmul_onetbb(a, b, c, n); });
+            return true;
+          };
+          break;
+        case Runtime::openmp:
+          once = [=] {
+            matmul_openmp(a, b, c, n, threads);
+            return true;
+          };
+          break;
       }
       break;
     }
     case KernelKind::synthetic: {
       const apps::SyntheticTask* task = kernel.synthetic;
       switch (runtime) {
-        case Runtime::serial: once = [=] { apps::run_synthetic_serial(*task); return true; }; break;
-        case Runtime::takt: once = [&, task] { on_takt([=] { apps::run_synthetic(*task); }); return true; }; break;
-        case Runtime::onetbb: once = [&, task] { on_tbb([=] { synthetic_onetbb(*task); }); return true; }; break;
-        case Runtime::openmp: once = [=] { synthetic_openmp(*task, threads); return true; }; break;
+        case Runtime::serial:
+          once = [=] {
+            apps::run_synthetic_serial(*task);
+            return true;
+          };
+          break;
+        case Runtime::takt:
+          once = [&, task] {
+            on_takt([=] { apps::run_synthetic(*task); });
+            return true;
+          };
+          break;
+        case Runtime::onetbb:
+          once = [&, task] {
+            on_tbb([=] { synthetic_onetbb(*task); });
+            return true;
+          };
+          break;
+        case Runtime::openmp:
+          once = [=] {
+            synthetic_openmp(*task, threads);
+            return true;
+          };
+          break;
       }
       break;
     }
@@ -211,8 +271,8 @@ bool read_all(int fd, void* data, std::size_t size) {
 }
 
 /// Forks a child that runs the kernel on the runtime and reports back.
-ChildResult measure_in_child(Runtime runtime, const Kernel& kernel, Inputs& in, int repetitions, std::size_t workers,
-                             const RuntimeBenchOptions& options) {
+ChildResult measure_in_child(Runtime runtime, const Kernel& kernel, Inputs& in, int repetitions,
+                             std::size_t workers, const RuntimeBenchOptions& options) {
   int fds[2];
   if (::pipe(fds) != 0) throw takt::Error("bench: pipe failed");
   std::fflush(stdout);
@@ -251,8 +311,8 @@ ChildResult measure_in_child(Runtime runtime, const Kernel& kernel, Inputs& in, 
   int status = 0;
   ::waitpid(pid, &status, 0);
   if (!ok || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    throw takt::Error(fmt::format("bench: the {} child for {} did not finish (status {})", name(runtime), kernel.name,
-                                  status));
+    throw takt::Error(fmt::format("bench: the {} child for {} did not finish (status {})", name(runtime),
+                                  kernel.name, status));
   }
   return result;
 }
@@ -295,17 +355,20 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
     // Fail before a long run, without leaving a file behind.
     std::filesystem::path path(options.json_path);
     std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
-    bool writable = std::filesystem::exists(path) ? ::access(path.c_str(), W_OK) == 0
-                                                  : std::filesystem::is_directory(dir) && ::access(dir.c_str(), W_OK) == 0;
-    if (!writable) throw takt::Error(fmt::format("cannot write '{}'; choose a writable --json path", options.json_path));
+    bool writable = std::filesystem::exists(path)
+                        ? ::access(path.c_str(), W_OK) == 0
+                        : std::filesystem::is_directory(dir) && ::access(dir.c_str(), W_OK) == 0;
+    if (!writable)
+      throw takt::Error(fmt::format("cannot write '{}'; choose a writable --json path", options.json_path));
   }
   static const char* const known[] = {"fib",    "fib-1worker", "uts",         "uts-t3-style",
                                       "matmul", "synthetic-1", "synthetic-2", "synthetic-3"};
   for (const std::string& k : options.kernels) {
     if (std::find(std::begin(known), std::end(known), k) == std::end(known)) {
-      throw takt::Error(fmt::format("unknown kernel '{}' in --kernels; choose from fib, fib-1worker, uts, "
-                                    "uts-t3-style, matmul, synthetic-1, synthetic-2, synthetic-3",
-                                    k));
+      throw takt::Error(
+          fmt::format("unknown kernel '{}' in --kernels; choose from fib, fib-1worker, uts, "
+                      "uts-t3-style, matmul, synthetic-1, synthetic-2, synthetic-3",
+                      k));
     }
   }
   const os::CpuSet cpus = os::allowed_cpus();
@@ -323,10 +386,11 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
     in.b[i] = static_cast<double>(i % 13) * 0.5 - 3.0;
   }
   apps::matmul_serial(in.a.data(), in.b.data(), in.expected.data(), in.matrix_n);
-  fmt::print("takt bench runtime: {} workers on CPUs {}{}; takt's workers {}, {}\n", workers, cpus.to_string(),
-             quick ? " (quick)" : "", options.pin ? "pinned" : "not pinned",
-             options.caller_joins ? "the calling thread joins as worker 0 (P threads in all, as oneTBB and OpenMP)"
-                                  : "P worker threads and a blocked calling thread");
+  fmt::print("takt bench runtime: {} workers on CPUs {}{}; takt's workers {}, {}\n", workers,
+             cpus.to_string(), quick ? " (quick)" : "", options.pin ? "pinned" : "not pinned",
+             options.caller_joins
+                 ? "the calling thread joins as worker 0 (P threads in all, as oneTBB and OpenMP)"
+                 : "P worker threads and a blocked calling thread");
   fmt::print("calibrating the synthetic tasks' busy loop...\n");
   in.synthetic.push_back(apps::make_synthetic_task(1, 101, quick ? 0.1 : 1.0));
   in.synthetic.push_back(apps::make_synthetic_task(2, 102, quick ? 0.02 : 0.25));
@@ -398,17 +462,24 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
   }
 
   if (kernels.empty()) {
-    throw takt::Error("--kernels selects no kernel; choose from fib, fib-1worker, uts, uts-t3-style, matmul, "
-                      "synthetic-1, synthetic-2, synthetic-3");
+    throw takt::Error(
+        "--kernels selects no kernel; choose from fib, fib-1worker, uts, uts-t3-style, matmul, "
+        "synthetic-1, synthetic-2, synthetic-3");
   }
 
   // ---- takt's static memory: the measurement run of P³LS³ §4.2, per kernel ---------------
   for (Kernel& k : kernels) {
     Measurement m;
     switch (k.kind) {
-      case KernelKind::fib: m = measure([n = k.fib_n] { return apps::fib(n); }); break;
-      case KernelKind::uts: m = measure([c = k.uts] { return apps::uts(c); }); break;
-      case KernelKind::matmul: m = measure([&in] { apps::matmul(in.a.data(), in.b.data(), in.c.data(), in.matrix_n); }); break;
+      case KernelKind::fib:
+        m = measure([n = k.fib_n] { return apps::fib(n); });
+        break;
+      case KernelKind::uts:
+        m = measure([c = k.uts] { return apps::uts(c); });
+        break;
+      case KernelKind::matmul:
+        m = measure([&in] { apps::matmul(in.a.data(), in.b.data(), in.c.data(), in.matrix_n); });
+        break;
       case KernelKind::synthetic: {
         apps::SyntheticTask shape = *k.synthetic;  // same loop structure, no busy waiting
         shape.units_per_ns = 0.0;
@@ -449,9 +520,10 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
       }
       for (auto& [runtime, r] : results) {
         std::size_t w = runtime == Runtime::serial ? 1 : (k.workers != 0 ? k.workers : workers);
-        Row row{k.name, k.size, runtime, condition, w, summarize(r.samples), r.correct, r.steals, r.spawns, {}};
-        fmt::print("  {:<16} {:<15} {:<7} median {:9.3f} ms  p95 {:9.3f}  max {:9.3f}{}\n", k.name, name(condition),
-                   name(runtime), row.stats.median_ms, row.stats.p95_ms, row.stats.max_ms,
+        Row row{k.name,    k.size,   runtime,  condition, w, summarize(r.samples),
+                r.correct, r.steals, r.spawns, {}};
+        fmt::print("  {:<16} {:<15} {:<7} median {:9.3f} ms  p95 {:9.3f}  max {:9.3f}{}\n", k.name,
+                   name(condition), name(runtime), row.stats.median_ms, row.stats.p95_ms, row.stats.max_ms,
                    r.correct ? "" : "  WRONG RESULT");
         rows.push_back(row);
       }
@@ -463,7 +535,8 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
   if (const Row* serial = find(rows, "fib", Runtime::serial, Condition::isolated)) {
     for (Row& row : rows) {
       if (row.kernel == "fib-1worker") {
-        row.ns_per_spawn = (row.stats.median_ms - serial->stats.median_ms) * 1e6 / static_cast<double>(spawns);
+        row.ns_per_spawn =
+            (row.stats.median_ms - serial->stats.median_ms) * 1e6 / static_cast<double>(spawns);
       }
     }
     for (Row& row : rows) {
@@ -486,8 +559,13 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
     const Row* t = find(rows, kernel, Runtime::takt, Condition::isolated);
     const Row* o = find(rows, kernel, other, Condition::isolated);
     if (t == nullptr || o == nullptr) return;
-    Target target{title, kernel, "isolated", fmt::format("takt median / {} median", name(other)),
-                  t->stats.median_ms / o->stats.median_ms, limit, false};
+    Target target{title,
+                  kernel,
+                  "isolated",
+                  fmt::format("takt median / {} median", name(other)),
+                  t->stats.median_ms / o->stats.median_ms,
+                  limit,
+                  false};
     target.pass = target.value <= limit;
     targets.push_back(target);
   };
@@ -501,22 +579,28 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
     if (t == nullptr || o == nullptr || t->stats.median_ms <= 0 || o->stats.median_ms <= 0) continue;
     double ours = t->stats.p95_ms / t->stats.median_ms;
     double theirs = o->stats.p95_ms / o->stats.median_ms;
-    Target target{fmt::format("{} multiprogrammed p95/median <= oneTBB's", k.name), k.name, "multiprogrammed",
-                  "takt p95/median - oneTBB p95/median", ours, theirs, ours <= theirs};
+    Target target{fmt::format("{} multiprogrammed p95/median <= oneTBB's", k.name),
+                  k.name,
+                  "multiprogrammed",
+                  "takt p95/median - oneTBB p95/median",
+                  ours,
+                  theirs,
+                  ours <= theirs};
     targets.push_back(target);
   }
 
   // ---- report ---------------------------------------------------------------------------
-  fmt::print("\n{:<16} {:<15} {:<7} {:>10} {:>10} {:>10} {:>9} {:>9} {:>8}\n", "kernel", "condition", "runtime",
-             "median_ms", "p95_ms", "max_ms", "/oneTBB", "/OpenMP", "ns/spawn");
+  fmt::print("\n{:<16} {:<15} {:<7} {:>10} {:>10} {:>10} {:>9} {:>9} {:>8}\n", "kernel", "condition",
+             "runtime", "median_ms", "p95_ms", "max_ms", "/oneTBB", "/OpenMP", "ns/spawn");
   bool all_correct = true;
   for (const Row& row : rows) {
     auto tbb = ratio(row, Runtime::onetbb);
     auto omp = ratio(row, Runtime::openmp);
-    fmt::print("{:<16} {:<15} {:<7} {:>10.3f} {:>10.3f} {:>10.3f} {:>9} {:>9} {:>8}{}\n", row.kernel,
-               name(row.condition), name(row.runtime), row.stats.median_ms, row.stats.p95_ms, row.stats.max_ms,
-               tbb ? fmt::format("{:.2f}", *tbb) : "-", omp ? fmt::format("{:.2f}", *omp) : "-",
-               row.ns_per_spawn ? fmt::format("{:.1f}", *row.ns_per_spawn) : "", row.correct ? "" : "  WRONG");
+    fmt::print(
+        "{:<16} {:<15} {:<7} {:>10.3f} {:>10.3f} {:>10.3f} {:>9} {:>9} {:>8}{}\n", row.kernel,
+        name(row.condition), name(row.runtime), row.stats.median_ms, row.stats.p95_ms, row.stats.max_ms,
+        tbb ? fmt::format("{:.2f}", *tbb) : "-", omp ? fmt::format("{:.2f}", *omp) : "-",
+        row.ns_per_spawn ? fmt::format("{:.1f}", *row.ns_per_spawn) : "", row.correct ? "" : "  WRONG");
     all_correct = all_correct && row.correct;
   }
   fmt::print("\nmultiprogrammed load: one thread per CPU, busy 25 % of every 1 ms (phases staggered), {}\n",
@@ -536,7 +620,9 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
     j["takt_pinned"] = options.pin;
     j["takt_caller_joins"] = options.caller_joins;
     j["cpus"] = cpus.to_string();
-    j["multiprogrammed_load"] = {{"period_ms", 1}, {"utilization", 0.25}, {"phases", "staggered by period/P"},
+    j["multiprogrammed_load"] = {{"period_ms", 1},
+                                 {"utilization", 0.25},
+                                 {"phases", "staggered by period/P"},
                                  {"policy", interference_policy}};
     j["method"] =
         "each runtime in its own forked child process; repetitions split into up to 5 rounds that run the "
@@ -565,11 +651,17 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
       j["rows"].push_back(r);
     }
     for (const Target& t : targets) {
-      j["targets"].push_back({{"name", t.name}, {"kernel", t.kernel}, {"condition", t.condition},
-                              {"measure", t.measure}, {"value", t.value}, {"limit", t.limit}, {"pass", t.pass}});
+      j["targets"].push_back({{"name", t.name},
+                              {"kernel", t.kernel},
+                              {"condition", t.condition},
+                              {"measure", t.measure},
+                              {"value", t.value},
+                              {"limit", t.limit},
+                              {"pass", t.pass}});
     }
     std::ofstream file(options.json_path);
-    if (!file) throw takt::Error(fmt::format("cannot write '{}'; choose a writable --json path", options.json_path));
+    if (!file)
+      throw takt::Error(fmt::format("cannot write '{}'; choose a writable --json path", options.json_path));
     file << j.dump(2) << '\n';
     fmt::print("results written to {}\n", options.json_path);
   }
