@@ -2,9 +2,10 @@
 //
 // The parent stays single-threaded: it prepares the inputs (matrices, synthetic tasks,
 // takt's static-memory measurement) and forks one child per (runtime, kernel,
-// condition). A child sets its runtime up, warms it up, times the repetitions and sends
-// the samples back through a pipe. So libgomp's spinning idle threads and oneTBB's
-// lingering workers never compete with another runtime's measurement.
+// condition). A child sets its runtime up and warms it up; then the parent asks the
+// children in turn for rounds of a few timed repetitions, which they send back through
+// a pipe. A child answers only once its idle threads sleep, so libgomp's spinning idle
+// threads and oneTBB's lingering workers do not compete with another runtime's round.
 #include "bench/runtime/runtime_bench.hpp"
 
 #include "apps/fib.hpp"
@@ -23,12 +24,14 @@
 #include <fmt/core.h>
 #include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/task_arena.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
@@ -36,7 +39,9 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
+#include <thread>
 #include <vector>
 
 namespace takt::bench {
@@ -46,6 +51,8 @@ using Clock = std::chrono::steady_clock;
 
 enum class Runtime { serial, takt, onetbb, openmp };
 constexpr Runtime kRuntimes[] = {Runtime::serial, Runtime::takt, Runtime::onetbb, Runtime::openmp};
+/// Rounds per kernel and condition (fewer when there are fewer repetitions).
+constexpr int kRounds = 20;
 
 const char* name(Runtime r) {
   switch (r) {
@@ -87,9 +94,10 @@ struct Inputs {
   std::vector<apps::SyntheticTask> synthetic;
 };
 
-/// What a child reports: samples in ms, whether every result was right, takt counters.
+/// What a runtime's child reported: samples in ms round by round, whether every result
+/// was right, takt counters.
 struct ChildResult {
-  std::vector<double> samples;
+  Rounds rounds;
   bool correct = true;
   std::uint64_t steals = 0;
   std::uint64_t spawns = 0;
@@ -97,9 +105,20 @@ struct ChildResult {
 
 bool matrix_equal(const std::vector<double>& x, const std::vector<double>& y) { return x == y; }
 
-/// Runs the timed loop of one kernel on one runtime (inside the child).
-ChildResult run_kernel(Runtime runtime, const Kernel& kernel, Inputs& in, int repetitions,
-                       std::size_t workers, const RuntimeBenchOptions& options) {
+bool write_all(int fd, const void* data, std::size_t size);
+bool read_all(int fd, void* data, std::size_t size);
+void wait_until_other_threads_sleep(std::chrono::milliseconds limit);
+
+/// The child's side: sets the runtime up and says so once its threads sleep (the parent
+/// starts the children one after another), then serves rounds until told to stop. A
+/// round is a request of n repetitions (n > 0; 0 ends): warm-up runs (2, or 20 for
+/// matmul, in the first round; then 1, or 5), n timed runs, and the samples sent back;
+/// the child answers only once its runtime's idle threads sleep, so that no spinning
+/// thread of this child shares the machine with the next round of another runtime. At
+/// the end it sends whether every result was right and takt's steal and spawn counts
+/// over the timed runs.
+void serve_kernel(Runtime runtime, const Kernel& kernel, Inputs& in, std::size_t workers,
+                  const RuntimeBenchOptions& options, int requests, int replies) {
   ChildResult out;
   const int threads = static_cast<int>(workers);
   std::function<bool()> once;
@@ -228,24 +247,40 @@ ChildResult run_kernel(Runtime runtime, const Kernel& kernel, Inputs& in, int re
     }
   }
 
-  const int warmups = kernel.kind == KernelKind::matmul ? 20 : 2;
-  for (int i = 0; i < warmups; ++i) out.correct = once() && out.correct;
-  if (pool) pool->reset_statistics();
-  out.samples.reserve(static_cast<std::size_t>(repetitions));
-  for (int i = 0; i < repetitions; ++i) {
-    auto t0 = Clock::now();
-    bool ok = once();
-    auto t1 = Clock::now();
-    out.correct = ok && out.correct;
-    out.samples.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+  // Set up: tell the parent once this process is quiet, so that the next child's set-up
+  // and the rounds do not overlap with it. The first round warms up more.
+  wait_until_other_threads_sleep(std::chrono::milliseconds(500));
+  const char ready = 'r';
+  if (!write_all(replies, &ready, 1)) throw takt::Error("the parent went away");
+  const int first_warmups = kernel.kind == KernelKind::matmul ? 20 : 2;
+  const int round_warmups = kernel.kind == KernelKind::matmul ? 5 : 1;
+  for (bool first = true;; first = false) {
+    std::uint64_t repetitions = 0;
+    if (!read_all(requests, &repetitions, sizeof repetitions)) throw takt::Error("the parent went away");
+    if (repetitions == 0) break;
+    for (int i = 0; i < (first ? first_warmups : round_warmups); ++i) out.correct = once() && out.correct;
+    if (pool) pool->reset_statistics();
+    std::vector<double> samples;
+    samples.reserve(repetitions);
+    for (std::uint64_t i = 0; i < repetitions; ++i) {
+      auto t0 = Clock::now();
+      bool ok = once();
+      auto t1 = Clock::now();
+      out.correct = ok && out.correct;
+      samples.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+    }
+    if (pool) {
+      WorkerStatistics total = pool->total_statistics();
+      out.steals += total.steals;
+      out.spawns += total.spawns;
+    }
+    wait_until_other_threads_sleep(std::chrono::milliseconds(500));
+    if (!write_all(replies, samples.data(), samples.size() * sizeof(double)))
+      throw takt::Error("the parent went away");
   }
   if (kernel.kind == KernelKind::matmul) out.correct = matrix_equal(in.c, in.expected) && out.correct;
-  if (pool) {
-    WorkerStatistics total = pool->total_statistics();
-    out.steals = total.steals;
-    out.spawns = total.spawns;
-  }
-  return out;
+  std::uint64_t summary[3] = {out.correct ? 1u : 0u, out.steals, out.spawns};
+  if (!write_all(replies, summary, sizeof summary)) throw takt::Error("the parent went away");
 }
 
 bool write_all(int fd, const void* data, std::size_t size) {
@@ -270,52 +305,125 @@ bool read_all(int fd, void* data, std::size_t size) {
   return true;
 }
 
-/// Forks a child that runs the kernel on the runtime and reports back.
-ChildResult measure_in_child(Runtime runtime, const Kernel& kernel, Inputs& in, int repetitions,
-                             std::size_t workers, const RuntimeBenchOptions& options) {
-  int fds[2];
-  if (::pipe(fds) != 0) throw takt::Error("bench: pipe failed");
-  std::fflush(stdout);
-  std::fflush(stderr);
-  pid_t pid = ::fork();
-  if (pid < 0) throw takt::Error(fmt::format("bench: fork failed ({})", std::strerror(errno)));
-  if (pid == 0) {
-    ::close(fds[0]);
-    int code = 0;
-    try {
-      ChildResult r = run_kernel(runtime, kernel, in, repetitions, workers, options);
-      std::uint64_t header[4] = {r.samples.size(), r.correct ? 1u : 0u, r.steals, r.spawns};
-      if (!write_all(fds[1], header, sizeof header) ||
-          !write_all(fds[1], r.samples.data(), r.samples.size() * sizeof(double))) {
-        code = 2;
+/// Waits (up to `limit`) until every thread of this process but the caller is asleep:
+/// libgomp's idle threads spin for a while after a parallel region (GOMP_SPINCOUNT) and
+/// oneTBB's workers linger before they sleep. Reads each thread's state from
+/// /proc/self/task/*/stat ('R': running or runnable).
+void wait_until_other_threads_sleep(std::chrono::milliseconds limit) {
+  const pid_t self = static_cast<pid_t>(::syscall(SYS_gettid));
+  const auto until = Clock::now() + limit;
+  for (;;) {
+    bool busy = false;
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc/self/task", ec)) {
+      if (entry.path().filename() == std::to_string(self)) continue;
+      std::ifstream stat(entry.path() / "stat");
+      std::string line;
+      std::getline(stat, line);
+      // "tid (comm) S ...": the state follows the last ')' (comm may hold spaces).
+      auto close = line.rfind(')');
+      if (close != std::string::npos && close + 2 < line.size() && line[close + 2] == 'R') {
+        busy = true;
+        break;
       }
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "takt bench: %s on %s failed: %s\n", kernel.name.c_str(), name(runtime), e.what());
-      code = 3;
     }
-    ::close(fds[1]);
-    ::_exit(code);
+    if (ec || !busy || Clock::now() >= until) return;
+    std::this_thread::sleep_for(std::chrono::microseconds(500));
   }
-  ::close(fds[1]);
-  ChildResult result;
-  std::uint64_t header[4] = {};
-  bool ok = read_all(fds[0], header, sizeof header);
-  if (ok) {
-    result.samples.resize(header[0]);
-    ok = read_all(fds[0], result.samples.data(), result.samples.size() * sizeof(double));
-    result.correct = header[1] == 1;
-    result.steals = header[2];
-    result.spawns = header[3];
-  }
-  ::close(fds[0]);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  if (!ok || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    throw takt::Error(fmt::format("bench: the {} child for {} did not finish (status {})", name(runtime),
-                                  kernel.name, status));
-  }
-  return result;
 }
+
+/// One runtime's child process for one kernel and condition: started once, asked for
+/// rounds of repetitions in turn with the other runtimes' children.
+class RuntimeChild {
+ public:
+  RuntimeChild(Runtime runtime, const Kernel& kernel, Inputs& in, std::size_t workers,
+               const RuntimeBenchOptions& options)
+      : runtime_(runtime), kernel_(kernel.name) {
+    int to_child[2], from_child[2];
+    if (::pipe(to_child) != 0) throw takt::Error("bench: pipe failed");
+    if (::pipe(from_child) != 0) {
+      ::close(to_child[0]);
+      ::close(to_child[1]);
+      throw takt::Error("bench: pipe failed");
+    }
+    std::fflush(stdout);
+    std::fflush(stderr);
+    pid_ = ::fork();
+    if (pid_ < 0) throw takt::Error(fmt::format("bench: fork failed ({})", std::strerror(errno)));
+    if (pid_ == 0) {
+      ::close(to_child[1]);
+      ::close(from_child[0]);
+      int code = 0;
+      try {
+        serve_kernel(runtime, kernel, in, workers, options, to_child[0], from_child[1]);
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "takt bench: %s on %s failed: %s\n", kernel.name.c_str(), name(runtime),
+                     e.what());
+        code = 3;
+      }
+      ::_exit(code);
+    }
+    ::close(to_child[0]);
+    ::close(from_child[1]);
+    requests_ = to_child[1];
+    replies_ = from_child[0];
+    char ready = 0;
+    if (!read_all(replies_, &ready, 1)) fail();
+  }
+  RuntimeChild(const RuntimeChild&) = delete;
+  RuntimeChild& operator=(const RuntimeChild&) = delete;
+  ~RuntimeChild() {
+    if (pid_ > 0) {
+      ::close(requests_);
+      ::close(replies_);
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+    }
+  }
+
+  /// Times `repetitions` runs; returns the samples (ms).
+  std::vector<double> round(std::uint64_t repetitions) {
+    std::vector<double> got(repetitions);
+    if (!write_all(requests_, &repetitions, sizeof repetitions) ||
+        !read_all(replies_, got.data(), got.size() * sizeof(double))) {
+      fail();
+    }
+    return got;
+  }
+
+  /// Ends the child; its correctness and takt counters go into `result`.
+  void finish(ChildResult& result) {
+    std::uint64_t stop = 0;
+    std::uint64_t summary[3] = {};
+    if (!write_all(requests_, &stop, sizeof stop) || !read_all(replies_, summary, sizeof summary)) fail();
+    result.correct = summary[0] == 1;
+    result.steals = summary[1];
+    result.spawns = summary[2];
+    ::close(requests_);
+    ::close(replies_);
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+    pid_ = -1;
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) fail(status);
+  }
+
+ private:
+  [[noreturn]] void fail(int status = -1) {
+    if (pid_ > 0 && status == -1) {
+      ::close(requests_);
+      ::close(replies_);
+      ::waitpid(pid_, &status, 0);
+      pid_ = -1;
+    }
+    throw takt::Error(fmt::format("bench: the {} child for {} did not finish (status {})", name(runtime_),
+                                  kernel_, status));
+  }
+
+  Runtime runtime_;
+  std::string kernel_;
+  pid_t pid_ = -1;
+  int requests_ = -1, replies_ = -1;
+};
 
 struct Row {
   std::string kernel, size;
@@ -326,6 +434,7 @@ struct Row {
   bool correct;
   std::uint64_t steals = 0, spawns = 0;
   std::optional<double> ns_per_spawn;
+  Rounds rounds;  ///< samples in ms, round by round, in the order taken
 };
 
 const Row* find(const std::vector<Row>& rows, const std::string& kernel, Runtime r, Condition c) {
@@ -339,7 +448,16 @@ struct Target {
   std::string name, kernel, condition, measure;
   double value = 0, limit = 0;
   bool pass = false;
+  std::optional<TailComparison> noise;  ///< multiprogrammed targets: how sure the order is
 };
+
+/// Whether a tail comparison's 95 % interval tells takt's p95/median from oneTBB's.
+const char* noise_verdict(const TailComparison& c) {
+  if (c.rounds < 2) return "no interval from one round";
+  if (c.high < 0) return "smaller beyond the noise";
+  if (c.low > 0) return "larger beyond the noise";
+  return "within the noise";
+}
 
 std::string today() {
   std::time_t t = std::time(nullptr);
@@ -501,27 +619,31 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
     }
     for (const Kernel& k : kernels) {
       if (condition == Condition::multiprogrammed && !k.conditions_both) continue;
-      // The repetitions are split into rounds; each round runs every runtime once, in
-      // turn, so that slow phases of a shared machine hit all runtimes alike.
-      const int rounds = quick ? 1 : std::min(k.repetitions, 5);
+      // One child per runtime, asked in turn for rounds of a few repetitions each (the
+      // order rotating from round to round), so that slow phases of a shared machine hit
+      // all runtimes alike.
+      const int rounds = std::min(k.repetitions, kRounds);
       std::map<Runtime, ChildResult> results;
+      std::vector<std::pair<Runtime, std::unique_ptr<RuntimeChild>>> children;
+      for (Runtime runtime : kRuntimes) {
+        if (runtime == Runtime::serial && !k.with_serial) continue;
+        std::size_t w = runtime == Runtime::serial ? 1 : (k.workers != 0 ? k.workers : workers);
+        children.emplace_back(runtime, std::make_unique<RuntimeChild>(runtime, k, in, w, options));
+      }
       for (int round = 0; round < rounds; ++round) {
         const int reps = k.repetitions / rounds + (round < k.repetitions % rounds ? 1 : 0);
-        for (Runtime runtime : kRuntimes) {
-          if (runtime == Runtime::serial && !k.with_serial) continue;
-          std::size_t w = runtime == Runtime::serial ? 1 : (k.workers != 0 ? k.workers : workers);
-          ChildResult r = measure_in_child(runtime, k, in, reps, w, options);
-          ChildResult& all = results[runtime];
-          all.samples.insert(all.samples.end(), r.samples.begin(), r.samples.end());
-          all.correct = (round == 0 || all.correct) && r.correct;
-          all.steals += r.steals;
-          all.spawns += r.spawns;
+        for (std::size_t i = 0; i < children.size(); ++i) {
+          auto& [runtime, child] = children[(i + static_cast<std::size_t>(round)) % children.size()];
+          results[runtime].rounds.push_back(child->round(static_cast<std::uint64_t>(reps)));
         }
       }
+      for (auto& [runtime, child] : children) child->finish(results[runtime]);
       for (auto& [runtime, r] : results) {
         std::size_t w = runtime == Runtime::serial ? 1 : (k.workers != 0 ? k.workers : workers);
-        Row row{k.name,    k.size,   runtime,  condition, w, summarize(r.samples),
-                r.correct, r.steals, r.spawns, {}};
+        std::vector<double> all;
+        for (const auto& round : r.rounds) all.insert(all.end(), round.begin(), round.end());
+        Row row{k.name,    k.size,   runtime,  condition, w,       summarize(all),
+                r.correct, r.steals, r.spawns, {},        r.rounds};
         fmt::print("  {:<16} {:<15} {:<7} median {:9.3f} ms  p95 {:9.3f}  max {:9.3f}{}\n", k.name,
                    name(condition), name(runtime), row.stats.median_ms, row.stats.p95_ms, row.stats.max_ms,
                    r.correct ? "" : "  WRONG RESULT");
@@ -565,7 +687,8 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
                   fmt::format("takt median / {} median", name(other)),
                   t->stats.median_ms / o->stats.median_ms,
                   limit,
-                  false};
+                  false,
+                  std::nullopt};
     target.pass = target.value <= limit;
     targets.push_back(target);
   };
@@ -582,10 +705,11 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
     Target target{fmt::format("{} multiprogrammed p95/median <= oneTBB's", k.name),
                   k.name,
                   "multiprogrammed",
-                  "takt p95/median - oneTBB p95/median",
+                  "takt p95/median vs oneTBB p95/median",
                   ours,
                   theirs,
-                  ours <= theirs};
+                  ours <= theirs,
+                  compare_tail_ratios(t->rounds, o->rounds)};
     targets.push_back(target);
   }
 
@@ -607,7 +731,25 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
              interference_policy);
   fmt::print("targets{}:\n", quick ? " (quick mode: smaller sizes than the targets are stated for)" : "");
   for (const Target& t : targets) {
-    fmt::print("  {:<52} {:>6.2f} vs {:>6.2f}  {}\n", t.name, t.value, t.limit, t.pass ? "PASS" : "FAIL");
+    if (t.noise) {
+      // Three decimals: the two tails often differ in the third.
+      fmt::print(
+          "  {:<52} {:>6.3f} vs {:>6.3f}  {}  (difference {:+.3f}, 95 % bootstrap interval [{:+.3f}, "
+          "{:+.3f}]: "
+          "{})\n",
+          t.name, t.value, t.limit, t.pass ? "PASS" : "FAIL", t.noise->difference, t.noise->low,
+          t.noise->high, noise_verdict(*t.noise));
+    } else {
+      fmt::print("  {:<52} {:>6.2f} vs {:>6.2f}  {}\n", t.name, t.value, t.limit, t.pass ? "PASS" : "FAIL");
+    }
+  }
+  auto with_noise =
+      std::find_if(targets.begin(), targets.end(), [](const Target& t) { return t.noise.has_value(); });
+  if (with_noise != targets.end()) {
+    fmt::print(
+        "  (interval: {} bootstrap resamples of the rounds, takt's and oneTBB's round i together; one that "
+        "holds 0 means the samples cannot order the two tails)\n",
+        with_noise->noise->resamples);
   }
 
   if (!options.json_path.empty()) {
@@ -624,9 +766,12 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
                                  {"utilization", 0.25},
                                  {"phases", "staggered by period/P"},
                                  {"policy", interference_policy}};
-    j["method"] =
-        "each runtime in its own forked child process; repetitions split into up to 5 rounds that run the "
-        "runtimes in turn; steady_clock around each run after warm-up; nearest-rank percentiles";
+    j["method"] = fmt::format(
+        "each runtime in its own forked child process, started once per kernel and condition; "
+        "repetitions split into up to {} rounds that run the runtimes in turn (order rotating), each "
+        "round after a warm-up run and once the previous runtime's idle threads sleep; steady_clock "
+        "around each run; nearest-rank percentiles",
+        kRounds);
     for (const Row& row : rows) {
       nlohmann::json r;
       r["kernel"] = row.kernel;
@@ -644,6 +789,7 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
       if (auto v = ratio(row, Runtime::onetbb)) r["ratio_to_onetbb"] = *v;
       if (auto v = ratio(row, Runtime::openmp)) r["ratio_to_openmp"] = *v;
       if (row.ns_per_spawn) r["ns_per_spawn"] = *row.ns_per_spawn;
+      r["rounds_ms"] = row.rounds;  // the samples, round by round, in the order taken
       if (row.runtime == Runtime::takt) {
         r["steals"] = row.steals;
         r["spawns"] = row.spawns;
@@ -651,13 +797,18 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
       j["rows"].push_back(r);
     }
     for (const Target& t : targets) {
-      j["targets"].push_back({{"name", t.name},
-                              {"kernel", t.kernel},
-                              {"condition", t.condition},
-                              {"measure", t.measure},
-                              {"value", t.value},
-                              {"limit", t.limit},
-                              {"pass", t.pass}});
+      nlohmann::json target = {{"name", t.name},       {"kernel", t.kernel}, {"condition", t.condition},
+                               {"measure", t.measure}, {"value", t.value},   {"limit", t.limit},
+                               {"pass", t.pass}};
+      if (t.noise) {
+        target["difference"] = t.noise->difference;
+        target["interval_95"] = {t.noise->low, t.noise->high};
+        target["interval_method"] =
+            fmt::format("paired percentile bootstrap of the rounds, {} resamples, seed {}",
+                        t.noise->resamples, t.noise->seed);
+        target["noise_verdict"] = noise_verdict(*t.noise);
+      }
+      j["targets"].push_back(target);
     }
     std::ofstream file(options.json_path);
     if (!file)

@@ -1,10 +1,9 @@
-// Median, p95 and max of repeated timings (nearest-rank percentiles).
+// Median, p95 and max of repeated timings (nearest-rank percentiles), and how sure a
+// comparison of two runtimes' tails is (a bootstrap interval).
 #pragma once
 
-#include <algorithm>
-#include <cmath>
 #include <cstddef>
-#include <numeric>
+#include <cstdint>
 #include <vector>
 
 namespace takt::bench {
@@ -14,27 +13,35 @@ struct SampleStatistics {
   double min_ms = 0, median_ms = 0, p95_ms = 0, max_ms = 0, mean_ms = 0;
 };
 
-/// The p-th percentile (0 < p ≤ 100) of sorted samples by the nearest-rank method: the
-/// smallest sample such that at least p % of the samples are ≤ it. For 20 samples the
-/// 95th percentile is the 19th smallest; the median of 5 samples is the 3rd.
-inline double nearest_rank(const std::vector<double>& sorted, double p) {
-  if (sorted.empty()) return 0.0;
-  auto rank = static_cast<std::size_t>(std::ceil(p / 100.0 * static_cast<double>(sorted.size())));
-  if (rank < 1) rank = 1;
-  return sorted[std::min(rank, sorted.size()) - 1];
-}
+/// Min, nearest-rank median and p95 (platform::nearest_rank: for 20 samples the p95 is
+/// the 19th smallest, for 5 the median is the 3rd), max and mean.
+SampleStatistics summarize(std::vector<double> samples_ms);
 
-inline SampleStatistics summarize(std::vector<double> samples_ms) {
-  SampleStatistics s;
-  if (samples_ms.empty()) return s;
-  std::sort(samples_ms.begin(), samples_ms.end());
-  s.count = samples_ms.size();
-  s.min_ms = samples_ms.front();
-  s.max_ms = samples_ms.back();
-  s.median_ms = nearest_rank(samples_ms, 50);
-  s.p95_ms = nearest_rank(samples_ms, 95);
-  s.mean_ms = std::accumulate(samples_ms.begin(), samples_ms.end(), 0.0) / static_cast<double>(s.count);
-  return s;
-}
+/// p95 / median of samples (nearest rank); 0 when empty or the median is not positive.
+double tail_ratio(std::vector<double> samples_ms);
+
+/// The difference p95/median(a) − p95/median(b) and a 95 % bootstrap interval for it.
+/// The samples come in rounds: round i of a and round i of b were taken one right after
+/// the other, so they share the machine's phase of that moment (another tenant's load,
+/// the host's frequency), and the samples of one round share it with each other. So
+/// the bootstrap resamples rounds, not samples, and pairs them: `resamples` times, draw
+/// as many round numbers as there are rounds, with replacement; take those rounds of a
+/// and of b; compute the difference. The interval is the nearest-rank 2.5th and 97.5th
+/// percentile of those differences. Draws come from analysis::Random(seed): the same
+/// interval for the same samples on every platform. An interval that holds 0 says the
+/// samples cannot tell the two tails apart: phases like the measured ones, differently
+/// spread over the rounds, would order them either way. `a` and `b` need the same number
+/// of rounds (std::invalid_argument otherwise). With fewer than 2 rounds there is no
+/// interval: low and high are the difference, and `rounds` says why.
+struct TailComparison {
+  double difference = 0;
+  double low = 0, high = 0;  ///< the 95 % interval
+  std::size_t rounds = 0;
+  int resamples = 0;
+  std::uint64_t seed = 0;
+};
+using Rounds = std::vector<std::vector<double>>;
+TailComparison compare_tail_ratios(const Rounds& a, const Rounds& b, int resamples = 2000,
+                                   std::uint64_t seed = 1);
 
 }  // namespace takt::bench

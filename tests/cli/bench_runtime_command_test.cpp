@@ -1,5 +1,6 @@
-// Tests of `takt bench runtime`, run as a program: its JSON rows, the caller mode it
-// records, and its error for an unknown kernel. (Its speed targets are not tested here:
+// Tests of `takt bench runtime`, run as a program: its JSON rows (every sample, in
+// rounds), the tail targets' bootstrap interval, the caller mode it records, and its
+// error for an unknown kernel. (Its speed targets are not tested here:
 // they are measurements, checked by running the benchmark, docs/benchmarks-runtime.md.)
 #include "../support/command_test.hpp"
 
@@ -20,7 +21,8 @@ class BenchRuntime : public takt::testing::CommandTest {
     const std::string json = (dir_ / "runtime.json").string();
     // TAKT_NO_RT=1: the multiprogrammed load competes in SCHED_OTHER instead of
     // preempting the tests that run beside this one.
-    Outcome r = takt("bench runtime --quick --kernels matmul --workers 2 --json " + json + " " + extra, "TAKT_NO_RT=1");
+    Outcome r = takt("bench runtime --quick --kernels matmul --workers 2 --json " + json + " " + extra,
+                     "TAKT_NO_RT=1");
     EXPECT_EQ(r.status, 0) << r.err;
     std::ifstream in(json);
     return nlohmann::json::parse(in);
@@ -39,11 +41,38 @@ TEST_F(BenchRuntime, EveryRuntimeAndConditionGetsACorrectRowAndTheCallerModeIsRe
     EXPECT_GT(row["median_ms"].get<double>(), 0.0);
     EXPECT_LE(row["median_ms"].get<double>(), row["p95_ms"].get<double>());
     EXPECT_LE(row["p95_ms"].get<double>(), row["max_ms"].get<double>());
+    // --quick runs 50 matmul samples: 20 rounds of 2 or 3, every sample in the JSON.
+    std::size_t samples = 0;
+    for (const auto& round : row["rounds_ms"]) samples += round.size();
+    EXPECT_EQ(row["rounds_ms"].size(), 20u);
+    EXPECT_EQ(samples, row["repetitions"].get<std::size_t>());
     seen.insert(row["runtime"].get<std::string>() + "/" + row["condition"].get<std::string>());
   }
+  bool tail_target = false;
+  for (const auto& target : j["targets"]) {
+    if (target["condition"] != "multiprogrammed") continue;
+    tail_target = true;
+    const double low = target["interval_95"][0].get<double>(), high = target["interval_95"][1].get<double>();
+    EXPECT_LE(low, high) << target.dump();
+    const std::string verdict = target["noise_verdict"].get<std::string>();
+    EXPECT_EQ(verdict, high < 0  ? "smaller beyond the noise"
+                       : low > 0 ? "larger beyond the noise"
+                                 : "within the noise")
+        << target.dump();
+  }
+  EXPECT_TRUE(tail_target);
   for (const char* runtime : {"takt", "onetbb", "openmp", "serial"}) {
     for (const char* condition : {"isolated", "multiprogrammed"}) {
       EXPECT_EQ(seen.count(std::string(runtime) + "/" + condition), 1u) << runtime << " " << condition;
+    }
+  }
+}
+
+TEST_F(BenchRuntime, OneRepetitionIsOneRoundAndGivesNoInterval) {
+  nlohmann::json j = run_matmul("--repetitions 1");
+  for (const auto& target : j["targets"]) {
+    if (target["condition"] == "multiprogrammed") {
+      EXPECT_EQ(target["noise_verdict"], "no interval from one round") << target.dump();
     }
   }
 }
