@@ -51,8 +51,9 @@ using Clock = std::chrono::steady_clock;
 
 enum class Runtime { serial, takt, onetbb, openmp };
 constexpr Runtime kRuntimes[] = {Runtime::serial, Runtime::takt, Runtime::onetbb, Runtime::openmp};
-/// Rounds per kernel and condition (fewer when there are fewer repetitions).
-constexpr int kRounds = 20;
+/// Rounds per kernel and condition: 20, or one per 5 repetitions when there are more
+/// than 100, or one per repetition when there are fewer than 20.
+int rounds_for(int repetitions) { return std::min(repetitions, std::max(20, repetitions / 5)); }
 
 const char* name(Runtime r) {
   switch (r) {
@@ -489,6 +490,19 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
                       k));
     }
   }
+  std::vector<Runtime> selected;
+  for (Runtime r : kRuntimes) {
+    if (options.runtimes.empty() ||
+        std::find(options.runtimes.begin(), options.runtimes.end(), name(r)) != options.runtimes.end()) {
+      selected.push_back(r);
+    }
+  }
+  for (const std::string& r : options.runtimes) {
+    if (std::none_of(std::begin(kRuntimes), std::end(kRuntimes), [&](Runtime k) { return r == name(k); })) {
+      throw takt::Error(
+          fmt::format("unknown runtime '{}' in --runtimes; choose from takt, onetbb, openmp, serial", r));
+    }
+  }
   const os::CpuSet cpus = os::allowed_cpus();
   const std::size_t workers = options.workers != 0 ? options.workers : cpus.size();
   const bool quick = options.quick;
@@ -622,10 +636,10 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
       // One child per runtime, asked in turn for rounds of a few repetitions each (the
       // order rotating from round to round), so that slow phases of a shared machine hit
       // all runtimes alike.
-      const int rounds = std::min(k.repetitions, kRounds);
+      const int rounds = rounds_for(k.repetitions);
       std::map<Runtime, ChildResult> results;
       std::vector<std::pair<Runtime, std::unique_ptr<RuntimeChild>>> children;
-      for (Runtime runtime : kRuntimes) {
+      for (Runtime runtime : selected) {
         if (runtime == Runtime::serial && !k.with_serial) continue;
         std::size_t w = runtime == Runtime::serial ? 1 : (k.workers != 0 ? k.workers : workers);
         children.emplace_back(runtime, std::make_unique<RuntimeChild>(runtime, k, in, w, options));
@@ -766,12 +780,13 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
                                  {"utilization", 0.25},
                                  {"phases", "staggered by period/P"},
                                  {"policy", interference_policy}};
-    j["method"] = fmt::format(
-        "each runtime in its own forked child process, started once per kernel and condition; "
-        "repetitions split into up to {} rounds that run the runtimes in turn (order rotating), each "
-        "round after a warm-up run and once the previous runtime's idle threads sleep; steady_clock "
-        "around each run; nearest-rank percentiles",
-        kRounds);
+    j["method"] =
+        "each runtime in its own forked child process, started once per kernel and condition, one after "
+        "another; repetitions split into rounds (20, or one per 5 repetitions above 100) that run the "
+        "runtimes in turn (order rotating), each round after warm-up runs and once the previous runtime's "
+        "idle threads sleep; steady_clock around each run; nearest-rank percentiles";
+    j["runtimes"] = nlohmann::json::array();
+    for (Runtime r : selected) j["runtimes"].push_back(name(r));
     for (const Row& row : rows) {
       nlohmann::json r;
       r["kernel"] = row.kernel;

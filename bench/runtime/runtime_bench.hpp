@@ -9,12 +9,13 @@
 namespace takt::bench {
 
 struct RuntimeBenchOptions {
-  std::string json_path;      ///< write the results here ("" = no JSON)
-  int repetitions = 0;        ///< timed runs per kernel and runtime (0 = each kernel's default)
-  bool quick = false;         ///< small sizes, few runs: a smoke test (well under a minute)
-  std::size_t workers = 0;    ///< threads per runtime (0 = the CPUs this process may use)
-  std::vector<std::string> kernels;  ///< run only these kernels (empty = all)
-  bool pin = true;            ///< pin takt's workers (its default; oneTBB and OpenMP are not pinned)
+  std::string json_path;              ///< write the results here ("" = no JSON)
+  int repetitions = 0;                ///< timed runs per kernel and runtime (0 = each kernel's default)
+  bool quick = false;                 ///< small sizes, few runs: a smoke test (well under a minute)
+  std::size_t workers = 0;            ///< threads per runtime (0 = the CPUs this process may use)
+  std::vector<std::string> kernels;   ///< run only these kernels (empty = all)
+  std::vector<std::string> runtimes;  ///< run only these runtimes: takt, onetbb, openmp, serial (empty = all)
+  bool pin = true;                    ///< pin takt's workers (its default; oneTBB and OpenMP are not pinned)
   /// takt's pools of 2+ workers let the timing thread join as worker 0 (PoolConfig::
   /// caller_joins), so each runtime uses P threads with the caller among them, as
   /// oneTBB's arena and OpenMP's team do; false: P worker threads, the caller blocks.

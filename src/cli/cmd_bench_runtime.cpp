@@ -14,10 +14,12 @@ namespace {
     [](CLI::App& app) -> Action {
       auto options = std::make_shared<bench::RuntimeBenchOptions>();
       app.add_option("--json", options->json_path, "Write the results as JSON to this file");
-      app.add_option("--repetitions", options->repetitions, "Timed runs per kernel and runtime (default: per kernel)")
+      app.add_option("--repetitions", options->repetitions,
+                     "Timed runs per kernel and runtime (default: per kernel)")
           ->check(CLI::PositiveNumber);
       app.add_flag("--quick", options->quick, "Small sizes and few runs (a smoke test, well under a minute)");
-      app.add_option("--workers", options->workers, "Threads per runtime (default: the CPUs this process may use)")
+      app.add_option("--workers", options->workers,
+                     "Threads per runtime (default: the CPUs this process may use)")
           ->check(CLI::PositiveNumber);
       app.add_flag("!--no-pin", options->pin,
                    "Do not pin takt's workers to CPUs (oneTBB and OpenMP threads are never pinned)");
@@ -27,6 +29,10 @@ namespace {
       app.add_option("--kernels", options->kernels,
                      "Run only these kernels: fib, fib-1worker, uts, uts-t3-style, matmul, synthetic-1, "
                      "synthetic-2, synthetic-3")
+          ->delimiter(',');
+      app.add_option(
+             "--runtimes", options->runtimes,
+             "Run only these runtimes: takt, onetbb, openmp, serial (a target needs both of its runtimes)")
           ->delimiter(',');
       return [options] { return bench::run_runtime_bench(*options); };
     },

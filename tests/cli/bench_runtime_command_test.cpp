@@ -83,6 +83,25 @@ TEST_F(BenchRuntime, NoCallerJoinsIsRecorded) {
   EXPECT_FALSE(j["rows"].empty());
 }
 
+TEST_F(BenchRuntime, RuntimesSelectsTheRowsAndKeepsTheTargetsThatHaveBothRuntimes) {
+  nlohmann::json j = run_matmul("--runtimes takt,onetbb");
+  std::set<std::string> runtimes;
+  for (const auto& row : j["rows"]) runtimes.insert(row["runtime"].get<std::string>());
+  EXPECT_EQ(runtimes, (std::set<std::string>{"takt", "onetbb"}));
+  EXPECT_EQ(j["runtimes"], nlohmann::json::array({"takt", "onetbb"}));
+  std::set<std::string> targets;
+  for (const auto& target : j["targets"]) targets.insert(target["name"].get<std::string>());
+  EXPECT_EQ(targets, (std::set<std::string>{"matmul <= 1.1x oneTBB",
+                                            "matmul multiprogrammed p95/median <= oneTBB's"}));
+}
+
+TEST_F(BenchRuntime, AnUnknownRuntimeIsAClearError) {
+  Outcome r = takt("bench runtime --quick --runtimes takt,tbb");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("unknown runtime 'tbb'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("choose from takt, onetbb, openmp, serial"), std::string::npos) << r.err;
+}
+
 TEST_F(BenchRuntime, AnUnknownKernelIsAClearError) {
   Outcome r = takt("bench runtime --quick --kernels matmull");
   EXPECT_EQ(r.status, 1);
