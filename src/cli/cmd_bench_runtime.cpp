@@ -10,7 +10,8 @@ namespace {
 [[maybe_unused]] const bool registered = register_command({
     {"bench", "runtime"},
     "fib, UTS, matmul and the RTWS synthetic tasks on takt, oneTBB, OpenMP and serially, isolated and "
-    "multiprogrammed; prints median/p95/max, ratios and the speed targets",
+    "multiprogrammed, the runtimes taking turns in rounds; prints median/p95/max, ratios and the speed "
+    "targets, each tail target with a bootstrap interval",
     [](CLI::App& app) -> Action {
       auto options = std::make_shared<bench::RuntimeBenchOptions>();
       app.add_option("--json", options->json_path, "Write the results as JSON to this file");
