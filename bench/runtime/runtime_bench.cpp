@@ -102,13 +102,15 @@ struct ChildResult {
   bool correct = true;
   std::uint64_t steals = 0;
   std::uint64_t spawns = 0;
+  std::uint64_t not_quiet = 0;  ///< rounds after which a thread still ran at the wait's limit
 };
 
 bool matrix_equal(const std::vector<double>& x, const std::vector<double>& y) { return x == y; }
 
 bool write_all(int fd, const void* data, std::size_t size);
 bool read_all(int fd, void* data, std::size_t size);
-void wait_until_other_threads_sleep(std::chrono::milliseconds limit);
+bool wait_until_other_threads_sleep(std::chrono::milliseconds limit);
+constexpr std::chrono::milliseconds kQuietLimit{500};
 
 /// The child's side: sets the runtime up and says so once its threads sleep (the parent
 /// starts the children one after another), then serves rounds until told to stop. A
@@ -250,7 +252,7 @@ void serve_kernel(Runtime runtime, const Kernel& kernel, Inputs& in, std::size_t
 
   // Set up: tell the parent once this process is quiet, so that the next child's set-up
   // and the rounds do not overlap with it. The first round warms up more.
-  wait_until_other_threads_sleep(std::chrono::milliseconds(500));
+  wait_until_other_threads_sleep(kQuietLimit);  // set-up is not measured: a miss is not counted
   const char ready = 'r';
   if (!write_all(replies, &ready, 1)) throw takt::Error("the parent went away");
   const int first_warmups = kernel.kind == KernelKind::matmul ? 20 : 2;
@@ -275,12 +277,12 @@ void serve_kernel(Runtime runtime, const Kernel& kernel, Inputs& in, std::size_t
       out.steals += total.steals;
       out.spawns += total.spawns;
     }
-    wait_until_other_threads_sleep(std::chrono::milliseconds(500));
+    if (!wait_until_other_threads_sleep(kQuietLimit)) ++out.not_quiet;
     if (!write_all(replies, samples.data(), samples.size() * sizeof(double)))
       throw takt::Error("the parent went away");
   }
   if (kernel.kind == KernelKind::matmul) out.correct = matrix_equal(in.c, in.expected) && out.correct;
-  std::uint64_t summary[3] = {out.correct ? 1u : 0u, out.steals, out.spawns};
+  std::uint64_t summary[4] = {out.correct ? 1u : 0u, out.steals, out.spawns, out.not_quiet};
   if (!write_all(replies, summary, sizeof summary)) throw takt::Error("the parent went away");
 }
 
@@ -309,8 +311,9 @@ bool read_all(int fd, void* data, std::size_t size) {
 /// Waits (up to `limit`) until every thread of this process but the caller is asleep:
 /// libgomp's idle threads spin for a while after a parallel region (GOMP_SPINCOUNT) and
 /// oneTBB's workers linger before they sleep. Reads each thread's state from
-/// /proc/self/task/*/stat ('R': running or runnable).
-void wait_until_other_threads_sleep(std::chrono::milliseconds limit) {
+/// /proc/self/task/*/stat ('R': running or runnable). False when a thread still ran at
+/// the limit (true, without waiting, when /proc cannot be read).
+bool wait_until_other_threads_sleep(std::chrono::milliseconds limit) {
   const pid_t self = static_cast<pid_t>(::syscall(SYS_gettid));
   const auto until = Clock::now() + limit;
   for (;;) {
@@ -328,7 +331,8 @@ void wait_until_other_threads_sleep(std::chrono::milliseconds limit) {
         break;
       }
     }
-    if (ec || !busy || Clock::now() >= until) return;
+    if (ec || !busy) return true;
+    if (Clock::now() >= until) return false;
     std::this_thread::sleep_for(std::chrono::microseconds(500));
   }
 }
@@ -395,11 +399,12 @@ class RuntimeChild {
   /// Ends the child; its correctness and takt counters go into `result`.
   void finish(ChildResult& result) {
     std::uint64_t stop = 0;
-    std::uint64_t summary[3] = {};
+    std::uint64_t summary[4] = {};
     if (!write_all(requests_, &stop, sizeof stop) || !read_all(replies_, summary, sizeof summary)) fail();
     result.correct = summary[0] == 1;
     result.steals = summary[1];
     result.spawns = summary[2];
+    result.not_quiet = summary[3];
     ::close(requests_);
     ::close(replies_);
     int status = 0;
@@ -436,6 +441,7 @@ struct Row {
   std::uint64_t steals = 0, spawns = 0;
   std::optional<double> ns_per_spawn;
   Rounds rounds;  ///< samples in ms, round by round, in the order taken
+  std::uint64_t not_quiet = 0;
 };
 
 const Row* find(const std::vector<Row>& rows, const std::string& kernel, Runtime r, Condition c) {
@@ -656,11 +662,17 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
         std::size_t w = runtime == Runtime::serial ? 1 : (k.workers != 0 ? k.workers : workers);
         std::vector<double> all;
         for (const auto& round : r.rounds) all.insert(all.end(), round.begin(), round.end());
-        Row row{k.name,    k.size,   runtime,  condition, w,       summarize(all),
-                r.correct, r.steals, r.spawns, {},        r.rounds};
+        Row row{k.name,    k.size,   runtime,  condition, w,        summarize(all),
+                r.correct, r.steals, r.spawns, {},        r.rounds, r.not_quiet};
         fmt::print("  {:<16} {:<15} {:<7} median {:9.3f} ms  p95 {:9.3f}  max {:9.3f}{}\n", k.name,
                    name(condition), name(runtime), row.stats.median_ms, row.stats.p95_ms, row.stats.max_ms,
                    r.correct ? "" : "  WRONG RESULT");
+        if (r.not_quiet > 0) {
+          fmt::print(
+              "    warning: {} of {}'s rounds ended with one of its threads still running after {} ms; the "
+              "next runtime's round may have shared the CPUs with it\n",
+              r.not_quiet, name(runtime), kQuietLimit.count());
+        }
         rows.push_back(row);
       }
     }
@@ -804,7 +816,8 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
       if (auto v = ratio(row, Runtime::onetbb)) r["ratio_to_onetbb"] = *v;
       if (auto v = ratio(row, Runtime::openmp)) r["ratio_to_openmp"] = *v;
       if (row.ns_per_spawn) r["ns_per_spawn"] = *row.ns_per_spawn;
-      r["rounds_ms"] = row.rounds;  // the samples, round by round, in the order taken
+      r["rounds_ms"] = row.rounds;
+      r["rounds_not_quiet"] = row.not_quiet;  // the samples, round by round, in the order taken
       if (row.runtime == Runtime::takt) {
         r["steals"] = row.steals;
         r["spawns"] = row.spawns;

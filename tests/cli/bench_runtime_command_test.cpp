@@ -95,6 +95,25 @@ TEST_F(BenchRuntime, RuntimesSelectsTheRowsAndKeepsTheTargetsThatHaveBothRuntime
                                             "matmul multiprogrammed p95/median <= oneTBB's"}));
 }
 
+TEST_F(BenchRuntime, ThreadsThatNeverSleepAreReported) {
+  // OMP_WAIT_POLICY=active: libgomp's idle threads spin instead of sleeping, so each of
+  // OpenMP's 2 rounds per condition ends with its threads running at the 500 ms limit;
+  // takt's workers sleep after their idle spin.
+  const std::string json = (dir_ / "runtime.json").string();
+  Outcome r =
+      takt("bench runtime --quick --kernels matmul --runtimes takt,openmp --repetitions 2 --json " + json,
+           "TAKT_NO_RT=1 OMP_WAIT_POLICY=active");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("warning: 2 of openmp's rounds ended with one of its threads still running"),
+            std::string::npos)
+      << r.out;
+  std::ifstream in(json);
+  nlohmann::json j = nlohmann::json::parse(in);
+  for (const auto& row : j["rows"]) {
+    EXPECT_EQ(row["rounds_not_quiet"].get<int>(), row["runtime"] == "openmp" ? 2 : 0) << row.dump();
+  }
+}
+
 TEST_F(BenchRuntime, AnUnknownRuntimeIsAClearError) {
   Outcome r = takt("bench runtime --quick --runtimes takt,tbb");
   EXPECT_EQ(r.status, 1);
