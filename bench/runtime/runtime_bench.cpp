@@ -473,9 +473,29 @@ std::string today() {
   return buffer;
 }
 
+/// Ignores SIGPIPE while it lives: a request written to a child that has died then fails
+/// with EPIPE, and the parent reports which child did not finish, instead of being
+/// killed by the signal.
+class IgnoreSigpipe {
+ public:
+  IgnoreSigpipe() {
+    struct sigaction ignore {};
+    ignore.sa_handler = SIG_IGN;
+    ::sigemptyset(&ignore.sa_mask);
+    ::sigaction(SIGPIPE, &ignore, &previous_);
+  }
+  ~IgnoreSigpipe() { ::sigaction(SIGPIPE, &previous_, nullptr); }
+  IgnoreSigpipe(const IgnoreSigpipe&) = delete;
+  IgnoreSigpipe& operator=(const IgnoreSigpipe&) = delete;
+
+ private:
+  struct sigaction previous_ {};
+};
+
 }  // namespace
 
 int run_runtime_bench(const RuntimeBenchOptions& options) {
+  IgnoreSigpipe ignore_sigpipe;
   if (!options.json_path.empty()) {
     // Fail before a long run, without leaving a file behind.
     std::filesystem::path path(options.json_path);
