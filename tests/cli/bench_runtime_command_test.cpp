@@ -34,6 +34,7 @@ TEST_F(BenchRuntime, EveryRuntimeAndConditionGetsACorrectRowAndTheCallerModeIsRe
   EXPECT_EQ(j["benchmark"], "runtime");
   EXPECT_EQ(j["workers"], 2);
   EXPECT_TRUE(j["takt_caller_joins"].get<bool>());
+  EXPECT_TRUE(j["takt_color_stacks"].get<bool>());
   std::set<std::string> seen;
   for (const auto& row : j["rows"]) {
     EXPECT_EQ(row["kernel"], "matmul");
@@ -77,9 +78,10 @@ TEST_F(BenchRuntime, OneRepetitionIsOneRoundAndGivesNoInterval) {
   }
 }
 
-TEST_F(BenchRuntime, NoCallerJoinsIsRecorded) {
-  nlohmann::json j = run_matmul("--no-caller-joins");
+TEST_F(BenchRuntime, NoCallerJoinsAndNoColorStacksAreRecorded) {
+  nlohmann::json j = run_matmul("--no-caller-joins --no-color-stacks");
   EXPECT_FALSE(j["takt_caller_joins"].get<bool>());
+  EXPECT_FALSE(j["takt_color_stacks"].get<bool>());
   EXPECT_FALSE(j["rows"].empty());
 }
 
