@@ -136,7 +136,6 @@ void serve_kernel(Runtime runtime, const Kernel& kernel, Inputs& in, std::size_t
     config.name = "bench";
     config.pin = options.pin;
     config.caller_joins = options.caller_joins && workers >= 2;
-    config.memory.color_stacks = options.color_stacks;
     pool.emplace(config);
     // The caller is worker 0: on worker 0's CPU, as the pinned workers are on theirs.
     if (config.caller_joins && options.pin) os::pin_current_thread(os::CpuSet{pool->cpus()[0]});
@@ -545,12 +544,11 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
     in.b[i] = static_cast<double>(i % 13) * 0.5 - 3.0;
   }
   apps::matmul_serial(in.a.data(), in.b.data(), in.expected.data(), in.matrix_n);
-  fmt::print("takt bench runtime: {} workers on CPUs {}{}; takt's workers {}, {}{}\n", workers,
+  fmt::print("takt bench runtime: {} workers on CPUs {}{}; takt's workers {}, {}\n", workers,
              cpus.to_string(), quick ? " (quick)" : "", options.pin ? "pinned" : "not pinned",
              options.caller_joins
                  ? "the calling thread joins as worker 0 (P threads in all, as oneTBB and OpenMP)"
-                 : "P worker threads and a blocked calling thread",
-             options.color_stacks ? "" : "; takt's stacks not cache-coloured");
+                 : "P worker threads and a blocked calling thread");
   fmt::print("calibrating the synthetic tasks' busy loop...\n");
   in.synthetic.push_back(apps::make_synthetic_task(1, 101, quick ? 0.1 : 1.0));
   in.synthetic.push_back(apps::make_synthetic_task(2, 102, quick ? 0.02 : 0.25));
@@ -809,7 +807,6 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
     j["workers"] = workers;
     j["takt_pinned"] = options.pin;
     j["takt_caller_joins"] = options.caller_joins;
-    j["takt_color_stacks"] = options.color_stacks;
     j["cpus"] = cpus.to_string();
     j["multiprogrammed_load"] = {{"period_ms", 1},
                                  {"utilization", 0.25},

@@ -20,7 +20,6 @@ struct RuntimeBenchOptions {
   /// caller_joins), so each runtime uses P threads with the caller among them, as
   /// oneTBB's arena and OpenMP's team do; false: P worker threads, the caller blocks.
   bool caller_joins = true;
-  bool color_stacks = true;  ///< takt's StaticMemory::color_stacks (its default)
 };
 
 /// Runs the benchmark, prints a table and the targets, writes JSON. Returns the exit code.

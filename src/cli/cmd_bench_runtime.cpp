@@ -27,9 +27,6 @@ namespace {
       app.add_flag("!--no-caller-joins", options->caller_joins,
                    "takt: start P worker threads and block the calling thread during each run, instead of "
                    "P-1 threads with the caller as worker 0 (as oneTBB's arena and OpenMP's team run)");
-      app.add_flag("!--no-color-stacks", options->color_stacks,
-                   "takt: start every coroutine stack at the top of its page, instead of at one of 8 offsets "
-                   "(StaticMemory::color_stacks)");
       app.add_option("--kernels", options->kernels,
                      "Run only these kernels: fib, fib-1worker, uts, uts-t3-style, matmul, synthetic-1, "
                      "synthetic-2, synthetic-3")

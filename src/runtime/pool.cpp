@@ -61,8 +61,7 @@ PoolState::PoolState(PoolConfig cfg) : config(std::move(cfg)), strategy(config.s
     throw takt::Error(fmt::format("pool '{}': {} blocks are too many; lower depth or workers", config.name, block_count));
   }
   const bool large = config.memory.large_stack_size > 0 && !measuring;
-  memory = std::make_unique<StackMemory>(block_count, config.memory.stack_size,
-                                         config.memory.color_stacks && !measuring, large ? workers_count : 0,
+  memory = std::make_unique<StackMemory>(block_count, config.memory.stack_size, large ? workers_count : 0,
                                          config.memory.large_stack_size, workers_count, measuring, config.name);
   if (config.prefault && !measuring) memory->prefault();
 
@@ -115,8 +114,7 @@ PoolState::PoolState(PoolConfig cfg) : config(std::move(cfg)), strategy(config.s
   footprint.depth = depth;
   footprint.chains_per_worker = levels;
   footprint.stack_size = memory->stack_size();
-  footprint.color_bytes = memory->color_bytes();
-  footprint.block_bytes = memory->stack_size() + memory->color_bytes() + page + sizeof(Block);
+  footprint.block_bytes = memory->stack_size() + page + sizeof(Block);
   footprint.resources_per_chain = depth * footprint.block_bytes;
   footprint.reserve_blocks = reserve_total;
   footprint.bound_bytes = workers_count * levels * footprint.resources_per_chain + reserve_total * footprint.block_bytes;

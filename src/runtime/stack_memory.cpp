@@ -120,13 +120,12 @@ std::size_t StackMemory::page_size() noexcept {
 
 std::size_t StackMemory::altstack_size() noexcept { return kAltstackSize; }
 
-StackMemory::StackMemory(std::size_t stacks, std::size_t stack_size, bool colored, std::size_t large,
-                         std::size_t large_size, std::size_t altstacks, bool reserve_only, std::string pool_name)
+StackMemory::StackMemory(std::size_t stacks, std::size_t stack_size, std::size_t large, std::size_t large_size,
+                         std::size_t altstacks, bool reserve_only, std::string pool_name)
     : stacks_(stacks), large_(large), altstacks_(altstacks) {
   const std::size_t page = page_size();
   stack_size_ = round_up(stack_size, page);
-  color_bytes_ = colored ? round_up((kColors - 1) * kColorStep, page) : 0;
-  stride_ = stack_size_ + color_bytes_ + page;
+  stride_ = stack_size_ + page;
   large_size_ = large > 0 ? round_up(large_size, page) : 0;
   large_stride_ = large_size_ + page;
   large_offset_ = stacks_ * stride_;
@@ -191,12 +190,11 @@ void StackMemory::prefault() noexcept {
 
 std::size_t StackMemory::resident_use(std::size_t i) const noexcept {
   const std::size_t page = page_size();
-  const std::size_t mapped = stack_size_ + color_bytes_;
-  const std::size_t usable = static_cast<std::size_t>(stack_hi(i) - stack_lo(i));
-  std::vector<unsigned char> resident(mapped / page);
-  if (::mincore(stack_lo(i), mapped, resident.data()) != 0) return usable;
-  for (std::size_t p = 0; p < resident.size() && p * page < usable; ++p) {
-    if (resident[p] & 1) return usable - p * page;
+  const std::size_t pages = stack_size_ / page;
+  std::vector<unsigned char> resident(pages);
+  if (::mincore(stack_lo(i), stack_size_, resident.data()) != 0) return stack_size_;
+  for (std::size_t p = 0; p < pages; ++p) {
+    if (resident[p] & 1) return stack_size_ - p * page;
   }
   return 0;
 }

@@ -9,40 +9,24 @@ namespace takt::detail {
 
 class StackMemory {
  public:
-  /// Cache colouring of the stacks (StaticMemory::color_stacks): stack i's top lies
-  /// color_offset(i) bytes below the top of its mapping.
-  static constexpr std::size_t kColors = 8;
-  static constexpr std::size_t kColorStep = 512;
-
   /// Maps `stacks` stacks of `stack_size` bytes and `large` stacks of `large_size` bytes
-  /// (sizes rounded up to pages), plus `altstacks` signal stacks. `colored`: give each
-  /// stack one more page and start it at a different offset into that page (at least
-  /// `stack_size` bytes remain usable). `reserve_only`: do not touch or commit the pages
-  /// (the measurement pool, whose stacks may be huge).
-  StackMemory(std::size_t stacks, std::size_t stack_size, bool colored, std::size_t large,
-              std::size_t large_size, std::size_t altstacks, bool reserve_only, std::string pool_name);
+  /// (sizes rounded up to pages), plus `altstacks` signal stacks. `reserve_only`: do not
+  /// touch or commit the pages (the measurement pool, whose stacks may be huge).
+  StackMemory(std::size_t stacks, std::size_t stack_size, std::size_t large, std::size_t large_size,
+              std::size_t altstacks, bool reserve_only, std::string pool_name);
   ~StackMemory();
   StackMemory(const StackMemory&) = delete;
   StackMemory& operator=(const StackMemory&) = delete;
 
-  /// Usable range [lo, hi) of stack i (the guard page lies just below lo); at least
-  /// stack_size() bytes.
+  /// Usable range [lo, hi) of stack i (the guard page lies just below lo).
   [[nodiscard]] char* stack_lo(std::size_t i) const noexcept;
-  [[nodiscard]] char* stack_hi(std::size_t i) const noexcept {
-    return stack_lo(i) + stack_size_ + color_bytes_ - color_offset(i);
-  }
-  /// How far below the top of its mapping stack i starts: 0 without colouring.
-  [[nodiscard]] std::size_t color_offset(std::size_t i) const noexcept {
-    return color_bytes_ == 0 ? 0 : i % kColors * kColorStep;
-  }
+  [[nodiscard]] char* stack_hi(std::size_t i) const noexcept { return stack_lo(i) + stack_size_; }
   [[nodiscard]] char* large_lo(std::size_t i) const noexcept;
   [[nodiscard]] char* large_hi(std::size_t i) const noexcept { return large_lo(i) + large_size_; }
   [[nodiscard]] char* altstack(std::size_t i) const noexcept;
   [[nodiscard]] static std::size_t altstack_size() noexcept;
 
   [[nodiscard]] std::size_t stack_size() const noexcept { return stack_size_; }
-  /// The page each stack gets for its colour offset (0 without colouring).
-  [[nodiscard]] std::size_t color_bytes() const noexcept { return color_bytes_; }
   [[nodiscard]] std::size_t large_size() const noexcept { return large_size_; }
   [[nodiscard]] std::size_t mapped_bytes() const noexcept { return bytes_; }
   [[nodiscard]] static std::size_t page_size() noexcept;
@@ -50,14 +34,13 @@ class StackMemory {
   /// Touches every page so the pool never page-faults while running.
   void prefault() noexcept;
   /// Bytes of stack i in use at some point: the distance from its top to the lowest
-  /// page the kernel made resident (page granularity; for reserve_only memory, which
-  /// is not coloured).
+  /// page the kernel made resident (page granularity; for reserve_only memory).
   [[nodiscard]] std::size_t resident_use(std::size_t i) const noexcept;
 
  private:
   char* base_ = nullptr;
   std::size_t bytes_ = 0;
-  std::size_t stacks_ = 0, stack_size_ = 0, color_bytes_ = 0, stride_ = 0;
+  std::size_t stacks_ = 0, stack_size_ = 0, stride_ = 0;
   std::size_t large_ = 0, large_size_ = 0, large_stride_ = 0;
   std::size_t altstacks_ = 0;
   std::size_t large_offset_ = 0, alt_offset_ = 0;

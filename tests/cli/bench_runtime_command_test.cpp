@@ -34,7 +34,6 @@ TEST_F(BenchRuntime, EveryRuntimeAndConditionGetsACorrectRowAndTheCallerModeIsRe
   EXPECT_EQ(j["benchmark"], "runtime");
   EXPECT_EQ(j["workers"], 2);
   EXPECT_TRUE(j["takt_caller_joins"].get<bool>());
-  EXPECT_TRUE(j["takt_color_stacks"].get<bool>());
   std::set<std::string> seen;
   for (const auto& row : j["rows"]) {
     EXPECT_EQ(row["kernel"], "matmul");
@@ -78,10 +77,9 @@ TEST_F(BenchRuntime, OneRepetitionIsOneRoundAndGivesNoInterval) {
   }
 }
 
-TEST_F(BenchRuntime, NoCallerJoinsAndNoColorStacksAreRecorded) {
-  nlohmann::json j = run_matmul("--no-caller-joins --no-color-stacks");
+TEST_F(BenchRuntime, NoCallerJoinsIsRecorded) {
+  nlohmann::json j = run_matmul("--no-caller-joins");
   EXPECT_FALSE(j["takt_caller_joins"].get<bool>());
-  EXPECT_FALSE(j["takt_color_stacks"].get<bool>());
   EXPECT_FALSE(j["rows"].empty());
 }
 

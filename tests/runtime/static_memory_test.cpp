@@ -1,7 +1,6 @@
-// Static memory (P³LS³ §4): the footprint bound, the measurement run, clear errors
-// when a computation needs more depth or stack than configured, and the stacks' layout.
+// Static memory (P³LS³ §4): the footprint bound, the measurement run, and clear errors
+// when a computation needs more depth or stack than configured.
 #include "apps/fib.hpp"
-#include "runtime/stack_memory.hpp"
 #include "takt/error.hpp"
 #include "takt/runtime.hpp"
 #include "test_support.hpp"
@@ -9,7 +8,6 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <cstdint>
 #include <string>
 
 namespace {
@@ -26,14 +24,13 @@ TEST(StaticMemory, FootprintIsPTimesRs) {
   Pool pool(c);
   takt::MemoryFootprint m = pool.memory();
   const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-  // One block = a 16 KiB stack + the page its colour offset takes + its guard page +
-  // its task record; R_S = D blocks; the bound is P · R_S = 2 · 8 blocks.
+  // One block = a 16 KiB stack + its guard page + its task record; R_S = D blocks;
+  // the bound is P · R_S = 2 · 8 blocks.
   EXPECT_EQ(m.workers, 2u);
   EXPECT_EQ(m.depth, 8u);
   EXPECT_EQ(m.chains_per_worker, 1u);
   EXPECT_EQ(m.stack_size, 16u * 1024);
-  EXPECT_EQ(m.color_bytes, page);
-  EXPECT_EQ(m.block_bytes, 16u * 1024 + page + page + sizeof(takt::detail::Block));
+  EXPECT_EQ(m.block_bytes, 16u * 1024 + page + sizeof(takt::detail::Block));
   EXPECT_EQ(m.resources_per_chain, 8 * m.block_bytes);
   EXPECT_EQ(m.bound_bytes, 2 * 8 * m.block_bytes);
   EXPECT_GE(m.total_bytes, m.bound_bytes);
@@ -48,52 +45,6 @@ TEST(StaticMemory, FootprintIsPTimesRs) {
   EXPECT_EQ(p.chains_per_worker, 3u);
   EXPECT_EQ(p.reserve_blocks, 2u * 8);
   EXPECT_EQ(p.bound_bytes, (2 * 3 * 8 + 2 * 8) * p.block_bytes);
-
-  // Without colouring a block is the stack, its guard page and its record.
-  c.strategy = takt::QueueStrategy::work_stealing;
-  c.memory.color_stacks = false;
-  Pool plain(c);
-  EXPECT_EQ(plain.memory().color_bytes, 0u);
-  EXPECT_EQ(plain.memory().block_bytes, 16u * 1024 + page + sizeof(takt::detail::Block));
-  EXPECT_EQ(plain.memory().bound_bytes, (2 * 8 + 2 * 8) * plain.memory().block_bytes);  // still the reserve
-}
-
-// The L1 data cache set of an address, for a 32 KiB, 8-way cache of 64-byte lines
-// (64 sets): bits 6-11, the same for two addresses a multiple of 4 KiB apart.
-std::size_t l1_set(const char* address) { return reinterpret_cast<std::uintptr_t>(address) / 64 % 64; }
-
-// StaticMemory::color_stacks: stack i starts (i mod 8) · 512 bytes below the top of its
-// mapping, whose top is page-aligned. On 4 KiB pages the top line of stack i (the 64
-// bytes below its top) is then at page offset 4096 - 512·(i mod 8) - 64, in L1 set
-// 63 - 8·(i mod 8): 63, 55, 47, ..., 7, and again 63 for stack 8. Uncoloured, every
-// stack's top line is at page offset 4032, set 63: eight stacks' hot frames in one set.
-TEST(StackMemory, ColouredStacksStartAtEightOffsetsAndKeepTheirSize) {
-  using takt::detail::StackMemory;
-  const std::size_t page = StackMemory::page_size();
-  const std::size_t size = 16 * 1024;
-  StackMemory colored(16, size, true, 0, 0, 0, false, "colored");
-  StackMemory plain(16, size, false, 0, 0, 0, false, "plain");
-  for (std::size_t i = 0; i < 16; ++i) {
-    SCOPED_TRACE(i);
-    EXPECT_EQ(colored.color_offset(i), i % 8 * 512);
-    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(colored.stack_hi(i) + colored.color_offset(i)) % page, 0u);
-    if (page == 4096) {
-      EXPECT_EQ(l1_set(colored.stack_hi(i) - 64), 63 - 8 * (i % 8));
-      EXPECT_EQ(l1_set(plain.stack_hi(i) - 64), 63u);
-    }
-    // Every stack keeps at least the configured size, and ends below the next guard page.
-    EXPECT_GE(static_cast<std::size_t>(colored.stack_hi(i) - colored.stack_lo(i)), size);
-    EXPECT_EQ(static_cast<std::size_t>(plain.stack_hi(i) - plain.stack_lo(i)), size);
-    if (i + 1 < 16) {
-      EXPECT_LE(colored.stack_hi(i) + page, colored.stack_lo(i + 1));
-      EXPECT_LE(plain.stack_hi(i) + page, plain.stack_lo(i + 1));
-    }
-    // The whole usable range is writable.
-    colored.stack_lo(i)[0] = 1;
-    colored.stack_hi(i)[-1] = 1;
-  }
-  EXPECT_EQ(colored.color_bytes(), page);
-  EXPECT_EQ(plain.color_bytes(), 0u);
 }
 
 TEST(StaticMemory, MeasurementReportsDepthAndStackOfASerialRun) {

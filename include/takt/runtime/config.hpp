@@ -36,12 +36,6 @@ struct StaticMemory {
   /// Bytes of the one large stack per worker used by takt::call_on_large_stack for
   /// deep serial code; 0 means such calls run on the strand's own stack.
   std::size_t large_stack_size = 1024 * 1024;
-  /// Start each stack's top at one of 8 offsets, 512 bytes apart (block i at (i mod 8) ·
-  /// 512 bytes below its top), so that the few hot frames at the tops of a worker's
-  /// stacks fall into different sets of the L1 data cache instead of all into the same
-  /// ones (page-aligned tops share their cache sets). Costs one page per block, added
-  /// to the stack (every block still has at least `stack_size` bytes).
-  bool color_stacks = true;
 };
 
 /// Everything a pool needs at start-up; nothing is allocated after the constructor.

@@ -26,8 +26,7 @@ struct MemoryFootprint {
   std::size_t depth = 0;            ///< D, blocks per chain
   std::size_t chains_per_worker = 0;  ///< 1, or the priority levels of a priority_aware pool
   std::size_t stack_size = 0;       ///< bytes of one coroutine stack
-  std::size_t color_bytes = 0;      ///< room for the stack's colour offset (a page; 0 without color_stacks)
-  std::size_t block_bytes = 0;      ///< one block: stack + colour room + guard page + task record
+  std::size_t block_bytes = 0;      ///< one block: stack + guard page + task record
   std::size_t resources_per_chain = 0;  ///< R_S = D · block_bytes
   std::size_t reserve_blocks = 0;   ///< spare blocks for handed-back strands
   std::size_t bound_bytes = 0;      ///< P · chains · R_S + reserve: all the strands can ever use
