@@ -567,7 +567,7 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
   // of N samples is the ⌈0.95·N⌉-th smallest: with N = 30 the second largest, so one
   // unlucky run decides it. 100 samples leave 5 above the p95 (40 leave 2, for the
   // kernels whose runs take 100 ms and more).
-  const std::uint64_t fib_n = quick ? 25 : 30;
+  const std::uint64_t fib_n = options.fib_n != 0 ? options.fib_n : (quick ? 25 : 30);
   {
     Kernel k;
     k.name = "fib";

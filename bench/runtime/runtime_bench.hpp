@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,9 @@ struct RuntimeBenchOptions {
   /// caller_joins), so each runtime uses P threads with the caller among them, as
   /// oneTBB's arena and OpenMP's team do; false: P worker threads, the caller blocks.
   bool caller_joins = true;
+  /// n of the fib kernels (0 = 30, or 25 with quick); other sizes show how a runtime's
+  /// tail ratio depends on the length of its run.
+  std::uint64_t fib_n = 0;
 };
 
 /// Runs the benchmark, prints a table and the targets, writes JSON. Returns the exit code.

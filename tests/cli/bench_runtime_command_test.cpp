@@ -114,6 +114,28 @@ TEST_F(BenchRuntime, ThreadsThatNeverSleepAreReported) {
   }
 }
 
+TEST_F(BenchRuntime, FibNSetsTheSizeOfBothFibKernels) {
+  // fib(12) = 144; every row is checked against the serial result ("correct").
+  const std::string json = (dir_ / "runtime.json").string();
+  Outcome r = takt("bench runtime --quick --kernels fib,fib-1worker --fib-n 12 --repetitions 2 --json " + json,
+                   "TAKT_NO_RT=1");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("fib(12) <= 0.5x oneTBB"), std::string::npos) << r.out;
+  std::ifstream in(json);
+  nlohmann::json j = nlohmann::json::parse(in);
+  ASSERT_FALSE(j["rows"].empty());
+  for (const auto& row : j["rows"]) {
+    EXPECT_EQ(row["size"], "n=12") << row.dump();
+    EXPECT_TRUE(row["correct"].get<bool>()) << row.dump();
+  }
+}
+
+TEST_F(BenchRuntime, AFibNOutOfRangeIsAClearError) {
+  Outcome r = takt("bench runtime --quick --fib-n 41");
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.err.find("--fib-n"), std::string::npos) << r.err;
+}
+
 TEST_F(BenchRuntime, AnUnknownRuntimeIsAClearError) {
   Outcome r = takt("bench runtime --quick --runtimes takt,tbb");
   EXPECT_EQ(r.status, 1);
