@@ -117,8 +117,9 @@ TEST_F(BenchRuntime, ThreadsThatNeverSleepAreReported) {
 TEST_F(BenchRuntime, FibNSetsTheSizeOfBothFibKernels) {
   // fib(12) = 144; every row is checked against the serial result ("correct").
   const std::string json = (dir_ / "runtime.json").string();
-  Outcome r = takt("bench runtime --quick --kernels fib,fib-1worker --fib-n 12 --repetitions 2 --json " + json,
-                   "TAKT_NO_RT=1");
+  Outcome r =
+      takt("bench runtime --quick --kernels fib,fib-1worker --fib-n 12 --repetitions 2 --json " + json,
+           "TAKT_NO_RT=1");
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("fib(12) <= 0.5x oneTBB"), std::string::npos) << r.out;
   std::ifstream in(json);
