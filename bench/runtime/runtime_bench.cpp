@@ -95,10 +95,14 @@ struct Inputs {
   std::vector<apps::SyntheticTask> synthetic;
 };
 
+/// Counts per sample, round by round (as Rounds holds the samples).
+using CountRounds = std::vector<std::vector<std::uint64_t>>;
+
 /// What a runtime's child reported: samples in ms round by round, whether every result
-/// was right, takt counters.
+/// was right, takt counters (in total, and takt's steals and sleeps of each sample).
 struct ChildResult {
   Rounds rounds;
+  CountRounds steal_rounds, sleep_rounds;  ///< takt only
   bool correct = true;
   std::uint64_t steals = 0;
   std::uint64_t spawns = 0;
@@ -264,13 +268,22 @@ void serve_kernel(Runtime runtime, const Kernel& kernel, Inputs& in, std::size_t
     for (int i = 0; i < (first ? first_warmups : round_warmups); ++i) out.correct = once() && out.correct;
     if (pool) pool->reset_statistics();
     std::vector<double> samples;
+    std::vector<std::uint64_t> steals, sleeps;  // takt: what each run's workers did
     samples.reserve(repetitions);
+    steals.reserve(repetitions);
+    sleeps.reserve(repetitions);
     for (std::uint64_t i = 0; i < repetitions; ++i) {
+      const WorkerStatistics before = pool ? pool->total_statistics() : WorkerStatistics{};
       auto t0 = Clock::now();
       bool ok = once();
       auto t1 = Clock::now();
       out.correct = ok && out.correct;
       samples.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+      if (pool) {
+        const WorkerStatistics after = pool->total_statistics();
+        steals.push_back(after.steals - before.steals);
+        sleeps.push_back(after.sleeps - before.sleeps);
+      }
     }
     if (pool) {
       WorkerStatistics total = pool->total_statistics();
@@ -278,8 +291,11 @@ void serve_kernel(Runtime runtime, const Kernel& kernel, Inputs& in, std::size_t
       out.spawns += total.spawns;
     }
     if (!wait_until_other_threads_sleep(kQuietLimit)) ++out.not_quiet;
-    if (!write_all(replies, samples.data(), samples.size() * sizeof(double)))
+    if (!write_all(replies, samples.data(), samples.size() * sizeof(double)) ||
+        !write_all(replies, steals.data(), steals.size() * sizeof(std::uint64_t)) ||
+        !write_all(replies, sleeps.data(), sleeps.size() * sizeof(std::uint64_t))) {
       throw takt::Error("the parent went away");
+    }
   }
   if (kernel.kind == KernelKind::matmul) out.correct = matrix_equal(in.c, in.expected) && out.correct;
   std::uint64_t summary[4] = {out.correct ? 1u : 0u, out.steals, out.spawns, out.not_quiet};
@@ -386,14 +402,23 @@ class RuntimeChild {
     }
   }
 
-  /// Times `repetitions` runs; returns the samples (ms).
-  std::vector<double> round(std::uint64_t repetitions) {
+  /// Times `repetitions` runs; adds the samples (ms), and for takt each run's steals
+  /// and sleeps, to `result` as one more round.
+  void round(std::uint64_t repetitions, ChildResult& result) {
     std::vector<double> got(repetitions);
     if (!write_all(requests_, &repetitions, sizeof repetitions) ||
         !read_all(replies_, got.data(), got.size() * sizeof(double))) {
       fail();
     }
-    return got;
+    result.rounds.push_back(std::move(got));
+    if (runtime_ != Runtime::takt) return;
+    std::vector<std::uint64_t> steals(repetitions), sleeps(repetitions);
+    if (!read_all(replies_, steals.data(), steals.size() * sizeof(std::uint64_t)) ||
+        !read_all(replies_, sleeps.data(), sleeps.size() * sizeof(std::uint64_t))) {
+      fail();
+    }
+    result.steal_rounds.push_back(std::move(steals));
+    result.sleep_rounds.push_back(std::move(sleeps));
   }
 
   /// Ends the child; its correctness and takt counters go into `result`.
@@ -442,6 +467,7 @@ struct Row {
   std::optional<double> ns_per_spawn;
   Rounds rounds;  ///< samples in ms, round by round, in the order taken
   std::uint64_t not_quiet = 0;
+  CountRounds steal_rounds, sleep_rounds;  ///< takt: each sample's steals and sleeps, as `rounds`
 };
 
 const Row* find(const std::vector<Row>& rows, const std::string& kernel, Runtime r, Condition c) {
@@ -674,7 +700,7 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
         const int reps = k.repetitions / rounds + (round < k.repetitions % rounds ? 1 : 0);
         for (std::size_t i = 0; i < children.size(); ++i) {
           auto& [runtime, child] = children[(i + static_cast<std::size_t>(round)) % children.size()];
-          results[runtime].rounds.push_back(child->round(static_cast<std::uint64_t>(reps)));
+          child->round(static_cast<std::uint64_t>(reps), results[runtime]);
         }
       }
       for (auto& [runtime, child] : children) child->finish(results[runtime]);
@@ -682,8 +708,8 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
         std::size_t w = runtime == Runtime::serial ? 1 : (k.workers != 0 ? k.workers : workers);
         std::vector<double> all;
         for (const auto& round : r.rounds) all.insert(all.end(), round.begin(), round.end());
-        Row row{k.name,    k.size,   runtime,  condition, w,        summarize(all),
-                r.correct, r.steals, r.spawns, {},        r.rounds, r.not_quiet};
+        Row row{k.name,   k.size,   runtime, condition, w,           summarize(all), r.correct,
+                r.steals, r.spawns, {},      r.rounds,  r.not_quiet, r.steal_rounds, r.sleep_rounds};
         fmt::print("  {:<16} {:<15} {:<7} median {:9.3f} ms  p95 {:9.3f}  max {:9.3f}{}\n", k.name,
                    name(condition), name(runtime), row.stats.median_ms, row.stats.p95_ms, row.stats.max_ms,
                    r.correct ? "" : "  WRONG RESULT");
@@ -841,6 +867,8 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
       if (row.runtime == Runtime::takt) {
         r["steals"] = row.steals;
         r["spawns"] = row.spawns;
+        r["rounds_steals"] = row.steal_rounds;  // each sample's, laid out as rounds_ms
+        r["rounds_sleeps"] = row.sleep_rounds;
       }
       j["rows"].push_back(r);
     }

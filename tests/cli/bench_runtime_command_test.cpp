@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <fstream>
 #include <set>
 #include <string>
@@ -111,6 +112,27 @@ TEST_F(BenchRuntime, ThreadsThatNeverSleepAreReported) {
   nlohmann::json j = nlohmann::json::parse(in);
   for (const auto& row : j["rows"]) {
     EXPECT_EQ(row["rounds_not_quiet"].get<int>(), row["runtime"] == "openmp" ? 2 : 0) << row.dump();
+  }
+}
+
+TEST_F(BenchRuntime, TaktRowsCountTheStealsAndSleepsOfEverySample) {
+  // The row's steals are counted over its timed runs, so they are the sum of the
+  // per-sample counts; the counts are laid out like the samples.
+  nlohmann::json j = run_matmul("--runtimes takt,serial");
+  for (const auto& row : j["rows"]) {
+    if (row["runtime"] != "takt") {
+      EXPECT_FALSE(row.contains("rounds_steals")) << row.dump();
+      continue;
+    }
+    ASSERT_EQ(row["rounds_steals"].size(), row["rounds_ms"].size());
+    ASSERT_EQ(row["rounds_sleeps"].size(), row["rounds_ms"].size());
+    std::uint64_t steals = 0;
+    for (std::size_t r = 0; r < row["rounds_ms"].size(); ++r) {
+      EXPECT_EQ(row["rounds_steals"][r].size(), row["rounds_ms"][r].size());
+      EXPECT_EQ(row["rounds_sleeps"][r].size(), row["rounds_ms"][r].size());
+      for (const auto& s : row["rounds_steals"][r]) steals += s.get<std::uint64_t>();
+    }
+    EXPECT_EQ(steals, row["steals"].get<std::uint64_t>()) << row.dump();
   }
 }
 
