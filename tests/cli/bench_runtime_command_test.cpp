@@ -1,6 +1,7 @@
 // Tests of `takt bench runtime`, run as a program: its JSON rows (every sample, in
-// rounds), the tail targets' bootstrap interval, the caller mode it records, and its
-// error for an unknown kernel. (Its speed targets are not tested here:
+// rounds, and takt's steals and sleeps per sample), the tail targets' bootstrap
+// interval, the options it records (caller mode, --fib-n, --runtimes), and its errors
+// for an unknown kernel or runtime and a fib size out of range. (Its speed targets are not tested here:
 // they are measurements, checked by running the benchmark, docs/benchmarks-runtime.md.)
 #include "../support/command_test.hpp"
 
