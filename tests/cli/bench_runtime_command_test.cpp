@@ -19,15 +19,20 @@ using takt::testing::Outcome;
 
 class BenchRuntime : public takt::testing::CommandTest {
  protected:
-  nlohmann::json run_matmul(const std::string& extra) {
+  /// Runs `takt bench runtime ARGS --json FILE` with the environment `env` (TAKT_NO_RT=1:
+  /// the multiprogrammed load competes in SCHED_OTHER instead of preempting the tests
+  /// that run beside this one); expects exit 0 and returns the JSON (and the outcome).
+  nlohmann::json run(const std::string& args, const std::string& env = "TAKT_NO_RT=1",
+                     Outcome* outcome = nullptr) {
     const std::string json = (dir_ / "runtime.json").string();
-    // TAKT_NO_RT=1: the multiprogrammed load competes in SCHED_OTHER instead of
-    // preempting the tests that run beside this one.
-    Outcome r = takt("bench runtime --quick --kernels matmul --workers 2 --json " + json + " " + extra,
-                     "TAKT_NO_RT=1");
+    Outcome r = takt("bench runtime " + args + " --json " + json, env);
     EXPECT_EQ(r.status, 0) << r.err;
+    if (outcome != nullptr) *outcome = r;
     std::ifstream in(json);
     return nlohmann::json::parse(in);
+  }
+  nlohmann::json run_matmul(const std::string& extra) {
+    return run("--quick --kernels matmul --workers 2 " + extra);
   }
 };
 
@@ -101,16 +106,12 @@ TEST_F(BenchRuntime, ThreadsThatNeverSleepAreReported) {
   // OMP_WAIT_POLICY=active: libgomp's idle threads spin instead of sleeping, so each of
   // OpenMP's 2 rounds per condition ends with its threads running at the 500 ms limit;
   // takt's workers sleep after their idle spin.
-  const std::string json = (dir_ / "runtime.json").string();
-  Outcome r =
-      takt("bench runtime --quick --kernels matmul --runtimes takt,openmp --repetitions 2 --json " + json,
-           "TAKT_NO_RT=1 OMP_WAIT_POLICY=active");
-  ASSERT_EQ(r.status, 0) << r.err;
+  Outcome r;
+  nlohmann::json j = run("--quick --kernels matmul --runtimes takt,openmp --repetitions 2",
+                         "TAKT_NO_RT=1 OMP_WAIT_POLICY=active", &r);
   EXPECT_NE(r.out.find("warning: 2 of openmp's rounds ended with one of its threads still running"),
             std::string::npos)
       << r.out;
-  std::ifstream in(json);
-  nlohmann::json j = nlohmann::json::parse(in);
   for (const auto& row : j["rows"]) {
     EXPECT_EQ(row["rounds_not_quiet"].get<int>(), row["runtime"] == "openmp" ? 2 : 0) << row.dump();
   }
@@ -139,14 +140,9 @@ TEST_F(BenchRuntime, TaktRowsCountTheStealsAndSleepsOfEverySample) {
 
 TEST_F(BenchRuntime, FibNSetsTheSizeOfBothFibKernels) {
   // fib(12) = 144; every row is checked against the serial result ("correct").
-  const std::string json = (dir_ / "runtime.json").string();
-  Outcome r =
-      takt("bench runtime --quick --kernels fib,fib-1worker --fib-n 12 --repetitions 2 --json " + json,
-           "TAKT_NO_RT=1");
-  ASSERT_EQ(r.status, 0) << r.err;
+  Outcome r;
+  nlohmann::json j = run("--quick --kernels fib,fib-1worker --fib-n 12 --repetitions 2", "TAKT_NO_RT=1", &r);
   EXPECT_NE(r.out.find("fib(12) <= 0.5x oneTBB"), std::string::npos) << r.out;
-  std::ifstream in(json);
-  nlohmann::json j = nlohmann::json::parse(in);
   ASSERT_FALSE(j["rows"].empty());
   for (const auto& row : j["rows"]) {
     EXPECT_EQ(row["size"], "n=12") << row.dump();
