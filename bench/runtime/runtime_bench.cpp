@@ -17,6 +17,7 @@
 #include "bench/runtime/sample_statistics.hpp"
 #include "os/cpu.hpp"
 #include "os/realtime.hpp"
+#include "platform/metrics_json.hpp"
 #include "takt/error.hpp"
 #include "takt/runtime.hpp"
 #include "takt/version.hpp"
@@ -676,7 +677,82 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
 
   // ---- measure ---------------------------------------------------------------------------
   std::vector<Row> rows;
+  std::vector<Target> targets;
   std::string interference_policy;
+  auto ratio = [&](const Row& row, Runtime other) -> std::optional<double> {
+    const Row* o = find(rows, row.kernel, other, row.condition);
+    if (o == nullptr || o->stats.median_ms <= 0) return std::nullopt;
+    return row.stats.median_ms / o->stats.median_ms;
+  };
+  // The JSON is written after every kernel (complete = false) and once more at the end,
+  // so a run that is cut short (a timeout, Ctrl-C, a failing child) keeps the kernels it
+  // finished. Each write goes through a temporary file renamed into place.
+  auto save_json = [&](bool complete) {
+    if (options.json_path.empty()) return;
+    nlohmann::json j;
+    j["benchmark"] = "runtime";
+    j["takt_version"] = takt::version;
+    j["date"] = today();
+    j["complete"] = complete;  // false: written after a kernel, the run not (yet) finished
+    j["quick"] = quick;
+    j["workers"] = workers;
+    j["takt_pinned"] = options.pin;
+    j["takt_caller_joins"] = options.caller_joins;
+    j["cpus"] = cpus.to_string();
+    j["multiprogrammed_load"] = {{"period_ms", 1},
+                                 {"utilization", 0.25},
+                                 {"phases", "staggered by period/P"},
+                                 {"policy", interference_policy}};
+    j["method"] =
+        "each runtime in its own forked child process, started once per kernel and condition, one after "
+        "another; repetitions split into rounds (20, or one per 5 repetitions above 100) that run the "
+        "runtimes in turn (order rotating), each round after warm-up runs and once the previous runtime's "
+        "idle threads sleep; steady_clock around each run; nearest-rank percentiles";
+    j["runtimes"] = nlohmann::json::array();
+    for (Runtime r : selected) j["runtimes"].push_back(name(r));
+    for (const Row& row : rows) {
+      nlohmann::json r;
+      r["kernel"] = row.kernel;
+      r["size"] = row.size;
+      r["runtime"] = name(row.runtime);
+      r["condition"] = name(row.condition);
+      r["workers"] = row.workers;
+      r["repetitions"] = row.stats.count;
+      r["median_ms"] = row.stats.median_ms;
+      r["p95_ms"] = row.stats.p95_ms;
+      r["max_ms"] = row.stats.max_ms;
+      r["min_ms"] = row.stats.min_ms;
+      r["mean_ms"] = row.stats.mean_ms;
+      r["correct"] = row.correct;
+      if (auto v = ratio(row, Runtime::onetbb)) r["ratio_to_onetbb"] = *v;
+      if (auto v = ratio(row, Runtime::openmp)) r["ratio_to_openmp"] = *v;
+      if (row.ns_per_spawn) r["ns_per_spawn"] = *row.ns_per_spawn;
+      r["rounds_ms"] = row.rounds;
+      r["rounds_not_quiet"] = row.not_quiet;  // the samples, round by round, in the order taken
+      if (row.runtime == Runtime::takt) {
+        r["steals"] = row.steals;
+        r["spawns"] = row.spawns;
+        r["rounds_steals"] = row.steal_rounds;  // each sample's, laid out as rounds_ms
+        r["rounds_sleeps"] = row.sleep_rounds;
+      }
+      j["rows"].push_back(r);
+    }
+    for (const Target& t : targets) {
+      nlohmann::json target = {{"name", t.name},       {"kernel", t.kernel}, {"condition", t.condition},
+                               {"measure", t.measure}, {"value", t.value},   {"limit", t.limit},
+                               {"pass", t.pass}};
+      if (t.noise) {
+        target["difference"] = t.noise->difference;
+        target["interval_95"] = {t.noise->low, t.noise->high};
+        target["interval_method"] =
+            fmt::format("paired percentile bootstrap of the rounds, {} resamples, seed {}",
+                        t.noise->resamples, t.noise->seed);
+        target["noise_verdict"] = noise_verdict(*t.noise);
+      }
+      j["targets"].push_back(target);
+    }
+    platform::write_json_file(options.json_path, j);
+  };
   for (Condition condition : {Condition::isolated, Condition::multiprogrammed}) {
     std::optional<Interference> load;
     if (condition == Condition::multiprogrammed) {
@@ -721,6 +797,7 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
         }
         rows.push_back(row);
       }
+      save_json(false);
     }
   }
 
@@ -743,12 +820,6 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
   }
 
   // ---- ratios and targets --------------------------------------------------------------
-  auto ratio = [&](const Row& row, Runtime other) -> std::optional<double> {
-    const Row* o = find(rows, row.kernel, other, row.condition);
-    if (o == nullptr || o->stats.median_ms <= 0) return std::nullopt;
-    return row.stats.median_ms / o->stats.median_ms;
-  };
-  std::vector<Target> targets;
   auto median_target = [&](const std::string& title, const std::string& kernel, Runtime other, double limit) {
     const Row* t = find(rows, kernel, Runtime::takt, Condition::isolated);
     const Row* o = find(rows, kernel, other, Condition::isolated);
@@ -825,71 +896,7 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
   }
 
   if (!options.json_path.empty()) {
-    nlohmann::json j;
-    j["benchmark"] = "runtime";
-    j["takt_version"] = takt::version;
-    j["date"] = today();
-    j["quick"] = quick;
-    j["workers"] = workers;
-    j["takt_pinned"] = options.pin;
-    j["takt_caller_joins"] = options.caller_joins;
-    j["cpus"] = cpus.to_string();
-    j["multiprogrammed_load"] = {{"period_ms", 1},
-                                 {"utilization", 0.25},
-                                 {"phases", "staggered by period/P"},
-                                 {"policy", interference_policy}};
-    j["method"] =
-        "each runtime in its own forked child process, started once per kernel and condition, one after "
-        "another; repetitions split into rounds (20, or one per 5 repetitions above 100) that run the "
-        "runtimes in turn (order rotating), each round after warm-up runs and once the previous runtime's "
-        "idle threads sleep; steady_clock around each run; nearest-rank percentiles";
-    j["runtimes"] = nlohmann::json::array();
-    for (Runtime r : selected) j["runtimes"].push_back(name(r));
-    for (const Row& row : rows) {
-      nlohmann::json r;
-      r["kernel"] = row.kernel;
-      r["size"] = row.size;
-      r["runtime"] = name(row.runtime);
-      r["condition"] = name(row.condition);
-      r["workers"] = row.workers;
-      r["repetitions"] = row.stats.count;
-      r["median_ms"] = row.stats.median_ms;
-      r["p95_ms"] = row.stats.p95_ms;
-      r["max_ms"] = row.stats.max_ms;
-      r["min_ms"] = row.stats.min_ms;
-      r["mean_ms"] = row.stats.mean_ms;
-      r["correct"] = row.correct;
-      if (auto v = ratio(row, Runtime::onetbb)) r["ratio_to_onetbb"] = *v;
-      if (auto v = ratio(row, Runtime::openmp)) r["ratio_to_openmp"] = *v;
-      if (row.ns_per_spawn) r["ns_per_spawn"] = *row.ns_per_spawn;
-      r["rounds_ms"] = row.rounds;
-      r["rounds_not_quiet"] = row.not_quiet;  // the samples, round by round, in the order taken
-      if (row.runtime == Runtime::takt) {
-        r["steals"] = row.steals;
-        r["spawns"] = row.spawns;
-        r["rounds_steals"] = row.steal_rounds;  // each sample's, laid out as rounds_ms
-        r["rounds_sleeps"] = row.sleep_rounds;
-      }
-      j["rows"].push_back(r);
-    }
-    for (const Target& t : targets) {
-      nlohmann::json target = {{"name", t.name},       {"kernel", t.kernel}, {"condition", t.condition},
-                               {"measure", t.measure}, {"value", t.value},   {"limit", t.limit},
-                               {"pass", t.pass}};
-      if (t.noise) {
-        target["difference"] = t.noise->difference;
-        target["interval_95"] = {t.noise->low, t.noise->high};
-        target["interval_method"] =
-            fmt::format("paired percentile bootstrap of the rounds, {} resamples, seed {}",
-                        t.noise->resamples, t.noise->seed);
-        target["noise_verdict"] = noise_verdict(*t.noise);
-      }
-      j["targets"].push_back(target);
-    }
-    std::ofstream file(options.json_path);
-    if (!file)
-      throw takt::Error(fmt::format("cannot write '{}'; choose a writable --json path", options.json_path));
-    file << j.dump(2) << '\n';
+    save_json(true);
     fmt::print("results written to {}\n", options.json_path);
   }
   return all_correct ? 0 : 3;

@@ -1,8 +1,9 @@
 // Tests of `takt bench runtime`, run as a program: its JSON rows (every sample, in
 // rounds, and takt's steals and sleeps per sample), the tail targets' bootstrap
-// interval, the options it records (caller mode, --fib-n, --runtimes), and its errors
-// for an unknown kernel or runtime and a fib size out of range. (Its speed targets are not tested here:
-// they are measurements, checked by running the benchmark, docs/benchmarks-runtime.md.)
+// interval, the options it records (caller mode, --fib-n, --runtimes), the JSON kept by a
+// run cut short, and its errors for an unknown kernel or runtime and a fib size out of
+// range. (Its speed targets are not tested here: they are measurements, checked by
+// running the benchmark, docs/benchmarks-runtime.md.)
 #include "../support/command_test.hpp"
 
 #include <gtest/gtest.h>
@@ -148,6 +149,42 @@ TEST_F(BenchRuntime, FibNSetsTheSizeOfBothFibKernels) {
     EXPECT_EQ(row["size"], "n=12") << row.dump();
     EXPECT_TRUE(row["correct"].get<bool>()) << row.dump();
   }
+}
+
+TEST_F(BenchRuntime, ARunCutShortKeepsTheKernelsItFinished) {
+  // The JSON is rewritten after every kernel. Kill the run as soon as the file first
+  // appears: fib (takt alone, 150 runs of fib(25), about 0.3 s) is done, and synthetic-2
+  // (150 runs of about 7 ms) is still running, so the file must hold fib's isolated row
+  // alone and say that the run is not complete.
+  const std::string json = (dir_ / "cut.json").string();
+  const std::string status = (dir_ / "status").string();
+  const std::string script =
+      "TAKT_NO_RT=1 " + std::string(TAKT_BINARY) +
+      " bench runtime --quick --kernels fib,synthetic-2 --runtimes takt --repetitions 150"
+      " --json " +
+      json + " >/dev/null 2>&1 & pid=$!; i=0; while [ ! -e " + json +
+      " ] && [ $i -lt 6000 ]; do sleep 0.01; i=$((i+1)); done; kill -TERM $pid; wait $pid; "
+      "echo $? >" +
+      status;
+  ASSERT_EQ(std::system(script.c_str()), 0);
+  // 143 = 128 + SIGTERM: the run was cut short (0 would mean it finished before the kill).
+  EXPECT_EQ(takt::testing::slurp(status), "143\n");
+  std::ifstream in(json);
+  ASSERT_TRUE(in.good()) << "no JSON after the first kernel";
+  const nlohmann::json j = nlohmann::json::parse(in);
+  EXPECT_FALSE(j["complete"].get<bool>());
+  ASSERT_EQ(j["rows"].size(), 1u) << j["rows"].dump();
+  EXPECT_EQ(j["rows"][0]["kernel"], "fib");
+  EXPECT_EQ(j["rows"][0]["condition"], "isolated");
+  EXPECT_EQ(j["rows"][0]["repetitions"], 150);
+  EXPECT_FALSE(j.contains("targets"));
+}
+
+TEST_F(BenchRuntime, AFinishedRunSaysItIsComplete) {
+  nlohmann::json j = run("--quick --kernels fib --runtimes takt,onetbb --repetitions 3");
+  EXPECT_TRUE(j["complete"].get<bool>());
+  EXPECT_EQ(j["rows"].size(), 4u);  // two runtimes, two conditions
+  EXPECT_TRUE(j.contains("targets"));
 }
 
 TEST_F(BenchRuntime, AFibNOutOfRangeIsAClearError) {
