@@ -1,10 +1,12 @@
 // `takt profile PROGRAM [ARGS...]`: measures a task's work, span and burdened span (issue 6).
 #include "apps/programs.hpp"
+#include "apps/segments.hpp"
 #include "cli/command.hpp"
 #include "model/duration.hpp"
 #include "model/measurement_update.hpp"
 #include "model/task_set_parser.hpp"
 #include "os/cpu.hpp"
+#include "platform/run.hpp"
 #include "profiler/profile.hpp"
 #include "profiler/profile_output.hpp"
 #include "takt/error.hpp"
@@ -183,14 +185,16 @@ int profile_file(const ProfileArgs& a, const profiler::ProfileOptions& o) {
       fmt::print(stderr, "task '{}' names no program: not profiled\n", t.name);
       continue;
     }
+    // A `segments` task's strands come from its `segments:` list, as `takt run` runs them.
+    const std::vector<std::string> args = platform::program_arguments(t);
     std::string key = t.program;
-    for (const auto& arg : t.args) key += '\x1f' + arg;
+    for (const auto& arg : args) key += '\x1f' + arg;
     const profiler::ProfileResult* result = nullptr;
     for (const auto& [k, r] : done) {
       if (k == key) result = &r;
     }
     if (result == nullptr) {
-      done.emplace_back(key, profile_program(t.program, t.args, base, o));
+      done.emplace_back(key, profile_program(t.program, args, base, o));
       result = &done.back().second;
       if (!a.json) fmt::print("task '{}': {}", t.name, profiler::profile_text(*result));
     } else if (!a.json) {
@@ -209,6 +213,7 @@ int profile_file(const ProfileArgs& a, const profiler::ProfileOptions& o) {
 
 int run_profile(const ProfileArgs& a) {
   apps::register_builtin_programs();
+  apps::register_segments_program();
   profiler::ProfileOptions o = options_of(a);
   if (a.program.empty()) {
     if (a.update.empty()) {

@@ -93,6 +93,30 @@ TEST_F(ProfileCommand, UpdateWithoutAProgramProfilesEveryTaskOfTheFile) {
   for (const auto& t : set.tasks) EXPECT_TRUE(t.measured_work && t.burdened_span) << t.name;
 }
 
+TEST_F(ProfileCommand, UpdateProfilesASegmentsTaskFromItsSegmentsList) {
+  // `program: segments` takes its strands from `segments:`, as `takt run` does: 100 µs,
+  // 8 strands of 50 µs, 100 µs, so C = 600 µs of busy-waiting (each strand at least its
+  // length: the busy loop is calibrated on its fastest trial) and L = 250 µs.
+  const std::filesystem::path file = dir_ / "segments.yaml";
+  std::ofstream(file) << "tasks:\n"
+                         "  - name: fine\n"
+                         "    period: 10ms\n"
+                         "    program: segments\n"
+                         "    segments: [{length: 100us}, {length: 50us, strands: 8}, {length: 100us}]\n"
+                         "    work: 1ms\n"
+                         "    span: 1ms\n";
+  Outcome o = takt("profile --jobs 2 --update " + file.string() + kBurdens, "TAKT_NO_RT=1");
+  ASSERT_EQ(o.status, 0) << o.err;
+  const auto set = takt::model::parse_task_set_file(file.string());
+  const auto& t = set.tasks.at(0);
+  ASSERT_TRUE(t.measured_work && t.measured_span) << slurp(file);
+  EXPECT_NE(*t.measured_work, std::chrono::milliseconds(1)) << "the placeholder was replaced";
+  EXPECT_GE(*t.measured_work, std::chrono::microseconds(540)) << "10 % below C at most (clock rounding)";
+  EXPECT_GE(*t.measured_span, std::chrono::microseconds(225));
+  EXPECT_LT(*t.measured_span, *t.measured_work);
+  EXPECT_EQ(t.segments.size(), 3u) << "the segments stay";
+}
+
 TEST_F(ProfileCommand, UpdateOfATaskThatDoesNotRunTheProgramNamesTheFix) {
   const std::filesystem::path file = dir_ / "other.yaml";
   std::ofstream(file)
