@@ -289,7 +289,8 @@ int run_profile(const ProfileArgs& a) {
           ->check(CLI::Range(0, 98));
       app.add_option("--parallel", args->parallel,
                      "Also measure T_P on P pinned workers for each P given, e.g. --parallel 1,2")
-          ->delimiter(',');
+          ->delimiter(',')
+          ->allow_extra_args(false);
       return [args] { return run_profile(*args); };
     },
 });

@@ -117,6 +117,18 @@ TEST_F(ProfileCommand, UpdateProfilesASegmentsTaskFromItsSegmentsList) {
   EXPECT_EQ(t.segments.size(), 3u) << "the segments stay";
 }
 
+TEST_F(ProfileCommand, AParallelListBeforeTheProgramTakesOnlyItsOwnValue) {
+  // `--parallel 1,2 fib 12`, as the help text suggests: 1,2 is the list, fib 12 the program.
+  Outcome o = takt("profile --jobs 1 --parallel 1,2 fib 12 --json" + kBurdens, "TAKT_NO_RT=1");
+  ASSERT_EQ(o.status, 0) << o.err;
+  const nlohmann::json j = nlohmann::json::parse(o.out);
+  EXPECT_EQ(j["program"], "fib");
+  EXPECT_EQ(j["args"], nlohmann::json::array({"12"}));
+  ASSERT_EQ(j["parallel"].size(), 2u);
+  EXPECT_EQ(j["parallel"][0]["workers"], 1);
+  EXPECT_EQ(j["parallel"][1]["workers"], 2);
+}
+
 TEST_F(ProfileCommand, UpdateOfATaskThatDoesNotRunTheProgramNamesTheFix) {
   const std::filesystem::path file = dir_ / "other.yaml";
   std::ofstream(file)
