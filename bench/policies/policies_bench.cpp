@@ -143,6 +143,14 @@ PoliciesReport run_policies_bench(const PoliciesBenchOptions& options) {
       cell.utilization = w.utilization;
       cell.policy = std::string(model::to_string(policy));
       double relative_sum = 0;
+      double executed_ns = 0, declared_ns = 0;  // over the finished jobs, for work_ratio
+      auto set_means = [&] {
+        cell.miss_ratio =
+            cell.jobs > 0 ? static_cast<double>(cell.misses) / static_cast<double>(cell.jobs) : 0.0;
+        cell.mean_relative_response =
+            cell.finished > 0 ? relative_sum / static_cast<double>(cell.finished) : 0.0;
+        cell.work_ratio = declared_ns > 0 ? executed_ns / declared_ns : 0.0;
+      };
       for (std::size_t s = 0; s < w.sets.size(); ++s) {
         const model::TaskSet& set = w.sets[s];
         analysis::AnalysisOptions a;
@@ -179,13 +187,11 @@ PoliciesReport run_policies_bench(const PoliciesBenchOptions& options) {
             relative_sum += rel;
             cell.max_relative_response = std::max(cell.max_relative_response, rel);
             ++cell.finished;
+            executed_ns += static_cast<double>(j.executed.count());
+            declared_ns += static_cast<double>(set.tasks[j.task].work().count());
           }
         }
-        if (r.jobs_left_running || r.metrics.run.stopped) {
-          cell.miss_ratio = cell.jobs > 0 ? static_cast<double>(cell.misses) / static_cast<double>(cell.jobs) : 0.0;
-          cell.mean_relative_response =
-              cell.finished > 0 ? relative_sum / static_cast<double>(cell.finished) : 0.0;
-        }
+        if (r.jobs_left_running || r.metrics.run.stopped) set_means();
         if (r.jobs_left_running) {
           report.cells.push_back(cell);
           report.stopped = fmt::format("{} {}% set {} under {}: a job was still running at the end", w.name,
@@ -198,8 +204,7 @@ PoliciesReport run_policies_bench(const PoliciesBenchOptions& options) {
           return report;
         }
       }
-      cell.miss_ratio = cell.jobs > 0 ? static_cast<double>(cell.misses) / static_cast<double>(cell.jobs) : 0.0;
-      cell.mean_relative_response = cell.finished > 0 ? relative_sum / static_cast<double>(cell.finished) : 0.0;
+      set_means();
       report.cells.push_back(cell);
       if (options.checkpoint) options.checkpoint(report);
     }
@@ -225,13 +230,16 @@ std::string format_markdown(const PoliciesReport& report) {
   }
   for (const std::string& w : workloads) {
     out += fmt::format("workload {}\n\n", w);
-    out += "| U | policy | sets admitted | jobs | misses | miss ratio | mean rel. response | max rel. response |\n";
-    out += "|---|---|---|---|---|---|---|---|\n";
+    out +=
+        "| U | policy | sets admitted | jobs | misses | miss ratio | mean rel. response | max rel. response | "
+        "work / C |\n";
+    out += "|---|---|---|---|---|---|---|---|---|\n";
     for (const PolicyCell& cell : report.cells) {
       if (cell.workload != w) continue;
-      out += fmt::format("| {}% | {} | {} of {} | {} | {} | {:.4f} | {:.3f} | {:.3f} |\n", cell.utilization,
-                         cell.policy, cell.admitted, cell.sets, cell.jobs, cell.misses, cell.miss_ratio,
-                         cell.mean_relative_response, cell.max_relative_response);
+      out += fmt::format("| {}% | {} | {} of {} | {} | {} | {:.4f} | {:.3f} | {:.3f} | {:.2f} |\n",
+                         cell.utilization, cell.policy, cell.admitted, cell.sets, cell.jobs, cell.misses,
+                         cell.miss_ratio, cell.mean_relative_response, cell.max_relative_response,
+                         cell.work_ratio);
     }
     out += "\n";
   }
@@ -267,6 +275,7 @@ nlohmann::json to_json(const PoliciesReport& report) {
                           {"miss_ratio", cell.miss_ratio},
                           {"mean_relative_response", cell.mean_relative_response},
                           {"max_relative_response", cell.max_relative_response},
+                          {"work_ratio", cell.work_ratio},
                           {"seconds", cell.seconds}});
   }
   j["stopped"] = report.stopped;

@@ -75,6 +75,7 @@ struct JobSeen {
   std::optional<nanoseconds> finish;
   int start_cpu = -1;
   int finish_cpu = -1;
+  nanoseconds strand_time{};  // sum of the job's closed strand segments
 };
 
 }  // namespace
@@ -140,6 +141,7 @@ RunMetrics compute_metrics(const MetricsInput& in) {
         auto it = open_strands.find({e.task, e.job, e.arg, e.cpu});
         if (it != open_strands.end()) {
           job_time[e.cpu] += e.time - it->second;
+          job().strand_time += e.time - it->second;
           open_strands.erase(it);
         }
         break;
@@ -172,6 +174,7 @@ RunMetrics compute_metrics(const MetricsInput& in) {
     tm.errors = std::move(task_errors[t]);
     std::vector<nanoseconds> responses;
     std::vector<nanoseconds> latencies;
+    std::vector<nanoseconds> executed;
     long double relative_sum = 0;
     for (auto& [index, s] : seen[t]) {
       if (!s.released && !s.skipped && !s.start && !s.finish) continue;  // only strand events survived
@@ -185,6 +188,11 @@ RunMetrics compute_metrics(const MetricsInput& in) {
       r.finish = s.finish;
       r.late = s.late;
       r.start_cpu = s.start_cpu;
+      if (s.has_strands) {
+        r.executed = s.strand_time;
+      } else if (s.start && s.finish) {
+        r.executed = *s.finish - *s.start;
+      }
       if (s.skipped && !s.released) {
         r.status = JobStatus::skipped;
       } else if (s.finish) {
@@ -218,13 +226,13 @@ RunMetrics compute_metrics(const MetricsInput& in) {
       if (r.counts_as_miss()) ++tm.misses;
       if (r.finish && r.status != JobStatus::failed) {
         responses.push_back(*r.response());
+        executed.push_back(r.executed);
         relative_sum +=
             static_cast<long double>(r.response()->count()) / static_cast<long double>(spec.deadline.count());
       }
       if (auto lat = r.release_latency()) latencies.push_back(*lat);
       // Time executed per core, for jobs that recorded no strands (their strands count instead).
-      if (!s.has_strands && s.start && s.finish && s.start_cpu >= 0)
-        job_time[s.start_cpu] += *s.finish - *s.start;
+      if (!s.has_strands && s.start && s.finish && s.start_cpu >= 0) job_time[s.start_cpu] += r.executed;
       out.jobs.push_back(r);
     }
     const std::uint64_t with_outcome = tm.jobs - tm.abandoned;
@@ -232,6 +240,11 @@ RunMetrics compute_metrics(const MetricsInput& in) {
         with_outcome == 0 ? 0.0 : static_cast<double>(tm.misses) / static_cast<double>(with_outcome);
     if (!responses.empty()) tm.mean_relative_response = static_cast<double>(relative_sum / responses.size());
     tm.response = summarize(std::move(responses));
+    tm.executed = summarize(std::move(executed));
+    tm.declared_work = spec.work;
+    if (spec.work > nanoseconds::zero() && tm.executed.count > 0) {
+      tm.work_ratio = static_cast<double>(tm.executed.mean.count()) / static_cast<double>(spec.work.count());
+    }
     all_latencies.insert(all_latencies.end(), latencies.begin(), latencies.end());
     tm.release_latency = summarize(std::move(latencies));
     out.jobs_total += tm.jobs;

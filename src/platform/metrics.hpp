@@ -51,6 +51,9 @@ struct JobResult {
   std::optional<std::chrono::nanoseconds> finish;
   bool late = false;
   int start_cpu = -1;
+  /// Time the job executed: the sum of its recorded strand segments on every core, or
+  /// start → finish for a job that recorded no strands (0 before it finished).
+  std::chrono::nanoseconds executed{};
 
   [[nodiscard]] std::optional<std::chrono::nanoseconds> response() const;
   [[nodiscard]] std::optional<std::chrono::nanoseconds> tardiness() const;
@@ -76,6 +79,11 @@ struct TaskMetrics {
   DurationStats response;             ///< over finished, non-failed jobs
   double mean_relative_response = 0;  ///< mean of response / relative deadline, same jobs
   DurationStats release_latency;
+  DurationStats executed;                    ///< JobResult::executed over finished, non-failed jobs
+  std::chrono::nanoseconds declared_work{};  ///< C from the task set (0: none declared)
+  /// executed.mean / declared C: above 1, the jobs ran longer than the C the analysis
+  /// assumed (0 when no C is declared or no job finished).
+  double work_ratio = 0;
   std::vector<std::string> errors;  ///< kept messages of failed jobs ("job 12: ...")
 };
 

@@ -66,6 +66,9 @@ nlohmann::json metrics_to_json(const RunMetrics& m, bool with_jobs) {
     j["response_ms"] = stats_json(t.response, ms, true);
     j["mean_relative_response"] = t.mean_relative_response;
     j["release_latency_us"] = stats_json(t.release_latency, us, true);
+    j["executed_ms"] = stats_json(t.executed, ms, true);
+    j["declared_work_ms"] = ms(t.declared_work);
+    j["work_ratio"] = t.work_ratio;
     j["errors"] = t.errors;
     tasks.push_back(std::move(j));
   }
@@ -125,6 +128,7 @@ nlohmann::json metrics_to_json(const RunMetrics& m, bool with_jobs) {
           r.release_latency() ? nlohmann::json(r.release_latency()->count()) : nlohmann::json(nullptr);
       j["late"] = r.late;
       j["cpu"] = r.start_cpu;
+      j["executed_ns"] = r.executed.count();
       jobs.push_back(std::move(j));
     }
     doc["jobs"] = std::move(jobs);

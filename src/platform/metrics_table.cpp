@@ -14,6 +14,9 @@ using std::chrono::nanoseconds;
 namespace {
 double ms(nanoseconds d) { return static_cast<double>(d.count()) / 1e6; }
 double us(nanoseconds d) { return static_cast<double>(d.count()) / 1e3; }
+// Jobs that execute more than 5 % beyond their declared C are reported: below that, the
+// recording's own cost and clock granularity can account for the difference.
+constexpr double kWorkRatioWarning = 1.05;
 }  // namespace
 
 std::string format_table(const RunMetrics& m) {
@@ -28,21 +31,33 @@ std::string format_table(const RunMetrics& m) {
 
   std::size_t name_width = 5;
   for (const auto& t : m.tasks) name_width = std::max(name_width, t.name.size());
-  fmt::format_to(it, "\n{:<{}}  {:>7} {:>7} {:>7} {:>7} {:>5} {:>6}  {:>9} {:>9} {:>9} {:>9}  {:>8} {:>11}\n",
-                 "task", name_width, "jobs", "misses", "miss %", "skipped", "late", "failed", "resp min",
-                 "mean", "p99", "max", "rel.resp", "latency p99");
-  fmt::format_to(it, "{:<{}}  {:>7} {:>7} {:>7} {:>7} {:>5} {:>6}  {:>9} {:>9} {:>9} {:>9}  {:>8} {:>11}\n",
-                 "", name_width, "", "", "", "", "", "", "ms", "ms", "ms", "ms", "", "us");
+  fmt::format_to(
+      it, "\n{:<{}}  {:>7} {:>7} {:>7} {:>7} {:>5} {:>6}  {:>9} {:>9} {:>9} {:>9}  {:>8} {:>11}  {:>6}\n",
+      "task", name_width, "jobs", "misses", "miss %", "skipped", "late", "failed", "resp min", "mean", "p99",
+      "max", "rel.resp", "latency p99", "work/C");
+  fmt::format_to(
+      it, "{:<{}}  {:>7} {:>7} {:>7} {:>7} {:>5} {:>6}  {:>9} {:>9} {:>9} {:>9}  {:>8} {:>11}  {:>6}\n", "",
+      name_width, "", "", "", "", "", "", "ms", "ms", "ms", "ms", "", "us", "");
   for (const auto& t : m.tasks) {
     fmt::format_to(it,
                    "{:<{}}  {:>7} {:>7} {:>7.2f} {:>7} {:>5} {:>6}  {:>9.3f} {:>9.3f} {:>9.3f} {:>9.3f}  "
-                   "{:>8.3f} {:>11.1f}\n",
+                   "{:>8.3f} {:>11.1f}  {:>6}\n",
                    t.name, name_width, t.jobs, t.misses, 100.0 * t.miss_ratio, t.skipped, t.late, t.failed,
                    ms(t.response.min), ms(t.response.mean), ms(t.response.p99), ms(t.response.max),
-                   t.mean_relative_response, us(t.release_latency.p99));
+                   t.mean_relative_response, us(t.release_latency.p99),
+                   t.work_ratio > 0 ? fmt::format("{:.2f}", t.work_ratio) : "-");
   }
   fmt::format_to(it, "{:<{}}  {:>7} {:>7} {:>7.2f}\n", "total", name_width, m.jobs_total, m.misses_total,
                  100.0 * m.miss_ratio);
+  for (const auto& t : m.tasks) {
+    if (t.work_ratio <= kWorkRatioWarning) continue;
+    fmt::format_to(
+        it,
+        "warning: the jobs of {} executed {:.2f}x its declared work C = {:.3f} ms on average ({:.3f} "
+        "ms): the analysis assumed C and does not cover these jobs; measure C on this machine "
+        "(takt profile --update FILE)\n",
+        t.name, t.work_ratio, ms(t.declared_work), ms(t.executed.mean));
+  }
 
   const auto& s = m.system;
   fmt::format_to(

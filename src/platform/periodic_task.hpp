@@ -18,6 +18,9 @@ struct PeriodicTask {
   std::chrono::nanoseconds deadline{};  ///< relative deadline
   std::chrono::nanoseconds offset{};
   unsigned cores = 1;  ///< cores granted to the task (passed to its jobs)
+  /// Declared work C (the task set's `work:`, or derived from its segments or DAG); 0 when
+  /// the task declares none. The metrics compare what the jobs executed with it.
+  std::chrono::nanoseconds work{};
 };
 
 /// What happens to a release that finds the task's previous job still running.

@@ -163,7 +163,7 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
       }
       tasks->objects.push_back(std::move(object));
       tasks->pointers.push_back(tasks->objects.back().get());
-      timing.push_back(PeriodicTask{t.name, t.period, t.deadline, t.offset, args.cores});
+      timing.push_back(PeriodicTask{t.name, t.period, t.deadline, t.offset, args.cores, t.work()});
     }
   } catch (...) {
     tasks->finalize_all();

@@ -102,7 +102,8 @@ std::vector<Event> scenario() {
 }
 
 std::vector<PeriodicTask> scenario_tasks() {
-  return {PeriodicTask{"A", 10ms, 10ms, 0ms, 1}, PeriodicTask{"B", 20ms, 15ms, 0ms, 2}};
+  // Declared work: A 5 ms, B 8 ms.
+  return {PeriodicTask{"A", 10ms, 10ms, 0ms, 1, 5ms}, PeriodicTask{"B", 20ms, 15ms, 0ms, 2, 8ms}};
 }
 
 RunMetrics scenario_metrics() {
@@ -153,6 +154,12 @@ TEST(Metrics, PerJobOutcomesFromAKnownStream) {
   EXPECT_EQ(job(0, 3).status, JobStatus::unfinished);
   EXPECT_EQ(job(1, 2).status, JobStatus::abandoned);
   EXPECT_EQ(job(1, 2).start_cpu, 1);
+  // Executed time: start → finish for jobs without strands, the strand segments otherwise.
+  EXPECT_EQ(job(0, 0).executed, 3950us);
+  EXPECT_EQ(job(1, 0).executed, 4000us);  // strand 1 on cpu 1 (3 ms) + strand 2 on cpu 0 (1 ms)
+  EXPECT_EQ(job(0, 1).executed, 11800us);
+  EXPECT_EQ(job(1, 1).executed, 9970us);  // failed, but it ran
+  EXPECT_EQ(job(0, 3).executed, 0us);     // unfinished: no finish, no strands
 }
 
 TEST(Metrics, PerTaskNumbersDerivedByHand) {
@@ -177,6 +184,11 @@ TEST(Metrics, PerTaskNumbersDerivedByHand) {
   EXPECT_EQ(a.release_latency.count, 3u);
   EXPECT_EQ(a.release_latency.p50, 50us);
   EXPECT_EQ(a.release_latency.p99, 200us);
+  // Executed per finished job: 3.95 and 11.8 ms, mean 7.875 ms = 1.575 x the declared 5 ms.
+  EXPECT_EQ(a.executed.count, 2u);
+  EXPECT_EQ(a.executed.mean, 7875us);
+  EXPECT_EQ(a.declared_work, 5ms);
+  EXPECT_DOUBLE_EQ(a.work_ratio, 1.575);
 
   const TaskMetrics& b = m.tasks[1];
   EXPECT_EQ(b.jobs, 3u);
@@ -186,6 +198,8 @@ TEST(Metrics, PerTaskNumbersDerivedByHand) {
   EXPECT_DOUBLE_EQ(b.miss_ratio, 0.5);  // 1 miss of 2 jobs with an outcome
   EXPECT_EQ(b.response.count, 1u);      // the failed job has no response time
   EXPECT_DOUBLE_EQ(b.mean_relative_response, 3.2 / 15.0);
+  EXPECT_EQ(b.executed.count, 1u);      // B#0's 4 ms; the failed B#1 does not count
+  EXPECT_DOUBLE_EQ(b.work_ratio, 0.5);  // 4 ms of the declared 8 ms
   ASSERT_EQ(b.errors.size(), 1u);
   EXPECT_EQ(b.errors[0], "job 1: disk full");
 
@@ -239,6 +253,9 @@ TEST(Metrics, JsonHasEveryDocumentedField) {
   EXPECT_DOUBLE_EQ(a["response_ms"]["p99"].get<double>(), 12.0);
   EXPECT_DOUBLE_EQ(a["mean_relative_response"].get<double>(), 0.8);
   EXPECT_DOUBLE_EQ(a["release_latency_us"]["p50"].get<double>(), 50.0);
+  EXPECT_DOUBLE_EQ(a["executed_ms"]["mean"].get<double>(), 7.875);
+  EXPECT_DOUBLE_EQ(a["declared_work_ms"].get<double>(), 5.0);
+  EXPECT_DOUBLE_EQ(a["work_ratio"].get<double>(), 1.575);
   for (const char* key : {"jobs", "released", "met", "misses", "skipped", "late", "failed", "unfinished",
                           "abandoned", "errors"}) {
     EXPECT_TRUE(a.contains(key)) << key;
@@ -258,6 +275,7 @@ TEST(Metrics, JsonHasEveryDocumentedField) {
   EXPECT_EQ(j1["tardiness_ns"], 2'000'000);
   EXPECT_EQ(j1["release_latency_ns"], 200'000);
   EXPECT_TRUE(j["jobs"][3]["finish_ns"].is_null());  // A#3 unfinished
+  EXPECT_EQ(j["jobs"][0]["executed_ns"], 3'950'000);
   EXPECT_FALSE(metrics_to_json(m, false).contains("jobs"));
 }
 
@@ -282,6 +300,15 @@ TEST(Metrics, TableShowsTasksTotalsAndSystem) {
   EXPECT_NE(t.find("15 voluntary, 3 involuntary"), std::string::npos) << t;
   EXPECT_NE(t.find("cpu 0: jobs ran 0.017 s"), std::string::npos) << t;
   EXPECT_NE(t.find("B: job 1: disk full"), std::string::npos) << t;
+  EXPECT_NE(t.find("work/C"), std::string::npos) << t;
+  EXPECT_NE(t.find("  0.50\n"), std::string::npos) << "B's work/C\n" << t;
+  // A ran 1.575 x its C: a warning that names the task and the remedy; B (0.5) gets none.
+  EXPECT_NE(
+      t.find("warning: the jobs of A executed 1.57x its declared work C = 5.000 ms on average (7.875 ms)"),
+      std::string::npos)
+      << t;
+  EXPECT_EQ(t.find("the jobs of B"), std::string::npos) << t;
+  EXPECT_NE(t.find("takt profile --update FILE"), std::string::npos) << t;
 }
 
 TEST(Metrics, EmptyRunIsAllZero) {
@@ -292,6 +319,7 @@ TEST(Metrics, EmptyRunIsAllZero) {
   ASSERT_EQ(m.tasks.size(), 1u);
   EXPECT_EQ(m.tasks[0].jobs, 0u);
   EXPECT_EQ(m.tasks[0].miss_ratio, 0.0);
+  EXPECT_EQ(m.tasks[0].work_ratio, 0.0);  // no C declared, no job
   EXPECT_EQ(m.miss_ratio, 0.0);
   EXPECT_NO_THROW((void)format_table(m));
   EXPECT_NO_THROW((void)metrics_to_json(m));
