@@ -187,8 +187,10 @@ PoliciesReport run_policies_bench(const PoliciesBenchOptions& options) {
             relative_sum += rel;
             cell.max_relative_response = std::max(cell.max_relative_response, rel);
             ++cell.finished;
-            executed_ns += static_cast<double>(j.executed.count());
-            declared_ns += static_cast<double>(set.tasks[j.task].work().count());
+            if (j.executed_known) {
+              executed_ns += static_cast<double>(j.executed.count());
+              declared_ns += static_cast<double>(set.tasks[j.task].work().count());
+            }
           }
         }
         if (r.jobs_left_running || r.metrics.run.stopped) set_means();
@@ -236,10 +238,10 @@ std::string format_markdown(const PoliciesReport& report) {
     out += "|---|---|---|---|---|---|---|---|---|\n";
     for (const PolicyCell& cell : report.cells) {
       if (cell.workload != w) continue;
-      out += fmt::format("| {}% | {} | {} of {} | {} | {} | {:.4f} | {:.3f} | {:.3f} | {:.2f} |\n",
+      out += fmt::format("| {}% | {} | {} of {} | {} | {} | {:.4f} | {:.3f} | {:.3f} | {} |\n",
                          cell.utilization, cell.policy, cell.admitted, cell.sets, cell.jobs, cell.misses,
                          cell.miss_ratio, cell.mean_relative_response, cell.max_relative_response,
-                         cell.work_ratio);
+                         cell.work_ratio > 0 ? fmt::format("{:.2f}", cell.work_ratio) : "-");
     }
     out += "\n";
   }

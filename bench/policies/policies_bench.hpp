@@ -54,8 +54,9 @@ struct PolicyCell {
   double miss_ratio = 0;
   double mean_relative_response = 0;
   double max_relative_response = 0;
-  /// Σ executed / Σ declared C over the finished jobs (platform::JobResult::executed):
-  /// above 1, the jobs ran longer than the C that the policies' analyses assumed.
+  /// Σ executed / Σ declared C over the finished jobs whose executed time is known
+  /// (platform::JobResult::executed): above 1, the jobs ran longer than the C that the
+  /// policies' analyses assumed; 0 when no job's is known (shown as "-").
   double work_ratio = 0;
   double seconds = 0;  ///< run time, all sets
 };

@@ -193,6 +193,12 @@ RunMetrics compute_metrics(const MetricsInput& in) {
       } else if (s.start && s.finish) {
         r.executed = *s.finish - *s.start;
       }
+      // Complete only if the job finished before the first dropped event, and no thread
+      // recorded without a slot (its events, strands too, are all missing).
+      if (in.events_unattached > 0 || (in.first_drop && !(s.finish && *s.finish < *in.first_drop))) {
+        r.executed_known = false;
+        r.executed = nanoseconds::zero();
+      }
       if (s.skipped && !s.released) {
         r.status = JobStatus::skipped;
       } else if (s.finish) {
@@ -226,13 +232,18 @@ RunMetrics compute_metrics(const MetricsInput& in) {
       if (r.counts_as_miss()) ++tm.misses;
       if (r.finish && r.status != JobStatus::failed) {
         responses.push_back(*r.response());
-        executed.push_back(r.executed);
+        if (r.executed_known) {
+          executed.push_back(r.executed);
+        } else {
+          ++tm.executed_unknown;
+        }
         relative_sum +=
             static_cast<long double>(r.response()->count()) / static_cast<long double>(spec.deadline.count());
       }
       if (auto lat = r.release_latency()) latencies.push_back(*lat);
       // Time executed per core, for jobs that recorded no strands (their strands count instead).
-      if (!s.has_strands && s.start && s.finish && s.start_cpu >= 0) job_time[s.start_cpu] += r.executed;
+      if (!s.has_strands && s.start && s.finish && s.start_cpu >= 0)
+        job_time[s.start_cpu] += *s.finish - *s.start;
       out.jobs.push_back(r);
     }
     const std::uint64_t with_outcome = tm.jobs - tm.abandoned;
@@ -313,6 +324,7 @@ MetricsInput metrics_input(std::span<const PeriodicTask> tasks, std::span<const 
   in.job_errors = recorder.error_count();
   in.events_dropped = recorder.dropped();
   in.events_unattached = recorder.unattached();
+  in.first_drop = recorder.first_drop();
   return in;
 }
 

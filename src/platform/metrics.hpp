@@ -54,6 +54,9 @@ struct JobResult {
   /// Time the job executed: the sum of its recorded strand segments on every core, or
   /// start → finish for a job that recorded no strands (0 before it finished).
   std::chrono::nanoseconds executed{};
+  /// False when the job finished after the recorder first dropped an event: some of its
+  /// strand events may be missing, so `executed` is not known (and left 0).
+  bool executed_known = true;
 
   [[nodiscard]] std::optional<std::chrono::nanoseconds> response() const;
   [[nodiscard]] std::optional<std::chrono::nanoseconds> tardiness() const;
@@ -80,6 +83,7 @@ struct TaskMetrics {
   double mean_relative_response = 0;  ///< mean of response / relative deadline, same jobs
   DurationStats release_latency;
   DurationStats executed;                    ///< JobResult::executed over finished, non-failed jobs
+  std::uint64_t executed_unknown = 0;        ///< of those jobs, the ones whose executed time is not known
   std::chrono::nanoseconds declared_work{};  ///< C from the task set (0: none declared)
   /// executed.mean / declared C: above 1, the jobs ran longer than the C the analysis
   /// assumed (0 when no C is declared or no job finished).
@@ -152,6 +156,8 @@ struct MetricsInput {
   std::uint64_t job_errors = 0;
   std::uint64_t events_dropped = 0;
   std::uint64_t events_unattached = 0;
+  /// Recorder::first_drop(): jobs that finished before it have every strand event.
+  std::optional<std::chrono::nanoseconds> first_drop;
 };
 
 RunMetrics compute_metrics(const MetricsInput& input);

@@ -67,6 +67,7 @@ nlohmann::json metrics_to_json(const RunMetrics& m, bool with_jobs) {
     j["mean_relative_response"] = t.mean_relative_response;
     j["release_latency_us"] = stats_json(t.release_latency, us, true);
     j["executed_ms"] = stats_json(t.executed, ms, true);
+    j["executed_unknown"] = t.executed_unknown;
     j["declared_work_ms"] = ms(t.declared_work);
     j["work_ratio"] = t.work_ratio;
     j["errors"] = t.errors;
@@ -128,7 +129,7 @@ nlohmann::json metrics_to_json(const RunMetrics& m, bool with_jobs) {
           r.release_latency() ? nlohmann::json(r.release_latency()->count()) : nlohmann::json(nullptr);
       j["late"] = r.late;
       j["cpu"] = r.start_cpu;
-      j["executed_ns"] = r.executed.count();
+      j["executed_ns"] = r.executed_known ? nlohmann::json(r.executed.count()) : nlohmann::json(nullptr);
       jobs.push_back(std::move(j));
     }
     doc["jobs"] = std::move(jobs);

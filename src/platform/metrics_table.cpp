@@ -84,6 +84,17 @@ std::string format_table(const RunMetrics& m) {
         "room for the jobs' releases, starts and finishes first). The recorder takes at most 192 MiB: "
         "a shorter run (--duration, --jobs) records every event\n",
         s.events_dropped, s.events_unattached);
+    std::uint64_t unknown = 0, finished = 0;
+    for (const auto& t : m.tasks) {
+      unknown += t.executed_unknown;
+      finished += t.executed.count + t.executed_unknown;
+    }
+    if (unknown > 0) {
+      fmt::format_to(it,
+                     "work/C counts only the jobs that finished before the first dropped event: {} of {} "
+                     "finished jobs\n",
+                     finished - unknown, finished);
+    }
   }
   if (s.job_errors > 0) {
     fmt::format_to(it, "{} job(s) failed:\n", s.job_errors);

@@ -30,6 +30,9 @@ void ThreadRecorder::append(const Event& e) noexcept {
                          e.kind == EventKind::finish;
   if (n >= (job_event ? capacity_ : detail_capacity_)) {
     dropped_.store(dropped_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    if (first_drop_ns_.load(std::memory_order_relaxed) == kNoDrop) {
+      first_drop_ns_.store(e.time.count(), std::memory_order_relaxed);
+    }
     return;
   }
   events_[n] = e;
@@ -228,6 +231,20 @@ std::uint64_t Recorder::dropped() const noexcept {
   std::uint64_t n = 0;
   for_each_attached([&](const ThreadRecorder& t) { n += t.dropped(); });
   return n;
+}
+
+std::optional<std::chrono::nanoseconds> ThreadRecorder::first_drop() const noexcept {
+  const std::int64_t ns = first_drop_ns_.load(std::memory_order_relaxed);
+  if (ns == kNoDrop) return std::nullopt;
+  return std::chrono::nanoseconds(ns);
+}
+
+std::optional<std::chrono::nanoseconds> Recorder::first_drop() const noexcept {
+  std::optional<std::chrono::nanoseconds> first;
+  for_each_attached([&](const ThreadRecorder& t) {
+    if (auto d = t.first_drop(); d && (!first || *d < *first)) first = d;
+  });
+  return first;
 }
 
 std::size_t Recorder::events_per_thread_for(std::uint64_t jobs, std::size_t events_per_job,

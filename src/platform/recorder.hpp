@@ -16,7 +16,9 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -86,6 +88,9 @@ class ThreadRecorder {
 
   [[nodiscard]] std::size_t size() const noexcept { return size_.load(std::memory_order_acquire); }
   [[nodiscard]] std::uint64_t dropped() const noexcept { return dropped_.load(std::memory_order_relaxed); }
+  /// The time of the first event this thread dropped (none: nothing dropped yet). Every
+  /// later detail event of the thread is dropped too, so events before it are complete.
+  [[nodiscard]] std::optional<std::chrono::nanoseconds> first_drop() const noexcept;
   [[nodiscard]] std::uint64_t jobs_done() const noexcept {
     return jobs_done_.load(std::memory_order_relaxed);
   }
@@ -107,6 +112,8 @@ class ThreadRecorder {
   std::size_t detail_capacity_ = 0;  ///< capacity_ less the places reserved for job events
   std::atomic<std::size_t> size_{0};
   std::atomic<std::uint64_t> dropped_{0};
+  std::atomic<std::int64_t> first_drop_ns_{kNoDrop};
+  static constexpr std::int64_t kNoDrop = std::numeric_limits<std::int64_t>::max();
   std::atomic<std::uint64_t> jobs_done_{0};
   std::atomic<std::uint64_t> misses_{0};
   int last_cpu_ = -1;
@@ -159,6 +166,9 @@ class Recorder {
   /// All job errors, kept or not.
   [[nodiscard]] std::uint64_t error_count() const noexcept;
   [[nodiscard]] std::uint64_t dropped() const noexcept;
+  /// The earliest ThreadRecorder::first_drop() of every thread: the events of every
+  /// thread before it are complete (none: no event was dropped).
+  [[nodiscard]] std::optional<std::chrono::nanoseconds> first_drop() const noexcept;
   [[nodiscard]] std::uint64_t unattached() const noexcept {
     return unattached_.load(std::memory_order_relaxed);
   }

@@ -266,18 +266,7 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
   qos.reset();
 
   const std::vector<Event> events = recorder->events();
-  MetricsInput in;
-  in.tasks = engine->tasks();
-  in.events = events;
-  in.run = info;
-  in.before = before;
-  in.after = after;
-  in.threads = recorder->threads();
-  in.errors = recorder->errors();
-  in.job_errors = recorder->error_count();
-  in.events_dropped = recorder->dropped();
-  in.events_unattached = recorder->unattached();
-  result.metrics = compute_metrics(in);
+  result.metrics = compute_metrics(metrics_input(engine->tasks(), events, *recorder, info, before, after));
 
   std::vector<std::string> failures;
   if (options.json) {

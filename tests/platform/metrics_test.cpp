@@ -208,6 +208,41 @@ TEST(Metrics, PerTaskNumbersDerivedByHand) {
   EXPECT_DOUBLE_EQ(m.miss_ratio, 4.0 / 6.0);
 }
 
+TEST(Metrics, ExecutedTimeIsKnownOnlyForJobsThatFinishedBeforeTheFirstDrop) {
+  // The recorder dropped its first event at 10 ms: A#0 (finished 4 ms) and B#0 (3.2 ms)
+  // have all their events; A#1 (finished 22 ms) may have lost strand events.
+  static const auto tasks = scenario_tasks();
+  static const auto events = scenario();
+  MetricsInput in;
+  in.tasks = tasks;
+  in.events = events;
+  in.run.end = 45ms;
+  in.first_drop = 10ms;
+  in.events_dropped = 3;
+  const RunMetrics m = compute_metrics(in);
+  for (const auto& j : m.jobs) {
+    SCOPED_TRACE(std::to_string(j.task) + "#" + std::to_string(j.index));
+    EXPECT_EQ(j.executed_known, j.finish && *j.finish < 10ms);
+    if (!j.executed_known) {
+      EXPECT_EQ(j.executed, 0ns);
+    }
+  }
+  const TaskMetrics& a = m.tasks[0];
+  EXPECT_EQ(a.executed.count, 1u);                                      // A#0's 3.95 ms
+  EXPECT_EQ(a.executed_unknown, 1u);                                    // A#1
+  EXPECT_DOUBLE_EQ(a.work_ratio, 0.79);                                 // 3.95 / 5
+  EXPECT_EQ(m.tasks[1].executed.count, 1u);                             // B#0's 4 ms
+  EXPECT_TRUE(metrics_to_json(m)["jobs"][1]["executed_ns"].is_null());  // A#1
+  const std::string t = format_table(m);
+  EXPECT_NE(t.find("work/C counts only the jobs that finished before the first dropped event: 2 of 3"),
+            std::string::npos)
+      << t;
+  // A thread without a recorder slot lost every event: no job's executed time is known.
+  in.first_drop.reset();
+  in.events_unattached = 1;
+  EXPECT_EQ(compute_metrics(in).tasks[0].executed.count, 0u);
+}
+
 TEST(Metrics, SystemNumbersDerivedByHand) {
   RunMetrics m = scenario_metrics();
   const SystemMetrics& s = m.system;

@@ -113,6 +113,25 @@ TEST(Recorder, StrandEventsLeaveTheReservedPlacesToJobEvents) {
   EXPECT_EQ(rec->dropped(), dropped + 1);
 }
 
+TEST(Recorder, KeepsTheTimeOfTheFirstDroppedEvent) {
+  Recorder recorder({2, 4});
+  ThreadRecorder* a = recorder.attach("a");
+  ThreadRecorder* b = recorder.attach("b");
+  EXPECT_FALSE(recorder.first_drop());
+  // Four places each: a's fifth event (50 µs) and b's fifth (5 µs) are the first dropped
+  // (one place earlier if the thread moved CPU and a migration event took a place).
+  for (int i = 1; i <= 6; ++i) {
+    a->job_start(0, static_cast<std::uint64_t>(i), 0ns, 10us * i);
+    b->job_start(1, static_cast<std::uint64_t>(i), 0ns, 1us * i);
+  }
+  ASSERT_TRUE(a->first_drop() && b->first_drop());
+  EXPECT_GE(*a->first_drop(), 40us);
+  EXPECT_LE(*a->first_drop(), 50us);
+  EXPECT_GE(*b->first_drop(), 4us);
+  EXPECT_LE(*b->first_drop(), 5us);
+  EXPECT_EQ(recorder.first_drop(), b->first_drop()) << "the earliest over the threads";
+}
+
 TEST(Recorder, SlotsRunOutGracefully) {
   Recorder recorder({2, 16});
   EXPECT_NE(recorder.attach("a"), nullptr);
