@@ -38,6 +38,7 @@ bench: build
 	$(TAKT) bench sched --json build/bench/sched.json
 	$(TAKT) bench latency --json build/bench/latency.json
 	$(TAKT) bench analyze --json build/bench/analyze.json
+	$(TAKT) bench cpus --json build/bench/cpus.json
 	$(TAKT) bench policies --json build/bench/policies.json
 
 clean:
