@@ -106,7 +106,7 @@ std::vector<PeriodicTask> scenario_tasks() {
   return {PeriodicTask{"A", 10ms, 10ms, 0ms, 1, 5ms}, PeriodicTask{"B", 20ms, 15ms, 0ms, 2, 8ms}};
 }
 
-RunMetrics scenario_metrics() {
+MetricsInput scenario_input() {
   static const auto tasks = scenario_tasks();
   static const auto events = scenario();
   MetricsInput in;
@@ -126,8 +126,10 @@ RunMetrics scenario_metrics() {
   after.cpu_busy = {130ms, 215ms};
   in.before = before;
   in.after = after;
-  return compute_metrics(in);
+  return in;
 }
+
+RunMetrics scenario_metrics() { return compute_metrics(scenario_input()); }
 
 }  // namespace
 
@@ -211,12 +213,7 @@ TEST(Metrics, PerTaskNumbersDerivedByHand) {
 TEST(Metrics, ExecutedTimeIsKnownOnlyForJobsThatFinishedBeforeTheFirstDrop) {
   // The recorder dropped its first event at 10 ms: A#0 (finished 4 ms) and B#0 (3.2 ms)
   // have all their events; A#1 (finished 22 ms) may have lost strand events.
-  static const auto tasks = scenario_tasks();
-  static const auto events = scenario();
-  MetricsInput in;
-  in.tasks = tasks;
-  in.events = events;
-  in.run.end = 45ms;
+  MetricsInput in = scenario_input();
   in.first_drop = 10ms;
   in.events_dropped = 3;
   const RunMetrics m = compute_metrics(in);

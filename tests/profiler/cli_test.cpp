@@ -97,14 +97,15 @@ TEST_F(ProfileCommand, UpdateProfilesASegmentsTaskFromItsSegmentsList) {
   // `program: segments` takes its strands from `segments:`, as `takt run` does: 100 µs,
   // 8 strands of 50 µs, 100 µs, so C = 600 µs of busy-waiting (each strand at least its
   // length: the busy loop is calibrated on its fastest trial) and L = 250 µs.
-  const std::filesystem::path file = dir_ / "segments.yaml";
-  std::ofstream(file) << "tasks:\n"
-                         "  - name: fine\n"
-                         "    period: 10ms\n"
-                         "    program: segments\n"
-                         "    segments: [{length: 100us}, {length: 50us, strands: 8}, {length: 100us}]\n"
-                         "    work: 1ms\n"
-                         "    span: 1ms\n";
+  const std::filesystem::path file =
+      write("segments.yaml",
+            "tasks:\n"
+            "  - name: fine\n"
+            "    period: 10ms\n"
+            "    program: segments\n"
+            "    segments: [{length: 100us}, {length: 50us, strands: 8}, {length: 100us}]\n"
+            "    work: 1ms\n"
+            "    span: 1ms\n");
   Outcome o = takt("profile --jobs 2 --update " + file.string() + kBurdens, "TAKT_NO_RT=1");
   ASSERT_EQ(o.status, 0) << o.err;
   const auto set = takt::model::parse_task_set_file(file.string());
