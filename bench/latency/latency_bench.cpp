@@ -147,6 +147,7 @@ nlohmann::json to_json(const LatencyReport& r) {
     if (!c.reason.empty()) jc["reason"] = c.reason;
     nlohmann::json ct;
     ct["ran"] = c.cyclictest.ran;
+    ct["tool"] = c.cyclictest.tool;
     ct["reason"] = c.cyclictest.reason;
     ct["command"] = c.cyclictest.command;
     ct["policy"] = c.cyclictest.policy;
@@ -199,9 +200,9 @@ std::string format_table(const LatencyReport& r) {
     if (ct.ran) {
       fmt::format_to(
           it,
-          "cyclictest ({}): p25 {:.0f}  p50 {:.0f}  p75 {:.0f}  p95 {:.0f}  p99 {:.0f}  max {:.0f} us"
+          "{} ({}): p25 {:.0f}  p50 {:.0f}  p75 {:.0f}  p95 {:.0f}  p99 {:.0f}  max {:.0f} us"
           " over {} samples{}\n",
-          ct.policy, ct.latency.p25_us, ct.latency.p50_us, ct.latency.p75_us, ct.latency.p95_us,
+          ct.tool, ct.policy, ct.latency.p25_us, ct.latency.p50_us, ct.latency.p75_us, ct.latency.p95_us,
           ct.latency.p99_us, ct.latency.max_us, ct.latency.samples,
           ct.reason.empty() ? std::string() : " (" + ct.reason + ")");
     } else {

@@ -219,8 +219,9 @@ std::string format_markdown(const PoliciesReport& report) {
   out += fmt::format("machine: {}; privileges: {}\n\n", report.machine, report.privileges);
   const auto& c = report.cyclictest;
   if (c.ran) {
-    out += fmt::format("cyclictest ({}, {} samples): p50 {:.0f} us, p99 {:.0f} us, max {:.0f} us\n\n", c.policy,
-                       c.latency.samples, c.latency.p50_us, c.latency.p99_us, c.latency.max_us);
+    out += fmt::format("{} ({}, {} samples): p50 {:.0f} us, p99 {:.0f} us, max {:.0f} us{}\n\n", c.tool, c.policy,
+                       c.latency.samples, c.latency.p50_us, c.latency.p99_us, c.latency.max_us,
+                       c.reason.empty() ? std::string() : " (" + c.reason + ")");
   } else {
     out += fmt::format("cyclictest: did not run ({})\n\n", c.reason);
   }
@@ -256,6 +257,7 @@ nlohmann::json to_json(const PoliciesReport& report) {
   j["privileges"] = report.privileges;
   const auto& c = report.cyclictest;
   j["cyclictest"] = {{"ran", c.ran},
+                     {"tool", c.tool},
                      {"reason", c.reason},
                      {"command", c.command},
                      {"policy", c.policy},

@@ -1,6 +1,7 @@
 // Running cyclictest (rt-tests) as the latency floor of this machine, and reading its histogram.
 #include "platform/cyclictest.hpp"
 
+#include "os/clock.hpp"
 #include "os/realtime.hpp"
 #include "platform/percentile.hpp"
 #include "takt/error.hpp"
@@ -14,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <pthread.h>
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
@@ -22,6 +24,7 @@
 #include <cstring>
 #include <map>
 #include <sstream>
+#include <thread>
 
 extern char** environ;
 
@@ -251,16 +254,25 @@ CyclictestResult run_cyclictest(const CyclictestOptions& o) {
                ? "ran in SCHED_OTHER because TAKT_NO_RT is set"
                : "ran in SCHED_OTHER: no SCHED_FIFO privilege (run as root or grant CAP_SYS_NICE)";
   }
+  // Where cyclictest cannot run, takt's own probe measures the same thing.
+  auto fallback = [&](std::string why) {
+    if (!o.probe_fallback) {
+      r.reason = std::move(why);
+      return r;
+    }
+    CyclictestResult probe = run_timer_probe(o);
+    probe.reason = fmt::format("cyclictest did not run ({}); measured by takt's timer probe instead", why);
+    return probe;
+  };
   int spawn_error = 0;
   ProcessOutput p = run_process(args, o.duration + std::chrono::seconds(15), spawn_error);
   if (spawn_error != 0) {
-    r.reason =
+    return fallback(
         spawn_error == ENOENT
             ? fmt::format(
                   "'{}' not found in PATH: install rt-tests (scripts/setup does) to get the latency floor",
                   o.program)
-            : fmt::format("cannot start '{}': {}", o.program, std::strerror(spawn_error));
-    return r;
+            : fmt::format("cannot start '{}': {}", o.program, std::strerror(spawn_error)));
   }
   if (p.timed_out) {
     r.reason = fmt::format("cyclictest did not finish within {} s and was killed",
@@ -268,9 +280,8 @@ CyclictestResult run_cyclictest(const CyclictestOptions& o) {
     return r;
   }
   if (p.exit_status != 0) {
-    r.reason =
-        fmt::format("cyclictest failed (exit status {}): {}", p.exit_status, last_lines(p.err + p.out, 300));
-    return r;
+    return fallback(
+        fmt::format("cyclictest failed (exit status {}): {}", p.exit_status, last_lines(p.err + p.out, 300)));
   }
   try {
     CyclictestResult parsed = parse_cyclictest_histogram(p.out);
@@ -281,6 +292,47 @@ CyclictestResult run_cyclictest(const CyclictestOptions& o) {
   } catch (const Error& e) {
     r.reason = fmt::format("cannot read cyclictest's output: {}", e.what());
   }
+  return r;
+}
+
+CyclictestResult run_timer_probe(const CyclictestOptions& o) {
+  const auto& priv = os::privileges();
+  const bool fifo = o.fifo && priv.fifo && !priv.forced_off;
+  const os::CpuSet cpus = o.cpus.empty() ? os::allowed_cpus() : o.cpus;
+  const auto loops = static_cast<std::size_t>(std::max<long long>(1, o.duration / o.interval));
+  CyclictestResult r;
+  r.tool = "takt timer probe";
+  r.policy = fifo ? fmt::format("SCHED_FIFO/{}", o.priority) : "SCHED_OTHER";
+  r.command = fmt::format(
+      "takt timer probe: {} thread(s) on CPUs {}, clock_nanosleep(TIMER_ABSTIME) every {} us, {} loops",
+      cpus.size(), cpus.to_string(), o.interval.count(), loops);
+  std::vector<std::vector<std::int64_t>> samples(cpus.size(), std::vector<std::int64_t>(loops, 0));
+  std::vector<std::thread> threads;
+  const std::chrono::nanoseconds start = os::monotonic_now() + std::chrono::milliseconds(1);
+  for (std::size_t t = 0; t < cpus.size(); ++t) {
+    threads.emplace_back([&, t] {
+      os::CpuSet one;
+      one.add(cpus.cpus()[t]);
+      os::pin_current_thread(one);
+      if (fifo) {
+        sched_param p{};
+        p.sched_priority = o.priority;
+        pthread_setschedparam(pthread_self(), SCHED_FIFO, &p);
+      }
+      std::chrono::nanoseconds next = start;
+      for (std::size_t i = 0; i < loops; ++i) {
+        next += o.interval;
+        os::sleep_until(next);
+        samples[t][i] = (os::monotonic_now() - next).count();
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  std::vector<std::int64_t> all;
+  all.reserve(loops * cpus.size());
+  for (const auto& s : samples) all.insert(all.end(), s.begin(), s.end());
+  r.latency = latency_stats(std::move(all));
+  r.ran = true;
   return r;
 }
 

@@ -40,21 +40,34 @@ struct CyclictestOptions {
   os::CpuSet cpus;                     ///< one thread per CPU (-t -a); empty: every allowed CPU
   int histogram_us = 10000;            ///< -h: histogram range; later samples count as overflows
   std::string program = "cyclictest";  ///< looked up in PATH unless it contains '/'
+  /// When cyclictest cannot run (not installed; rt-tests' cyclictest exits unless it may
+  /// set SCHED_FIFO, whatever --policy says), measure with run_timer_probe() instead.
+  bool probe_fallback = true;
 };
 
 struct CyclictestResult {
   bool ran = false;
-  std::string reason;   ///< why it did not run, or a note on how it ran (e.g. no SCHED_FIFO)
-  std::string command;  ///< the command line used
-  std::string policy;   ///< "SCHED_FIFO/90" or "SCHED_OTHER"
+  std::string tool = "cyclictest";  ///< or "takt timer probe" (run_timer_probe)
+  std::string reason;               ///< why it did not run, or a note on how it ran (e.g. no SCHED_FIFO)
+  std::string command;              ///< the command line used
+  std::string policy;               ///< "SCHED_FIFO/90" or "SCHED_OTHER"
   LatencyStats latency;
   std::uint64_t overflows = 0;  ///< samples above the histogram range (counted at max)
 };
 
 /// Runs cyclictest for options.duration and summarises its histogram. Without the
 /// SCHED_FIFO privilege (or with TAKT_NO_RT) it runs in SCHED_OTHER and says so. Never
-/// throws for a cyclictest that is missing or fails: `ran` is false and `reason` says why.
+/// throws for a cyclictest that is missing or fails: with probe_fallback the result is
+/// run_timer_probe()'s and `reason` says why cyclictest did not run; without, `ran` is
+/// false and `reason` says why.
 CyclictestResult run_cyclictest(const CyclictestOptions& options);
+
+/// cyclictest's measurement done by takt itself, for machines where cyclictest cannot
+/// run: one thread per CPU (pinned), each sleeping to absolute CLOCK_MONOTONIC times
+/// `interval` apart (clock_nanosleep, TIMER_ABSTIME) for options.duration and taking
+/// wake-up time − target time as a sample. SCHED_FIFO at options.priority when allowed
+/// and asked for, else SCHED_OTHER. Samples are kept exactly (no histogram, no overflows).
+CyclictestResult run_timer_probe(const CyclictestOptions& options);
 
 /// Parses the output of `cyclictest -q -h N` (the histogram: one line per microsecond
 /// bucket with one count per thread, then "# Min/Avg/Max Latencies" and "# Histogram

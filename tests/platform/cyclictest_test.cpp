@@ -1,9 +1,12 @@
 // Tests of the cyclictest runner: histogram parsing with hand-computed percentiles, a missing binary, a real
-// run.
+// run, and takt's timer probe where cyclictest cannot run.
 #include "platform/cyclictest.hpp"
 #include "takt/error.hpp"
 
 #include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
 
 using namespace std::chrono_literals;
 using namespace takt::platform;
@@ -77,10 +80,49 @@ TEST(Cyclictest, MissingProgramIsReportedNotThrown) {
   CyclictestOptions o;
   o.program = "takt-no-such-cyclictest";
   o.duration = 100ms;
+  o.probe_fallback = false;
   CyclictestResult r = run_cyclictest(o);
   EXPECT_FALSE(r.ran);
   EXPECT_NE(r.reason.find("not found"), std::string::npos) << r.reason;
   EXPECT_NE(r.reason.find("rt-tests"), std::string::npos) << r.reason;
+}
+
+TEST(Cyclictest, WhereCyclictestCannotRunTheTimerProbeMeasuresAndSaysWhy) {
+  // A cyclictest that exits 1 at once, as rt-tests' does without the SCHED_FIFO
+  // privilege ("Unable to change scheduling policy!"), whatever --policy says.
+  const auto fake = std::filesystem::temp_directory_path() / "takt-failing-cyclictest.sh";
+  std::ofstream(fake) << "#!/bin/sh\necho 'Unable to change scheduling policy!' >&2\nexit 1\n";
+  std::filesystem::permissions(fake, std::filesystem::perms::owner_all);
+  CyclictestOptions o;
+  o.program = fake.string();
+  o.duration = 100ms;
+  o.interval = 1000us;
+  o.cpus = takt::os::CpuSet({takt::os::allowed_cpus()[0]});
+  const CyclictestResult r = run_cyclictest(o);
+  std::filesystem::remove(fake);
+  ASSERT_TRUE(r.ran) << r.reason;
+  EXPECT_EQ(r.tool, "takt timer probe");
+  EXPECT_NE(r.reason.find("cyclictest did not run (cyclictest failed (exit status 1)"), std::string::npos)
+      << r.reason;
+  EXPECT_NE(r.reason.find("Unable to change scheduling policy"), std::string::npos) << r.reason;
+  // 100 ms at 1 ms: 100 wake-ups of one thread, each at or after its target time.
+  EXPECT_EQ(r.latency.samples, 100u);
+  EXPECT_GE(r.latency.min_us, 0.0);
+  EXPECT_LE(r.latency.p50_us, r.latency.p99_us);
+  EXPECT_LE(r.latency.p99_us, r.latency.max_us);
+}
+
+TEST(Cyclictest, TimerProbeTakesOneSamplePerThreadAndPeriod) {
+  CyclictestOptions o;
+  o.duration = 50ms;
+  o.interval = 500us;
+  o.fifo = false;
+  const CyclictestResult r = run_timer_probe(o);
+  const std::size_t cpus = takt::os::allowed_cpus().size();
+  EXPECT_TRUE(r.ran);
+  EXPECT_EQ(r.policy, "SCHED_OTHER");
+  EXPECT_EQ(r.latency.samples, 100u * cpus);  // 50 ms / 500 us per thread
+  EXPECT_NE(r.command.find("every 500 us, 100 loops"), std::string::npos) << r.command;
 }
 
 TEST(Cyclictest, RealRunGivesOrderedPercentiles) {
