@@ -114,7 +114,9 @@ TEST_F(ProfileCommand, UpdateProfilesASegmentsTaskFromItsSegmentsList) {
   EXPECT_NE(*t.measured_work, std::chrono::milliseconds(1)) << "the placeholder was replaced";
   EXPECT_GE(*t.measured_work, std::chrono::microseconds(540)) << "10 % below C at most (clock rounding)";
   EXPECT_GE(*t.measured_span, std::chrono::microseconds(225));
-  EXPECT_LT(*t.measured_span, *t.measured_work);
+  // Work and span come from separate runs timed in wall-clock time; under load a span
+  // run's preempted strand can reach the work run's time (the update keeps span <= work).
+  EXPECT_LE(*t.measured_span, *t.measured_work);
   EXPECT_EQ(t.segments.size(), 3u) << "the segments stay";
 }
 
