@@ -6,6 +6,7 @@
 #include "model/measurement_update.hpp"
 #include "model/task_set_parser.hpp"
 #include "os/cpu.hpp"
+#include "platform/metrics_json.hpp"
 #include "platform/run.hpp"
 #include "profiler/profile.hpp"
 #include "profiler/profile_output.hpp"
@@ -49,18 +50,6 @@ std::string read_file(const std::string& path) {
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
-}
-
-void write_file(const std::string& path, const std::string& text) {
-  const std::string temporary = path + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << text;
-    if (!out) throw Error("cannot write '" + temporary + "'; check the folder is writable");
-  }
-  std::error_code ec;
-  std::filesystem::rename(temporary, path, ec);
-  if (ec) throw Error("cannot replace '" + path + "': " + ec.message());
 }
 
 /// "AMD EPYC, 2 CPUs" from /proc/cpuinfo and the affinity mask.
@@ -155,7 +144,7 @@ std::vector<std::string> tasks_to_update(const model::TaskSet& set, const Profil
 void write_measurements(const std::string& path, const std::vector<model::MeasurementUpdate>& updates) {
   const std::string text = read_file(path);
   const std::string updated = model::update_measurements(text, path, updates);
-  write_file(path, updated);
+  platform::write_text_file(path, updated);
   for (const auto& u : updates) {
     fmt::print(stderr, "wrote work {}, span {}, burdened_span {} for task '{}' into {}\n",
                model::format_duration(*u.work), model::format_duration(*u.span),

@@ -138,15 +138,19 @@ nlohmann::json metrics_to_json(const RunMetrics& m, bool with_jobs) {
 }
 
 void write_json_file(const std::filesystem::path& path, const nlohmann::json& document) {
+  write_text_file(path, document.dump(2) + '\n');
+}
+
+void write_text_file(const std::filesystem::path& path, std::string_view text) {
   std::filesystem::path tmp = path;
   tmp += ".partial";
   {
-    std::ofstream out(tmp, std::ios::trunc);
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out) {
       throw Error(fmt::format("cannot write '{}': {}; check that the folder exists and is writable",
                               path.string(), std::strerror(errno)));
     }
-    out << document.dump(2) << '\n';
+    out << text;
     out.flush();
     if (!out) throw Error(fmt::format("writing '{}' failed (disk full?)", path.string()));
   }

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <string_view>
 
 namespace takt::platform {
 
@@ -13,8 +14,12 @@ namespace takt::platform {
 /// Job times are nanoseconds relative to the run's origin. Format: docs/measurements.md.
 nlohmann::json metrics_to_json(const RunMetrics& metrics, bool with_jobs = true);
 
-/// Writes `document` to `path` (pretty-printed), through a temporary file renamed into
-/// place, so a reader never sees half a file. Throws takt::Error naming the path.
+/// Writes `text` to `path` through a temporary file (`path` + ".partial") renamed into
+/// place, so a reader never sees half a file and a failed write leaves the old file.
+/// Throws takt::Error naming the path.
+void write_text_file(const std::filesystem::path& path, std::string_view text);
+
+/// write_text_file() of `document`, pretty-printed.
 void write_json_file(const std::filesystem::path& path, const nlohmann::json& document);
 
 }  // namespace takt::platform

@@ -2,6 +2,7 @@
 #include "profiler/profile_output.hpp"
 
 #include "model/duration.hpp"
+#include "platform/metrics_json.hpp"
 #include "takt/error.hpp"
 
 #include <fmt/core.h>
@@ -191,18 +192,7 @@ void update_profiles_file(const std::string& path, const model::ProgramProfile& 
   }
   if (!replaced) profiles.push_back(entry);
   const std::string text = model::write_program_profiles(profiles, header);
-  // Write beside the file, then rename: an interrupted write leaves the old file.
-  const std::string temporary = path + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::trunc);
-    out << text;
-    if (!out)
-      throw Error("cannot write the profiles file '" + temporary +
-                  "'; check the folder exists and is writable");
-  }
-  std::error_code ec;
-  std::filesystem::rename(temporary, path, ec);
-  if (ec) throw Error("cannot replace the profiles file '" + path + "': " + ec.message());
+  platform::write_text_file(path, text);
 }
 
 }  // namespace takt::profiler
