@@ -95,9 +95,7 @@ LatencyCondition run_condition(const LatencyBenchOptions& o, const std::vector<i
     if (threads > p) r.note = fmt::format("{} threads share {} cores", threads, p);
     c.results.push_back(r);
   };
-  barrier(2, 0ns);
-  if (p >= 2) barrier(2, spin_before_sleep);  // spinning only where every thread has its own core
-  if (2 * p != 2) barrier(2 * p, 0ns);
+  for (const BarrierTeam& team : barrier_teams(p)) barrier(team.threads, team.spin ? spin_before_sleep : 0ns);
   return c;
 }
 
@@ -108,6 +106,17 @@ nlohmann::json stats_json(const platform::LatencyStats& s) {
 }
 
 }  // namespace
+
+std::vector<BarrierTeam> barrier_teams(unsigned cores) {
+  std::vector<BarrierTeam> teams{{2, false}};
+  if (cores >= 2) teams.push_back({2, true});  // spinning only where every thread has its own core
+  if (cores > 2) {
+    teams.push_back({cores, false});
+    teams.push_back({cores, true});
+  }
+  if (2 * cores != 2) teams.push_back({2 * cores, false});
+  return teams;
+}
 
 LatencyReport run_latency_bench(const LatencyBenchOptions& o) {
   LatencyReport report;

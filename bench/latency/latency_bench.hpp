@@ -86,6 +86,16 @@ struct SchedulingLatency {
 SchedulingLatency measure_scheduling_latency(const std::vector<int>& cpus, bool fifo, bool handoff,
                                              std::chrono::nanoseconds duration,
                                              std::chrono::microseconds period);
+/// One barrier row: a team of `threads` and whether they spin before they sleep.
+struct BarrierTeam {
+  unsigned threads = 0;
+  bool spin = false;
+};
+/// The barrier rows for `cores` cores: 2 threads sleeping (the target), 2 spinning (where
+/// each has its own core), one thread per core sleeping and spinning (the size of
+/// RT-OpenMP's Table II row, 12 threads on 12 cores; when cores > 2), and 2 per core.
+std::vector<BarrierTeam> barrier_teams(unsigned cores);
+
 platform::LatencyStats measure_barrier_latency(const std::vector<int>& cpus, unsigned threads, bool fifo,
                                                std::chrono::nanoseconds spin,
                                                std::chrono::nanoseconds duration);

@@ -68,3 +68,19 @@ TEST(LatencyBench, ReportAndJsonCarryTheTableIIColumns) {
   EXPECT_FALSE(j["conditions"][0]["cyclictest"]["ran"].get<bool>());
   EXPECT_NE(takt::bench::format_table(report).find("barrier_latency"), std::string::npos);
 }
+
+TEST(LatencyBench, BarrierRowsAreTheTargetTeamOneThreadPerCoreAndTwoPerCore) {
+  using takt::bench::barrier_teams;
+  auto rows = [](unsigned cores) {
+    std::vector<std::pair<unsigned, bool>> out;
+    for (const auto& t : barrier_teams(cores)) out.emplace_back(t.threads, t.spin);
+    return out;
+  };
+  using Rows = std::vector<std::pair<unsigned, bool>>;
+  // One core: 2 sleeping threads share it (no spinning, no second team).
+  EXPECT_EQ(rows(1), (Rows{{2, false}}));
+  // Two cores: the 2-thread team is also the one-per-core team.
+  EXPECT_EQ(rows(2), (Rows{{2, false}, {2, true}, {4, false}}));
+  // Sixteen cores: a 16-thread team, as RT-OpenMP's 12 threads on 12 cores.
+  EXPECT_EQ(rows(16), (Rows{{2, false}, {2, true}, {16, false}, {16, true}, {32, false}}));
+}
