@@ -83,14 +83,23 @@ CpuSpeedReport measure_cpu_speed(const CpuSpeedOptions& options) {
     s.together_p10 = percentile(together[i], 10);
     s.together_p50 = percentile(together[i], 50);
     if (!together[i].empty()) s.max = std::max(s.max, together[i].back());
-    if (s.alone_p50 > 0)
+  }
+  set_worst_stretch(report);
+  return report;
+}
+
+void set_worst_stretch(CpuSpeedReport& report) {
+  report.worst_stretch_alone = 0;
+  report.worst_stretch_together = 0;
+  for (const CpuSpeed& s : report.cpus) {
+    if (s.alone_p50 > 0) {
       report.worst_stretch_alone = std::max(report.worst_stretch_alone, report.calibrated / s.alone_p50);
+    }
     if (s.together_p50 > 0) {
       report.worst_stretch_together =
           std::max(report.worst_stretch_together, report.calibrated / s.together_p50);
     }
   }
-  return report;
 }
 
 std::string format_cpu_speed(const CpuSpeedReport& r) {

@@ -39,6 +39,9 @@ constexpr unsigned kCpuSpeedChunk = 20'000;
 
 /// Measures every CPU this process may use: each alone in turn, then all together.
 CpuSpeedReport measure_cpu_speed(const CpuSpeedOptions& options);
+/// Sets the report's worst stretches from its calibration and its CPUs' medians
+/// (a CPU without a median in a phase is left out of that phase).
+void set_worst_stretch(CpuSpeedReport& report);
 std::string format_cpu_speed(const CpuSpeedReport& report);
 nlohmann::json to_json(const CpuSpeedReport& report);
 

@@ -3,6 +3,7 @@
 #include "apps/segments.hpp"
 #include "model/task_set_parser.hpp"
 #include "os/clock.hpp"
+#include "os/cpu.hpp"
 #include "platform/core_map.hpp"
 #include "platform/realtime_settings.hpp"
 #include "platform/run.hpp"
@@ -10,7 +11,11 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <chrono>
+#include <latch>
+#include <thread>
+#include <vector>
 
 using namespace std::chrono_literals;
 using takt::os::CpuSet;
@@ -135,13 +140,33 @@ TEST(SegmentsProgram, RunsEveryStrandOfEverySegment) {
 }
 
 TEST(SegmentsProgram, BusyWaitIsCpuTimeThatPreemptionDoesNotShorten) {
-  // The loop counts calibrated iterations, so what it takes is CPU time of this thread
-  // (within the calibration's accuracy), however long the OS keeps it off the CPU.
-  const auto t0 = takt::os::thread_cpu_time();
-  takt::apps::busy_wait(20ms);
-  const auto used = takt::os::thread_cpu_time() - t0;
-  EXPECT_GE(used, 14ms);
-  EXPECT_LE(used, 40ms);
+  // The loop counts calibrated iterations, so what it takes is CPU time of its thread
+  // (within the calibration's accuracy), however long the OS keeps it off the CPU. Two
+  // threads on one CPU each busy-wait 20 ms at the same time: the kernel time-shares
+  // the CPU, so each gets its 20 ms of CPU time and together they take about 40 ms. A
+  // loop that watched the wall clock would end after 20 ms with about 10 ms of CPU time
+  // each (a few ms more for the thread that happened to start first).
+  const int cpu = takt::os::allowed_cpus()[0];
+  std::latch start(2);
+  std::array<std::chrono::nanoseconds, 2> used{};
+  const auto wall0 = takt::os::monotonic_now();
+  std::vector<std::thread> threads;
+  for (std::size_t i = 0; i < 2; ++i) {
+    threads.emplace_back([&, i] {
+      takt::os::pin_current_thread(takt::os::CpuSet{cpu});
+      start.arrive_and_wait();
+      const auto t0 = takt::os::thread_cpu_time();
+      takt::apps::busy_wait(20ms);
+      used[i] = takt::os::thread_cpu_time() - t0;
+    });
+  }
+  for (auto& t : threads) t.join();
+  const auto wall = takt::os::monotonic_now() - wall0;
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_GE(used[i], 14ms) << "thread " << i;
+    EXPECT_LE(used[i], 40ms) << "thread " << i;
+  }
+  EXPECT_GE(wall, 28ms);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <iostream>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 namespace takt::testing {
@@ -154,7 +155,7 @@ tasks:
   EXPECT_EQ(t.released, 20u);
 }
 
-TEST(Federated, ParallelTaskRunsOnItsDedicatedCoresAndLightTasksOnTheirSharedCore) {
+TEST(Federated, AParallelTaskRunsOnItsDedicatedCores) {
   const model::TaskSet set = model::parse_task_set(R"(
 global: {cores: 2}
 tasks:
@@ -173,7 +174,9 @@ tasks:
   EXPECT_EQ(pool["workers"], 2);
   EXPECT_EQ(pool["strategy"], "work_stealing");
   EXPECT_EQ(pool["totals"]["jobs"], o.metrics.tasks[0].released);
-  // 12 strands per job, split eagerly: 11 spawns per job.
+  // The 10 parallel strands of the middle segment are split in halves down to single
+  // strands: a binary tree with 10 leaves has 9 inner nodes, one spawn each, so 9 spawns
+  // per job (the first and last segments, one strand each, spawn nothing).
   EXPECT_EQ(pool["totals"]["spawns"].get<std::uint64_t>(), 9u * o.metrics.tasks[0].released);
 }
 
@@ -205,6 +208,24 @@ tasks:
     ASSERT_EQ(o.details["clusters"].size(), 1u);
     EXPECT_EQ(o.details["clusters"][0]["kind"], "shared");
     EXPECT_EQ(o.details["clusters"][0]["executors"], 2);
+    // Independent of timing: every short job released 3 ms into a long job's period
+    // (while that job still has about 5 of its 8 ms to run) finishes before the long job.
+    // Run to completion, it would start only after the long job had finished. (In the
+    // fallback the kernel time-shares the core, which also lets it finish first.)
+    std::map<nanoseconds, nanoseconds> long_finish;  // release -> finish
+    for (const platform::JobResult& j : o.metrics.jobs) {
+      if (j.task == 0 && j.finish) long_finish[j.release] = *j.finish;
+    }
+    std::size_t pairs = 0;
+    for (const platform::JobResult& j : o.metrics.jobs) {
+      if (j.task != 1 || !j.finish) continue;
+      auto it = long_finish.find(j.release - 3ms);
+      if (it == long_finish.end()) continue;  // released in the long task's idle half
+      ++pairs;
+      EXPECT_LT(*j.finish, it->second) << "short job " << j.index << " released at " << j.release.count()
+                                       << " ns finished after the long job it should preempt";
+    }
+    EXPECT_GE(pairs, 20u) << "short jobs released into a running long job";
     if (os::privileges().fifo && !kSanitized) {
       // Non-preemptive, about 40 % of the short jobs would miss (48 of 120); allow
       // the VM's millisecond wake-up outliers a few.

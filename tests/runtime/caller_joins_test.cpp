@@ -98,9 +98,10 @@ void busy_for(std::chrono::microseconds d) {
 TEST(CallerJoins, ACallerAsleepAsWorkerZeroHelpsAgainWhenWorkAppears) {
   // Phase 1: the root's continuation is stolen by worker 1 and runs 100 ms of serial
   // work; worker 0 (the caller) finds nothing to steal and sleeps. Phase 2, on worker 1:
-  // a loop of 32 x 0.25 ms. notify_one must wake the sleeping caller so that it takes
-  // part. (Its sleep's safety-net timeouts, 1, 2, 4, ... 64 ms, alone would leave it
-  // asleep from about 63 ms to 127 ms, past the end of phase 2.)
+  // a loop of 32 x 0.5 ms (16 ms, long enough for a woken caller to get a CPU on a busy
+  // machine). notify_one must wake the sleeping caller so that it takes part. (Its
+  // sleep's safety-net timeouts, 1, 2, 4, ... 64 ms, alone would leave it asleep from
+  // about 63 ms to 127 ms, past the end of phase 2 at about 117 ms.)
   Pool pool(joining(2));
   std::atomic<int> on_caller{0}, iterations{0};
   bool phase_one_moved = false;
@@ -116,7 +117,7 @@ TEST(CallerJoins, ACallerAsleepAsWorkerZeroHelpsAgainWhenWorkAppears) {
       busy_for(std::chrono::milliseconds(100));
       scope.sync();
       takt::parallel_for(0, 32, 1, [&](int) {
-        busy_for(std::chrono::microseconds(250));
+        busy_for(std::chrono::microseconds(500));
         iterations.fetch_add(1);
         if (takt::current_worker() == 0) on_caller.fetch_add(1);
       });

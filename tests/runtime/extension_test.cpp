@@ -1,6 +1,7 @@
 // The extension interface: an external work source (PAWS rule D), yield points that
 // hand a strand back to the policy (rule F) or keep it in a local deque, running keys.
 #include "apps/fib.hpp"
+#include "runtime/pool_state.hpp"
 #include "takt/runtime.hpp"
 #include "test_support.hpp"
 
@@ -304,8 +305,16 @@ TEST_P(Preemption, RepeatedPreemptionsKeepEveryResultRight) {
   EXPECT_GT(policy.handed_back.load(), 0);
   EXPECT_EQ(s.jobs, static_cast<std::uint64_t>(kJobs));
 
-  // Every reserve block came back: all handed-back strands were resumed and finished.
+  // All handed-back strands were resumed and finished, and every reserve block came
+  // back: the free count is the configured total (6 strands x depth 64 = 384 blocks, set
+  // above) and the free list holds exactly that many blocks.
   EXPECT_TRUE(policy.waiting.empty());
+  takt::detail::PoolState& state = pool.state();
+  EXPECT_EQ(state.reserve_total, 6u * 64u);
+  EXPECT_EQ(state.reserve_free, state.reserve_total);
+  std::size_t listed = 0;
+  for (auto* b = state.reserve_head; b != nullptr && listed <= state.reserve_total; b = b->chain_next) ++listed;
+  EXPECT_EQ(listed, state.reserve_total);
 }
 
 TEST(Extension, RunningKeyShowsTheComputationOfAWorker) {

@@ -44,8 +44,19 @@ TEST(BuiltinTopologies, BuildForManyMachineShapes) {
     for (int n : {1, 2, 3, 16, 256}) {
       std::vector<int> clusters;
       for (int pe = 0; pe < n; ++pe) clusters.push_back(pe / 2);
-      EXPECT_NO_THROW(Scheduler(builtin_topology(t.policy), ProcessingElements::with_clusters(clusters)))
-          << t.policy << " on " << n << " PEs";
+      // Each machine shape builds and routes: a job bound to the last PE (and its
+      // cluster) reaches that PE, and under the partitioned and federated policies no
+      // other (gedf-paws is global: any PE may take it).
+      Scheduler s(builtin_topology(t.policy), ProcessingElements::with_clusters(clusters));
+      TaskPool pool;
+      s.admit(pool.make(1, 10ms, 0, (n - 1) / 2, n - 1));
+      if (n > 2 && std::string(t.policy) != "gedf-paws") {
+        EXPECT_EQ(s.schedule(0), nullptr) << t.policy << " on " << n << " PEs";
+      }
+      Task* got = s.schedule(static_cast<std::size_t>(n - 1));
+      ASSERT_NE(got, nullptr) << t.policy << " on " << n << " PEs";
+      EXPECT_EQ(got->id, 1u);
+      EXPECT_EQ(s.verify(), "") << t.policy << " on " << n << " PEs";
     }
   }
 }

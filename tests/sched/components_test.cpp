@@ -400,10 +400,11 @@ TEST(Components, UpdatesAreCountedAndTimedWithTheRuntimeSystemsClock) {
   ASSERT_EQ(seen.size(), 2u);
   EXPECT_EQ(seen[0], (std::pair<std::string, std::int64_t>{"stage", 7}));
   drain(s, 0);  // two removals
-  for (const InstanceStats& st : s.instance_stats()) {
-    if (st.name != "stage") continue;
-    EXPECT_EQ(st.updates, 4u);
-    EXPECT_EQ(st.total.count(), 28);
-    EXPECT_EQ(st.max.count(), 7);
-  }
+  const std::vector<InstanceStats> stats = s.instance_stats();
+  auto stage =
+      std::find_if(stats.begin(), stats.end(), [](const InstanceStats& st) { return st.name == "stage"; });
+  ASSERT_NE(stage, stats.end()) << "no statistics for the instance 'stage'";
+  EXPECT_EQ(stage->updates, 4u);
+  EXPECT_EQ(stage->total.count(), 28);
+  EXPECT_EQ(stage->max.count(), 7);
 }

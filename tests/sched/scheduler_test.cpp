@@ -119,9 +119,9 @@ TEST(Scheduler, PullPathTriesTerminalThenPullThenSteal) {
   EXPECT_EQ(s.verify(), "");
 }
 
-TEST(Scheduler, StealingNeverTakesFromTheThiefsOwnPipeTwice) {
-  // PE 0 has work only in its own pipe; PE 0's steal attempt must not count it as
-  // a victim (it already looked there), PE 1 steals it.
+TEST(Scheduler, AnIdlePeStealsFromAnotherPesLocalPipe) {
+  // The only task waits in PE 0's local pipe; PE 1, whose own pipe is empty, steals it.
+  // (That a thief skips its own pipe among the victims is tested on NonEmptySet.)
   TaskPool pool;
   Scheduler s(topology(paws_like), ProcessingElements::uniform(2));
   s.admit(pool.make(1, 1ms, 0, kAny, 0));

@@ -254,8 +254,8 @@ TEST(TopologySpec, UnknownKeysAndSyntaxErrors) {
 }
 
 TEST(TopologySpec, IndexOutOfRangeForTheRealProcessingElements) {
-  // The probe has 2 PEs; the real machine below has 2 as well, but the topology
-  // names PE 3's pipe explicitly.
+  // The topology names PE 1's pipe explicitly ("ready[1]"): it builds for a machine of
+  // 4 PEs and fails, naming the pipe and the line, for a machine of 1 PE.
   const TopologySpec spec =
       topology(head +
                "  pipes: {in: one, ready: per-pe}\n"
