@@ -53,7 +53,7 @@ class Task {
   virtual void finalize() {}
 };
 
-/// A task class usable with export_task and register_task: default-constructible with
+/// A task class usable with export_task and takt::programs().add<T>(): default-constructible with
 /// `run(const Job&)`; `init(const TaskArgs&)` and `finalize()` are optional. It need not
 /// derive from takt::Task.
 template <class T>
