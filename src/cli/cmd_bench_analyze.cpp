@@ -5,6 +5,7 @@
 #include "cli/command.hpp"
 #include "model/task_set_parser.hpp"
 #include "model/task_set_writer.hpp"
+#include "platform/metrics_json.hpp"
 #include "takt/error.hpp"
 #include "takt/version.hpp"
 
@@ -13,7 +14,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <fstream>
 #include <memory>
 
 namespace takt::cli {
@@ -136,9 +136,7 @@ int run_bench(const BenchArgs& a) {
                                 "target of issue 3"},
                                {"results", results},
                                {"slowest_total_s", worst}};
-    std::ofstream out(a.json_file);
-    if (!out) throw Error("cannot write '" + a.json_file + "'");
-    out << doc.dump(2) << "\n";
+    platform::write_text_file(a.json_file, doc.dump(2) + "\n");
   }
   return exit_ok;
 }

@@ -1,12 +1,12 @@
 // takt bench sched: the scheduling framework's costs (per pipeline stage, against the number of PEs).
 #include "bench/sched/sched_bench.hpp"
 #include "cli/command.hpp"
+#include "platform/metrics_json.hpp"
 #include "takt/error.hpp"
 
 #include <fmt/core.h>
 
 #include <array>
-#include <fstream>
 #include <memory>
 #include <string>
 
@@ -111,17 +111,15 @@ Action configure(CLI::App& app) {
     options->idle = !(*skip)[2];
     options->baselines = !(*skip)[3];
     options->progress = [](const std::string& line) { fmt::print(stderr, "  {}\n", line); };
-    // Open the output first: a wrong path should not cost a whole run.
-    std::ofstream out;
+    // Write the output first: a wrong path should not cost a whole run.
     if (!json_path->empty()) {
-      out.open(*json_path);
-      if (!out)
-        throw takt::Error("cannot write '" + *json_path + "': check the directory exists and is writable");
+      platform::write_json_file(*json_path, nlohmann::json{{"benchmark", "sched"}, {"complete", false}});
     }
-    const nlohmann::json result = bench::run_sched_bench(*options);
+    nlohmann::json result = bench::run_sched_bench(*options);
     print_table(result);
-    if (out.is_open()) {
-      out << result.dump(2) << "\n";
+    if (!json_path->empty()) {
+      result["complete"] = true;
+      platform::write_json_file(*json_path, result);
       fmt::print("wrote {}\n", *json_path);
     }
     return exit_ok;

@@ -4,11 +4,11 @@
 #include "model/rtpt.hpp"
 #include "model/task_set_parser.hpp"
 #include "model/task_set_writer.hpp"
+#include "platform/metrics_json.hpp"
 #include "takt/error.hpp"
 
 #include <fmt/core.h>
 
-#include <fstream>
 #include <memory>
 
 namespace takt::cli {
@@ -35,10 +35,7 @@ int run_convert(const ConvertArgs& a) {
   if (a.output.empty()) {
     fmt::print("{}", text);
   } else {
-    std::ofstream out(a.output, std::ios::binary);
-    if (!out) throw Error("cannot write '" + a.output + "'; check the directory exists and is writable");
-    out << text;
-    if (!out) throw Error("writing '" + a.output + "' failed");
+    platform::write_text_file(a.output, text);
     fmt::print(stderr, "wrote {} ({} tasks)\n", a.output, set.tasks.size());
   }
   return exit_ok;

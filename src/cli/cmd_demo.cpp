@@ -8,6 +8,7 @@
 #include "model/task_set_parser.hpp"
 #include "os/cpu.hpp"
 #include "os/realtime.hpp"
+#include "platform/metrics_json.hpp"
 #include "platform/run.hpp"
 #include "policies/policy_registry.hpp"
 #include "takt/error.hpp"
@@ -18,7 +19,6 @@
 
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <memory>
 #include <string>
 
@@ -79,7 +79,7 @@ int run_demo(const DemoOptions& options) {
   print_statistics(pool);
   out["uts"] = {{"nodes", uts.nodes}, {"leaves", uts.leaves}, {"depth", uts.max_depth}, {"ms", uts_ms}};
   if (!options.json.empty()) {
-    std::ofstream(options.json) << out.dump(2) << '\n';
+    platform::write_text_file(options.json, out.dump(2) + '\n');
   }
   return exit_ok;
 }

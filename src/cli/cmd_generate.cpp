@@ -6,13 +6,13 @@
 #include "model/program_profile.hpp"
 #include "model/task_set_parser.hpp"
 #include "model/task_set_writer.hpp"
+#include "platform/metrics_json.hpp"
 #include "takt/error.hpp"
 #include "takt/version.hpp"
 
 #include <fmt/core.h>
 
 #include <cctype>
-#include <fstream>
 #include <memory>
 
 namespace takt::cli {
@@ -103,10 +103,7 @@ int run_generate(const GenerateArgs& a) {
   if (a.output.empty()) {
     fmt::print("{}", text);
   } else {
-    std::ofstream out(a.output, std::ios::binary);
-    if (!out) throw Error("cannot write '" + a.output + "'; check the directory exists and is writable");
-    out << text;
-    if (!out) throw Error("writing '" + a.output + "' failed");
+    platform::write_text_file(a.output, text);
     fmt::print(stderr, "wrote {} ({})\n", a.output, g.summary.substr(g.summary.rfind('\n') + 1));
   }
   return exit_ok;

@@ -5,8 +5,12 @@
 #include "takt/version.hpp"
 
 #include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <map>
 #include <memory>
 
@@ -79,6 +83,45 @@ int run_main(int argc, char** argv) {
     if (!has_action) sub->require_subcommand(1);
   }
 
+  // A word where a command is expected that names none: CLI11 would only say that a
+  // subcommand is required. Name the word and the commands there are.
+  {
+    auto has_action = [&](CLI::App* a) {
+      return std::any_of(actions.begin(), actions.end(), [a](const auto& x) { return x.first == a; });
+    };
+    auto names = [](CLI::App* a) {
+      std::vector<std::string> out;
+      for (CLI::App* sub : a->get_subcommands([](CLI::App*) { return true; })) out.push_back(sub->get_name());
+      return fmt::format("{}", fmt::join(out, ", "));
+    };
+    CLI::App* at = &app;
+    std::string path = "takt";
+    bool all_words = true;
+    for (int i = 1; i < argc && all_words; ++i) {
+      const std::string word = argv[i];
+      if (word.empty() || word[0] == '-') {
+        all_words = false;  // an option: CLI11 checks those
+        break;
+      }
+      CLI::App* sub = nullptr;
+      for (CLI::App* candidate : at->get_subcommands([](CLI::App*) { return true; })) {
+        if (candidate->get_name() == word) sub = candidate;
+      }
+      if (sub == nullptr) {
+        if (has_action(at)) break;  // an argument of `path`
+        fmt::print(stderr, "takt: error: '{}' is not a command of {}; the commands are: {} (see {} --help)\n",
+                   word, path, names(at), path);
+        return exit_bad_input;
+      }
+      at = sub;
+      path += " " + word;
+    }
+    if (all_words && !has_action(at)) {
+      fmt::print(stderr, "takt: error: {} needs a command: {} (see {} --help)\n", path, names(at), path);
+      return exit_bad_input;
+    }
+  }
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -88,7 +131,18 @@ int run_main(int argc, char** argv) {
   try {
     // Run the deepest parsed subcommand that has an action.
     for (auto it = actions.rbegin(); it != actions.rend(); ++it) {
-      if (it->first->parsed()) return it->second();
+      if (it->first->parsed()) {
+        const int code = it->second();
+        // Output lost on the way out (a full disk, a closed file) is an error, not success.
+        if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+          fmt::print(stderr,
+                     "takt: error: writing to standard output failed ({}); redirect it to a file or "
+                     "folder with space, or use the command's file option (-o, --json)\n",
+                     std::strerror(errno));
+          return code == exit_ok ? exit_bad_input : code;
+        }
+        return code;
+      }
     }
     fmt::print(stderr, "takt: error: no subcommand given; see takt --help\n");
     return exit_bad_input;

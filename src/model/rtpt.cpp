@@ -2,13 +2,12 @@
 #include "model/rtpt.hpp"
 
 #include "model/duration.hpp"
+#include "model/yaml_reader.hpp"
 #include "takt/error.hpp"
 
 #include <algorithm>
 #include <cctype>
-#include <fstream>
 #include <map>
-#include <sstream>
 
 namespace takt::model {
 namespace {
@@ -233,11 +232,7 @@ class RtptReader {
 TaskSet parse_rtpt(std::string_view text, const std::string& source) { return RtptReader(source).read(text); }
 
 TaskSet parse_rtpt_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot read .rtpt file '" + path + "'; check the path");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return parse_rtpt(buffer.str(), path);
+  return parse_rtpt(read_text_file(path, ".rtpt file"), path);
 }
 
 }  // namespace takt::model

@@ -6,6 +6,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -47,10 +50,21 @@ YAML::Node load_yaml(std::string_view text, const std::string& source) {
 }
 
 std::string read_text_file(const std::string& path, const std::string& what) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw Error("cannot read " + what + " '" + path + "': it is a folder; give the path of a file");
+  }
+  errno = 0;
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot read " + what + " '" + path + "'; check the path");
+  if (!in) {
+    const int error = errno;
+    throw Error("cannot read " + what + " '" + path + "'" +
+                (error != 0 ? std::string(": ") + std::strerror(error) : "") +
+                (error == EACCES ? "; check its permissions" : "; check the path"));
+  }
   std::stringstream buffer;
   buffer << in.rdbuf();
+  if (in.bad()) throw Error("reading " + what + " '" + path + "' failed: " + std::strerror(errno));
   return buffer.str();
 }
 

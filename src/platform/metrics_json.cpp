@@ -4,6 +4,7 @@
 #include "takt/error.hpp"
 
 #include <fmt/core.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -141,24 +142,64 @@ void write_json_file(const std::filesystem::path& path, const nlohmann::json& do
   write_text_file(path, document.dump(2) + '\n');
 }
 
+namespace {
+
+/// Writes `text` to `target` in place (a FIFO, a terminal, /dev/stdout, or a file in a
+/// folder where no temporary file may be created).
+void write_in_place(const std::filesystem::path& shown, const std::filesystem::path& target,
+                    std::string_view text) {
+  std::ofstream out(target, std::ios::binary | std::ios::trunc);
+  if (!out) {
+    throw Error(fmt::format("cannot write '{}': {}", shown.string(), std::strerror(errno)));
+  }
+  out << text;
+  out.flush();
+  if (!out) throw Error(fmt::format("writing '{}' failed (disk full?)", shown.string()));
+}
+
+}  // namespace
+
 void write_text_file(const std::filesystem::path& path, std::string_view text) {
-  std::filesystem::path tmp = path;
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  // A symbolic link stays a link: the file it names is replaced.
+  fs::path target = path;
+  if (fs::is_symlink(fs::symlink_status(path, ec))) target = fs::weakly_canonical(path, ec);
+  if (ec) target = path;
+  const fs::file_status status = fs::status(target, ec);
+  if (fs::is_directory(status)) {
+    throw Error(fmt::format("cannot write '{}': it is a folder; give a file name", path.string()));
+  }
+  if (fs::exists(status) && !fs::is_regular_file(status)) {
+    write_in_place(path, target, text);  // a FIFO or a device: nothing to rename into place
+    return;
+  }
+  fs::path tmp = target;
   tmp += ".partial";
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out) {
+      const int error = errno;
+      if (fs::is_regular_file(status) && ::access(target.c_str(), W_OK) == 0) {
+        write_in_place(path, target, text);  // the file is writable, its folder is not
+        return;
+      }
       throw Error(fmt::format("cannot write '{}': {}; check that the folder exists and is writable",
-                              path.string(), std::strerror(errno)));
+                              path.string(), std::strerror(error)));
     }
     out << text;
     out.flush();
-    if (!out) throw Error(fmt::format("writing '{}' failed (disk full?)", path.string()));
+    if (!out) {
+      out.close();
+      fs::remove(tmp, ec);
+      throw Error(fmt::format("writing '{}' failed (disk full?)", path.string()));
+    }
   }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec)
-    throw Error(
-        fmt::format("cannot move '{}' into place as '{}': {}", tmp.string(), path.string(), ec.message()));
+  fs::rename(tmp, target, ec);
+  if (ec) {
+    throw Error(fmt::format("cannot move '{}' into place as '{}': {}; the complete contents are in '{}'",
+                            tmp.string(), path.string(), ec.message(), tmp.string()));
+  }
 }
 
 }  // namespace takt::platform

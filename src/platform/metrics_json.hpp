@@ -15,8 +15,11 @@ namespace takt::platform {
 nlohmann::json metrics_to_json(const RunMetrics& metrics, bool with_jobs = true);
 
 /// Writes `text` to `path` through a temporary file (`path` + ".partial") renamed into
-/// place, so a reader never sees half a file and a failed write leaves the old file.
-/// Throws takt::Error naming the path.
+/// place, so a reader never sees half a file and a failed write leaves the old file. A
+/// symbolic link stays a link (the file it names is replaced); a FIFO or a device
+/// (/dev/stdout) is written in place. Throws takt::Error naming the path; a folder is
+/// refused before anything is written, and if the rename fails the message names the
+/// temporary file, which keeps the contents.
 void write_text_file(const std::filesystem::path& path, std::string_view text);
 
 /// write_text_file() of `document`, pretty-printed.

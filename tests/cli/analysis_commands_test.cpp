@@ -212,3 +212,53 @@ TEST_F(Commands, BenchAnalyzeWritesJson) {
     EXPECT_GT(row["total_s"].get<double>(), 0);
   }
 }
+
+TEST_F(Commands, AWordThatIsNoCommandIsNamedWithTheCommandsThereAre) {
+  Outcome r = takt("nosuch");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("'nosuch' is not a command of takt; the commands are: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("analyze"), std::string::npos) << r.err;
+  r = takt("bench nosuch");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("'nosuch' is not a command of takt bench"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("runtime"), std::string::npos) << r.err;
+  r = takt("bench");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("takt bench needs a command: "), std::string::npos) << r.err;
+  // A word after a command with an action is its argument, not a command.
+  EXPECT_EQ(takt("analyze " + example("01-one-task.yaml")).status, 0);
+}
+
+TEST_F(Commands, AFolderOrAnUnreadableFileAsInputIsNamedAsSuch) {
+  Outcome r = takt("analyze " + dir_.string());
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("it is a folder; give the path of a file"), std::string::npos) << r.err;
+  r = takt("convert " + dir_.string());
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find(".rtpt file '" + dir_.string() + "': it is a folder"), std::string::npos) << r.err;
+  r = takt("analyze " + (dir_ / "missing.yaml").string());
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("No such file or directory; check the path"), std::string::npos) << r.err;
+}
+
+TEST_F(Commands, OutputThatCannotBeWrittenIsAnErrorNotSuccess) {
+  // /dev/full accepts the open and fails every write (ENOSPC): the results are lost, so
+  // the command must not exit 0.
+  if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
+  const fs::path rtpt =
+      write("set.rtpt", "0 1\nsynthetic_task 1 1 0 100000\n0 100000 0 100000 0 1000000 0 1000000 0 0 1\n");
+  Outcome r = takt("convert " + rtpt.string() + " -o /dev/full");
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(r.err.find("writing '/dev/full' failed"), std::string::npos) << r.err;
+  r = takt("demo runtime --fib 5 --json /dev/full");
+  EXPECT_EQ(r.status, 1) << r.err;
+  // Standard output redirected to /dev/full.
+  const fs::path err = dir_ / "full.err";
+  const std::string command = std::string(TAKT_BINARY) +
+                              " generate --method rtws --cores 2 --utilization 1.2 >/dev/full 2>" +
+                              err.string();
+  const int raw = std::system(command.c_str());
+  EXPECT_EQ(WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, 1);
+  EXPECT_NE(takt::testing::slurp(err).find("writing to standard output failed"), std::string::npos)
+      << takt::testing::slurp(err);
+}

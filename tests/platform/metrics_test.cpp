@@ -11,6 +11,11 @@
 
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <thread>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace std::chrono_literals;
 using std::chrono::nanoseconds;
@@ -319,6 +324,56 @@ TEST(Metrics, JsonFileIsWrittenWhole) {
   EXPECT_EQ(back["totals"]["jobs"], 7);
   EXPECT_FALSE(std::filesystem::exists(path.string() + ".partial"));
   EXPECT_THROW(write_json_file("/nonexistent-folder/x.json", back), takt::Error);
+}
+
+std::string read_all(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+TEST(TextFile, ALinkStaysALinkAndTheFileItNamesIsReplaced) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("takt_text_file_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  write_text_file(dir / "target.json", "old\n");
+  fs::create_symlink("target.json", dir / "link.json");
+  write_text_file(dir / "link.json", "new\n");
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(dir / "link.json")));
+  EXPECT_EQ(read_all(dir / "target.json"), "new\n");
+  EXPECT_FALSE(fs::exists(dir / "link.json.partial"));
+  EXPECT_FALSE(fs::exists(dir / "target.json.partial"));
+  fs::remove_all(dir);
+}
+
+TEST(TextFile, AFifoIsWrittenInPlace) {
+  namespace fs = std::filesystem;
+  const fs::path fifo = fs::temp_directory_path() / ("takt_text_file_fifo_" + std::to_string(::getpid()));
+  fs::remove(fifo);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::string got;
+  std::thread reader([&] { got = read_all(fifo); });
+  write_text_file(fifo, "through the fifo\n");
+  reader.join();
+  EXPECT_EQ(got, "through the fifo\n");
+  EXPECT_TRUE(fs::is_fifo(fs::status(fifo)));
+  EXPECT_FALSE(fs::exists(fifo.string() + ".partial"));
+  fs::remove(fifo);
+}
+
+TEST(TextFile, AFolderIsRefusedBeforeAnythingIsWritten) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("takt_text_file_dir_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  try {
+    write_text_file(dir, "x");
+    FAIL() << "expected takt::Error";
+  } catch (const takt::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("it is a folder; give a file name"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(fs::exists(dir.string() + ".partial"));
+  fs::remove_all(dir);
 }
 
 TEST(Metrics, TableShowsTasksTotalsAndSystem) {
