@@ -186,7 +186,7 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
   }
   auto engine = std::make_unique<ReleaseEngine>(timing, config);
 
-  const RealtimeSettings realtime = RealtimeSettings::probe();
+  RealtimeSettings realtime = RealtimeSettings::probe();
   const sched::TopologySpec topology =
       set.topology ? sched::parse_topology(*set.topology, set.source) : policy.default_topology();
 
@@ -201,16 +201,6 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
   auto recorder = std::make_unique<Recorder>(size_recorder(plan, engine->tasks(), config));
   ctx.recorder = recorder.get();
 
-  if (options.messages != nullptr) {
-    const std::string length =
-        config.duration ? fmt::format("{:g} s", static_cast<double>(config.duration->count()) / 1e9)
-                        : fmt::format("{} jobs per task", *config.jobs_per_task);
-    fmt::print(options.messages, "takt run: {} task(s) under {} for {}, overrun \"{}\"; {}\n", set.tasks.size(),
-               policy.name(), length, to_string(config.overrun), cores.describe());
-    fmt::print(options.messages, "takt run: {}\n", realtime.describe());
-    std::fflush(options.messages);
-  }
-
   try {
     policy.prepare(ctx);
   } catch (...) {
@@ -221,7 +211,23 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
 
   std::optional<SignalStop> signals;
   if (options.handle_signals) signals.emplace(*engine);
-  if (options.lock_memory && realtime.lock_memory) os::lock_memory();
+  if (options.lock_memory && realtime.lock_memory && !os::lock_memory()) {
+    // The probe locks one page; mlockall of the whole process can still exceed
+    // RLIMIT_MEMLOCK. Report what the run got, not what the probe saw.
+    realtime.lock_memory = false;
+    os::Privileges got = os::privileges();
+    got.mlock = false;
+    realtime.privileges = got.summary() + " (refused for this process: RLIMIT_MEMLOCK)";
+  }
+  if (options.messages != nullptr) {
+    const std::string length =
+        config.duration ? fmt::format("{:g} s", static_cast<double>(config.duration->count()) / 1e9)
+                        : fmt::format("{} jobs per task", *config.jobs_per_task);
+    fmt::print(options.messages, "takt run: {} task(s) under {} for {}, overrun \"{}\"; {}\n", set.tasks.size(),
+               policy.name(), length, to_string(config.overrun), cores.describe());
+    fmt::print(options.messages, "takt run: {}\n", realtime.describe());
+    std::fflush(options.messages);
+  }
   std::optional<os::WakeupLatencyRequest> qos;
   if (options.lock_memory && realtime.fifo) qos.emplace();
   const std::optional<std::uint64_t> planned = engine->planned_releases();

@@ -249,4 +249,26 @@ TEST_F(RunCommand, DemoRunsTheBuiltInSetAndSaysWhichPrivilegesItHad) {
   EXPECT_NE(no_rt.out.find("switched off by TAKT_NO_RT"), std::string::npos) << no_rt.out;
 }
 
+TEST_F(RunCommand, AnMlockallRefusedForTheWholeProcessIsReportedAsNotLocked) {
+  // The privilege probe locks one page; with RLIMIT_MEMLOCK at 64 KiB (and, for root,
+  // without CAP_IPC_LOCK) that succeeds while mlockall of the whole process fails. The
+  // report must say what the run got: memory not locked.
+  if (std::system("setpriv --bounding-set=-ipc_lock true >/dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "setpriv cannot drop CAP_IPC_LOCK here";
+  }
+  const fs::path set = write("one.yaml",
+                             "global: {cores: 1}\n"
+                             "tasks:\n"
+                             "  - {name: a, period: 10ms, program: segments, segments: [{length: 1ms}]}\n");
+  const fs::path json = dir_ / "run.json";
+  const Outcome r = takt("run " + set.string() + " --duration 100ms --json " + json.string(),
+                         "ulimit -l 64; exec setpriv --bounding-set=-ipc_lock");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string privileges = read_json(json)["run"]["privileges"];
+  if (privileges.find("TAKT_NO_RT") != std::string::npos) GTEST_SKIP() << "TAKT_NO_RT is set";
+  EXPECT_NE(privileges.find("mlockall no"), std::string::npos) << privileges;
+  EXPECT_EQ(privileges.find("mlockall yes"), std::string::npos) << privileges;
+  EXPECT_NE(r.out.find("mlockall no"), std::string::npos) << r.out;
+}
+
 }  // namespace
