@@ -3,6 +3,7 @@
 
 #include "apps/programs.hpp"
 #include "apps/segments.hpp"
+#include "model/duration.hpp"
 #include "os/clock.hpp"
 #include "os/diagnostics.hpp"
 #include "os/power.hpp"
@@ -128,6 +129,15 @@ unsigned granted_cores(const analysis::AnalysisResult& verdict, std::size_t inde
 RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult& verdict, Policy& policy,
                        const RunOptions& options) {
   if (options.duration && options.jobs) throw Error("give either a duration or a number of jobs, not both");
+  for (const model::Task& t : set.tasks) {
+    if (t.period < kShortestPeriod) {
+      throw Error(fmt::format("task '{}': its period {} is shorter than {}, the shortest that `takt run` "
+                              "releases: each release and each job costs microseconds of the release "
+                              "thread, so the run could not keep up with its releases or end on time; "
+                              "lengthen the period",
+                              t.name, model::format_duration(t.period), model::format_duration(kShortestPeriod)));
+    }
+  }
   const CoreMap cores = CoreMap::for_this_process(verdict.cores);
 
   // Tasks: one object per task, initialised with its arguments.

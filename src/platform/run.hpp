@@ -30,6 +30,11 @@
 
 namespace takt::platform {
 
+/// The shortest task period `takt run` accepts. Below it the release thread, which
+/// spends microseconds per release, falls behind its releases and the run overruns its
+/// length (a 1 us period made a 1 s run take 1.7 s on the development VM, 10 us 1.2 s).
+inline constexpr std::chrono::nanoseconds kShortestPeriod = std::chrono::microseconds(10);
+
 struct RunOptions {
   /// Overrides global.duration / global.jobs (at most one of the two may be set).
   std::optional<std::chrono::nanoseconds> duration;

@@ -163,6 +163,26 @@ tasks:
 #endif
 }
 
+TEST_F(RunCommand, APeriodTooShortToReleaseIsBadInputBeforeAnythingRuns) {
+  // 1 ns passes the analysis (C = D = T = 1 ns on one core), but a release costs the
+  // release thread microseconds: a 1 s run of it took 44 s before this check. 10 us is
+  // the shortest period accepted.
+  const fs::path storm = write("storm.yaml",
+                               "global: {cores: 1}\n"
+                               "tasks:\n"
+                               "  - {name: storm, period: 1ns, program: segments, segments: [{length: 1ns}]}\n");
+  EXPECT_EQ(takt("analyze " + storm.string()).status, 0);
+  const Outcome r = takt("run " + storm.string() + " --duration 1s");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("task 'storm': its period 1ns is shorter than 10us"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("lengthen the period"), std::string::npos) << r.err;
+  const fs::path shortest = write("shortest.yaml",
+                                  "global: {cores: 1}\n"
+                                  "tasks:\n"
+                                  "  - {name: fast, period: 10us, program: segments, segments: [{length: 1us}]}\n");
+  EXPECT_EQ(takt("run " + shortest.string() + " --duration 100ms").status, 0);
+}
+
 #ifdef TAKT_THROWING_SO
 TEST_F(RunCommand, AThrowingSharedObjectTaskFailsItsJobsAndTheRunGoesOn) {
   // The fixture throws on odd jobs and on job 4 (not a std::exception).
