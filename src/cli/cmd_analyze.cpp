@@ -71,7 +71,7 @@ int run_analyze(const AnalyzeArgs& a) {
                      "federated, federated-greedy, partitioned-dm or gedf-paws (default: global.policy)");
       app.add_option("--cores", args->cores,
                      "Number of cores m, 1 to 65536 (default: global.cores, else this machine's)")
-          ->check(CLI::PositiveNumber);
+          ->check(whole_at_least(1));
       app.add_option("--delta", args->delta,
                      "δ of rtws eq. 3 for federated with work-stealing overhead (3.65, 1.7, 1.5)");
       app.add_option("--fit", args->fit,

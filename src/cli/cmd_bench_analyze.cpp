@@ -147,10 +147,10 @@ int run_bench(const BenchArgs& a) {
     [](CLI::App& app) -> Action {
       auto args = std::make_shared<BenchArgs>();
       app.add_option("--json", args->json_file, "Write the results as JSON to this file");
-      app.add_option("--tasks", args->tasks, "Tasks per set (default 1000)")->check(CLI::PositiveNumber);
-      app.add_option("--cores", args->cores, "Cores m (default 64)")->check(CLI::PositiveNumber);
+      app.add_option("--tasks", args->tasks, "Tasks per set (default 1000)")->check(whole_at_least(1));
+      app.add_option("--cores", args->cores, "Cores m (default 64)")->check(whole_at_least(1));
       app.add_option("--repetitions", args->repetitions, "Runs per measurement (default 5)")
-          ->check(CLI::PositiveNumber);
+          ->check(whole_at_least(1));
       return [args] { return run_bench(*args); };
     },
 });

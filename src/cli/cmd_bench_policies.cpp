@@ -34,7 +34,7 @@ struct Options {
       auto o = std::make_shared<Options>();
       app.add_option("--json", o->json, "Write the results as JSON to FILE (also after each cell)")->type_name("FILE");
       app.add_option("--markdown", o->markdown, "Write the tables as Markdown to FILE")->type_name("FILE");
-      app.add_option("--cores", o->cores, "Cores m (default 2)")->check(CLI::PositiveNumber);
+      app.add_option("--cores", o->cores, "Cores m (default 2)")->check(whole_at_least(1));
       app.add_option("--utilization", o->utilizations, "Utilizations in percent of m (default 30,50,70)")
           ->delimiter(',')
           ->check(CLI::Range(1, 100));
@@ -42,7 +42,7 @@ struct Options {
       app.add_option("--sets", o->sets, "rt-openmp task sets per utilization, seeds 1..N (default 3)")
           ->check(CLI::Range(1, 100));
       app.add_option("--min-jobs", o->min_jobs, "Jobs per (workload, utilization, policy) at least (default 1000)")
-          ->check(CLI::PositiveNumber);
+          ->check(whole_at_least(1));
       app.add_option("--cyclictest-seconds", o->cyclictest_seconds, "How long cyclictest runs (default 10)")
           ->check(CLI::Range(1.0, 3600.0));
       app.add_flag("--no-cyclictest", o->no_cyclictest, "Do not run cyclictest");

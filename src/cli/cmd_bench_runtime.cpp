@@ -17,11 +17,11 @@ namespace {
       app.add_option("--json", options->json_path, "Write the results as JSON to this file");
       app.add_option("--repetitions", options->repetitions,
                      "Timed runs per kernel and runtime (default: per kernel)")
-          ->check(CLI::PositiveNumber);
+          ->check(whole_at_least(1));
       app.add_flag("--quick", options->quick, "Small sizes and few runs (a smoke test, well under a minute)");
       app.add_option("--workers", options->workers,
                      "Threads per runtime (default: the CPUs this process may use)")
-          ->check(CLI::PositiveNumber);
+          ->check(whole_at_least(1));
       app.add_flag("!--no-pin", options->pin,
                    "Do not pin takt's workers to CPUs (oneTBB and OpenMP threads are never pinned)");
       app.add_flag("!--no-caller-joins", options->caller_joins,

@@ -111,13 +111,13 @@ int run_run(const RunArgs& a) {
                      "federated, federated-greedy, partitioned-dm or gedf-paws (default: global.policy)");
       app.add_option("--cores", args->cores,
                      "Number of cores m (default: global.cores, else this machine's CPUs)")
-          ->check(CLI::PositiveNumber);
+          ->check(whole_at_least(1));
       app.add_option("--delta", args->delta, "δ of rtws eq. 3 (federated, federated-greedy)");
       app.add_option("--fit", args->fit, "first-fit or worst-fit (partitioned-dm strands, federated light tasks)");
       auto* duration = app.add_option("--duration", args->duration,
                                       "Run length, e.g. 10s (default: global.duration or global.jobs, else 10s)");
       auto* jobs = app.add_option("--jobs", args->jobs, "Jobs per task instead of a duration")
-                       ->check(CLI::PositiveNumber);
+                       ->check(whole_at_least(1));
       duration->excludes(jobs);
       app.add_option("--json", args->json, "Write the metrics as JSON to this file (docs/measurements.md)");
       app.add_option("--trace", args->trace, "Write a Chrome trace-event timeline (opens in ui.perfetto.dev)");

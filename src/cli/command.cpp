@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -37,6 +38,30 @@ bool register_command(Command command) {
 bool register_group(std::vector<std::string> path, std::string description) {
   registry().groups[std::move(path)] = std::move(description);
   return true;
+}
+
+CLI::Validator whole_at_least(long long minimum) {
+  return CLI::Validator(
+      [minimum](std::string& text) -> std::string {
+        const char* end = text.data() + text.size();
+        const std::string expected =
+            fmt::format("expects a whole number of at least {}, not '{}'", minimum, text);
+        std::from_chars_result parsed{};
+        bool below = false;
+        if (text.empty() || text[0] != '-') {  // the whole unsigned 64-bit range (seeds)
+          unsigned long long value = 0;
+          parsed = std::from_chars(text.data(), end, value);
+          below = minimum > 0 && value < static_cast<unsigned long long>(minimum);
+        } else {
+          long long value = 0;
+          parsed = std::from_chars(text.data(), end, value);
+          below = value < minimum;
+        }
+        if (parsed.ec == std::errc::result_out_of_range) return fmt::format("'{}' is too large", text);
+        if (parsed.ec != std::errc() || parsed.ptr != end || below) return expected;
+        return {};
+      },
+      fmt::format("INT>={}", minimum));
 }
 
 int run_main(int argc, char** argv) {

@@ -26,6 +26,11 @@ struct Command {
   std::function<Action(CLI::App&)> configure;
 };
 
+/// A CLI11 check for a whole-number option of at least `minimum` whose message says so
+/// ("--cores: expects a whole number of at least 1, not '0'"), instead of CLI11's
+/// PositiveNumber range of doubles.
+CLI::Validator whole_at_least(long long minimum);
+
 /// Registers a subcommand. Call from a namespace-scope initialiser:
 ///   [[maybe_unused]] const bool registered = register_command({...});
 bool register_command(Command command);

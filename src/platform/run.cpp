@@ -131,11 +131,12 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
   if (options.duration && options.jobs) throw Error("give either a duration or a number of jobs, not both");
   for (const model::Task& t : set.tasks) {
     if (t.period < kShortestPeriod) {
-      throw Error(fmt::format("task '{}': its period {} is shorter than {}, the shortest that `takt run` "
-                              "releases: each release and each job costs microseconds of the release "
-                              "thread, so the run could not keep up with its releases or end on time; "
-                              "lengthen the period",
-                              t.name, model::format_duration(t.period), model::format_duration(kShortestPeriod)));
+      throw Error(
+          fmt::format("task '{}': its period {} is shorter than {}, the shortest that `takt run` "
+                      "releases: each release and each job costs microseconds of the release "
+                      "thread, so the run could not keep up with its releases or end on time; "
+                      "lengthen the period",
+                      t.name, model::format_duration(t.period), model::format_duration(kShortestPeriod)));
     }
   }
   const CoreMap cores = CoreMap::for_this_process(verdict.cores);

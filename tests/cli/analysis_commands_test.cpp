@@ -262,3 +262,19 @@ TEST_F(Commands, OutputThatCannotBeWrittenIsAnErrorNotSuccess) {
   EXPECT_NE(takt::testing::slurp(err).find("writing to standard output failed"), std::string::npos)
       << takt::testing::slurp(err);
 }
+
+TEST_F(Commands, WholeNumberOptionsSayWhatTheyExpect) {
+  Outcome r = takt("analyze " + example("01-one-task.yaml") + " --cores 0");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("--cores: expects a whole number of at least 1, not '0'"), std::string::npos) << r.err;
+  r = takt("analyze " + example("01-one-task.yaml") + " --cores abc");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("not 'abc'"), std::string::npos) << r.err;
+  r = takt("generate --method rtws --cores 2 --utilization 1 --seed -1");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("--seed: expects a whole number of at least 0, not '-1'"), std::string::npos) << r.err;
+  r = takt("generate --method rtws --cores 2 --utilization 1 --seed 99999999999999999999");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("is too large"), std::string::npos) << r.err;
+  EXPECT_EQ(takt("analyze " + example("01-one-task.yaml") + " --cores 3").status, 0);
+}
