@@ -4,6 +4,7 @@
 #include "cli/command.hpp"
 #include "model/task_set_parser.hpp"
 #include "os/cpu.hpp"
+#include "sched/topology_spec.hpp"
 #include "takt/error.hpp"
 
 #include <fmt/core.h>
@@ -24,6 +25,10 @@ struct AnalyzeArgs {
 
 int run_analyze(const AnalyzeArgs& a) {
   model::TaskSet set = model::parse_task_set_file(a.file);
+  // The analysis does not use a custom topology, but `takt run` does: a topology that
+  // cannot be read is bad input here as well. (Whether it fits the machine's processing
+  // elements is checked when `takt run` builds it.)
+  if (set.topology) (void)sched::parse_topology(*set.topology, set.source);
   analysis::AnalysisOptions options;
   if (!a.policy.empty()) {
     options.policy = model::parse_policy(a.policy);

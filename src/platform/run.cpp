@@ -126,6 +126,29 @@ unsigned granted_cores(const analysis::AnalysisResult& verdict, std::size_t inde
   return static_cast<unsigned>(std::max(1, verdict.cores.count));
 }
 
+namespace {
+
+/// A distributor of the topology that withheld jobs (no output takes them) keeps them
+/// until an AFFINITY notification moves them; without one they never run, and the run
+/// only shows misses. Say which instance did it and what to change.
+void warn_withheld(const nlohmann::json& details) {
+  if (!details.contains("scheduler")) return;
+  for (const nlohmann::json& instance : details["scheduler"]) {
+    const std::uint64_t withheld =
+        instance.value("counters", nlohmann::json::object()).value("withheld", 0ULL);
+    if (withheld == 0) continue;
+    os::warn(
+        fmt::format("the topology's {} '{}' withheld a job {} time(s): none of its outputs takes a job "
+                    "without a cluster or PE value, or with one beyond its outputs, and it has no "
+                    "`unassigned:` output; a withheld job waits for an AFFINITY notification and without "
+                    "one never runs. Add an `unassigned:` output or route by a value every job has",
+                    instance.value("component", std::string("?")),
+                    instance.value("instance", std::string("?")), withheld));
+  }
+}
+
+}  // namespace
+
 RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult& verdict, Policy& policy,
                        const RunOptions& options) {
   if (options.duration && options.jobs) throw Error("give either a duration or a number of jobs, not both");
@@ -269,6 +292,8 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
   RunResult result;
   result.jobs_left_running = !policy.shutdown();
   if (!result.jobs_left_running) tasks->finalize_all();
+  const nlohmann::json details = policy.details();
+  warn_withheld(details);
 
   RunInfo info;
   info.origin = engine->origin();
@@ -289,7 +314,7 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
   if (options.json) {
     try {
       nlohmann::json document = metrics_to_json(result.metrics);
-      document["policy"] = policy.details();
+      document["policy"] = details;
       document["policy"]["name"] = policy.name();
       document["cores"] = {{"cpus", cores.all().to_string()},
                            {"isolated", cores.isolated().to_string()},

@@ -278,3 +278,25 @@ TEST_F(Commands, WholeNumberOptionsSayWhatTheyExpect) {
   EXPECT_NE(r.err.find("is too large"), std::string::npos) << r.err;
   EXPECT_EQ(takt("analyze " + example("01-one-task.yaml") + " --cores 3").status, 0);
 }
+
+TEST_F(Commands, AnalyzeRejectsATopologyThatTaktRunCouldNotBuild) {
+  // The analysis itself ignores `topology:`, but a set whose topology cannot be read
+  // must not be called schedulable and then fail in `takt run`.
+  const std::string tasks =
+      "global: {cores: 2, policy: gedf-paws}\n"
+      "tasks:\n"
+      "  - {name: a, period: 10ms, program: segments, segments: [{length: 1ms}]}\n";
+  Outcome r = takt("analyze " + write("no-entry.yaml", tasks + "topology:\n  pipes: {a: one}\n").string());
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("no-entry.yaml:5:3: the topology has no entry pipe"), std::string::npos) << r.err;
+  r = takt("analyze " + write("not-a-map.yaml", tasks + "topology: 5\n").string());
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("a topology must be a map"), std::string::npos) << r.err;
+  r = takt("analyze " + write("fine.yaml", tasks + "topology:\n"
+                                                   "  pipes: {admitted: one}\n"
+                                                   "  entry: admitted\n"
+                                                   "  instances: {}\n"
+                                                   "  pes: {terminal: admitted}\n")
+                            .string());
+  EXPECT_EQ(r.status, 0) << r.err;
+}

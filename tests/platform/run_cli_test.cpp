@@ -183,6 +183,26 @@ TEST_F(RunCommand, APeriodTooShortToReleaseIsBadInputBeforeAnythingRuns) {
   EXPECT_EQ(takt("run " + shortest.string() + " --duration 100ms").status, 0);
 }
 
+TEST_F(RunCommand, ATopologyThatWithholdsEveryJobIsNamedInAWarning) {
+  // gedf-paws jobs carry no PE; a distributor by PE without an `unassigned:` output
+  // withholds them, so no job ever runs. The run says which instance did it.
+  const fs::path set = write("withheld.yaml",
+                             "global: {cores: 2, policy: gedf-paws}\n"
+                             "tasks:\n"
+                             "  - {name: a, period: 10ms, program: segments, segments: [{length: 1ms}]}\n"
+                             "topology:\n"
+                             "  pipes: {admitted: one, local: per-pe}\n"
+                             "  entry: admitted\n"
+                             "  instances:\n"
+                             "    place: {component: distributor, input: admitted, outputs: \"local[*]\", "
+                             "params: {by: pe}}\n"
+                             "  pes: {terminal: \"local[pe]\"}\n");
+  const Outcome r = takt("run " + set.string() + " --duration 100ms", "TAKT_NO_RT=1");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("the topology's distributor 'place' withheld a job"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("Add an `unassigned:` output"), std::string::npos) << r.err;
+}
+
 #ifdef TAKT_THROWING_SO
 TEST_F(RunCommand, AThrowingSharedObjectTaskFailsItsJobsAndTheRunGoesOn) {
   // The fixture throws on odd jobs and on job 4 (not a std::exception).
