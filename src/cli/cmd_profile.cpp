@@ -81,7 +81,14 @@ profiler::ProfileOptions options_of(const ProfileArgs& a) {
   o.percentile = a.percentile;
   o.parallel_workers = a.parallel;
   o.fifo_priority = a.priority;
-  if (!a.cpus.empty()) o.cpus = os::CpuSet::parse(a.cpus);
+  if (!a.cpus.empty()) {
+    o.cpus = os::CpuSet::parse(a.cpus);
+    const os::CpuSet allowed = os::allowed_cpus();
+    if (o.cpus.intersect(allowed) != o.cpus) {
+      throw Error(fmt::format("--cpus {}: this process may use CPUs {} only; give CPUs among them", a.cpus,
+                              allowed.to_string()));
+    }
+  }
   if (a.burden_spawn.empty() != a.burden_sync.empty()) {
     throw Error("give both --burden-spawn and --burden-sync, or neither (then they are calibrated here)");
   }

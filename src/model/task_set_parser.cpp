@@ -133,7 +133,10 @@ class Reader : public YamlReader {
       bool digits_only = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
         return std::isdigit(static_cast<unsigned char>(c));
       });
-      if (digits_only) {
+      const bool negative = text.size() > 1 && text[0] == '-' &&
+                            std::all_of(text.begin() + 1, text.end(),
+                                        [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+      if (digits_only || negative) {
         std::int64_t count = integer(node, "cores", 1);
         if (count > kMaxCores) {
           fail(node, "cores: " + text + " is more cores than takt supports (at most " +
@@ -172,7 +175,8 @@ class Reader : public YamlReader {
       if (s.empty() || s.size() > 6 || !std::all_of(s.begin(), s.end(), [](char c) {
             return std::isdigit(static_cast<unsigned char>(c));
           })) {
-        bad("has the bad part '" + s + "'");
+        bad(s.empty() ? "has an empty part (a CPU id is missing before or after a ',' or '-')"
+                      : "has the bad part '" + s + "'");
       }
       const int id = std::stoi(s);
       if (id >= kMaxCores) fail(node, cpu_id_too_large(s));

@@ -105,6 +105,7 @@ void YamlReader::check_keys(const YAML::Node& map, const std::vector<std::string
 }
 
 std::string YamlReader::scalar(const YAML::Node& node, const std::string& what) const {
+  if (node.IsNull()) fail(node, what + " is empty (null); give it a value");
   if (!node.IsScalar()) fail(node, what + " must be a single value, not a list or mapping");
   return node.Scalar();
 }
@@ -120,10 +121,15 @@ std::chrono::nanoseconds YamlReader::duration(const YAML::Node& node, const std:
 
 std::int64_t YamlReader::integer(const YAML::Node& node, const std::string& what, std::int64_t min) const {
   std::string text = scalar(node, what);
-  bool ok = !text.empty() && text.size() <= 18 && std::all_of(text.begin(), text.end(), [](char c) {
-    return std::isdigit(static_cast<unsigned char>(c));
-  });
-  if (!ok) fail(node, what + ": '" + text + "' is not a whole number");
+  const auto digits = [](std::string_view s) {
+    return !s.empty() && std::all_of(s.begin(), s.end(),
+                                     [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+  };
+  if (text.size() > 1 && text[0] == '-' && digits(std::string_view(text).substr(1))) {
+    fail(node, what + " must be at least " + std::to_string(min) + ", not " + text);
+  }
+  if (!digits(text)) fail(node, what + ": '" + text + "' is not a whole number");
+  if (text.size() > 18) fail(node, what + ": '" + text + "' is too large (at most 18 digits)");
   std::int64_t value = std::stoll(text);
   if (value < min) fail(node, what + " must be at least " + std::to_string(min) + ", not " + text);
   return value;

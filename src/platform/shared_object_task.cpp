@@ -115,8 +115,9 @@ Program load_shared_object(const std::filesystem::path& path) {
   void* handle = dlopen(where.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
     throw Error(
-        fmt::format("cannot load the shared object '{}': {}. Check the path in `program:` (a relative "
-                    "path is taken from the task-set file's folder) and that the file was built",
+        fmt::format("cannot load the shared object '{}': {}. Check the path (a relative path in a task-set "
+                    "file's `program:` is taken from that file's folder, one on the command line from the "
+                    "current folder) and that the file was built",
                     where, dl_error()));
   }
   auto library = std::make_shared<const SharedObject>(handle, where);

@@ -344,5 +344,15 @@ TEST(TaskSetParser, GlobalValues) {
   expect_error("global: {delta: abc}\ntasks: [{name: a, period: 1ms, work: 1us, span: 1us}]", "ts.yaml:1:17",
                "3.65 (theory), 1.7 (Cilkview), 1.5 (Cilkprof)");
   expect_error("global: {jobs: -3}\ntasks: [{name: a, period: 1ms, work: 1us, span: 1us}]", "ts.yaml:1:16",
-               "not a whole number");
+               "jobs must be at least 1, not -3");
+  expect_error("global: {jobs: 1.5}\ntasks: [{name: a, period: 1ms, work: 1us, span: 1us}]", "ts.yaml:1:16",
+               "'1.5' is not a whole number");
+  expect_error("global: {jobs: 99999999999999999999}\ntasks: [{name: a, period: 1ms, work: 1us, span: 1us}]",
+               "ts.yaml:1:16", "is too large (at most 18 digits)");
+  expect_error("global: {cores: -1}\ntasks: [{name: a, period: 1ms, work: 1us, span: 1us}]", "ts.yaml:1:17",
+               "cores must be at least 1, not -1");
+  expect_error("global: {cores: '0-'}\ntasks: [{name: a, period: 1ms, work: 1us, span: 1us}]", "ts.yaml:1:17",
+               "has an empty part (a CPU id is missing");
+  expect_error("tasks: [{name: ~, period: 1ms, work: 1us, span: 1us}]", "ts.yaml:1:16",
+               "name is empty (null); give it a value");
 }

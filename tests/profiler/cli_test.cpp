@@ -195,6 +195,11 @@ TEST_F(ProfileCommand, BadInputIsExitOneWithAMessage) {
   Outcome nothing = takt("profile");
   EXPECT_EQ(nothing.status, 1);
   EXPECT_NE(nothing.err.find("name a program to profile"), std::string::npos) << nothing.err;
+  // CPU 4095 is beyond any machine this runs on (CPU_SETSIZE is 1024 by default).
+  Outcome foreign_cpu = takt("profile fib 5 --jobs 1 --cpus 4095" + kBurdens);
+  EXPECT_EQ(foreign_cpu.status, 1);
+  EXPECT_NE(foreign_cpu.err.find("--cpus 4095: this process may use CPUs"), std::string::npos)
+      << foreign_cpu.err;
 }
 
 }  // namespace
