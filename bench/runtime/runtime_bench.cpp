@@ -557,6 +557,12 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
     }
   }
   const os::CpuSet cpus = os::allowed_cpus();
+  if (options.workers > cpus.size()) {
+    throw takt::Error(
+        fmt::format("--workers {}: this process may use {} CPU(s) ({}); more threads than CPUs "
+                    "would share them, which the comparison does not measure; give at most {}",
+                    options.workers, cpus.size(), cpus.to_string(), cpus.size()));
+  }
   const std::size_t workers = options.workers != 0 ? options.workers : cpus.size();
   const bool quick = options.quick;
 

@@ -123,19 +123,37 @@ int run_generate(const GenerateArgs& a) {
           ->required();
       app.add_option("--seed", args->seed, "Random seed (default 1)")->check(whole_at_least(0));
       app.add_option("-o,--output", args->output, "Write the task set to this file instead of stdout");
-      app.add_option("--timescale", args->timescale,
-                     "rt-openmp: minimum task period (rt-openmp Table I: 2048ms, 32ms, 16ms, 8ms, 4ms, 2ms; "
-                     "default 16ms)");
-      app.add_option(
+      auto* timescale = app.add_option(
+          "--timescale", args->timescale,
+          "rt-openmp: minimum task period (rt-openmp Table I: 2048ms, 32ms, 16ms, 8ms, 4ms, 2ms; "
+          "default 16ms)");
+      auto* programs = app.add_option(
           "--programs", args->programs,
           "rtws: file of measured programs (see docs/task-set-format.md); default: rtws Table II values");
-      app.add_option("--program", args->program, "rtws: use only this program (e.g. cholesky); default: all");
-      app.add_option("--type", args->type, "synthetic: task type 1, 2 or 3 (default: random per task)");
-      app.add_option("--span-limit", args->span_limit,
-                     "rtws: a program takes a utilization u when its span L ≤ D = C/u ('deadline', the "
-                     "default) or its burdened span L̂ ≤ D/2 ('half-deadline')");
+      auto* program = app.add_option("--program", args->program,
+                                     "rtws: use only this program (e.g. cholesky); default: all");
+      auto* type =
+          app.add_option("--type", args->type, "synthetic: task type 1, 2 or 3 (default: random per task)");
+      auto* span_limit =
+          app.add_option("--span-limit", args->span_limit,
+                         "rtws: a program takes a utilization u when its span L ≤ D = C/u ('deadline', the "
+                         "default) or its burdened span L̂ ≤ D/2 ('half-deadline')");
       app.add_flag("--json", args->json, "Write JSON instead of YAML");
-      return [args] { return run_generate(*args); };
+      return [args, timescale, programs, program, type, span_limit] {
+        // An option of another method would be ignored silently: say so instead.
+        const std::pair<CLI::Option*, std::string_view> only[] = {{timescale, "rt-openmp"},
+                                                                  {programs, "rtws"},
+                                                                  {program, "rtws"},
+                                                                  {span_limit, "rtws"},
+                                                                  {type, "synthetic"}};
+        for (const auto& [option, method] : only) {
+          if (option->count() > 0 && args->method != method) {
+            throw Error(fmt::format("{} applies to --method {} only; remove it or use --method {}",
+                                    option->get_name(), method, method));
+          }
+        }
+        return run_generate(*args);
+      };
     },
 });
 

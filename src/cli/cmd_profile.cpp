@@ -263,16 +263,18 @@ int run_profile(const ProfileArgs& a) {
              "(default 100)")
           ->check(CLI::Range(0.001, 100.0));
       app.add_flag("--json", args->json, "Print the result as JSON");
-      app.add_option(
+      auto* update = app.add_option(
           "--update", args->update,
           "Write work, span and burdened_span into this task-set file (with a program: into the "
           "tasks that run it with these arguments, or --task; without: profile every task of the file)");
-      app.add_option("--task", args->task, "With --update: the task to write the measurements to");
-      app.add_option(
+      app.add_option("--task", args->task, "With --update: the task to write the measurements to")
+          ->needs(update);
+      auto* profiles = app.add_option(
           "--profiles", args->profiles,
           "Add the result to this program-profiles file (for takt generate --method rtws --programs)");
       app.add_option("--name", args->name,
-                     "With --profiles: the entry's name (default: program-arg1-arg2...)");
+                     "With --profiles: the entry's name (default: program-arg1-arg2...)")
+          ->needs(profiles);
       app.add_option("--burden-spawn", args->burden_spawn,
                      "Burden per continuation edge, e.g. 1.5us (default: calibrated on this machine)");
       app.add_option("--burden-sync", args->burden_sync,

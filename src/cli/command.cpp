@@ -152,6 +152,20 @@ int run_main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? exit_ok : exit_bad_input;
   }
+  // An option given an empty value (--policy "") would read as if it were absent.
+  for (const auto& [path, sub] : apps) {
+    if (!path.empty() && !sub->parsed()) continue;
+    for (const CLI::Option* option : sub->get_options()) {
+      if (option->count() == 0 || option->get_type_size() == 0) continue;
+      for (const std::string& value : option->results()) {
+        if (value.empty()) {
+          fmt::print(stderr, "takt: error: {} was given an empty value; give it one or leave it out\n",
+                     option->get_name());
+          return exit_bad_input;
+        }
+      }
+    }
+  }
 
   try {
     // Run the deepest parsed subcommand that has an action.

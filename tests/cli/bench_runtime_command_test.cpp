@@ -193,6 +193,13 @@ TEST_F(BenchRuntime, AFibNOutOfRangeIsAClearError) {
   EXPECT_NE(r.err.find("--fib-n"), std::string::npos) << r.err;
 }
 
+TEST_F(BenchRuntime, MoreWorkersThanCpusIsAClearError) {
+  // 4096 is more than the CPUs of any machine this runs on (CPU_SETSIZE is 1024).
+  Outcome r = takt("bench runtime --quick --workers 4096");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("--workers 4096: this process may use"), std::string::npos) << r.err;
+}
+
 TEST_F(BenchRuntime, AnUnknownRuntimeIsAClearError) {
   Outcome r = takt("bench runtime --quick --runtimes takt,tbb");
   EXPECT_EQ(r.status, 1);
