@@ -300,3 +300,18 @@ TEST_F(Commands, AnalyzeRejectsATopologyThatTaktRunCouldNotBuild) {
                             .string());
   EXPECT_EQ(r.status, 0) << r.err;
 }
+
+TEST_F(Commands, OptionsThatWouldBeIgnoredAreErrors) {
+  // An empty value would read as if the option were absent.
+  Outcome r = takt("analyze " + example("01-one-task.yaml") + " --policy ''");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("--policy was given an empty value"), std::string::npos) << r.err;
+  // An option of another generator method.
+  r = takt("generate --method paws --cores 2 --utilization 1 --type 2");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("--type applies to --method synthetic only"), std::string::npos) << r.err;
+  r = takt("generate --method rtws --cores 2 --utilization 1 --timescale 2ms");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("--timescale applies to --method rt-openmp only"), std::string::npos) << r.err;
+  EXPECT_EQ(takt("generate --method synthetic --cores 2 --utilization 1 --type 2").status, 0);
+}
