@@ -9,6 +9,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <system_error>
 
 namespace takt {
 namespace detail {
@@ -133,7 +134,21 @@ void PoolState::start_threads() {
       if (memory->large_size() > 0) prime_large(raw);
       continue;
     }
-    raw->thread = std::thread([raw] { worker_main(raw); });
+    try {
+      raw->thread = std::thread([raw] { worker_main(raw); });
+    } catch (const std::system_error& e) {
+      // The constructor fails: stop and join the workers already running (a joinable
+      // std::thread destroyed with the pool would terminate the process).
+      stopping.store(true, std::memory_order_seq_cst);
+      idle_epoch.fetch_add(1, std::memory_order_release);
+      os::futex_wake_all(idle_epoch);
+      for (auto& other : workers) {
+        if (other->thread.joinable()) other->thread.join();
+      }
+      throw Error("pool '" + config.name + "': cannot start worker thread " + std::to_string(raw->index) +
+                  " of " + std::to_string(workers.size()) + " (" + e.what() +
+                  "); use fewer workers or raise the limit on threads (ulimit -u, the cgroup's pids.max)");
+    }
   }
   const auto count = static_cast<std::uint32_t>(threads_count);
   for (std::uint32_t seen = started.load(std::memory_order_acquire); seen < count;

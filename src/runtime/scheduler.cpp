@@ -376,7 +376,11 @@ Block* steal_from_central(Worker* w, Level* mine) noexcept {
     taken->offer.store(offer_word(epoch, head->index + 1), std::memory_order_release);
   });
   if (strand == nullptr) return nullptr;
-  return won(w, mine, mine, strand, epoch, rest);
+  Block* stolen = won(w, mine, mine, strand, epoch, rest);
+  // A push wakes a sleeper only onto an empty queue; a queue that stayed non-empty while
+  // the owner pushed more needs the thief to pass the wake-up on, as for the deques.
+  if (!pool.central.looks_empty()) notify_one(pool);
+  return stolen;
 }
 
 bool try_steal(Worker* w) noexcept {

@@ -38,3 +38,53 @@ TEST(Idle, AnIdlePoolCostsAlmostNoCpu) {
 }
 
 }  // namespace
+
+namespace {
+
+/// A busy wait on the wall clock (the work of one loop iteration).
+void spin_for(std::chrono::microseconds d) {
+  const auto until = std::chrono::steady_clock::now() + d;
+  while (std::chrono::steady_clock::now() < until) {
+  }
+}
+
+class WakeUps : public ::testing::TestWithParam<takt::QueueStrategy> {};
+INSTANTIATE_TEST_SUITE_P(Runtime, WakeUps,
+                         ::testing::Values(takt::QueueStrategy::work_stealing,
+                                           takt::QueueStrategy::centralized_greedy),
+                         [](const auto& info) { return std::string(takt::testing::name(info.param)); });
+
+TEST_P(WakeUps, EveryWorkerOfALongIdlePoolJoinsWhenParallelWorkAppears) {
+  // After 1.5 s idle the sleepers' safety-net timeouts have grown to 0.5-1 s, so only
+  // wake-ups bring them in. A push wakes a sleeper only onto an empty queue; a thief that
+  // leaves work behind must wake the next sleeper. The DAG: worker 0 runs the root, which
+  // spawns A (continuation c_root pushed onto an empty queue: one wake-up), A spawns A1
+  // (c_A pushed behind c_root: no wake-up) and spins 50 ms in A1. The woken thief takes
+  // c_root, leaving c_A: it must wake a third worker, and the root's continuation spawns
+  // B, whose continuation a fourth takes. Four 50 ms strands, one per worker. Without the
+  // follow-on wake-up (the central queue had none) workers 3 and 4 slept through it.
+  takt::Pool pool(takt::testing::config(4, GetParam()));
+  pool.run([] { return takt::apps::fib(12); });
+  std::this_thread::sleep_for(1500ms);
+  pool.reset_statistics();
+  pool.run([] {
+    takt::Scope root;
+    root.spawn([] {
+      takt::Scope a;
+      a.spawn([] { spin_for(50ms); });  // A1
+      spin_for(50ms);                   // A's continuation
+      a.sync();
+    });
+    takt::Scope rest;
+    rest.spawn([] { spin_for(50ms); });  // B
+    spin_for(50ms);                      // the root's continuation
+    rest.sync();
+    root.sync();
+  });
+  for (std::size_t w = 0; w < pool.workers(); ++w) {
+    const takt::WorkerStatistics s = pool.statistics(w);
+    EXPECT_GT(s.steals + s.jobs, 0u) << "worker " << w << " took no part in the four 50 ms strands";
+  }
+}
+
+}  // namespace

@@ -6,6 +6,8 @@
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <string>
@@ -154,6 +156,38 @@ int overflow(int n) {
   volatile char frame[512];
   frame[0] = static_cast<char>(n);
   return overflow(n + 1) + frame[0];
+}
+
+TEST(PoolStart, AWorkerThreadThatCannotStartIsAnErrorNotATermination) {
+  // Threads count against RLIMIT_NPROC of their real user, which root does not obey; a
+  // child process becomes user nobody (65534) with a limit of 3 and starts 16 workers.
+  // Before the fix the pool's unwinding destroyed joinable std::threads: std::terminate.
+  if (::geteuid() != 0)
+    GTEST_SKIP() << "needs root to become an unprivileged user whose thread limit applies";
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    const rlimit limit{3, 3};
+    if (::setrlimit(RLIMIT_NPROC, &limit) != 0 || ::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(2);
+    try {
+      Pool pool(config(16));
+      ::_exit(3);  // every thread started: the limit did not apply
+    } catch (const takt::Error& e) {
+      const std::string m = e.what();
+      ::_exit(m.find("cannot start worker thread") != std::string::npos &&
+                      m.find("ulimit -u") != std::string::npos
+                  ? 0
+                  : 4);
+    } catch (...) {
+      ::_exit(5);
+    }
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status)) << "the child was killed by signal " << WTERMSIG(status)
+                                 << " (std::terminate?)";
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "2: cannot become nobody, 3: no thread was refused, 4: wrong message, "
+                                       "5: not a takt::Error";
 }
 
 TEST(StaticMemoryDeathTest, GuardPageOverflowEndsWithAClearMessage) {
