@@ -197,6 +197,7 @@ void ReleaseEngine::run_lane(std::span<const std::uint32_t> lane, ReleaseSink& s
     bool more_to_release = false;  // a release of this lane is still ahead or pending
     bool any_in_flight = false;
     nanoseconds latest_deadline_in_flight = nanoseconds::min();
+    bool stop_arrived = false;  // during this pass, while the sink ran a job
 
     for (std::uint32_t t : lane) {
       TaskState& s = state_[t];
@@ -268,7 +269,14 @@ void ReleaseEngine::run_lane(std::span<const std::uint32_t> lane, ReleaseSink& s
         record(EventKind::release, t, k, r, rel.eligible, overran ? event_flag::late : 0);
         sink.release(rel);
         now = clock_.now();  // the sink may have run the job
+        if (stop_.load(std::memory_order_acquire)) {
+          // A stop that came while the sink ran the job (a lane that runs its jobs
+          // itself, partitioned-dm): release nothing more; start the pass again.
+          stop_arrived = true;
+          break;
+        }
       }
+      if (stop_arrived) break;
       if (s.released_through.load(std::memory_order_relaxed) !=
           s.finished_through.load(std::memory_order_acquire)) {
         any_in_flight = true;
@@ -278,6 +286,7 @@ void ReleaseEngine::run_lane(std::span<const std::uint32_t> lane, ReleaseSink& s
       }
     }
 
+    if (stop_arrived) continue;
     if (!more_to_release) {
       if (!any_in_flight || abandon_.load(std::memory_order_acquire)) break;
       if (!draining) {

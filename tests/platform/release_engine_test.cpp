@@ -434,3 +434,33 @@ TEST(ReleaseEngine, InlineLaneRunsJobsOnItsThreadWithTheSameOverrunRule) {
   EXPECT_EQ(recorder.progress().jobs_done, 4u);
   EXPECT_EQ(recorder.progress().misses, 2u);  // job 1 late, job 4 failed (skips are not jobs done)
 }
+
+TEST(ReleaseEngine, AnInlineLaneStopsReleasingAtTheJobDuringWhichTheStopCame) {
+  // overrun: wait, T = 10 ms, every job runs 15 ms on the lane's own thread: the backlog
+  // grows, so after each job the next release is already due. The stop comes during
+  // job 2 (which runs 30 -> 45 ms). Releases due by then (job 3 at 30 ms, job 4 at 40 ms)
+  // are skipped at the stop, nothing later is released. Before the fix the lane read the
+  // stop flag only when a release was not yet due, i.e. never: it released all 50.
+  SimulatedClock clock;
+  ReleaseConfig config;
+  config.jobs_per_task = 50;
+  config.overrun = OverrunPolicy::wait;
+  std::vector<PeriodicTask> specs{periodic("t", 10ms, 10ms)};
+  ReleaseEngine engine(specs, config, clock);
+  Recorder recorder({1, 1024});
+  ThreadRecorder* rec = recorder.attach("lane");
+  TimedTask task(
+      clock,
+      [&engine](std::uint64_t k) {
+        if (k == 2) engine.request_stop();
+        return nanoseconds(15ms);
+      },
+      999);
+  takt::Task* tasks[] = {&task};
+  InlineSink sink(engine, tasks, rec);
+  engine.start(0ns);
+  engine.run(sink, rec);
+  EXPECT_EQ(engine.counts(0).released, 3u);  // jobs 0, 1, 2
+  EXPECT_EQ(engine.counts(0).skipped, 2u);   // jobs 3 and 4, due at 30 and 40 ms
+  EXPECT_EQ(clock.now(), 45ms);
+}
