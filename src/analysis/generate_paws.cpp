@@ -52,10 +52,19 @@ GeneratedSet generate_paws(const GeneratorOptions& options, Random& random) {
   for (int attempt = 0; attempt < kMaxRestarts; ++attempt) {
     std::vector<double> utilizations;
     double total = 0;
+    // A remainder of exactly 0.1 (--utilization 0.1) leaves a draw in [0.1, 0.4) no
+    // room, one just above it almost none: after this many overshooting draws in a row,
+    // start again (expected draws: 0.3 / (remainder - 0.1)).
+    constexpr int kMaxRedraws = 1'000;
+    int redraws = 0;
     while (total < low || utilizations.empty()) {
-      if (high - total < kMinTaskUtilization) break;  // no task fits the window: start again
+      if (high - total <= kMinTaskUtilization) break;  // no task fits the window: start again
       const double u = random.uniform(kMinTaskUtilization, kMaxTaskUtilization);
-      if (total + u > high) continue;  // overshoots the window: draw again
+      if (total + u > high) {
+        if (++redraws == kMaxRedraws) break;
+        continue;  // overshoots the window: draw again
+      }
+      redraws = 0;
       utilizations.push_back(u);
       total += u;
     }

@@ -63,6 +63,13 @@ TEST(Generators, SameSeedSameFileDifferentSeedDifferentFile) {
   }
 }
 
+TEST(Generators, PawsAtExactlyOneTaskOfTheSmallestUtilizationEndsWithAnError) {
+  // --utilization 0.1 on one core: the window is [0.08, 0.1] and a task's u is drawn in
+  // [0.1, 0.4), so no draw fits. The generator redrew forever; now it gives up with the
+  // usual message.
+  EXPECT_THROW(generate(options(GeneratorMethod::paws, 1, 0.1, 1)), takt::Error);
+}
+
 TEST(Generators, PawsFollowsSection5) {
   // n_i = ⌈x·3m⌉ threads with x uniform in (0, 1]: for m = 2, 1..6 threads, each with
   // probability 1/6, so 5/6 of the tasks have a parallel region (≥ 2 threads).
