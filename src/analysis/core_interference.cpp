@@ -60,19 +60,43 @@ std::chrono::nanoseconds CoreInterference::load(int q, std::size_t task, std::si
   refresh(core, d);
   i128 windows = core.window_sum;
   i128 utilization = core.utilization_fixed;
+  i128 rounded = core.strands;
   std::int64_t same_segment = 0;
   if (auto it = core.entries.find(task); it != core.entries.end()) {
     windows -= it->second.window_max;
     utilization -= it->second.utilization_fixed;
+    rounded -= it->second.strands;
     for (const auto& [s, strands] : it->second.present) {
       if (s == segment) same_segment = strands;
     }
   }
-  const i128 rate_term = ceil_div(static_cast<i128>(d) * utilization, i128{1} << kFixedPointBits);
+  // The fixed-point sum is above the exact one by less than `rounded` units: if both
+  // ends round up to the same nanosecond, that is the exact term.
+  const i128 one = i128{1} << kFixedPointBits;
+  i128 rate_term = ceil_div(static_cast<i128>(d) * utilization, one);
+  const i128 lower = ceil_div(static_cast<i128>(d) * std::max<i128>(0, utilization - rounded), one);
+  if (lower != rate_term) rate_term = exact_rate_term(core, task, d, rate_term);
   const i128 total =
       windows + rate_term + static_cast<i128>(same_segment) * tasks_[task].length[segment].count();
   return std::chrono::nanoseconds{
       static_cast<std::int64_t>(std::min<i128>(total, std::numeric_limits<std::int64_t>::max()))};
+}
+
+i128 CoreInterference::exact_rate_term(const Core& core, std::size_t task, std::int64_t d, i128 bound) const {
+  i128 whole = 0;
+  RatioSum remainders;
+  for (const auto& [j, entry] : core.entries) {
+    if (j == task || entry.work == 0) continue;
+    const std::int64_t period = tasks_[j].period.count();
+    i128 product = 0;
+    if (__builtin_mul_overflow(entry.work, static_cast<i128>(d), &product)) return bound;
+    whole += product / period;
+    remainders.add(static_cast<std::int64_t>(product % period), period);
+  }
+  // The smallest whole c with Σ remainders ≤ c (at_most rounds towards "no": never below).
+  i128 c = std::max<i128>(0, static_cast<i128>(remainders.value()) - 1);
+  while (!remainders.at_most(c, 1)) ++c;
+  return std::min(bound, whole + c);
 }
 
 void CoreInterference::place(int q, std::size_t task, std::size_t segment, std::chrono::nanoseconds deadline,
@@ -93,6 +117,9 @@ void CoreInterference::place(int q, std::size_t task, std::size_t segment, std::
       ceil_div(static_cast<i128>(timing.length[segment].count()) << kFixedPointBits, timing.period.count());
   entry.utilization_fixed += share * count;
   core.utilization_fixed += share * count;
+  entry.work += static_cast<i128>(timing.length[segment].count()) * count;
+  entry.strands += count;
+  core.strands += count;
   core.window_sum -= entry.window_max;
   recompute(entry, task, d);
   core.window_sum += entry.window_max;

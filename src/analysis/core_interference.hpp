@@ -24,9 +24,12 @@ namespace takt::analysis {
 /// the task's other segments run in disjoint windows of the same job, and the
 /// previous job ended by its deadline D ≤ T.
 ///
-/// Exactness: the first sum is exact (kept in 128 bits: each task adds up to 2^62 ns). The second is kept in
-/// fixed point: each strand adds ⌈e·2^40/T⌉ units of 2^−40 and the term is ⌈d·Σ/2^40⌉ ns, so it is never
-/// under-estimated and over-estimated by less than 1 ns per placed strand for d ≤ 2^40 ns (about 18 minutes).
+/// Exactness: the first sum is exact (kept in 128 bits: each task adds up to 2^62 ns). The second, the
+/// rate term ⌈Σ_j W_j·d/T_j⌉ (W_j: the work of task j's strands on the core), is kept in fixed point: each
+/// placement of n strands adds n·⌈e·2^40/T⌉ units of 2^−40, which over-estimates Σ by less than n units.
+/// When ⌈d·Σ/2^40⌉ and ⌈d·(Σ − N)/2^40⌉ (N: strands placed) agree, that is the exact term; when they do
+/// not (a term at a whole nanosecond, or a large d·N), it is recomputed from the W_j as whole parts plus
+/// an exact sum of remainders (RatioSum, rounded up where that sum no longer fits in 128 bits).
 ///
 /// Cost: strands are placed in non-decreasing d (deadline-monotonic order), so each
 /// (core, task) keeps its first-sum maximum with the deadline up to which it stays
@@ -59,6 +62,8 @@ class CoreInterference {
     i128 window_max = 0;  // max_l of the first sum, valid for d < valid_until
     std::int64_t valid_until = 0;
     i128 utilization_fixed = 0;  // Σ ⌈e·2^40/T⌉ over this task's strands on the core
+    i128 work = 0;               // W: Σ e over this task's strands on the core (exact)
+    std::int64_t strands = 0;    // strands placed: each rounded its share up by less than one unit
     std::uint32_t version = 0;
   };
   using HeapItem = std::tuple<std::int64_t, std::size_t, std::uint32_t>;  // valid_until, task, version
@@ -66,10 +71,14 @@ class CoreInterference {
     std::unordered_map<std::size_t, Entry> entries;
     i128 window_sum = 0;         // Σ_j window_max (tasks of up to 2^62 ns of work each)
     i128 utilization_fixed = 0;  // Σ_j utilization_fixed
+    std::int64_t strands = 0;    // Σ_j strands
     std::priority_queue<HeapItem, std::vector<HeapItem>, std::greater<>> expiry;
   };
 
   void refresh(Core& core, std::int64_t d);
+  /// The rate term ⌈Σ_j W_j·d/T_j⌉ over the tasks on `core` but `task`, exactly (or, where
+  /// the remainders' sum does not fit in 128 bits, rounded up); `bound` if a product overflows.
+  [[nodiscard]] i128 exact_rate_term(const Core& core, std::size_t task, std::int64_t d, i128 bound) const;
   void recompute(Entry& entry, std::size_t task, std::int64_t d) const;
 
   std::vector<Core> cores_;

@@ -52,9 +52,8 @@ TEST(PartitionedDm, GoldenFigure2WorstFitTable) {
   EXPECT_EQ(r.tasks[1].priorities, (std::vector<int>{4}));
   // Interference on s_2^1 at core 1 (the paper's core 2): only s_1^3 of segment 2 is there:
   // RBF* = e·m = 0.2 (segment 2 starts the window; segments 3 and 1 are not on that core)
-  // + u·m·d = (0.2/10)·8 = 0.16, so 0.36 ms (the rate term rounds up by at most 1 ns).
-  EXPECT_GE(r.strands[6].interference, 360us);
-  EXPECT_LE(r.strands[6].interference, 360us + 1ns);
+  // + u·m·d = (0.2/10)·8 = 0.16, so 0.36 ms, exactly.
+  EXPECT_EQ(r.strands[6].interference, 360us);
   // Σu = 1.8/10 + 0.762/8 = 0.275 ≤ 3/5, P ≤ D/5 for both: the augmentation bound holds.
   EXPECT_TRUE(r.bound.holds);
 }
@@ -67,8 +66,7 @@ TEST(PartitionedDm, GoldenFigure2FirstFitUsesOneCore) {
   // s_2^1 (d = 8) on core 0 meets all of task 1 (6 strands). Starting at segment 1 the
   // releases 0, 10/3 and 70/9 all lie within 8: 0.6 + 4·0.2 + 0.4 = 1.8; the rate term is
   // (0.06 + 4·0.02 + 0.04)·8 = 1.44; RBF* = 3.24 ms ≤ 8 − 0.762.
-  EXPECT_GE(r.strands[6].interference, 3240us);
-  EXPECT_LE(r.strands[6].interference, 3240us + 6ns);
+  EXPECT_EQ(r.strands[6].interference, 3240us);
   // The last strand of segment 2 on core 0 meets its three siblings: 3·0.2 = 0.6 ms
   // (strands of task 1's other segments do not interfere: disjoint windows).
   EXPECT_EQ(r.strands[4].interference, 600us);
@@ -248,16 +246,39 @@ TEST(CoreInterference, WindowStartsAtEverySegment) {
   // 2 ms. Total 6 ms for a strand of task 1.
   CoreInterference ci(1, {{10ms, {0ms, 2ms, 7ms}, {1ms, 1ms, 3ms}}, {10ms, {0ms}, {1ms}}});
   for (std::size_t s = 0; s < 3; ++s) ci.place(0, 0, s, 0ns);
-  const auto load = ci.load(0, 1, 0, 4ms);
-  EXPECT_GE(load, 6ms);
-  EXPECT_LE(load, 6ms + 3ns);
+  EXPECT_EQ(ci.load(0, 1, 0, 4ms), 6ms);
   // d = 5: from 2 → {2, 7} = 4, from 7 → {7, 0} = 4 (releases 0 + 10 − 7 = 3, 2 + 10 − 7 = 5 ≤ 5
   // adds segment 2 too: 3 + 1 + 1 = 5). Max = 5; rate 2.5; total 7.5 ms.
-  const auto later = ci.load(0, 1, 0, 5ms);
-  EXPECT_GE(later, 7500us);
-  EXPECT_LE(later, 7500us + 3ns);
+  EXPECT_EQ(ci.load(0, 1, 0, 5ms), 7500us);
   // The task's own other segments do not count for its own strands; its own segment does.
   EXPECT_EQ(ci.load(0, 0, 1, 5ms), 1ms);
+}
+
+TEST(CoreInterference, ARateTermOfWholeNanosecondsIsExact) {
+  // Task 0: T = 3 ms, one 1 ms strand on core 0. For a strand of task 1 with d = 3 ms:
+  // window 1 ms + rate (1/3)·3 ms = 1 ms: exactly 2 ms. The fixed-point share ⌈2^40/3⌉ is
+  // above 2^40/3, and the load came out 2 ms + 1 ns, which rejected a strand of 1 ms with
+  // d = 3 ms on this core (3 ms − 2 ms − 1 ns < 1 ms) that fits exactly.
+  CoreInterference ci(1, {{3ms, {0ms}, {1ms}}, {3ms, {0ms}, {1ms}}});
+  ci.place(0, 0, 0, 3ms);
+  EXPECT_EQ(ci.load(0, 1, 0, 3ms), 2ms);
+  // Three strands of 1 ms with T = 7 ms and d = 7 ms: 3 + 3·(1/7)·7 = 6 ms.
+  CoreInterference seven(1, {{7ms, {0ms}, {1ms}}, {7ms, {0ms}, {1ms}}});
+  seven.place(0, 0, 0, 7ms, 3);
+  EXPECT_EQ(seven.load(0, 1, 0, 7ms), 6ms);
+}
+
+TEST(PartitionedDm, ASetThatFitsExactlyIsSchedulable) {
+  // Two tasks of one 1 ms strand, T = D = 3 ms, one core: D > 2.5·P, so each strand gets
+  // d = 3 ms; for b's strand RBF* = 1 ms (a's strand) + (1/3)·3 ms = 2 ms and
+  // d − RBF* = 1 ms = e: it fits (U = 2/3). It was rejected "short by 1ns".
+  const auto set = takt::model::parse_task_set(R"(
+global: {cores: 1, policy: partitioned-dm}
+tasks:
+  - {name: a, period: 3ms, segments: [{length: 1ms}]}
+  - {name: b, period: 3ms, segments: [{length: 1ms}]}
+)");
+  EXPECT_TRUE(analyse_partitioned_dm(set, {Cores::of_count(1), Fit::first_fit}).schedulable);
 }
 
 TEST(CoreInterference, WindowsOfLargeTasksDoNotWrap) {
