@@ -6,6 +6,19 @@
 
 namespace takt::analysis {
 
+namespace {
+
+/// ⌈d·fixed/2^64⌉ for d < 2^63 and fixed < 2^100, without a 256-bit product: with
+/// fixed = hi·2^64 + lo it is d·hi + ⌈d·lo/2^64⌉ (d·lo < 2^127).
+i128 scaled_ceil(std::int64_t d, i128 fixed) {
+  static_assert(CoreInterference::kFixedPointBits == 64);
+  const i128 hi = fixed >> 64;
+  const i128 lo = fixed & ((i128{1} << 64) - 1);
+  return static_cast<i128>(d) * hi + ceil_div(static_cast<i128>(d) * lo, i128{1} << 64);
+}
+
+}  // namespace
+
 CoreInterference::CoreInterference(int cores, std::vector<TaskTiming> tasks)
     : cores_(static_cast<std::size_t>(cores)), tasks_(std::move(tasks)) {}
 
@@ -72,9 +85,8 @@ std::chrono::nanoseconds CoreInterference::load(int q, std::size_t task, std::si
   }
   // The fixed-point sum is above the exact one by less than `rounded` units: if both
   // ends round up to the same nanosecond, that is the exact term.
-  const i128 one = i128{1} << kFixedPointBits;
-  i128 rate_term = ceil_div(static_cast<i128>(d) * utilization, one);
-  const i128 lower = ceil_div(static_cast<i128>(d) * std::max<i128>(0, utilization - rounded), one);
+  i128 rate_term = scaled_ceil(d, utilization);
+  const i128 lower = scaled_ceil(d, std::max<i128>(0, utilization - rounded));
   if (lower != rate_term) rate_term = exact_rate_term(core, task, d, rate_term);
   const i128 total =
       windows + rate_term + static_cast<i128>(same_segment) * tasks_[task].length[segment].count();

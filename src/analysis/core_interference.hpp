@@ -26,8 +26,8 @@ namespace takt::analysis {
 ///
 /// Exactness: the first sum is exact (kept in 128 bits: each task adds up to 2^62 ns). The second, the
 /// rate term ⌈Σ_j W_j·d/T_j⌉ (W_j: the work of task j's strands on the core), is kept in fixed point: each
-/// placement of n strands adds n·⌈e·2^40/T⌉ units of 2^−40, which over-estimates Σ by less than n units.
-/// When ⌈d·Σ/2^40⌉ and ⌈d·(Σ − N)/2^40⌉ (N: strands placed) agree, that is the exact term; when they do
+/// placement of n strands adds n·⌈e·2^64/T⌉ units of 2^−64, which over-estimates Σ by less than n units.
+/// When ⌈d·Σ/2^64⌉ and ⌈d·(Σ − N)/2^64⌉ (N: strands placed) agree, that is the exact term; when they do
 /// not (a term at a whole nanosecond, or a large d·N), it is recomputed from the W_j as whole parts plus
 /// an exact sum of remainders (RatioSum, rounded up where that sum no longer fits in 128 bits).
 ///
@@ -54,14 +54,14 @@ class CoreInterference {
   void place(int q, std::size_t task, std::size_t segment, std::chrono::nanoseconds d,
              std::int64_t count = 1);
 
-  static constexpr int kFixedPointBits = 40;
+  static constexpr int kFixedPointBits = 64;
 
  private:
   struct Entry {
     std::vector<std::pair<std::size_t, std::int64_t>> present;  // (segment, strands on this core), by segment
     i128 window_max = 0;  // max_l of the first sum, valid for d < valid_until
     std::int64_t valid_until = 0;
-    i128 utilization_fixed = 0;  // Σ ⌈e·2^40/T⌉ over this task's strands on the core
+    i128 utilization_fixed = 0;  // Σ ⌈e·2^64/T⌉ over this task's strands on the core
     i128 work = 0;               // W: Σ e over this task's strands on the core (exact)
     std::int64_t strands = 0;    // strands placed: each rounded its share up by less than one unit
     std::uint32_t version = 0;
