@@ -59,7 +59,9 @@ class TopologyView {
 };
 
 /// Optional instrumentation, supplied by the runtime system (the framework has no
-/// clock): with a clock every pipe update is timed; the callbacks feed traces.
+/// clock): with a clock every pipe update is timed; the callbacks feed traces. They
+/// run while the instance holds its input pipe's lock: they must only record (no
+/// scheduler calls, no notify/request, which could need that same lock).
 struct Instrumentation {
   std::function<Time()> clock;
   std::function<void(const Instance&, Time start, Time duration)> on_update;

@@ -107,8 +107,11 @@ Task* Scheduler::claim(Pipe& pipe) {
     // A head that is no longer schedulable was taken elsewhere (or is leaving);
     // popping it is all there is to do, its producer's removal follows.
     TaskState expected = TaskState::schedulable;
+    if (task->state_.load(std::memory_order_acquire) != expected) continue;
+    task->dispatching_.fetch_add(1, std::memory_order_relaxed);  // published by the CAS
     if (task->state_.compare_exchange_strong(expected, TaskState::running, std::memory_order_acq_rel))
       return task;
+    task->dispatching_.fetch_sub(1, std::memory_order_relaxed);
   }
   return nullptr;
 }
@@ -177,11 +180,16 @@ bool Scheduler::dispatch(Task& task, int pe) {
   SharedSwapGuard guard(lock_);
   check_attached(task, "dispatch");
   TaskState expected = TaskState::schedulable;
-  if (!task.state_.compare_exchange_strong(expected, TaskState::running, std::memory_order_acq_rel))
+  if (task.state() != expected) return false;
+  task.dispatching_.fetch_add(1, std::memory_order_relaxed);  // published by the CAS
+  if (!task.state_.compare_exchange_strong(expected, TaskState::running, std::memory_order_acq_rel)) {
+    task.dispatching_.fetch_sub(1, std::memory_order_relaxed);
     return false;
+  }
   task.last_pe_.store(pe, std::memory_order_relaxed);
   leave(task);
   broker_.notify(topics::dispatch, TaskEvent{&task, pe});
+  task.dispatching_.fetch_sub(1, std::memory_order_release);
   return true;
 }
 
@@ -199,6 +207,7 @@ Task* Scheduler::schedule(int pe) {
   task->last_pe_.store(pe, std::memory_order_relaxed);
   leave(*task);
   broker_.notify(topics::dispatch, TaskEvent{task, pe});
+  task->dispatching_.fetch_sub(1, std::memory_order_release);
   return task;
 }
 
@@ -237,6 +246,9 @@ bool Scheduler::block(Task& task) {
   SharedSwapGuard guard(lock_);
   check_attached(task, "block");
   TaskState state = task.state();
+  if (state == TaskState::running && task.dispatching_.load(std::memory_order_acquire) > 0) {
+    return false;  // a PE is dispatching it right now
+  }
   if (state == TaskState::schedulable) {
     if (!task.state_.compare_exchange_strong(state, TaskState::unconsidered, std::memory_order_acq_rel)) {
       return false;  // dispatched meanwhile
@@ -253,6 +265,9 @@ bool Scheduler::exit(Task& task) {
   SharedSwapGuard guard(lock_);
   check_attached(task, "exit");
   TaskState state = task.state();
+  if (state == TaskState::running && task.dispatching_.load(std::memory_order_acquire) > 0) {
+    return false;  // a PE is dispatching it right now: it is running
+  }
   if (state == TaskState::schedulable) {
     if (!task.state_.compare_exchange_strong(state, TaskState::unconsidered, std::memory_order_acq_rel)) {
       return false;  // dispatched meanwhile: it is running now
@@ -365,7 +380,10 @@ void Scheduler::swap_instance(std::string_view name, std::string_view component,
     check_topology(whole, topology.processing_elements(), *registry_);  // responders, data slots
     const std::vector<std::size_t> elements = topology.elements_of(name);
     std::vector<std::unique_ptr<Instance>> replacements;
-    for (std::size_t e : elements) replacements.push_back(topology.make_replacement(e, new_spec, *registry_));
+    std::vector<std::size_t> slots_handed_out;  // one data slot per element of a family
+    for (std::size_t e : elements) {
+      replacements.push_back(topology.make_replacement(e, new_spec, *registry_, slots_handed_out));
+    }
 
     Exclusive x(lock_);
     const std::vector<Task*> tasks = tasks_by_admission();

@@ -58,10 +58,11 @@ struct SchedulerOptions {
 ///    pipe or steal from each other.
 ///  - A task's own calls (admit, relinquish, block, unblock, exit) must not overlap
 ///    each other; they may overlap anything else.
-///  - Callbacks (broker subscribers, instrumentation) run inside a call, under the
-///    shared lock; they may call notify(), request() and the adapter calls, but
-///    not the reconfiguration or subscription functions (those wait for every
-///    call to finish, including the one running the callback).
+///  - Broker subscribers run inside a call, under the shared lock; they may call
+///    notify(), request() and the adapter calls, but not the reconfiguration or
+///    subscription functions (those wait for every call to finish, including the
+///    one running the callback). Instrumentation callbacks run under a pipe's lock
+///    as well and must only record (see Instrumentation).
 class Scheduler final : public RuntimeSystemAdapter {
  public:
   /// Builds the topology for `pes` (throws takt::Error with file:line:column).

@@ -95,6 +95,11 @@ class Task {
   friend class Scheduler;
 
   std::atomic<TaskState> state_{TaskState::unconsidered};
+  // Non-zero while schedule() or dispatch() is between taking the task (state running)
+  // and having taken it out of the pipes: block() and exit() then return false (it was
+  // just dispatched). A count, because a PE that pops a stale copy of the task from
+  // another pipe tries too (and fails) while the winner is still dispatching.
+  std::atomic<int> dispatching_{0};
   std::atomic<bool> attached_{false};
   std::atomic<int> last_pe_{kAny};
   std::uint64_t admission_ = 0;

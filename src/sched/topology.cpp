@@ -206,7 +206,8 @@ std::vector<std::size_t> Topology::elements_of(std::string_view name) const {
 }
 
 std::unique_ptr<Instance> Topology::make_replacement(std::size_t element, const InstanceSpec& spec,
-                                                     const ComponentRegistry& registry) const {
+                                                     const ComponentRegistry& registry,
+                                                     std::vector<std::size_t>& handed_out) const {
   const ComponentInfo& info = *registry.find(spec.component);
   std::size_t slot = 0;
   if (info.uses_task_data) {
@@ -216,12 +217,14 @@ std::unique_ptr<Instance> Topology::make_replacement(std::size_t element, const 
     } else {
       std::vector<bool> used(kMaxTaskData, false);
       for (const Instance* i : data_instances_) used[i->context().data_slot] = true;
+      for (std::size_t taken : handed_out) used[taken] = true;
       auto free = std::find(used.begin(), used.end(), false);
       if (free == used.end()) {
         throw takt::Error("cannot swap in component '" + info.name + "': all " +
                           std::to_string(kMaxTaskData) + " per-task data slots are in use");
       }
       slot = static_cast<std::size_t>(free - used.begin());
+      handed_out.push_back(slot);
     }
   }
   return info.create(context_for(element, spec, info, slot));

@@ -81,8 +81,12 @@ class Topology final : public TopologyView {
   std::vector<std::size_t> elements_of(std::string_view name) const;
   /// A new instance for element `element` from `spec` (same ports), not connected;
   /// it takes the element's data slot, or a free one (throws takt::Error if none).
+  /// `handed_out`: data slots already given to other replacements of the same swap (a
+  /// family swaps all its elements at once, and each needs a slot of its own); the
+  /// slot chosen here is added to it.
   std::unique_ptr<Instance> make_replacement(std::size_t element, const InstanceSpec& spec,
-                                             const ComponentRegistry& registry) const;
+                                             const ComponentRegistry& registry,
+                                             std::vector<std::size_t>& handed_out) const;
   /// Puts `replacement` in place of element `element` (pipes re-pointed) and returns
   /// the old instance. The caller holds the reconfiguration lock exclusively.
   std::unique_ptr<Instance> replace(std::size_t element, std::unique_ptr<Instance> replacement);

@@ -180,6 +180,34 @@ TEST(Reconfiguration, SwapsEveryElementOfAFamily) {
   EXPECT_EQ(s.verify(), "");
 }
 
+TEST(Reconfiguration, EachElementOfASwappedFamilyGetsADataSlotOfItsOwn) {
+  // fixed-priority keeps no per-task data, release-gate does. Swapping the family
+  // `order` (one element per PE) gave every new element the same free slot, so
+  // order[1]'s task_construct wiped what order[0] had just recorded of its tasks: their
+  // exit then left them in ready[0] (a freed task a PE could take).
+  TaskPool pool;
+  Scheduler s(
+      topology("topology:\n"
+               "  name: per-pe\n"
+               "  pipes: {in: one, queued: per-pe, ready: per-pe}\n"
+               "  entry: in\n"
+               "  instances:\n"
+               "    place: {component: distributor, input: in, outputs: \"queued[*]\", params: {by: pe}}\n"
+               "    order: {component: fixed-priority, per: pe, input: \"queued[#]\", output: \"ready[#]\"}\n"
+               "  pes: {terminal: \"ready[pe]\"}\n"),
+      ProcessingElements::uniform(2));
+  std::vector<Task*> tasks = {&pool.make(1, 10ms, 3, kAny, 0), &pool.make(2, 20ms, 1, kAny, 0),
+                              &pool.make(3, 10ms, 2, kAny, 1), &pool.make(4, 30ms, 1, kAny, 1)};
+  for (Task* t : tasks) s.admit(*t);
+  s.swap_instance("order", "release-gate");  // released at 0: every task passes at once
+  EXPECT_EQ(queued_ids(s, "ready[0]").size(), 2u);
+  EXPECT_EQ(queued_ids(s, "ready[1]").size(), 2u);
+  for (Task* t : tasks) EXPECT_TRUE(s.exit(*t));
+  EXPECT_EQ(queued_ids(s, "ready[0]"), V{});
+  EXPECT_EQ(queued_ids(s, "ready[1]"), V{});
+  EXPECT_EQ(s.verify(), "");
+}
+
 TEST(Reconfiguration, RejectedSwapsLeaveTheTopologyAlone) {
   TaskPool pool;
   Scheduler s(with_registry(observed), ProcessingElements::uniform(1), options());

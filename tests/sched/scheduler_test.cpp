@@ -183,6 +183,34 @@ TEST(Scheduler, PublishesTaskEvents) {
   EXPECT_EQ(events.size(), 5u);
 }
 
+TEST(Scheduler, ExitAndBlockDuringADispatchSayTheTaskWasJustDispatched) {
+  // exit() and block() may overlap another PE's schedule() of the same task. Between
+  // the claim (state running) and the end of schedule() the task is being dispatched:
+  // both must return false, as for a task dispatched just before them. The DISPATCH
+  // notification runs inside that window, so calling them from it hits it every time.
+  // Before the fix exit() took it for a running task that had finished: it returned
+  // true and detached the task that schedule() was handing to the PE.
+  TaskPool pool;
+  Scheduler s(topology(single_stage("edf")), ProcessingElements::uniform(1));
+  int me = 0;
+  std::vector<bool> answers;
+  s.subscribe(topics::dispatch, &me, [&](const TaskEvent& e) {
+    answers.push_back(s.block(*e.task));
+    answers.push_back(s.exit(*e.task));
+  });
+  Task& t = pool.make(3);
+  s.admit(t);
+  ASSERT_EQ(s.schedule(0), &t);
+  EXPECT_EQ(answers, (std::vector<bool>{false, false}));
+  EXPECT_TRUE(t.attached());
+  EXPECT_EQ(t.state(), TaskState::running);
+  s.withdraw(&me);
+  // Once dispatched, the running task exits as usual.
+  EXPECT_TRUE(s.exit(t));
+  EXPECT_FALSE(t.attached());
+  EXPECT_EQ(s.verify(), "");
+}
+
 TEST(Scheduler, UserTopicsThroughTheScheduler) {
   struct Load {
     int percent = 0;
