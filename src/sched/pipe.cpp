@@ -26,6 +26,8 @@ const char* to_string(TaskState state) noexcept {
       return "schedulable";
     case TaskState::running:
       return "running";
+    case TaskState::dispatching:
+      return "dispatching";
   }
   return "?";
 }

@@ -107,11 +107,8 @@ Task* Scheduler::claim(Pipe& pipe) {
     // A head that is no longer schedulable was taken elsewhere (or is leaving);
     // popping it is all there is to do, its producer's removal follows.
     TaskState expected = TaskState::schedulable;
-    if (task->state_.load(std::memory_order_acquire) != expected) continue;
-    task->dispatching_.fetch_add(1, std::memory_order_relaxed);  // published by the CAS
-    if (task->state_.compare_exchange_strong(expected, TaskState::running, std::memory_order_acq_rel))
+    if (task->state_.compare_exchange_strong(expected, TaskState::dispatching, std::memory_order_acq_rel))
       return task;
-    task->dispatching_.fetch_sub(1, std::memory_order_relaxed);
   }
   return nullptr;
 }
@@ -180,16 +177,13 @@ bool Scheduler::dispatch(Task& task, int pe) {
   SharedSwapGuard guard(lock_);
   check_attached(task, "dispatch");
   TaskState expected = TaskState::schedulable;
-  if (task.state() != expected) return false;
-  task.dispatching_.fetch_add(1, std::memory_order_relaxed);  // published by the CAS
-  if (!task.state_.compare_exchange_strong(expected, TaskState::running, std::memory_order_acq_rel)) {
-    task.dispatching_.fetch_sub(1, std::memory_order_relaxed);
+  if (!task.state_.compare_exchange_strong(expected, TaskState::dispatching, std::memory_order_acq_rel)) {
     return false;
   }
   task.last_pe_.store(pe, std::memory_order_relaxed);
   leave(task);
   broker_.notify(topics::dispatch, TaskEvent{&task, pe});
-  task.dispatching_.fetch_sub(1, std::memory_order_release);
+  task.state_.store(TaskState::running, std::memory_order_release);
   return true;
 }
 
@@ -207,7 +201,7 @@ Task* Scheduler::schedule(int pe) {
   task->last_pe_.store(pe, std::memory_order_relaxed);
   leave(*task);
   broker_.notify(topics::dispatch, TaskEvent{task, pe});
-  task->dispatching_.fetch_sub(1, std::memory_order_release);
+  task->state_.store(TaskState::running, std::memory_order_release);
   return task;
 }
 
@@ -231,7 +225,7 @@ Task* Scheduler::peek(int pe) {
 void Scheduler::relinquish(Task& task) {
   SharedSwapGuard guard(lock_);
   check_attached(task, "relinquish");
-  if (task.state() != TaskState::running) {
+  if (task.state_.load(std::memory_order_acquire) != TaskState::running) {
     throw std::logic_error("sched::Scheduler::relinquish: task " + std::to_string(task.id) + " is " +
                            to_string(task.state()) + ", not running");
   }
@@ -245,10 +239,8 @@ void Scheduler::relinquish(Task& task) {
 bool Scheduler::block(Task& task) {
   SharedSwapGuard guard(lock_);
   check_attached(task, "block");
-  TaskState state = task.state();
-  if (state == TaskState::running && task.dispatching_.load(std::memory_order_acquire) > 0) {
-    return false;  // a PE is dispatching it right now
-  }
+  TaskState state = task.state_.load(std::memory_order_acquire);
+  if (state == TaskState::dispatching) return false;  // a PE is dispatching it right now
   if (state == TaskState::schedulable) {
     if (!task.state_.compare_exchange_strong(state, TaskState::unconsidered, std::memory_order_acq_rel)) {
       return false;  // dispatched meanwhile
@@ -264,10 +256,8 @@ bool Scheduler::block(Task& task) {
 bool Scheduler::exit(Task& task) {
   SharedSwapGuard guard(lock_);
   check_attached(task, "exit");
-  TaskState state = task.state();
-  if (state == TaskState::running && task.dispatching_.load(std::memory_order_acquire) > 0) {
-    return false;  // a PE is dispatching it right now: it is running
-  }
+  TaskState state = task.state_.load(std::memory_order_acquire);
+  if (state == TaskState::dispatching) return false;  // a PE is dispatching it right now: it is running
   if (state == TaskState::schedulable) {
     if (!task.state_.compare_exchange_strong(state, TaskState::unconsidered, std::memory_order_acq_rel)) {
       return false;  // dispatched meanwhile: it is running now
@@ -510,6 +500,7 @@ std::string Scheduler::verify() {
         }
         break;
       case TaskState::running:
+      case TaskState::dispatching:  // (state() reports it as running)
       case TaskState::unconsidered:
         if (memberships != 0) {
           problems << "task " << task->id << " is " << to_string(task->state()) << " but a member of "

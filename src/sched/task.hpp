@@ -29,7 +29,9 @@ inline constexpr std::size_t kMaxPipeNodes = 12;
 /// schedulable tasks sit in pipes and may be dispatched, running tasks occupy a
 /// processing element and sit in no pipe, unconsidered tasks are not scheduled at
 /// all (blocked, not yet admitted, or exited).
-enum class TaskState : std::uint8_t { unconsidered, schedulable, running };
+/// `dispatching` is internal: a PE has claimed the task and schedule() or dispatch() has
+/// not yet returned it; Task::state() reports it as running.
+enum class TaskState : std::uint8_t { unconsidered, schedulable, running, dispatching };
 
 const char* to_string(TaskState state) noexcept;
 
@@ -78,7 +80,10 @@ class Task {
   int pe = kAny;            ///< processing element the task is bound to
   void* payload = nullptr;  ///< the runtime system's own record (job, strand, ...)
 
-  TaskState state() const noexcept { return state_.load(std::memory_order_acquire); }
+  TaskState state() const noexcept {
+    const TaskState s = state_.load(std::memory_order_acquire);
+    return s == TaskState::dispatching ? TaskState::running : s;
+  }
   /// Between admit() and exit().
   bool attached() const noexcept { return attached_.load(std::memory_order_acquire); }
   /// The processing element of the latest dispatch (kAny before the first).
@@ -95,11 +100,9 @@ class Task {
   friend class Scheduler;
 
   std::atomic<TaskState> state_{TaskState::unconsidered};
-  // Non-zero while schedule() or dispatch() is between taking the task (state running)
-  // and having taken it out of the pipes: block() and exit() then return false (it was
-  // just dispatched). A count, because a PE that pops a stale copy of the task from
-  // another pipe tries too (and fails) while the winner is still dispatching.
-  std::atomic<int> dispatching_{0};
+  // `dispatching` from the claim until schedule()/dispatch() has taken the task out of
+  // the pipes and notified DISPATCH: block(), exit() and relinquish() see that it is
+  // not running yet (the first two return false: "just dispatched").
   std::atomic<bool> attached_{false};
   std::atomic<int> last_pe_{kAny};
   std::uint64_t admission_ = 0;
