@@ -306,7 +306,20 @@ void Scheduler::install(const std::function<std::unique_ptr<Topology>(const Topo
     reconfigurations_.fetch_add(1, std::memory_order_relaxed);
   }
   old.reset();
+  replay_time();
   notify(topics::reconfigured, ReconfigurationMessage{what});
+}
+
+void Scheduler::remember_time(Time now) noexcept {
+  std::int64_t seen = last_time_ns_.load(std::memory_order_relaxed);
+  while (now.count() > seen &&
+         !last_time_ns_.compare_exchange_weak(seen, now.count(), std::memory_order_relaxed)) {
+  }
+}
+
+void Scheduler::replay_time() {
+  const std::int64_t now = last_time_ns_.load(std::memory_order_relaxed);
+  if (now != kNoTime) notify(topics::time, TimeMessage{Time{now}});
 }
 
 void Scheduler::swap_topology(TopologySpec spec) {
@@ -415,6 +428,7 @@ void Scheduler::swap_instance(std::string_view name, std::string_view component,
     reconfigurations_.fetch_add(1, std::memory_order_relaxed);
   }
   retired.clear();
+  replay_time();
   notify(topics::reconfigured,
          ReconfigurationMessage{"instance '" + std::string(name) + "' is now " + std::string(component)});
 }

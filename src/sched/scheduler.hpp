@@ -109,6 +109,9 @@ class Scheduler final : public RuntimeSystemAdapter {
   // --- broker ----------------------------------------------------------------------
   template <class Message>
   void notify(Topic<Message> topic, const std::type_identity_t<Message>& message) {
+    if constexpr (std::is_same_v<Message, TimeMessage>) {
+      if (topic.id == topics::time.id) remember_time(message.now);
+    }
     SharedSwapGuard guard(lock_);
     broker_.notify(topic, message);
   }
@@ -194,6 +197,12 @@ class Scheduler final : public RuntimeSystemAdapter {
   std::array<RegistryLane, SwapLock::kLanes> registry_lanes_{};
   std::atomic<std::uint64_t> next_admission_{0};
   std::atomic<std::uint64_t> reconfigurations_{0};
+  // The latest TIME sent through notify(), replayed to the instances a reconfiguration
+  // creates (a fresh release gate would start at time 0 and hold released tasks).
+  std::atomic<std::int64_t> last_time_ns_{kNoTime};
+  static constexpr std::int64_t kNoTime = INT64_MIN;
+  void remember_time(Time now) noexcept;
+  void replay_time();
 };
 
 }  // namespace takt::sched

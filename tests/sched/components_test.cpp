@@ -128,6 +128,24 @@ TEST(Components, FilterWithholdsTasksThatDoNotMatch) {
   EXPECT_EQ(s.verify(), "");
 }
 
+TEST(Components, AReleaseGateSwappedInKnowsTheTimeAlreadySent) {
+  // A reconfiguration creates a fresh gate, which starts at time 0: tasks released at 5
+  // and 10 ms, already passed at TIME 10 ms, were held again until the next TIME. The
+  // scheduler replays the latest TIME to the new instances.
+  TaskPool pool;
+  Scheduler s(topology(single_stage("release-gate")), ProcessingElements::uniform(1));
+  s.admit(pool.make(1, 30ms, 0, kAny, kAny, 10ms));
+  s.admit(pool.make(2, 30ms, 0, kAny, kAny, 5ms));
+  s.admit(pool.make(3, 30ms, 0, kAny, kAny, 20ms));
+  s.notify(topics::time, TimeMessage{10ms});
+  EXPECT_EQ(queued_ids(s, "out"), (V{2, 1}));
+  s.swap_instance("stage", "release-gate");
+  EXPECT_EQ(queued_ids(s, "out"), (V{2, 1}));
+  s.add_pe(1, 0);  // a rebuilt topology too
+  EXPECT_EQ(queued_ids(s, "out"), (V{2, 1}));
+  EXPECT_EQ(s.verify(), "");
+}
+
 TEST(Components, ReleaseGateFollowsTimeMessages) {
   TaskPool pool;
   Scheduler s(topology(single_stage("release-gate")), ProcessingElements::uniform(1));
