@@ -98,6 +98,18 @@ const std::string observed =
     "    data: {component: counting}\n"
     "  pes: {terminal: out}\n";
 
+/// A distributor by PE in front of one fixed-priority instance per PE (the family `order`).
+TopologySpec per_pe_fixed_priority() {
+  return topology("topology:\n"
+                  "  name: per-pe\n"
+                  "  pipes: {in: one, queued: per-pe, ready: per-pe}\n"
+                  "  entry: in\n"
+                  "  instances:\n"
+                  "    place: {component: distributor, input: in, outputs: \"queued[*]\", params: {by: pe}}\n"
+                  "    order: {component: fixed-priority, per: pe, input: \"queued[#]\", output: \"ready[#]\"}\n"
+                  "  pes: {terminal: \"ready[pe]\"}\n");
+}
+
 }  // namespace
 
 TEST(Reconfiguration, SwappedInstanceReordersAndDownstreamSeesMoves) {
@@ -158,14 +170,7 @@ TEST(Reconfiguration, InstanceSwapRunsPerTaskDestructorsAndConstructors) {
 TEST(Reconfiguration, SwapsEveryElementOfAFamily) {
   TaskPool pool;
   Scheduler s(
-      topology("topology:\n"
-               "  name: per-pe\n"
-               "  pipes: {in: one, queued: per-pe, ready: per-pe}\n"
-               "  entry: in\n"
-               "  instances:\n"
-               "    place: {component: distributor, input: in, outputs: \"queued[*]\", params: {by: pe}}\n"
-               "    order: {component: fixed-priority, per: pe, input: \"queued[#]\", output: \"ready[#]\"}\n"
-               "  pes: {terminal: \"ready[pe]\"}\n"),
+      per_pe_fixed_priority(),
       ProcessingElements::uniform(2));
   // Priorities against deadlines: fixed priority and EDF disagree.
   s.admit(pool.make(1, 10ms, 3, kAny, 0));
@@ -187,14 +192,7 @@ TEST(Reconfiguration, EachElementOfASwappedFamilyGetsADataSlotOfItsOwn) {
   // exit then left them in ready[0] (a freed task a PE could take).
   TaskPool pool;
   Scheduler s(
-      topology("topology:\n"
-               "  name: per-pe\n"
-               "  pipes: {in: one, queued: per-pe, ready: per-pe}\n"
-               "  entry: in\n"
-               "  instances:\n"
-               "    place: {component: distributor, input: in, outputs: \"queued[*]\", params: {by: pe}}\n"
-               "    order: {component: fixed-priority, per: pe, input: \"queued[#]\", output: \"ready[#]\"}\n"
-               "  pes: {terminal: \"ready[pe]\"}\n"),
+      per_pe_fixed_priority(),
       ProcessingElements::uniform(2));
   std::vector<Task*> tasks = {&pool.make(1, 10ms, 3, kAny, 0), &pool.make(2, 20ms, 1, kAny, 0),
                               &pool.make(3, 10ms, 2, kAny, 1), &pool.make(4, 30ms, 1, kAny, 1)};
