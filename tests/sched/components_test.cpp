@@ -128,15 +128,23 @@ TEST(Components, FilterWithholdsTasksThatDoNotMatch) {
   EXPECT_EQ(s.verify(), "");
 }
 
+namespace {
+
+/// Admits tasks 1, 2, ... with deadline 30 ms and the given release times.
+void admit_released(Scheduler& s, TaskPool& pool, std::initializer_list<std::chrono::nanoseconds> releases) {
+  std::uint64_t id = 0;
+  for (std::chrono::nanoseconds r : releases) s.admit(pool.make(++id, 30ms, 0, kAny, kAny, r));
+}
+
+}  // namespace
+
 TEST(Components, AReleaseGateSwappedInKnowsTheTimeAlreadySent) {
   // A reconfiguration creates a fresh gate, which starts at time 0: tasks released at 5
   // and 10 ms, already passed at TIME 10 ms, were held again until the next TIME. The
   // scheduler replays the latest TIME to the new instances.
   TaskPool pool;
   Scheduler s(topology(single_stage("release-gate")), ProcessingElements::uniform(1));
-  s.admit(pool.make(1, 30ms, 0, kAny, kAny, 10ms));
-  s.admit(pool.make(2, 30ms, 0, kAny, kAny, 5ms));
-  s.admit(pool.make(3, 30ms, 0, kAny, kAny, 20ms));
+  admit_released(s, pool, {10ms, 5ms, 20ms});
   s.notify(topics::time, TimeMessage{10ms});
   EXPECT_EQ(queued_ids(s, "out"), (V{2, 1}));
   s.swap_instance("stage", "release-gate");
@@ -149,11 +157,7 @@ TEST(Components, AReleaseGateSwappedInKnowsTheTimeAlreadySent) {
 TEST(Components, ReleaseGateFollowsTimeMessages) {
   TaskPool pool;
   Scheduler s(topology(single_stage("release-gate")), ProcessingElements::uniform(1));
-  s.admit(pool.make(1, 30ms, 0, kAny, kAny, 10ms));
-  s.admit(pool.make(2, 30ms, 0, kAny, kAny, 5ms));
-  s.admit(pool.make(3, 30ms, 0, kAny, kAny, 20ms));
-  s.admit(pool.make(4, 30ms, 0, kAny, kAny, 0ms));
-  s.admit(pool.make(5, 30ms, 0, kAny, kAny, 15ms));
+  admit_released(s, pool, {10ms, 5ms, 20ms, 0ms, 15ms});
   EXPECT_EQ(queued_ids(s, "out"), (V{4}));  // now = 0: only the task released at 0
   s.notify(topics::time, TimeMessage{10ms});
   EXPECT_EQ(queued_ids(s, "out"), (V{4, 2, 1}));  // released at 0, then 5 ms, then 10 ms
