@@ -132,6 +132,8 @@ struct RunInfo {
   std::string privileges;  ///< os::privileges().summary()
   bool stopped = false;    ///< ended by request_stop (a signal) before its limits
   bool abandoned = false;  ///< running jobs were abandoned
+  bool stalled = false;    ///< abandoned because a job held the run after its last release
+                           ///< (ReleaseEngine::abandon_if_stalled)
   int signal = 0;          ///< the signal that stopped it, 0 if none
 };
 

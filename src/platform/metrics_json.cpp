@@ -44,6 +44,7 @@ nlohmann::json metrics_to_json(const RunMetrics& m, bool with_jobs) {
       {"duration_s", static_cast<double>((m.run.end - m.run.origin).count()) / 1e9},
       {"stopped", m.run.stopped},
       {"abandoned", m.run.abandoned},
+      {"stalled", m.run.stalled},
       {"signal", m.run.signal},
   };
   doc["totals"] = {{"jobs", m.jobs_total}, {"misses", m.misses_total}, {"miss_ratio", m.miss_ratio}};

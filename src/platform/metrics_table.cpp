@@ -22,11 +22,14 @@ constexpr double kWorkRatioWarning = 1.05;
 std::string format_table(const RunMetrics& m) {
   std::string out;
   auto it = std::back_inserter(out);
-  fmt::format_to(
-      it, "run: {:.2f} s{}, overrun \"{}\"{}\n",
-      static_cast<double>((m.run.end - m.run.origin).count()) / 1e9,
-      m.run.policy.empty() ? std::string() : ", policy " + m.run.policy, to_string(m.run.overrun),
-      m.run.stopped ? (m.run.abandoned ? ", stopped (running jobs abandoned)" : ", stopped early") : "");
+  fmt::format_to(it, "run: {:.2f} s{}, overrun \"{}\"{}\n",
+                 static_cast<double>((m.run.end - m.run.origin).count()) / 1e9,
+                 m.run.policy.empty() ? std::string() : ", policy " + m.run.policy, to_string(m.run.overrun),
+                 m.run.stopped ? (m.run.abandoned ? ", stopped (running jobs abandoned)" : ", stopped early")
+                 : m.run.stalled
+                     ? ", running jobs abandoned (no job released or finished after the last release)"
+                 : m.run.abandoned ? ", running jobs abandoned at the end"
+                                   : "");
   if (!m.run.privileges.empty()) fmt::format_to(it, "privileges: {}\n", m.run.privileges);
 
   std::size_t name_width = 5;
@@ -39,12 +42,16 @@ std::string format_table(const RunMetrics& m) {
       it, "{:<{}}  {:>7} {:>7} {:>7} {:>7} {:>5} {:>6}  {:>9} {:>9} {:>9} {:>9}  {:>8} {:>11}  {:>6}\n", "",
       name_width, "", "", "", "", "", "", "ms", "ms", "ms", "ms", "", "us", "");
   for (const auto& t : m.tasks) {
+    // A task none of whose jobs finished (or started) has no response (or latency): "-", not 0.
+    const bool responded = t.response.count > 0;
+    auto resp = [responded](nanoseconds d) { return responded ? fmt::format("{:.3f}", ms(d)) : "-"; };
     fmt::format_to(it,
-                   "{:<{}}  {:>7} {:>7} {:>7.2f} {:>7} {:>5} {:>6}  {:>9.3f} {:>9.3f} {:>9.3f} {:>9.3f}  "
-                   "{:>8.3f} {:>11.1f}  {:>6}\n",
+                   "{:<{}}  {:>7} {:>7} {:>7.2f} {:>7} {:>5} {:>6}  {:>9} {:>9} {:>9} {:>9}  "
+                   "{:>8} {:>11}  {:>6}\n",
                    t.name, name_width, t.jobs, t.misses, 100.0 * t.miss_ratio, t.skipped, t.late, t.failed,
-                   ms(t.response.min), ms(t.response.mean), ms(t.response.p99), ms(t.response.max),
-                   t.mean_relative_response, us(t.release_latency.p99),
+                   resp(t.response.min), resp(t.response.mean), resp(t.response.p99), resp(t.response.max),
+                   responded ? fmt::format("{:.3f}", t.mean_relative_response) : "-",
+                   t.release_latency.count > 0 ? fmt::format("{:.1f}", us(t.release_latency.p99)) : "-",
                    t.work_ratio > 0 ? fmt::format("{:.2f}", t.work_ratio) : "-");
   }
   fmt::format_to(it, "{:<{}}  {:>7} {:>7} {:>7.2f}\n", "total", name_width, m.jobs_total, m.misses_total,

@@ -17,6 +17,8 @@ struct alignas(64) ReleaseEngine::TaskState {
   // Written by finished().
   std::atomic<std::uint64_t> finished_through{0};  ///< index + 1 of the last finished job; 0: none
   std::atomic<std::int64_t> last_finish_ns{0};
+  /// When the lane made the latest release (lane-written; read by abandon_if_stalled()).
+  std::atomic<std::int64_t> last_release_ns{0};
   // Set by the lane when it must hear about the next finish (a late release waits
   // for it, or the lane is draining); read by finished().
   std::atomic<bool> wants_wake{false};
@@ -132,6 +134,83 @@ void ReleaseEngine::abandon() noexcept {
 
 bool ReleaseEngine::stop_requested() const noexcept { return stop_.load(std::memory_order_acquire); }
 bool ReleaseEngine::abandoned() const noexcept { return abandon_.load(std::memory_order_acquire); }
+bool ReleaseEngine::stalled() const noexcept { return stalled_.load(std::memory_order_acquire); }
+
+std::optional<nanoseconds> ReleaseEngine::releasing_ends() const noexcept {
+  std::optional<nanoseconds> end;
+  if (config_.duration) end = *config_.duration;
+  if (config_.jobs_per_task) {
+    // The last job's nominal release, offset + (N - 1)·T, saturated (N may be huge).
+    const std::uint64_t last = *config_.jobs_per_task - 1;
+    nanoseconds latest = nanoseconds::zero();
+    for (const auto& t : tasks_) {
+      const auto room = static_cast<std::uint64_t>((nanoseconds::max() - t.offset) / t.period);
+      latest = std::max(
+          latest, last > room ? nanoseconds::max() : t.offset + t.period * static_cast<std::int64_t>(last));
+    }
+    end = end ? std::min(*end, latest) : latest;
+  }
+  if (!end || *end > nanoseconds::max() - origin()) return std::nullopt;
+  return origin() + *end;
+}
+
+std::vector<Event> ReleaseEngine::unconsidered_releases(nanoseconds until) const {
+  std::vector<Event> out;
+  for (std::uint32_t t = 0; t < tasks_.size(); ++t) {
+    const TaskState& s = state_[t];
+    // A lane counts every release it considers as released or skipped, in order.
+    std::uint64_t k = s.released.load(std::memory_order_acquire) + s.skipped.load(std::memory_order_acquire);
+    for (; within_limits(t, k) && release_time(t, k) <= until; ++k) {
+      Event e;
+      e.kind = EventKind::skip;
+      e.time = until;
+      e.release = release_time(t, k);
+      e.aux = e.release;
+      e.task = t;
+      e.job = k;
+      e.flags = event_flag::at_stop;
+      out.push_back(e);
+    }
+  }
+  return out;
+}
+
+namespace {
+/// How much longer than the lanes' own drain limit abandon_if_stalled() waits, so that
+/// a lane that can end by itself does so first.
+constexpr nanoseconds kStallGrace = std::chrono::milliseconds(500);
+}  // namespace
+
+std::optional<Stall> ReleaseEngine::abandon_if_stalled() {
+  if (!started() || stop_requested()) return std::nullopt;
+  const std::optional<nanoseconds> ends = releasing_ends();
+  if (!ends) return std::nullopt;
+  const nanoseconds now = clock_.now();
+  if (now <= *ends) return std::nullopt;
+  std::optional<Stall> stall;
+  nanoseconds last_event = *ends;
+  nanoseconds longest = nanoseconds::zero();
+  for (std::uint32_t i = 0; i < tasks_.size(); ++i) {
+    const TaskState& s = state_[i];
+    longest = std::max({longest, tasks_[i].deadline, tasks_[i].work});
+    last_event = std::max({last_event, nanoseconds(s.last_release_ns.load(std::memory_order_relaxed)),
+                           nanoseconds(s.last_finish_ns.load(std::memory_order_relaxed))});
+    const std::uint64_t released = s.released_through.load(std::memory_order_acquire);
+    if (!stall && released != s.finished_through.load(std::memory_order_acquire)) {
+      stall = Stall{i, released - 1, {}, {}};
+    }
+  }
+  if (!stall) return std::nullopt;
+  const nanoseconds patience = longest > nanoseconds::max() - config_.drain - kStallGrace
+                                   ? nanoseconds::max()
+                                   : longest + config_.drain + kStallGrace;
+  if (now - last_event <= patience) return std::nullopt;
+  stall->quiet = now - last_event;
+  stall->patience = patience;
+  stalled_.store(true, std::memory_order_release);
+  abandon();
+  return stall;
+}
 
 ReleaseCounts ReleaseEngine::counts(std::uint32_t task) const noexcept {
   const TaskState& s = state_[task];
@@ -263,6 +342,7 @@ void ReleaseEngine::run_lane(std::span<const std::uint32_t> lane, ReleaseSink& s
         rel.deadline = r + task.deadline;
         rel.late = overran;
         s.released_through.store(k + 1, std::memory_order_release);
+        s.last_release_ns.store(now.count(), std::memory_order_relaxed);
         s.released.fetch_add(1, std::memory_order_relaxed);
         if (overran) s.late.fetch_add(1, std::memory_order_relaxed);
         ++s.next;

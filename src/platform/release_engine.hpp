@@ -22,7 +22,9 @@
 // The run ends when every lane has no release left (duration or job-count limit) and
 // its jobs have finished; or when request_stop() is called (SIGINT/SIGTERM through
 // SignalStop): releasing stops at once, running jobs get `drain` to finish, and
-// abandon() (a second signal) stops waiting for them.
+// abandon() (a second signal) stops waiting for them. A lane that cannot end by itself
+// (it is the thread of a job that does not end, or a release under "wait" waits for
+// one) is ended by abandon_if_stalled(), which the run loop polls.
 //
 // An engine serves one run: start() once, each task in one lane, then discard it.
 // It must outlive every thread that may still call finished() (an abandoned job's).
@@ -53,6 +55,14 @@ struct ReleaseConfig {
   /// `drain` from the stop; at the natural end, `drain` after the latest deadline of
   /// a running job. Jobs still running then are abandoned (reported as unfinished).
   std::chrono::nanoseconds drain = std::chrono::seconds(1);
+};
+
+/// What held a run after its last nominal release (ReleaseEngine::abandon_if_stalled).
+struct Stall {
+  std::uint32_t task = 0;               ///< a task with a job in flight (the first by index)
+  std::uint64_t job = 0;                ///< that job's index
+  std::chrono::nanoseconds quiet{};     ///< how long no job was released or finished
+  std::chrono::nanoseconds patience{};  ///< the limit `quiet` exceeded
 };
 
 /// Receives the released jobs of a lane, on the lane's thread.
@@ -105,6 +115,26 @@ class ReleaseEngine final : public Stoppable {
   [[nodiscard]] bool stop_requested() const noexcept;
   [[nodiscard]] bool abandoned() const noexcept;
 
+  /// The backstop of the natural end, for lanes that cannot end by themselves: a lane
+  /// that runs its jobs on its own thread (partitioned-dm) inside a job that does not
+  /// end, or a release under overrun "wait" pending behind one. When no stop was
+  /// requested, the last nominal release of the run is past (origin + duration, or the
+  /// last job's release under jobs_per_task), jobs are in flight, and no job has been
+  /// released or finished for the patience (the longest deadline or declared work C of
+  /// the tasks, plus `drain`, plus 0.5 s; counted from the later of that release and the
+  /// last such event), abandons the run (abandon()) and returns what held it; otherwise
+  /// nullopt. A lane that can end by itself has ended before then: its drain limit is
+  /// at most the latest deadline plus `drain`. Safe from any thread; not
+  /// async-signal-safe.
+  std::optional<Stall> abandon_if_stalled();
+  /// abandon_if_stalled() abandoned the run.
+  [[nodiscard]] bool stalled() const noexcept;
+  /// Skip events (flag at_stop, time `until`) for the releases due by `until` and within
+  /// the limits that no lane considered (neither released nor skipped): those of a lane
+  /// that was still inside a job when the run gave up on it. Lanes that ended have
+  /// none. For the run loop, after it gave up on the lanes.
+  [[nodiscard]] std::vector<Event> unconsidered_releases(std::chrono::nanoseconds until) const;
+
   [[nodiscard]] ReleaseCounts counts(std::uint32_t task) const noexcept;
   /// Jobs released and not finished, over all tasks.
   [[nodiscard]] std::uint64_t jobs_in_flight() const noexcept;
@@ -122,6 +152,8 @@ class ReleaseEngine final : public Stoppable {
   struct TaskState;
   struct LaneState;
   [[nodiscard]] bool within_limits(std::uint32_t task, std::uint64_t k) const noexcept;
+  /// The absolute time after which no release is nominally due (nullopt: no limit).
+  [[nodiscard]] std::optional<std::chrono::nanoseconds> releasing_ends() const noexcept;
   void wake_lanes() noexcept;
 
   std::vector<PeriodicTask> tasks_;
@@ -132,6 +164,7 @@ class ReleaseEngine final : public Stoppable {
   std::atomic<bool> started_{false};
   std::atomic<bool> stop_{false};
   std::atomic<bool> abandon_{false};
+  std::atomic<bool> stalled_{false};
   /// Bumped (then futex-woken) whenever a lane must re-examine its tasks.
   std::atomic<std::uint32_t> epoch_{0};
 };

@@ -147,6 +147,19 @@ void warn_withheld(const nlohmann::json& details) {
   }
 }
 
+/// Says which job held the run after its last release and what the limit was.
+void report_stall(std::FILE* messages, const Stall& stall, const std::vector<PeriodicTask>& tasks) {
+  fmt::print(messages,
+             "takt run: job {} of task '{}' still runs, and no job has been released or finished for {} "
+             "since the last release of the run (the limit: the longest deadline or declared work C of "
+             "the tasks, plus the drain time, plus 0.5 s = {}); abandoning the jobs still running. A job "
+             "that runs far beyond its declared work C never ends or has a C too small: fix its program "
+             "or measure C (takt profile --update FILE)\n",
+             stall.job, tasks[stall.task].name, model::display_duration(stall.quiet),
+             model::display_duration(stall.patience));
+  std::fflush(messages);
+}
+
 }  // namespace
 
 RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult& verdict, Policy& policy,
@@ -274,8 +287,12 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
       stderr, options.progress);
 
   nanoseconds stop_seen = nanoseconds::max();
-  ctx.overdue = [&engine, &stop_seen, drain = options.drain] {
-    if (!engine->stop_requested()) return false;
+  ctx.overdue = [&engine, &stop_seen, drain = options.drain, messages = options.messages] {
+    if (!engine->stop_requested()) {
+      const std::optional<Stall> stall = engine->abandon_if_stalled();
+      if (stall && messages != nullptr) report_stall(messages, *stall, engine->tasks());
+      return false;
+    }
     const nanoseconds now = os::monotonic_now();
     if (stop_seen == nanoseconds::max()) stop_seen = now;
     const nanoseconds limit = engine->abandoned() ? nanoseconds(200ms) : drain + 500ms;
@@ -301,13 +318,22 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
   info.overrun = config.overrun;
   info.policy = std::string(policy.name());
   info.privileges = realtime.privileges;
-  info.stopped = engine->stop_requested();
+  info.stopped = engine->stop_requested() && !engine->stalled();
+  info.stalled = engine->stalled();
   info.abandoned = engine->abandoned() || result.jobs_left_running;
   info.signal = signals ? signals->last_signal() : 0;
   signals.reset();
   qos.reset();
 
-  const std::vector<Event> events = recorder->events();
+  std::vector<Event> events = recorder->events();
+  if (result.jobs_left_running) {
+    // A lane still inside a job (partitioned-dm runs jobs on its lanes) never considered
+    // the releases due since that job began: account for them as skipped at the stop.
+    const std::vector<Event> unconsidered = engine->unconsidered_releases(std::min(stop_seen, end));
+    events.insert(events.end(), unconsidered.begin(), unconsidered.end());
+    std::stable_sort(events.begin(), events.end(),
+                     [](const Event& a, const Event& b) { return a.time < b.time; });
+  }
   result.metrics = compute_metrics(metrics_input(engine->tasks(), events, *recorder, info, before, after));
 
   std::vector<std::string> failures;

@@ -464,3 +464,163 @@ TEST(ReleaseEngine, AnInlineLaneStopsReleasingAtTheJobDuringWhichTheStopCame) {
   EXPECT_EQ(engine.counts(0).skipped, 2u);   // jobs 3 and 4, due at 30 and 40 ms
   EXPECT_EQ(clock.now(), 45ms);
 }
+
+namespace {
+/// Polls abandon_if_stalled() every 20 ms of simulated time, as the run loop does,
+/// until it fires; keeps what it returned.
+struct StallPoller {
+  StallPoller(SimulatedClock& c, ReleaseEngine& e) : clock(c), engine(e) { schedule(); }
+  void schedule() {
+    clock.at(clock.now() + 20ms, [this] {
+      stall = engine.abandon_if_stalled();
+      if (!stall) schedule();
+    });
+  }
+  SimulatedClock& clock;
+  ReleaseEngine& engine;
+  std::optional<Stall> stall;
+};
+}  // namespace
+
+TEST(ReleaseEngine, AReleasePendingUnderWaitBehindAJobThatDoesNotEndIsAbandonedAfterThePatience) {
+  // overrun: wait, T = D = 10 ms, 5 jobs: the last nominal release is at 40 ms. Job 0
+  // runs 1000 s. Without the backstop the lane waits for it to release job 1, and the
+  // run lasts 5 x 1000 s. Patience = max(D, C) + drain + 0.5 s = 10 + 5 + 500 = 515 ms,
+  // counted from 40 ms (no release or finish since then): the first poll past 555 ms,
+  // at 560 ms, abandons the run; jobs 1-4 were due and never released: skipped at the stop.
+  ReleaseConfig config;
+  config.overrun = OverrunPolicy::wait;
+  config.jobs_per_task = 5;
+  config.drain = 5ms;
+  Simulation sim({periodic("t", 10ms, 10ms)}, config,
+                 [](std::uint32_t, std::uint64_t k) { return k == 0 ? nanoseconds(1000s) : 1ms; });
+  StallPoller poller(sim.clock, sim.engine);
+  RunMetrics m = sim.run();
+  ASSERT_TRUE(poller.stall.has_value());
+  EXPECT_EQ(poller.stall->task, 0u);
+  EXPECT_EQ(poller.stall->job, 0u);
+  EXPECT_EQ(poller.stall->patience, 515ms);
+  EXPECT_EQ(poller.stall->quiet, 520ms);  // 560 - 40
+  EXPECT_EQ(sim.clock.now(), 560ms);
+  EXPECT_TRUE(sim.engine.stalled());
+  EXPECT_TRUE(sim.engine.abandoned());
+  EXPECT_EQ(sim.engine.counts(0).released, 1u);
+  EXPECT_EQ(sim.engine.counts(0).skipped, 4u);
+  EXPECT_EQ(m.tasks[0].jobs, 5u);
+  EXPECT_EQ(m.jobs[0].status, JobStatus::unfinished);
+  EXPECT_TRUE(sim.engine.unconsidered_releases(sim.clock.now()).empty()) << "the lane accounted for them";
+}
+
+TEST(ReleaseEngine, ABacklogThatKeepsFinishingJobsIsNotAStall) {
+  // The same set with every job taking 300 ms (declared work 0): the backlog runs
+  // 0 -> 1.5 s, far past the last release at 40 ms, but a job finishes every 300 ms,
+  // less than the 515 ms patience: nothing is abandoned.
+  ReleaseConfig config;
+  config.overrun = OverrunPolicy::wait;
+  config.jobs_per_task = 5;
+  config.drain = 5ms;
+  Simulation sim({periodic("t", 10ms, 10ms)}, config, [](std::uint32_t, std::uint64_t) { return 300ms; });
+  StallPoller poller(sim.clock, sim.engine);
+  RunMetrics m = sim.run();
+  EXPECT_FALSE(poller.stall.has_value());
+  EXPECT_FALSE(sim.engine.stalled());
+  EXPECT_EQ(sim.engine.counts(0).released, 5u);
+  EXPECT_EQ(m.tasks[0].late, 4u);
+}
+
+TEST(ReleaseEngine, TheDeclaredWorkLengthensThePatience) {
+  // Jobs of 700 ms, 3 of them (last release at 20 ms): with a declared work of 0 the
+  // patience is 515 ms, exceeded at 540 ms, inside job 0; with C = 700 ms it is
+  // 700 + 5 + 500 = 1205 ms, more than the 700 ms between finishes: the backlog runs.
+  for (const nanoseconds work : {0ns, nanoseconds(700ms)}) {
+    SCOPED_TRACE(work.count());
+    ReleaseConfig config;
+    config.overrun = OverrunPolicy::wait;
+    config.jobs_per_task = 3;
+    config.drain = 5ms;
+    PeriodicTask task = periodic("t", 10ms, 10ms);
+    task.work = work;
+    Simulation sim({task}, config, [](std::uint32_t, std::uint64_t) { return 700ms; });
+    StallPoller poller(sim.clock, sim.engine);
+    sim.run();
+    EXPECT_EQ(poller.stall.has_value(), work == 0ns);
+    EXPECT_EQ(sim.engine.counts(0).released, work == 0ns ? 1u : 3u);
+  }
+}
+
+TEST(ReleaseEngine, AnInlineLaneInsideAJobThatDoesNotEndIsAbandonedAndItsDueReleasesAccountedFor) {
+  // A lane that runs its jobs (partitioned-dm) is inside job 0 and can neither release
+  // nor end. T = D = 10 ms, 5 jobs (last release at 40 ms), drain 0: patience 510 ms. The
+  // run loop's poll, simulated inside the job: at 500 ms nothing yet (quiet 460 ms), at
+  // 600 ms (quiet 560 ms) the run is abandoned, and the releases of jobs 1-4, which the
+  // lane never considered, come back as skips at the stop.
+  SimulatedClock clock;
+  ReleaseConfig config;
+  config.jobs_per_task = 5;
+  config.drain = 0ns;
+  std::vector<PeriodicTask> specs{periodic("t", 10ms, 10ms)};
+  ReleaseEngine engine(specs, config, clock);
+  Recorder recorder({1, 1024});
+  ThreadRecorder* rec = recorder.attach("lane");
+  std::optional<Stall> at_500, at_600;
+  std::vector<Event> unconsidered;
+  TimedTask task(
+      clock,
+      [&](std::uint64_t k) {
+        if (k != 0) return nanoseconds(1ms);
+        clock.advance(500ms);
+        at_500 = engine.abandon_if_stalled();
+        clock.advance(100ms);
+        at_600 = engine.abandon_if_stalled();
+        unconsidered = engine.unconsidered_releases(clock.now());
+        return nanoseconds(0);
+      },
+      999);
+  takt::Task* tasks[] = {&task};
+  InlineSink sink(engine, tasks, rec);
+  engine.start(0ns);
+  engine.run(sink, rec);
+  EXPECT_FALSE(at_500.has_value());
+  ASSERT_TRUE(at_600.has_value());
+  EXPECT_EQ(at_600->patience, 510ms);
+  EXPECT_EQ(at_600->quiet, 560ms);
+  ASSERT_EQ(unconsidered.size(), 4u);
+  for (std::size_t i = 0; i < unconsidered.size(); ++i) {
+    EXPECT_EQ(unconsidered[i].kind, EventKind::skip);
+    EXPECT_EQ(unconsidered[i].job, i + 1);
+    EXPECT_EQ(unconsidered[i].release, nanoseconds(10ms) * static_cast<int>(i + 1));
+    EXPECT_NE(unconsidered[i].flags & event_flag::at_stop, 0);
+  }
+}
+
+TEST(ReleaseEngine, NoStallBeforeTheLastReleaseNorWithoutLimitsNorAfterAStop) {
+  // Job 0 runs 2 s, T = D = 10 ms, drain 5 ms (patience 515 ms); polled at 1900 ms,
+  // 1.9 s without a release or finish: (0) in a 10 s run that is before the last
+  // release; (1) a run without limits has no last release; (2) a 3-job run under "wait"
+  // (job 1's release pending) stopped at 1899 ms is under the stop's drain rule (the
+  // lane waits until 1904 ms).
+  for (int variant = 0; variant < 3; ++variant) {
+    SCOPED_TRACE(variant);
+    ReleaseConfig config;
+    config.drain = 5ms;
+    if (variant == 0) config.duration = 10s;
+    if (variant == 2) {
+      config.jobs_per_task = 3;
+      config.overrun = OverrunPolicy::wait;
+    }
+    Simulation sim({periodic("t", 10ms, 10ms)}, config,
+                   [](std::uint32_t, std::uint64_t k) { return k == 0 ? nanoseconds(2s) : 1ms; });
+    bool polled = false;
+    std::optional<Stall> seen;
+    sim.clock.at(1900ms, [&] {
+      polled = true;
+      seen = sim.engine.abandon_if_stalled();
+    });
+    if (variant == 1) sim.clock.at(2500ms, [&] { sim.engine.request_stop(); });
+    if (variant == 2) sim.clock.at(1899ms, [&] { sim.engine.request_stop(); });
+    sim.run();
+    EXPECT_TRUE(polled);
+    EXPECT_FALSE(seen.has_value());
+    EXPECT_FALSE(sim.engine.stalled());
+  }
+}

@@ -219,6 +219,47 @@ TEST_F(RunCommand, AThrowingSharedObjectTaskFailsItsJobsAndTheRunGoesOn) {
 }
 #endif
 
+#ifdef TAKT_ENDLESS_SO
+TEST_F(RunCommand, AJobThatNeverEndsNoLongerHoldsTheRunAfterItsLastRelease) {
+  // Job 0 of the fixture never returns. partitioned-dm runs it on the lane's own thread,
+  // which can then neither release nor end; under overrun "wait" (federated) the lane
+  // waits for it to release job 1. Both ran until killed. Now, 3 jobs of T = D = 10 ms:
+  // the last release is at 20 ms, the patience max(D, C) + drain + 0.5 s = 10 ms + 1 s
+  // + 0.5 s, so the run is abandoned at about 1.53 s, and jobs 1 and 2, never released,
+  // are skipped.
+  for (const std::string policy_and_overrun :
+       {"policy: partitioned-dm", "policy: federated, overrun: wait"}) {
+    SCOPED_TRACE(policy_and_overrun);
+    const fs::path set =
+        write("endless.yaml", "global: {cores: 1, " + policy_and_overrun +
+                                  "}\ntasks:\n  - {name: e, period: 10ms, program: " + TAKT_ENDLESS_SO +
+                                  ", work: 1ms, span: 1ms}\n");
+    const fs::path json = dir_ / "endless.json";
+    const Outcome r =
+        takt("run " + set.string() + " --jobs 3 --json " + json.string(), "TAKT_NO_RT=1 timeout 60");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.err.find("job 0 of task 'e' still runs, and no job has been released or finished for"),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(r.out.find("running jobs abandoned (no job released or finished after the last release)"),
+              std::string::npos)
+        << r.out;
+    const nlohmann::json m = read_json(json);
+    expect_accounted(m);
+    EXPECT_TRUE(m["run"]["stalled"].get<bool>());
+    EXPECT_TRUE(m["run"]["abandoned"].get<bool>());
+    EXPECT_FALSE(m["run"]["stopped"].get<bool>());
+    EXPECT_GT(m["run"]["duration_s"].get<double>(), 1.5);
+    EXPECT_LT(m["run"]["duration_s"].get<double>(), 30.0);
+    const nlohmann::json& t = m["tasks"][0];
+    EXPECT_EQ(t["jobs"], 3);
+    EXPECT_EQ(t["released"], 1);
+    EXPECT_EQ(t["skipped"], 2);
+    EXPECT_EQ(t["unfinished"], 1) << "job 0's deadline passed long before the end";
+  }
+}
+#endif
+
 TEST_F(RunCommand, SigtermStopsTheRunAndTheResultsAreWritten) {
   const fs::path json = dir_ / "stopped.json", trace = dir_ / "stopped_trace.json";
   int err[2];
