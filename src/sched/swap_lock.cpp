@@ -1,6 +1,8 @@
 // SwapLock: the readers-writer lock of reconfiguration (operations read, swaps write).
 #include "sched/swap_lock.hpp"
 
+#include "os/futex.hpp"
+
 #include <functional>
 #include <thread>
 
@@ -31,32 +33,68 @@ std::size_t SwapLock::current_lane() noexcept {
   return lane;
 }
 
-void SwapLock::lock_shared(std::size_t lane) noexcept {
-  std::atomic<long>& readers = lanes_[lane].readers;
-  for (;;) {
-    // Announce, then check for a writer (both sequentially consistent, the
-    // writer does the mirror image: announce, then count readers).
-    readers.fetch_add(1, std::memory_order_seq_cst);
-    if (!writer_.load(std::memory_order_seq_cst)) return;
-    readers.fetch_sub(1, std::memory_order_seq_cst);
-    while (writer_.load(std::memory_order_seq_cst)) std::this_thread::yield();
+namespace {
+/// Waits while `word` holds `value`: about 200 pauses, then a few yields (which let a
+/// holder of the same priority run), then sleeps on the futex. A bounded number of
+/// yields, then sleeping, so that a holder of lower priority runs too.
+void await_change(std::atomic<std::uint32_t>& word, std::uint32_t value) noexcept {
+  for (int spin = 0; spin < 200; ++spin) {
+    if (word.load(std::memory_order_seq_cst) != value) return;
+    __builtin_ia32_pause();
   }
+  for (int yields = 0; yields < 16; ++yields) {
+    if (word.load(std::memory_order_seq_cst) != value) return;
+    std::this_thread::yield();
+  }
+  while (word.load(std::memory_order_seq_cst) == value) os::futex_wait(word, value);
+}
+}  // namespace
+
+void SwapLock::lock_shared(std::size_t lane) noexcept {
+  Lane& mine = lanes_[lane];
+  // Announce, then check for a writer (both sequentially consistent, the writer does
+  // the mirror image: announce, then count readers).
+  mine.readers.fetch_add(1, std::memory_order_seq_cst);
+  if (writer_.load(std::memory_order_seq_cst) == 0) return;
+  leave(mine);
+  // Wait for the writer as a waiting reader: the next writer lets every waiting reader
+  // in first, so back-to-back reconfigurations cannot starve operations (a woken reader
+  // needs tens of microseconds to run, longer than a writer needs to lock again).
+  waiting_.fetch_add(1, std::memory_order_seq_cst);
+  for (;;) {
+    await_change(writer_, 1);
+    mine.readers.fetch_add(1, std::memory_order_seq_cst);
+    if (writer_.load(std::memory_order_seq_cst) == 0) break;
+    leave(mine);  // a writer that locked before this reader counted itself waiting
+  }
+  if (waiting_.fetch_sub(1, std::memory_order_seq_cst) == 1) os::futex_wake_all(waiting_);
 }
 
-void SwapLock::unlock_shared(std::size_t lane) noexcept {
-  lanes_[lane].readers.fetch_sub(1, std::memory_order_seq_cst);
+void SwapLock::unlock_shared(std::size_t lane) noexcept { leave(lanes_[lane]); }
+
+void SwapLock::leave(Lane& lane) noexcept {
+  // The writer announces itself, then reads the count and sleeps on it while it is not
+  // 0 (the futex re-checks the value): if it read the count before this decrement, its
+  // announcement comes before this load in the total order, and the wake is sent.
+  if (lane.readers.fetch_sub(1, std::memory_order_seq_cst) == 1 &&
+      writer_.load(std::memory_order_seq_cst) != 0) {
+    os::futex_wake_all(lane.readers);
+  }
 }
 
 void SwapLock::lock() noexcept {
   writers_.lock();
-  writer_.store(true, std::memory_order_seq_cst);
+  for (std::uint32_t n; (n = waiting_.load(std::memory_order_seq_cst)) != 0;) await_change(waiting_, n);
+  writer_.store(1, std::memory_order_seq_cst);
   for (auto& lane : lanes_) {
-    while (lane.readers.load(std::memory_order_seq_cst) != 0) std::this_thread::yield();
+    for (std::uint32_t n; (n = lane.readers.load(std::memory_order_seq_cst)) != 0;)
+      await_change(lane.readers, n);
   }
 }
 
 void SwapLock::unlock() noexcept {
-  writer_.store(false, std::memory_order_seq_cst);
+  writer_.store(0, std::memory_order_seq_cst);
+  os::futex_wake_all(writer_);
   writers_.unlock();
 }
 

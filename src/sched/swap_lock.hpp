@@ -4,6 +4,7 @@
 #include <array>
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <mutex>
 
 namespace takt::sched {
@@ -16,7 +17,14 @@ namespace takt::sched {
 /// thread, so that threads on different processing elements do not write one shared
 /// cache line on every operation. The writer is preferred: once it has announced
 /// itself, new readers wait, so a continuous stream of operations cannot starve a
-/// reconfiguration.
+/// reconfiguration; and the readers that waited for one writer enter before the next
+/// writer announces itself, so back-to-back reconfigurations cannot starve operations.
+///
+/// Waiting spins about 200 pauses, yields up to 16 times, then sleeps on a futex: a
+/// reader on the writer's flag, the writer on a lane's count. Sleeping, not only
+/// yielding, matters under
+/// SCHED_FIFO: a waiter that only yields never lets a lower-priority holder on its CPU
+/// run again (os::FutexLock says the same), and the two spin forever.
 class SwapLock {
  public:
   static constexpr std::size_t kLanes = 32;
@@ -31,10 +39,16 @@ class SwapLock {
 
  private:
   struct alignas(64) Lane {
-    std::atomic<long> readers{0};
+    std::atomic<std::uint32_t> readers{0};
   };
+  /// Drops one reader of `lane`; wakes the writer when it was the last one the writer
+  /// waits for.
+  void leave(Lane& lane) noexcept;
+
   std::array<Lane, kLanes> lanes_{};
-  alignas(64) std::atomic<bool> writer_{false};
+  alignas(64) std::atomic<std::uint32_t> writer_{0};  ///< 1 while a writer holds or waits
+  /// Readers that found a writer and wait for it; the next writer waits until they are in.
+  alignas(64) std::atomic<std::uint32_t> waiting_{0};
   std::mutex writers_;  // one reconfiguration at a time
 };
 
