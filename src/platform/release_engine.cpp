@@ -136,19 +136,44 @@ bool ReleaseEngine::stop_requested() const noexcept { return stop_.load(std::mem
 bool ReleaseEngine::abandoned() const noexcept { return abandon_.load(std::memory_order_acquire); }
 bool ReleaseEngine::stalled() const noexcept { return stalled_.load(std::memory_order_acquire); }
 
+namespace {
+/// a + b, saturated at nanoseconds::max() (both non-negative).
+nanoseconds saturating_add(nanoseconds a, nanoseconds b) noexcept {
+  return a > nanoseconds::max() - b ? nanoseconds::max() : a + b;
+}
+}  // namespace
+
+std::optional<nanoseconds> ReleaseEngine::last_release_of(std::uint32_t task) const noexcept {
+  const PeriodicTask& t = tasks_[task];
+  std::optional<nanoseconds> last;
+  if (config_.duration) last = *config_.duration;  // a bound: releases are before it
+  if (config_.jobs_per_task) {
+    // Job N - 1's nominal release, offset + (N - 1)·T, saturated (N may be huge).
+    const std::uint64_t k = *config_.jobs_per_task - 1;
+    const auto room = static_cast<std::uint64_t>((nanoseconds::max() - t.offset) / t.period);
+    const nanoseconds by_jobs =
+        k > room ? nanoseconds::max() : t.offset + t.period * static_cast<std::int64_t>(k);
+    last = last ? std::min(*last, by_jobs) : by_jobs;
+  }
+  return last;
+}
+
+std::optional<nanoseconds> ReleaseEngine::latest_deadline() const noexcept {
+  std::optional<nanoseconds> latest;
+  for (std::uint32_t i = 0; i < tasks_.size(); ++i) {
+    const std::optional<nanoseconds> last = last_release_of(i);
+    if (!last) return std::nullopt;
+    latest = std::max(latest.value_or(nanoseconds::zero()), saturating_add(*last, tasks_[i].deadline));
+  }
+  return latest;
+}
+
 std::optional<nanoseconds> ReleaseEngine::releasing_ends() const noexcept {
   std::optional<nanoseconds> end;
-  if (config_.duration) end = *config_.duration;
-  if (config_.jobs_per_task) {
-    // The last job's nominal release, offset + (N - 1)·T, saturated (N may be huge).
-    const std::uint64_t last = *config_.jobs_per_task - 1;
-    nanoseconds latest = nanoseconds::zero();
-    for (const auto& t : tasks_) {
-      const auto room = static_cast<std::uint64_t>((nanoseconds::max() - t.offset) / t.period);
-      latest = std::max(
-          latest, last > room ? nanoseconds::max() : t.offset + t.period * static_cast<std::int64_t>(last));
-    }
-    end = end ? std::min(*end, latest) : latest;
+  for (std::uint32_t i = 0; i < tasks_.size(); ++i) {
+    const std::optional<nanoseconds> last = last_release_of(i);
+    if (!last) return std::nullopt;
+    end = std::max(end.value_or(nanoseconds::zero()), *last);
   }
   if (!end || *end > nanoseconds::max() - origin()) return std::nullopt;
   return origin() + *end;

@@ -140,6 +140,9 @@ class ReleaseEngine final : public Stoppable {
   [[nodiscard]] std::uint64_t jobs_in_flight() const noexcept;
   /// Releases the limits allow in total (nullopt: no limit, the run lasts until stopped).
   [[nodiscard]] std::optional<std::uint64_t> planned_releases() const;
+  /// A bound on every job's absolute deadline, after the origin (the last release plus
+  /// D, saturated; nullopt: no limit). Policies check their priority keys' range with it.
+  [[nodiscard]] std::optional<std::chrono::nanoseconds> latest_deadline() const noexcept;
 
   [[nodiscard]] const std::vector<PeriodicTask>& tasks() const noexcept { return tasks_; }
   [[nodiscard]] const ReleaseConfig& config() const noexcept { return config_; }
@@ -154,6 +157,9 @@ class ReleaseEngine final : public Stoppable {
   [[nodiscard]] bool within_limits(std::uint32_t task, std::uint64_t k) const noexcept;
   /// The absolute time after which no release is nominally due (nullopt: no limit).
   [[nodiscard]] std::optional<std::chrono::nanoseconds> releasing_ends() const noexcept;
+  /// A bound on the nominal release of `task`'s last job, after the origin: the
+  /// duration, or offset + (N - 1)·T under jobs_per_task (nullopt: no limit).
+  [[nodiscard]] std::optional<std::chrono::nanoseconds> last_release_of(std::uint32_t task) const noexcept;
   void wake_lanes() noexcept;
 
   std::vector<PeriodicTask> tasks_;

@@ -118,6 +118,7 @@ class Federated final : public platform::Policy {
   std::unique_ptr<sched::Scheduler> scheduler_;
   std::vector<std::unique_ptr<JobSlot>> slots_;
   platform::ReleaseEngine* engine_ = nullptr;
+  PriorityKeys priority_keys_;  ///< the runtime keys of jobs (deadline, then task index)
   platform::RunThreads lanes_;
   platform::RunThreads executors_;
   std::atomic<std::uint32_t> executors_started_{0};
@@ -220,6 +221,8 @@ platform::RecordingPlan Federated::plan(const RunContext& ctx) {
 
 void Federated::prepare(RunContext& ctx) {
   engine_ = &ctx.engine;
+  priority_keys_ = PriorityKeys(ctx.tasks.size());
+  priority_keys_.check_range(ctx.engine, name());
   std::vector<int> cluster_of_pe;
   for (const auto& c : clusters_) {
     for (int k = 0; k < c->pes; ++k) cluster_of_pe.push_back(c->id);
@@ -304,8 +307,9 @@ ext::Work Federated::Source::take(std::size_t worker) noexcept {
 
 void Federated::admit(const platform::Release& release) {
   JobSlot& slot = *slots_[release.task];
-  // The key only matters to priority-aware pools; unique per task all the same.
-  slot.fill(release, cluster_of_task_[release.task], release.deadline + std::chrono::nanoseconds(release.task));
+  // The key orders the jobs of a shared core (rank()) and priority-aware pools.
+  slot.fill(release, cluster_of_task_[release.task],
+            priority_keys_.key(release.deadline, release.task, *engine_));
   scheduler_->admit(slot.entry());
   // Wake every cluster that has work now (the job's own, in the built-in topology).
   for (auto& c : clusters_) {
@@ -351,7 +355,7 @@ void Federated::rank(Cluster& c) noexcept {
   for (auto& e : c.executors) {
     if (e->job != nullptr && n < std::size(active)) active[n++] = e.get();
   }
-  // Insertion sort by the job's key (its absolute deadline, unique per task): a
+  // Insertion sort by the job's key (its absolute deadline, then task index): a
   // shared core holds a handful of jobs.
   for (std::size_t i = 1; i < n; ++i) {
     for (std::size_t j = i; j > 0 && active[j]->job->key() < active[j - 1]->job->key(); --j) {

@@ -87,6 +87,7 @@ class GedfPaws final : public platform::Policy, ext::WorkSource, ext::YieldPolic
   std::unique_ptr<Pool> pool_;
   nlohmann::json pool_statistics_;
   platform::ReleaseEngine* engine_ = nullptr;
+  PriorityKeys priority_keys_;  ///< the runtime keys of jobs (deadline, then task index)
   platform::RunThreads lanes_;
   std::atomic<std::uint64_t> preemptions_requested_{0};
   std::atomic<std::uint64_t> preemptions_{0};
@@ -124,6 +125,8 @@ platform::RecordingPlan GedfPaws::plan(const RunContext& ctx) {
 
 void GedfPaws::prepare(RunContext& ctx) {
   engine_ = &ctx.engine;
+  priority_keys_ = PriorityKeys(ctx.tasks.size());
+  priority_keys_.check_range(ctx.engine, name());
   sched::SchedulerOptions options;
   options.instrumentation.clock = [] { return os::monotonic_now(); };
   scheduler_ = std::make_unique<sched::Scheduler>(
@@ -176,10 +179,9 @@ GedfPaws::StrandEntry* GedfPaws::as_strand(const sched::Task& t) const noexcept 
 }
 
 platform::JobRef GedfPaws::job_of_key(nanoseconds key) const noexcept {
-  for (std::size_t i = 0; i < slots_.size(); ++i) {
-    if (keys_[i].load(std::memory_order_acquire) == key.count()) {
-      return platform::JobRef{true, static_cast<std::uint32_t>(i), slots_[i]->job()};
-    }
+  const std::uint32_t i = priority_keys_.task_of(key);
+  if (i < slots_.size() && keys_[i].load(std::memory_order_acquire) == key.count()) {
+    return platform::JobRef{true, i, slots_[i]->job()};
   }
   return {};
 }
@@ -268,7 +270,8 @@ void GedfPaws::suspended(ext::SuspendedStrand strand) noexcept {
   t.pe = sched::kAny;  // rule F: back to the global queue
   t.cluster = sched::kAny;
   t.priority = 0;
-  t.deadline = job.valid ? slots_[job.task]->release().deadline : strand.key();
+  t.deadline =
+      job.valid ? slots_[job.task]->release().deadline : priority_keys_.deadline_of(strand.key(), *engine_);
   t.release = job.valid ? slots_[job.task]->release().release : nanoseconds::zero();
   scheduler_->admit(t);
   pool_->extension().notify_work();
@@ -276,9 +279,9 @@ void GedfPaws::suspended(ext::SuspendedStrand strand) noexcept {
 
 void GedfPaws::admit(const platform::Release& release) {
   JobSlot& slot = *slots_[release.task];
-  // The runtime key is the absolute deadline, made unique per in-flight job by adding
-  // the task's index in ns (jobs are told apart by key; EDF ties go to the lower index).
-  const nanoseconds key = release.deadline + nanoseconds(release.task);
+  // The runtime key: the absolute deadline with the task's index in its low bits, unique
+  // per in-flight job (jobs are told apart by key; EDF ties go to the lower index).
+  const nanoseconds key = priority_keys_.key(release.deadline, release.task, *engine_);
   slot.fill(release, 0, key);
   keys_[release.task].store(key.count(), std::memory_order_release);
   scheduler_->admit(slot.entry());

@@ -3,10 +3,46 @@
 
 #include "os/clock.hpp"
 #include "platform/thread_recording.hpp"
+#include "takt/error.hpp"
 
+#include <fmt/core.h>
+
+#include <algorithm>
 #include <cstring>
+#include <limits>
+#include <optional>
 
 namespace takt::policies {
+
+PriorityKeys::PriorityKeys(std::size_t tasks) noexcept {
+  while (bits_ < 32 && (std::uint64_t{1} << bits_) < tasks) ++bits_;
+  mask_ = (std::uint64_t{1} << bits_) - 1;
+}
+
+void PriorityKeys::check_range(const platform::ReleaseEngine& engine, std::string_view policy) const {
+  const std::optional<std::chrono::nanoseconds> latest = engine.latest_deadline();
+  const std::int64_t range = std::numeric_limits<std::int64_t>::max() >> bits_;
+  if (latest && latest->count() > range) {
+    throw Error(fmt::format(
+        "{}: with {} task(s) its priority keys (deadline in ns, shifted by {} bits for the task index) "
+        "reach {:.1f} h after the start, and a deadline of this run may lie {:.1f} h after it: shorten "
+        "the run (--duration or --jobs)",
+        policy, mask_ + 1, bits_, static_cast<double>(range) / 3.6e12,
+        static_cast<double>(latest->count()) / 3.6e12));
+  }
+}
+
+std::chrono::nanoseconds PriorityKeys::key(std::chrono::nanoseconds deadline, std::uint32_t task,
+                                           const platform::ReleaseEngine& engine) const noexcept {
+  const std::int64_t range = std::numeric_limits<std::int64_t>::max() >> bits_;
+  const std::int64_t after = std::clamp<std::int64_t>((deadline - engine.origin()).count(), 0, range);
+  return std::chrono::nanoseconds((after << bits_) | static_cast<std::int64_t>(task));
+}
+
+std::chrono::nanoseconds PriorityKeys::deadline_of(std::chrono::nanoseconds key,
+                                                   const platform::ReleaseEngine& engine) const noexcept {
+  return engine.origin() + std::chrono::nanoseconds(key.count() >> bits_);
+}
 
 JobSlot::JobSlot(std::uint32_t index, Task& task, const platform::PeriodicTask& timing,
                  platform::ReleaseEngine& engine, sched::Scheduler& scheduler) noexcept

@@ -19,8 +19,38 @@
 #include <chrono>
 #include <cstdint>
 #include <exception>
+#include <string_view>
 
 namespace takt::policies {
+
+/// The runtime priority keys of jobs: key = ((deadline − origin) << bits) | task, with
+/// bits the width of (tasks − 1). Ordered by absolute deadline, then task index (EDF,
+/// ties to the lower index), and unique among in-flight jobs (one per task), so a key
+/// names its job. (Deadline + task index in ns, the earlier key, made two jobs whose
+/// deadlines differ by exactly the difference of their indices share a key.)
+class PriorityKeys {
+ public:
+  PriorityKeys() = default;
+  explicit PriorityKeys(std::size_t tasks) noexcept;
+  /// Throws takt::Error, naming `policy`, when a deadline of the engine's run can lie
+  /// beyond the range of the keys (2^(63 − bits) ns after the origin).
+  void check_range(const platform::ReleaseEngine& engine, std::string_view policy) const;
+  /// The key of `task`'s job due at `deadline`; the engine must be started. A deadline
+  /// beyond the range (a run without limits that outlasts it) saturates.
+  [[nodiscard]] std::chrono::nanoseconds key(std::chrono::nanoseconds deadline, std::uint32_t task,
+                                             const platform::ReleaseEngine& engine) const noexcept;
+  /// The deadline a key was made from (to the ns, unless it saturated).
+  [[nodiscard]] std::chrono::nanoseconds deadline_of(std::chrono::nanoseconds key,
+                                                     const platform::ReleaseEngine& engine) const noexcept;
+  /// The task a key belongs to.
+  [[nodiscard]] std::uint32_t task_of(std::chrono::nanoseconds key) const noexcept {
+    return static_cast<std::uint32_t>(static_cast<std::uint64_t>(key.count()) & mask_);
+  }
+
+ private:
+  unsigned bits_ = 0;
+  std::uint64_t mask_ = 0;
+};
 
 class JobSlot final : public ext::Job {
  public:
