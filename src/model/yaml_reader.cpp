@@ -4,6 +4,8 @@
 #include "model/duration.hpp"
 #include "takt/error.hpp"
 
+#include <yaml-cpp/depthguard.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -42,6 +44,12 @@ SourceMark mark_of(const YAML::Mark& m) {
 YAML::Node load_yaml(std::string_view text, const std::string& source) {
   try {
     return YAML::Load(std::string(text));
+  } catch (const YAML::DeepRecursion& e) {
+    // yaml-cpp's own message for this is "bad file".
+    throw Error(mark_of(e.mark).where(source) +
+                ": nested too deeply for the YAML parser (it stops at a depth of " +
+                std::to_string(e.depth()) +
+                "); a task set nests a few levels: look for unbalanced or repeated brackets there");
   } catch (const YAML::ParserException& e) {
     throw Error(mark_of(e.mark).where(source) + ": " + e.msg);
   } catch (const YAML::Exception& e) {

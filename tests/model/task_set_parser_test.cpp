@@ -356,3 +356,13 @@ TEST(TaskSetParser, GlobalValues) {
   expect_error("tasks: [{name: ~, period: 1ms, work: 1us, span: 1us}]", "ts.yaml:1:16",
                "name is empty (null); give it a value");
 }
+
+TEST(TaskSetParser, AFileNestedBeyondTheParsersDepthSaysSo) {
+  // yaml-cpp gives up at a nesting depth of 500 with the message "bad file".
+  const std::string deep = "tasks: " + std::string(3000, '[') + std::string(3000, ']') + "\n";
+  const std::string message = error_of(deep);
+  EXPECT_EQ(message.rfind("ts.yaml:1:", 0), 0u) << message;
+  EXPECT_NE(message.find("nested too deeply for the YAML parser (it stops at a depth of 500)"),
+            std::string::npos)
+      << message;
+}
