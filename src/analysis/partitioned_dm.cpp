@@ -138,22 +138,22 @@ PartitionedDmResult analyse_partitioned_dm(const model::TaskSet& set, const Part
   bool all_placed = true;
   std::vector<i128> base(static_cast<std::size_t>(m));
   std::vector<std::int64_t> count(static_cast<std::size_t>(m));
+  // Cores that hold a strand. The others have no load: worst-fit computes the loads of
+  // these only and takes empty cores in index order, the same choices as with every
+  // core's load (an empty core's is 0, the least, so the lowest-index empty one beats
+  // every later one), without reading all m cores per segment.
+  std::vector<char> occupied(static_cast<std::size_t>(m));
+  std::vector<int> occupied_cores;
+  std::vector<int> touched;  // cores given strands of the current segment
   for (const SegmentRef& ref : order) {
     const model::Segment& segment = tasks[ref.task].segments[ref.segment];
     const i128 e = segment.length.count();
     const i128 d = ref.deadline.count();
     const std::size_t first = first_row[ref.task][ref.segment];
     const int k = segment.strands;
-    // First-fit reads the loads of the cores it reaches; worst-fit needs them all.
-    int known = 0;  // cores whose base is computed
-    auto know = [&](int upto) {
-      for (; known < upto; ++known) {
-        base[static_cast<std::size_t>(known)] =
-            interference.load(known, ref.task, ref.segment, ref.deadline).count();
-        count[static_cast<std::size_t>(known)] = 0;
-      }
+    auto base_of = [&](int q) {
+      base[static_cast<std::size_t>(q)] = interference.load(q, ref.task, ref.segment, ref.deadline).count();
     };
-    if (options.fit == model::Fit::worst_fit) know(m);
     auto load_on = [&](int q) {
       return base[static_cast<std::size_t>(q)] + count[static_cast<std::size_t>(q)] * e;
     };
@@ -163,32 +163,49 @@ PartitionedDmResult analyse_partitioned_dm(const model::TaskSet& set, const Part
       row.core = q;
       row.core_id = options.cores.id(q);
       row.interference = nanoseconds{static_cast<std::int64_t>(load_on(q))};
-      ++count[static_cast<std::size_t>(q)];
+      if (count[static_cast<std::size_t>(q)]++ == 0) touched.push_back(q);
       ++placed;
     };
     if (options.fit == model::Fit::first_fit) {
-      // Core q takes strands while base + c·e + e ≤ d: ⌊(d − base)/e⌋ of them.
+      // Core q takes strands while base + c·e + e ≤ d: ⌊(d − base)/e⌋ of them. It reads
+      // the loads of the cores it reaches only.
       for (int q = 0; q < m && placed < k; ++q) {
-        know(q + 1);
+        base_of(q);
         const i128 room = d - base[static_cast<std::size_t>(q)];
         if (room < e) continue;
         const i128 fit = std::min<i128>(room / e, k - placed);
         for (i128 c = 0; c < fit; ++c) assign(q);
       }
     } else {
+      for (int q : occupied_cores) base_of(q);
+      int next_empty = 0;  // the lowest-index core without strands, m if none
+      auto advance_empty = [&] {
+        while (next_empty < m && occupied[static_cast<std::size_t>(next_empty)]) ++next_empty;
+      };
+      advance_empty();
       using Item = std::pair<i128, int>;  // (load, core): the smallest load, then the lowest core
       std::priority_queue<Item, std::vector<Item>, std::greater<>> least;
-      for (int q = 0; q < m; ++q) least.emplace(load_on(q), q);
-      while (placed < k && d - least.top().first >= e) {
+      for (int q : occupied_cores) least.emplace(load_on(q), q);
+      if (next_empty < m) least.emplace(0, next_empty);
+      while (placed < k && !least.empty() && d - least.top().first >= e) {
         const int q = least.top().second;
         least.pop();
         assign(q);
         least.emplace(load_on(q), q);
+        if (q == next_empty) {
+          // An empty core took a strand; the next empty one becomes a candidate.
+          base[static_cast<std::size_t>(q)] = 0;
+          ++next_empty;
+          advance_empty();
+          if (next_empty < m) least.emplace(0, next_empty);
+        }
       }
     }
-    for (int q = 0; q < known; ++q) {
-      if (count[static_cast<std::size_t>(q)] > 0) {
-        interference.place(q, ref.task, ref.segment, ref.deadline, count[static_cast<std::size_t>(q)]);
+    for (int q : touched) {
+      interference.place(q, ref.task, ref.segment, ref.deadline, count[static_cast<std::size_t>(q)]);
+      if (!occupied[static_cast<std::size_t>(q)]) {
+        occupied[static_cast<std::size_t>(q)] = 1;
+        occupied_cores.push_back(q);
       }
     }
     if (placed < k) {
@@ -213,6 +230,8 @@ PartitionedDmResult analyse_partitioned_dm(const model::TaskSet& set, const Part
                " d − ΣRBF* = " + display_duration(segment.length - shortfall) + " < e (short by " +
                display_duration(shortfall) + ")"});
     }
+    for (int q : touched) count[static_cast<std::size_t>(q)] = 0;
+    touched.clear();
   }
   if (all_placed) {
     result.findings.push_back({"", "FBB-FFD load condition", true, 0, "",

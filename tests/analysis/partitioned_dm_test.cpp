@@ -295,3 +295,31 @@ TEST(CoreInterference, WindowsOfLargeTasksDoNotWrap) {
   const auto load = ci.load(0, 2, 0, period);
   EXPECT_EQ(load.count(), std::numeric_limits<std::int64_t>::max());
 }
+
+TEST(PartitionedDm, WorstFitTakesEmptyCoresInIndexOrderWhateverTheCoreCount) {
+  // Worst-fit reads the loads of the cores that hold strands only; an empty core has load
+  // 0, so the lowest-index empty core is the least loaded one. On 65,536 cores, three
+  // one-strand tasks (T = D = 10 ms, e = 1 ms: d = 10 ms) take cores 0, 1, 2; a task of
+  // two strands of 2 ms (T = D = 20 ms, d = 20 ms, placed last by deadline-monotonic
+  // order) then cores 3 and 4, the lowest of the empty ones, not a loaded one nor core 3
+  // twice (load 2 ms after its first strand, less than the loaded cores' RBF*(20 ms) =
+  // 1 + 0.1·20 = 3 ms, but more than the next empty core's 0). On 3 cores it goes where
+  // the least load is: 3 ms on every core, so core 0 (then 5 ms), then core 1.
+  const std::string text =
+      "tasks:\n"
+      "  - {name: a, period: 10ms, segments: [{length: 1ms}]}\n"
+      "  - {name: b, period: 10ms, segments: [{length: 1ms}]}\n"
+      "  - {name: c, period: 10ms, segments: [{length: 1ms}]}\n"
+      "  - {name: d, period: 20ms, segments: [{length: 2ms, strands: 2}]}\n";
+  auto set = takt::model::parse_task_set(text, "p.yaml");
+  auto wide = analyse_partitioned_dm(set, {Cores::of_count(65536), Fit::worst_fit});
+  ASSERT_TRUE(wide.schedulable);
+  std::vector<int> cores;
+  for (const auto& s : wide.strands) cores.push_back(s.core);
+  EXPECT_EQ(cores, (std::vector<int>{0, 1, 2, 3, 4}));
+  auto narrow = analyse_partitioned_dm(set, {Cores::of_count(3), Fit::worst_fit});
+  ASSERT_TRUE(narrow.schedulable);
+  cores.clear();
+  for (const auto& s : narrow.strands) cores.push_back(s.core);
+  EXPECT_EQ(cores, (std::vector<int>{0, 1, 2, 0, 1}));
+}
