@@ -121,12 +121,23 @@ void ReleaseEngine::finished(std::uint32_t task, std::uint64_t job, nanoseconds 
   if (s.wants_wake.load(std::memory_order_seq_cst)) wake_lanes();
 }
 
+void ReleaseEngine::note_stop_time() noexcept {
+  std::int64_t none = INT64_MAX;
+  stop_ns_.compare_exchange_strong(none, clock_.now().count(), std::memory_order_acq_rel);
+}
+
+nanoseconds ReleaseEngine::stop_time() const noexcept {
+  return nanoseconds(stop_ns_.load(std::memory_order_acquire));
+}
+
 void ReleaseEngine::request_stop() noexcept {
+  note_stop_time();
   stop_.store(true, std::memory_order_seq_cst);
   wake_lanes();
 }
 
 void ReleaseEngine::abandon() noexcept {
+  note_stop_time();
   abandon_.store(true, std::memory_order_seq_cst);
   stop_.store(true, std::memory_order_seq_cst);
   wake_lanes();
@@ -179,13 +190,19 @@ std::optional<nanoseconds> ReleaseEngine::releasing_ends() const noexcept {
   return origin() + *end;
 }
 
-std::vector<Event> ReleaseEngine::unconsidered_releases(nanoseconds until) const {
+std::vector<Event> ReleaseEngine::unconsidered_releases(nanoseconds until, std::size_t limit,
+                                                        std::uint64_t* left_out) const {
   std::vector<Event> out;
+  std::uint64_t others = 0;
   for (std::uint32_t t = 0; t < tasks_.size(); ++t) {
     const TaskState& s = state_[t];
     // A lane counts every release it considers as released or skipped, in order.
     std::uint64_t k = s.released.load(std::memory_order_acquire) + s.skipped.load(std::memory_order_acquire);
     for (; within_limits(t, k) && release_time(t, k) <= until; ++k) {
+      if (out.size() >= limit) {
+        ++others;
+        continue;
+      }
       Event e;
       e.kind = EventKind::skip;
       e.time = until;
@@ -197,6 +214,7 @@ std::vector<Event> ReleaseEngine::unconsidered_releases(nanoseconds until) const
       out.push_back(e);
     }
   }
+  if (left_out != nullptr) *left_out = others;
   return out;
 }
 
@@ -220,10 +238,11 @@ std::optional<Stall> ReleaseEngine::abandon_if_stalled() {
     longest = std::max({longest, tasks_[i].deadline, tasks_[i].work});
     last_event = std::max({last_event, nanoseconds(s.last_release_ns.load(std::memory_order_relaxed)),
                            nanoseconds(s.last_finish_ns.load(std::memory_order_relaxed))});
+    // finished_through first: it never passes released_through, so a release and its
+    // finish between the two loads cannot make a finished job look in flight.
+    const std::uint64_t finished = s.finished_through.load(std::memory_order_acquire);
     const std::uint64_t released = s.released_through.load(std::memory_order_acquire);
-    if (!stall && released != s.finished_through.load(std::memory_order_acquire)) {
-      stall = Stall{i, released - 1, {}, {}};
-    }
+    if (!stall && released != finished) stall = Stall{i, released - 1, {}, {}};
   }
   if (!stall) return std::nullopt;
   const nanoseconds patience = longest > nanoseconds::max() - config_.drain - kStallGrace
@@ -243,8 +262,9 @@ ReleaseCounts ReleaseEngine::counts(std::uint32_t task) const noexcept {
   c.released = s.released.load(std::memory_order_relaxed);
   c.skipped = s.skipped.load(std::memory_order_relaxed);
   c.late = s.late.load(std::memory_order_relaxed);
-  c.in_flight = s.released_through.load(std::memory_order_acquire) !=
-                s.finished_through.load(std::memory_order_acquire);
+  // finished_through first: it never passes released_through (see abandon_if_stalled).
+  const std::uint64_t finished = s.finished_through.load(std::memory_order_acquire);
+  c.in_flight = s.released_through.load(std::memory_order_acquire) != finished;
   return c;
 }
 

@@ -129,11 +129,17 @@ class ReleaseEngine final : public Stoppable {
   std::optional<Stall> abandon_if_stalled();
   /// abandon_if_stalled() abandoned the run.
   [[nodiscard]] bool stalled() const noexcept;
+  /// When the first request_stop() or abandon() came, on the engine's clock
+  /// (nanoseconds::max() before).
+  [[nodiscard]] std::chrono::nanoseconds stop_time() const noexcept;
   /// Skip events (flag at_stop, time `until`) for the releases due by `until` and within
   /// the limits that no lane considered (neither released nor skipped): those of a lane
-  /// that was still inside a job when the run gave up on it. Lanes that ended have
-  /// none. For the run loop, after it gave up on the lanes.
-  [[nodiscard]] std::vector<Event> unconsidered_releases(std::chrono::nanoseconds until) const;
+  /// that was still inside a job when the run gave up on it. A lane that ended has none
+  /// when `until` is at most stop_time() (it skipped every release due by the moment it
+  /// saw the stop). At most `limit` events; `left_out` (if given) gets the number of the
+  /// others. For the run loop, after it gave up on the lanes.
+  [[nodiscard]] std::vector<Event> unconsidered_releases(std::chrono::nanoseconds until, std::size_t limit,
+                                                         std::uint64_t* left_out = nullptr) const;
 
   [[nodiscard]] ReleaseCounts counts(std::uint32_t task) const noexcept;
   /// Jobs released and not finished, over all tasks.
@@ -161,6 +167,8 @@ class ReleaseEngine final : public Stoppable {
   /// duration, or offset + (N - 1)·T under jobs_per_task (nullopt: no limit).
   [[nodiscard]] std::optional<std::chrono::nanoseconds> last_release_of(std::uint32_t task) const noexcept;
   void wake_lanes() noexcept;
+  /// Keeps the time of the first stop (async-signal-safe with the real clock).
+  void note_stop_time() noexcept;
 
   std::vector<PeriodicTask> tasks_;
   ReleaseConfig config_;
@@ -171,6 +179,7 @@ class ReleaseEngine final : public Stoppable {
   std::atomic<bool> stop_{false};
   std::atomic<bool> abandon_{false};
   std::atomic<bool> stalled_{false};
+  std::atomic<std::int64_t> stop_ns_{INT64_MAX};  ///< stop_time()
   /// Bumped (then futex-woken) whenever a lane must re-examine its tasks.
   std::atomic<std::uint32_t> epoch_{0};
 };

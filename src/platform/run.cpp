@@ -325,16 +325,32 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
   signals.reset();
   qos.reset();
 
-  std::vector<Event> events = recorder->events();
+  // A lane still inside a job (partitioned-dm runs jobs on its lanes) never considered
+  // the releases due since that job began: account for them as skipped at the stop.
+  // Read before the events, so that a lane whose job ends meanwhile and skips them
+  // itself gives a duplicate (dropped below), never a gap; at most as many as the
+  // recorder holds, the rest counted as dropped events.
+  std::vector<Event> unconsidered;
+  std::uint64_t unconsidered_left_out = 0;
   if (result.jobs_left_running) {
-    // A lane still inside a job (partitioned-dm runs jobs on its lanes) never considered
-    // the releases due since that job began: account for them as skipped at the stop.
-    const std::vector<Event> unconsidered = engine->unconsidered_releases(std::min(stop_seen, end));
-    events.insert(events.end(), unconsidered.begin(), unconsidered.end());
+    unconsidered = engine->unconsidered_releases(std::min(engine->stop_time(), end),
+                                                 kRecorderBytes / sizeof(Event), &unconsidered_left_out);
+  }
+  std::vector<Event> events = recorder->events();
+  if (!unconsidered.empty()) {
+    std::set<std::pair<std::uint32_t, std::uint64_t>> recorded;
+    for (const Event& e : events) {
+      if (e.kind == EventKind::release || e.kind == EventKind::skip) recorded.emplace(e.task, e.job);
+    }
+    for (const Event& e : unconsidered) {
+      if (!recorded.contains({e.task, e.job})) events.push_back(e);
+    }
     std::stable_sort(events.begin(), events.end(),
                      [](const Event& a, const Event& b) { return a.time < b.time; });
   }
-  result.metrics = compute_metrics(metrics_input(engine->tasks(), events, *recorder, info, before, after));
+  MetricsInput input = metrics_input(engine->tasks(), events, *recorder, info, before, after);
+  input.events_dropped += unconsidered_left_out;
+  result.metrics = compute_metrics(input);
 
   std::vector<std::string> failures;
   if (options.json) {

@@ -19,6 +19,11 @@ namespace takt::sched {
 /// itself, new readers wait, so a continuous stream of operations cannot starve a
 /// reconfiguration; and the readers that waited for one writer enter before the next
 /// writer announces itself, so back-to-back reconfigurations cannot starve operations.
+/// The price: a waiting reader that cannot run (its CPU taken by a higher-priority
+/// thread under SCHED_FIFO) delays the next writer until it does. The thread that holds
+/// the lock exclusively must not take it shared (it would wait for itself), and a
+/// thread holding two SwapLocks shared must not nest a guard on the first inside the
+/// second (the re-entrancy check remembers the innermost lock only).
 ///
 /// Waiting spins about 200 pauses, yields up to 16 times, then sleeps on a futex: a
 /// reader on the writer's flag, the writer on a lane's count. Sleeping, not only

@@ -508,7 +508,9 @@ TEST(ReleaseEngine, AReleasePendingUnderWaitBehindAJobThatDoesNotEndIsAbandonedA
   EXPECT_EQ(sim.engine.counts(0).skipped, 4u);
   EXPECT_EQ(m.tasks[0].jobs, 5u);
   EXPECT_EQ(m.jobs[0].status, JobStatus::unfinished);
-  EXPECT_TRUE(sim.engine.unconsidered_releases(sim.clock.now()).empty()) << "the lane accounted for them";
+  EXPECT_TRUE(sim.engine.unconsidered_releases(sim.engine.stop_time(), 100).empty())
+      << "the lane accounted for them";
+  EXPECT_EQ(sim.engine.stop_time(), 560ms);
 }
 
 TEST(ReleaseEngine, ABacklogThatKeepsFinishingJobsIsNotAStall) {
@@ -564,6 +566,8 @@ TEST(ReleaseEngine, AnInlineLaneInsideAJobThatDoesNotEndIsAbandonedAndItsDueRele
   ThreadRecorder* rec = recorder.attach("lane");
   std::optional<Stall> at_500, at_600;
   std::vector<Event> unconsidered;
+  std::size_t capped = 0;
+  std::uint64_t capped_left_out = 0;
   TimedTask task(
       clock,
       [&](std::uint64_t k) {
@@ -572,7 +576,10 @@ TEST(ReleaseEngine, AnInlineLaneInsideAJobThatDoesNotEndIsAbandonedAndItsDueRele
         at_500 = engine.abandon_if_stalled();
         clock.advance(100ms);
         at_600 = engine.abandon_if_stalled();
-        unconsidered = engine.unconsidered_releases(clock.now());
+        unconsidered = engine.unconsidered_releases(engine.stop_time(), 100);
+        std::uint64_t left_out = 0;
+        capped = engine.unconsidered_releases(engine.stop_time(), 3, &left_out).size();
+        capped_left_out = left_out;
         return nanoseconds(0);
       },
       999);
@@ -585,6 +592,8 @@ TEST(ReleaseEngine, AnInlineLaneInsideAJobThatDoesNotEndIsAbandonedAndItsDueRele
   EXPECT_EQ(at_600->patience, 510ms);
   EXPECT_EQ(at_600->quiet, 560ms);
   ASSERT_EQ(unconsidered.size(), 4u);
+  EXPECT_EQ(capped, 3u);
+  EXPECT_EQ(capped_left_out, 1u);
   for (std::size_t i = 0; i < unconsidered.size(); ++i) {
     EXPECT_EQ(unconsidered[i].kind, EventKind::skip);
     EXPECT_EQ(unconsidered[i].job, i + 1);
@@ -623,4 +632,19 @@ TEST(ReleaseEngine, NoStallBeforeTheLastReleaseNorWithoutLimitsNorAfterAStop) {
     EXPECT_FALSE(seen.has_value());
     EXPECT_FALSE(sim.engine.stalled());
   }
+}
+
+TEST(ReleaseEngine, ALaneThatEndedAtAStopLeavesNoUnconsideredReleasesUpToTheStopTime) {
+  // T = 1 ms, stopped at 35.5 ms: the lane released jobs 0-35 and ended. The run loop
+  // notices the stop up to 20 ms later; counting unconsidered releases up to then would
+  // add jobs 36-55 as skipped although no lane was stuck. Up to stop_time() there are none.
+  ReleaseConfig config;
+  config.drain = 5ms;
+  Simulation sim({periodic("t", 1ms, 1ms)}, config, [](std::uint32_t, std::uint64_t) { return 100us; });
+  sim.clock.at(35500us, [&] { sim.engine.request_stop(); });
+  sim.run();
+  EXPECT_EQ(sim.engine.stop_time(), 35500us);
+  EXPECT_EQ(sim.engine.counts(0).released, 36u);
+  EXPECT_TRUE(sim.engine.unconsidered_releases(sim.engine.stop_time(), 1000).empty());
+  EXPECT_EQ(sim.engine.unconsidered_releases(sim.engine.stop_time() + 20ms, 1000).size(), 20u);
 }
