@@ -14,7 +14,7 @@
 
 namespace takt::policies {
 
-PriorityKeys::PriorityKeys(std::size_t tasks) noexcept {
+PriorityKeys::PriorityKeys(std::size_t tasks) noexcept : tasks_(tasks) {
   while (bits_ < 32 && (std::uint64_t{1} << bits_) < tasks) ++bits_;
   mask_ = (std::uint64_t{1} << bits_) - 1;
 }
@@ -27,7 +27,7 @@ void PriorityKeys::check_range(const platform::ReleaseEngine& engine, std::strin
         "{}: with {} task(s) its priority keys (deadline in ns, shifted by {} bits for the task index) "
         "reach {:.1f} h after the start, and a deadline of this run may lie {:.1f} h after it: shorten "
         "the run (--duration or --jobs)",
-        policy, mask_ + 1, bits_, static_cast<double>(range) / 3.6e12,
+        policy, tasks_, bits_, static_cast<double>(range) / 3.6e12,
         static_cast<double>(latest->count()) / 3.6e12));
   }
 }

@@ -48,6 +48,7 @@ class PriorityKeys {
   }
 
  private:
+  std::size_t tasks_ = 0;
   unsigned bits_ = 0;
   std::uint64_t mask_ = 0;
 };
@@ -58,7 +59,7 @@ class JobSlot final : public ext::Job {
           sched::Scheduler& scheduler) noexcept;
 
   /// On the lane, before admitting entry(): the job released now, its topology cluster,
-  /// and its runtime priority key (an absolute deadline, made unique per task).
+  /// and its runtime priority key (PriorityKeys: deadline order, unique per task).
   void fill(const platform::Release& release, int cluster, std::chrono::nanoseconds key) noexcept;
 
   /// The job as the scheduling framework sees it (payload: this slot).

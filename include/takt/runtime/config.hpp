@@ -14,8 +14,8 @@ namespace takt {
 enum class QueueStrategy {
   /// One Chase–Lev deque per worker, owner LIFO, thieves FIFO from random victims.
   work_stealing,
-  /// PAWS rules B, C, E: per worker one deque per priority key (an absolute deadline,
-  /// earlier = higher priority); the owner takes the bottom of its highest-priority
+  /// PAWS rules B, C, E: per worker one deque per priority key (ordered like an absolute
+  /// deadline, smaller = higher priority); the owner takes the bottom of its highest-priority
   /// non-empty deque, a thief steals the top of the highest-priority non-empty deque of a
   /// random busy worker.
   priority_aware,

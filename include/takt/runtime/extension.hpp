@@ -26,8 +26,9 @@ namespace takt::ext {
 /// finished() has been called. Everything run() spawns is synced before run() returns.
 class Job {
  public:
-  /// `key`: the priority key of the whole computation, an absolute deadline (earlier =
-  /// higher priority). Every strand of the computation carries it.
+  /// `key`: the priority key of the whole computation, ordered like an absolute deadline
+  /// (smaller = higher priority; takt's policies encode deadline and task index in it).
+  /// Every strand of the computation carries it.
   explicit Job(std::chrono::nanoseconds key = std::chrono::nanoseconds::zero()) noexcept : key_(key) {}
   virtual ~Job() = default;
   Job(const Job&) = delete;
