@@ -8,6 +8,7 @@
 #include "apps/lu.hpp"
 #include "apps/matmul.hpp"
 #include "apps/program_args.hpp"
+#include "apps/same_result.hpp"
 #include "apps/synthetic.hpp"
 #include "apps/uts.hpp"
 #include "takt/runtime/algorithms.hpp"
@@ -30,56 +31,6 @@ constexpr std::string_view kCholeskyUsage = "cholesky [N=512] [BASE=32]";
 constexpr std::string_view kLuUsage = "lu [N=512] [BASE=32]";
 constexpr std::string_view kUtsUsage = "uts [TREE=p3ls3]   (TREE: p3ls3, t3-style or t3)";
 constexpr std::string_view kSyntheticUsage = "synthetic [TYPE=1] [SEED=1] [SCALE=1]";
-
-/// The programs below are deterministic: the same input gives bit for bit the same
-/// result, however the work was stolen (every value is computed by one strand, in a
-/// fixed order). So each job's result is compared with the first job's, by a 64-bit
-/// fingerprint of its bytes; a job that differs throws, and counts as failed.
-class SameResult {
- public:
-  void check(std::string_view program, const Job& job, const double* values, std::size_t count) {
-    const std::uint64_t print = fingerprint(values, count);
-    if (!first_) {
-      first_ = print;
-      first_job_ = job.index;
-    } else if (print != *first_) {
-      throw Error(fmt::format("{}: job {} computed a result different from job {}'s, from the same input",
-                              program, job.index, first_job_));
-    }
-  }
-
- private:
-  /// Fletcher sums of the values' 64-bit patterns in 8 lanes (a += w, b += a: b weighs
-  /// each value by its position), mixed into one word. Adds only, so it vectorises.
-  static std::uint64_t fingerprint(const double* values, std::size_t count) noexcept {
-    std::array<std::uint64_t, 8> a{}, b{};
-    std::size_t i = 0;
-    for (; i + 8 <= count; i += 8) {
-      for (std::size_t l = 0; l < 8; ++l) {
-        std::uint64_t w;
-        std::memcpy(&w, values + i + l, sizeof w);
-        a[l] += w;
-        b[l] += a[l];
-      }
-    }
-    for (; i < count; ++i) {
-      std::uint64_t w;
-      std::memcpy(&w, values + i, sizeof w);
-      a[0] += w;
-      b[0] += a[0];
-    }
-    std::uint64_t h = count;
-    for (std::size_t l = 0; l < 8; ++l) {
-      h = (h ^ a[l]) * 0xff51afd7ed558ccdULL;
-      h = (h ^ b[l]) * 0xc4ceb9fe1a85ec53ULL;
-      h ^= h >> 29;
-    }
-    return h;
-  }
-
-  std::optional<std::uint64_t> first_;
-  std::uint64_t first_job_ = 0;
-};
 
 ProgramArgs reader(std::string_view program, const TaskArgs& args, std::string_view usage) {
   return ProgramArgs(std::string(program), args.args, std::string(usage));

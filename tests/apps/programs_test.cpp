@@ -1,11 +1,16 @@
 // The built-in programs are registered by name, parse their arguments with clear errors, and run jobs on a
 // pool.
 #include "apps/programs.hpp"
+#include "apps/same_result.hpp"
 #include "takt/error.hpp"
 #include "takt/program.hpp"
 #include "takt/runtime.hpp"
 
 #include <gtest/gtest.h>
+
+#include <cmath>
+#include <utility>
+#include <vector>
 
 #include <string>
 #include <vector>
@@ -116,3 +121,44 @@ TEST(BuiltinPrograms, BadArgumentsNameTheArgumentTheRangeAndTheUsage) {
 }
 
 }  // namespace
+
+TEST(SameResult, AJobWhoseResultDiffersFromTheFirstJobsThrowsNamingBoth) {
+  std::vector<double> values(10000);
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = std::sin(static_cast<double>(i)) * 1e3;
+  takt::apps::SameResult same;
+  takt::Job job;
+  job.index = 0;
+  EXPECT_NO_THROW(same.check("matmul", job, values.data(), values.size()));
+  job.index = 1;
+  EXPECT_NO_THROW(same.check("matmul", job, values.data(), values.size()));
+  values[7777] = std::nextafter(values[7777], 1e9);  // one ulp
+  job.index = 2;
+  try {
+    same.check("matmul", job, values.data(), values.size());
+    FAIL() << "no error";
+  } catch (const takt::Error& e) {
+    EXPECT_STREQ(e.what(), "matmul: job 2 computed a result different from job 0's, from the same input");
+  }
+}
+
+TEST(SameResult, DifferencesThatCancelInPlainSumsChangeTheFingerprint) {
+  // Sums of the raw 64-bit patterns (the first version) missed two sign flips 16 values
+  // apart in one lane, and last-bit changes of +1, -1, -1, +1 at a stride of 8: both
+  // leave every lane's two sums as they were. The words are mixed before they are summed.
+  std::vector<double> base(4096 * 3);
+  for (std::size_t i = 0; i < base.size(); ++i) base[i] = 0.5 + static_cast<double>(i % 97);
+  takt::apps::SameResult same;
+  const std::uint64_t original = same.fingerprint(base.data(), base.size());
+  std::vector<double> flipped = base;
+  flipped[3] = -flipped[3];
+  flipped[19] = -flipped[19];
+  EXPECT_NE(same.fingerprint(flipped.data(), flipped.size()), original);
+  std::vector<double> nudged = base;
+  const double direction[] = {1e9, -1e9, -1e9, 1e9};
+  for (std::size_t k = 0; k < 4; ++k) nudged[5 + 8 * k] = std::nextafter(nudged[5 + 8 * k], direction[k]);
+  EXPECT_NE(same.fingerprint(nudged.data(), nudged.size()), original);
+  std::vector<double> swapped = base;
+  std::swap(swapped[100], swapped[9000]);
+  EXPECT_NE(same.fingerprint(swapped.data(), swapped.size()), original);
+  EXPECT_EQ(same.fingerprint(base.data(), base.size()), original) << "the same values, the same fingerprint";
+}

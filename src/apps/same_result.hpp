@@ -1,0 +1,35 @@
+// SameResult: a deterministic program's check that every job computes its first job's result, bit for bit.
+#pragma once
+
+#include "takt/task.hpp"
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace takt::apps {
+
+/// matmul, heat, cholesky and lu compute every value on one strand in a fixed order,
+/// whoever steals what, so the same input gives the same bits. check() compares a job's
+/// result with the first job's by a 64-bit fingerprint and throws takt::Error, naming
+/// both jobs, when it differs. No allocation: the fingerprint of up to kChunks chunks is
+/// computed in parallel (parallel_for; serially outside a pool) into fixed slots and
+/// combined in chunk order, so the check adds little to a job's span.
+class SameResult {
+ public:
+  static constexpr std::size_t kChunks = 64;
+
+  void check(std::string_view program, const Job& job, const double* values, std::size_t count);
+
+  /// The fingerprint of `count` values (the same whatever the chunking runs on).
+  [[nodiscard]] std::uint64_t fingerprint(const double* values, std::size_t count);
+
+ private:
+  std::array<std::uint64_t, kChunks> chunk_{};
+  std::optional<std::uint64_t> first_;
+  std::uint64_t first_job_ = 0;
+};
+
+}  // namespace takt::apps
