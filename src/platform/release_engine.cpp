@@ -169,23 +169,21 @@ std::optional<nanoseconds> ReleaseEngine::last_release_of(std::uint32_t task) co
   return last;
 }
 
-std::optional<nanoseconds> ReleaseEngine::latest_deadline() const noexcept {
+std::optional<nanoseconds> ReleaseEngine::latest_over_tasks(bool plus_deadline) const noexcept {
   std::optional<nanoseconds> latest;
   for (std::uint32_t i = 0; i < tasks_.size(); ++i) {
     const std::optional<nanoseconds> last = last_release_of(i);
     if (!last) return std::nullopt;
-    latest = std::max(latest.value_or(nanoseconds::zero()), saturating_add(*last, tasks_[i].deadline));
+    const nanoseconds value = plus_deadline ? saturating_add(*last, tasks_[i].deadline) : *last;
+    latest = std::max(latest.value_or(nanoseconds::zero()), value);
   }
   return latest;
 }
 
+std::optional<nanoseconds> ReleaseEngine::latest_deadline() const noexcept { return latest_over_tasks(true); }
+
 std::optional<nanoseconds> ReleaseEngine::releasing_ends() const noexcept {
-  std::optional<nanoseconds> end;
-  for (std::uint32_t i = 0; i < tasks_.size(); ++i) {
-    const std::optional<nanoseconds> last = last_release_of(i);
-    if (!last) return std::nullopt;
-    end = std::max(end.value_or(nanoseconds::zero()), *last);
-  }
+  const std::optional<nanoseconds> end = latest_over_tasks(false);
   if (!end || *end > nanoseconds::max() - origin()) return std::nullopt;
   return origin() + *end;
 }

@@ -163,6 +163,9 @@ class ReleaseEngine final : public Stoppable {
   [[nodiscard]] bool within_limits(std::uint32_t task, std::uint64_t k) const noexcept;
   /// The absolute time after which no release is nominally due (nullopt: no limit).
   [[nodiscard]] std::optional<std::chrono::nanoseconds> releasing_ends() const noexcept;
+  /// The latest last release over the tasks, after the origin, plus each task's D when
+  /// `plus_deadline` (saturated; nullopt: no limit).
+  [[nodiscard]] std::optional<std::chrono::nanoseconds> latest_over_tasks(bool plus_deadline) const noexcept;
   /// A bound on the nominal release of `task`'s last job, after the origin: the
   /// duration, or offset + (N - 1)·T under jobs_per_task (nullopt: no limit).
   [[nodiscard]] std::optional<std::chrono::nanoseconds> last_release_of(std::uint32_t task) const noexcept;
