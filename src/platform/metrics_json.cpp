@@ -140,7 +140,9 @@ nlohmann::json metrics_to_json(const RunMetrics& m, bool with_jobs) {
 }
 
 void write_json_file(const std::filesystem::path& path, const nlohmann::json& document) {
-  write_text_file(path, document.dump(2) + '\n');
+  // A string that is not UTF-8 (a task name from a file in another encoding) is written
+  // with U+FFFD in place of its bad bytes instead of losing the whole file.
+  write_text_file(path, document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + '\n');
 }
 
 namespace {

@@ -160,12 +160,17 @@ nlohmann::json make_trace(std::span<const PeriodicTask> tasks, std::span<const E
       }
     }
   }
-  // Strands still open at the end run to the last event.
+  // Strands still open at the end (their end event is missing) run to their job's
+  // finish when it is known, else to the last event.
   for (const auto& [key, begin] : open_strands) {
     const auto& [task, job, strand, cpu] = key;
+    const auto found = jobs.find({task, job});
+    const nanoseconds until = found != jobs.end() && found->second.finish && *found->second.finish >= begin
+                                  ? *found->second.finish
+                                  : last;
     core_slices[cpu].push_back(
         Slice{begin,
-              last,
+              until,
               fmt::format("{} #{} s{}", task_name(task), job, strand),
               "strand",
               {{"task", task_name(task)}, {"job", job}, {"strand", strand}, {"unfinished", true}}});
@@ -200,20 +205,23 @@ nlohmann::json make_trace(std::span<const PeriodicTask> tasks, std::span<const E
     }
     if (!j.start) continue;
     const nanoseconds end = j.finish.value_or(last);
-    const bool missed = j.failed || end > deadline;
+    // As in the metrics: a job without a finish is unfinished once its deadline passed
+    // (here: by the trace's last event), abandoned before; a failed job is failed, not
+    // missed. A deadline passed unfinished or finished late gets the miss marker.
+    const bool late = j.finish ? !j.failed && *j.finish > deadline : deadline <= last;
     nlohmann::json args{{"task", task_name(task)},
                         {"job", index},
                         {"release_us", rel_us(j.nominal)},
                         {"deadline_us", rel_us(deadline)},
-                        {"status", !j.finish  ? "unfinished"
+                        {"status", !j.finish  ? (deadline <= last ? "unfinished" : "abandoned")
                                    : j.failed ? "failed"
-                                   : missed   ? "missed"
+                                   : late     ? "missed"
                                               : "met"}};
     if (j.finish) args["response_us"] = static_cast<double>((*j.finish - j.nominal).count()) / 1e3;
     task_slices[task].push_back(Slice{*j.start, end, label, "job", args});
     if (!j.strands && j.start_cpu >= 0)
       core_slices[j.start_cpu].push_back(Slice{*j.start, end, label, "job", args});
-    if (missed && j.finish) {
+    if (late) {
       instants.push_back({{"name", fmt::format("deadline miss #{}", index)},
                           {"cat", "deadline"},
                           {"ph", "i"},

@@ -66,7 +66,8 @@ std::string profile_text(const ProfileResult& r) {
   out += stats_row("burdened span L^", r.burdened_span);
   out += stats_row("strand work (observed)", r.strand_work);
   for (const ParallelTime& p : r.parallel)
-    out += stats_row(fmt::format("T{} ({} workers)", p.workers, p.workers), p.time);
+    out += stats_row(fmt::format("T{} ({} pinned worker{})", p.workers, p.workers, p.workers == 1 ? "" : "s"),
+                     p.time);
   out += fmt::format(
       "  parallelism C/L {:.1f}, C/L^ {:.1f} (medians); {} spawns, {} syncs, {} strands per job\n",
       r.parallelism(), r.burdened_parallelism(), r.spawns, r.syncs, r.strands);

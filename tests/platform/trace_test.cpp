@@ -170,3 +170,62 @@ TEST(Trace, WrittenFileParsesBack) {
   nlohmann::json back = nlohmann::json::parse(in);
   EXPECT_GT(back["traceEvents"].size(), ev.size());
 }
+
+TEST(Trace, StatusWordsAndMissMarkersFollowTheMetrics) {
+  // Task A (D = 10 ms; ev() puts job k's release at origin + 10 ms·k), origin 1 s, the
+  // last event (a steal of task B) at 45 ms. Job 0 failed at 2 ms, before its deadline:
+  // failed, no miss marker. Jobs 1 and 2 start and never finish, their deadlines (20 and
+  // 30 ms) before the last event: unfinished, with a miss marker each. Job 4 (due 50 ms)
+  // starts and never finishes: abandoned, no marker. Job 3's strand has no end event: it is
+  // drawn until its job's finish at 34 ms, not until the last event; job 3 met its deadline.
+  using E = EventKind;
+  const std::vector<Event> evs = {
+      ev(E::start, 0, 0, 1s + 1ms, 0),   ev(E::finish, 0, 0, 1s + 2ms, 0, 0, event_flag::failed),
+      ev(E::start, 0, 1, 1s + 11ms, 0),  ev(E::start, 0, 2, 1s + 21ms, 1),
+      ev(E::start, 0, 3, 1s + 30ms, 1),  ev(E::strand_begin, 0, 3, 1s + 31ms, 1, 7),
+      ev(E::finish, 0, 3, 1s + 34ms, 1), ev(E::start, 0, 4, 1s + 41ms, 0),
+      ev(E::steal, 1, 0, 1s + 45ms, 0),
+  };
+  const std::vector<PeriodicTask> two{PeriodicTask{"A", 10ms, 10ms, 0ms, 1},
+                                      PeriodicTask{"B", 10ms, 10ms, 0ms, 1}};
+  const nlohmann::json doc = make_trace(two, evs, 1s);
+  std::map<std::uint64_t, std::string> status;
+  std::set<std::string> misses;
+  double strand_dur = -1;
+  for (const auto& e : doc["traceEvents"]) {
+    if (e["ph"] == "X" && e["cat"] == "job" && e["args"]["task"] == "A") {
+      status[e["args"]["job"].get<std::uint64_t>()] = e["args"]["status"].get<std::string>();
+    }
+    if (e["ph"] == "i" && e["cat"] == "deadline") misses.insert(e["name"].get<std::string>());
+    if (e["ph"] == "X" && e["cat"] == "strand") strand_dur = e["dur"].get<double>();
+  }
+  EXPECT_EQ(status[0], "failed");
+  EXPECT_EQ(status[1], "unfinished");
+  EXPECT_EQ(status[2], "unfinished");
+  EXPECT_EQ(status[3], "met");
+  EXPECT_EQ(status[4], "abandoned");
+  EXPECT_EQ(misses, (std::set<std::string>{"deadline miss #1", "deadline miss #2"}));
+  EXPECT_DOUBLE_EQ(strand_dur, 3000.0) << "31 ms to job 3's finish at 34 ms, in us";
+}
+
+TEST(Trace, ANameThatIsNotUtf8IsWrittenWithReplacementCharacters) {
+  // The whole file was lost (nlohmann::json refused to dump the string) after the run.
+  const std::vector<PeriodicTask> bad{
+      PeriodicTask{"ab\xff\xfe"
+                   "cd",
+                   10ms, 10ms, 0ms, 1}};
+  const std::filesystem::path path = std::filesystem::temp_directory_path() / "takt_trace_bad_utf8.json";
+  write_trace(path, bad, std::vector<Event>{ev(EventKind::release, 0, 0, 1s, 0)}, 1s);
+  std::ifstream in(path);
+  const nlohmann::json doc = nlohmann::json::parse(in);
+  bool found = false;
+  for (const auto& e : doc["traceEvents"]) {
+    if (e.contains("args") && e["args"].contains("name") &&
+        e["args"]["name"] ==
+            "ab\xef\xbf\xbd\xef\xbf\xbd"
+            "cd")
+      found = true;
+  }
+  EXPECT_TRUE(found) << doc.dump();
+  std::filesystem::remove(path);
+}
