@@ -368,7 +368,7 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
   }
   if (options.trace) {
     try {
-      write_trace(*options.trace, engine->tasks(), events, info.origin);
+      write_trace(*options.trace, engine->tasks(), events, info.origin, result.metrics.system.events_dropped);
     } catch (const std::exception& e) {
       failures.emplace_back(e.what());
     }

@@ -66,7 +66,7 @@ std::vector<int> nest(std::vector<Slice>& slices) {
 }  // namespace
 
 nlohmann::json make_trace(std::span<const PeriodicTask> tasks, std::span<const Event> events,
-                          nanoseconds origin) {
+                          nanoseconds origin, std::uint64_t events_dropped) {
   nanoseconds base = origin;
   for (const Event& e : events) base = std::min(base, e.time);
   auto ts = [&](nanoseconds t) { return static_cast<double>((t - base).count()) / 1e3; };
@@ -271,13 +271,20 @@ nlohmann::json make_trace(std::span<const PeriodicTask> tasks, std::span<const E
   doc["traceEvents"] = std::move(out);
   doc["displayTimeUnit"] = "ms";
   doc["otherData"] = {{"generator", "takt"},
-                      {"origin_us", static_cast<double>((origin - base).count()) / 1e3}};
+                      {"origin_us", static_cast<double>((origin - base).count()) / 1e3},
+                      {"events_dropped", events_dropped}};
+  if (events_dropped > 0) {
+    doc["otherData"]["note"] =
+        "the recorder dropped events: strands, steals and finishes after the first drop are missing, and a "
+        "job "
+        "whose strands were dropped is drawn as one slice on the CPU it started on";
+  }
   return doc;
 }
 
 void write_trace(const std::filesystem::path& path, std::span<const PeriodicTask> tasks,
-                 std::span<const Event> events, nanoseconds origin) {
-  write_json_file(path, make_trace(tasks, events, origin));
+                 std::span<const Event> events, nanoseconds origin, std::uint64_t events_dropped) {
+  write_json_file(path, make_trace(tasks, events, origin, events_dropped));
 }
 
 }  // namespace takt::platform

@@ -21,11 +21,14 @@
 
 namespace takt::platform {
 
+/// `events_dropped`: events the recorder could not keep (RunMetrics::system); the trace
+/// says so in otherData, since what is missing cannot be drawn.
 nlohmann::json make_trace(std::span<const PeriodicTask> tasks, std::span<const Event> events,
-                          std::chrono::nanoseconds origin);
+                          std::chrono::nanoseconds origin, std::uint64_t events_dropped = 0);
 
 /// make_trace() written to `path` (write_json_file: never half a file).
 void write_trace(const std::filesystem::path& path, std::span<const PeriodicTask> tasks,
-                 std::span<const Event> events, std::chrono::nanoseconds origin);
+                 std::span<const Event> events, std::chrono::nanoseconds origin,
+                 std::uint64_t events_dropped = 0);
 
 }  // namespace takt::platform

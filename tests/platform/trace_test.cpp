@@ -75,6 +75,8 @@ TEST(Trace, EveryEventHasTheFieldsTheFormatRequires) {
   ASSERT_TRUE(doc.is_object());
   ASSERT_TRUE(doc["traceEvents"].is_array());
   EXPECT_EQ(doc["displayTimeUnit"], "ms");
+  EXPECT_EQ(doc["otherData"]["events_dropped"], 0);
+  EXPECT_FALSE(doc["otherData"].contains("note"));
   std::set<std::string> phases;
   for (const auto& e : doc["traceEvents"]) {
     ASSERT_TRUE(e.contains("name") && e["name"].is_string()) << e;
@@ -188,7 +190,9 @@ TEST(Trace, StatusWordsAndMissMarkersFollowTheMetrics) {
   };
   const std::vector<PeriodicTask> two{PeriodicTask{"A", 10ms, 10ms, 0ms, 1},
                                       PeriodicTask{"B", 10ms, 10ms, 0ms, 1}};
-  const nlohmann::json doc = make_trace(two, evs, 1s);
+  const nlohmann::json doc = make_trace(two, evs, 1s, 3);
+  EXPECT_EQ(doc["otherData"]["events_dropped"], 3);
+  EXPECT_TRUE(doc["otherData"].contains("note"));
   std::map<std::uint64_t, std::string> status;
   std::set<std::string> misses;
   double strand_dur = -1;
