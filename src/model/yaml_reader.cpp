@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -41,7 +42,65 @@ SourceMark mark_of(const YAML::Mark& m) {
   return SourceMark{m.line + 1, m.column + 1, m.pos};
 }
 
+namespace {
+
+/// The offset of the first byte that is not part of well-formed UTF-8 (no overlong
+/// forms, no surrogates, nothing above U+10FFFF), or npos.
+std::size_t first_bad_utf8(std::string_view text) {
+  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+  const std::size_t n = text.size();
+  std::size_t i = 0;
+  while (i < n) {
+    const unsigned char c = p[i];
+    std::size_t len = 0;
+    unsigned char lo = 0x80, hi = 0xBF;  // allowed range of the second byte
+    if (c < 0x80) {
+      ++i;
+      continue;
+    } else if (c >= 0xC2 && c <= 0xDF) {
+      len = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      len = 3;
+      if (c == 0xE0) lo = 0xA0;
+      if (c == 0xED) hi = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      len = 4;
+      if (c == 0xF0) lo = 0x90;
+      if (c == 0xF4) hi = 0x8F;
+    } else {
+      return i;
+    }
+    if (i + len > n || p[i + 1] < lo || p[i + 1] > hi) return i;
+    for (std::size_t k = 2; k < len; ++k) {
+      if (p[i + k] < 0x80 || p[i + k] > 0xBF) return i;
+    }
+    i += len;
+  }
+  return std::string_view::npos;
+}
+
+}  // namespace
+
 YAML::Node load_yaml(std::string_view text, const std::string& source) {
+  // YAML and JSON files are Unicode text; a file in another 8-bit encoding would put its
+  // bytes into names that no JSON output can hold. (A UTF-16 or UTF-32 file starts with
+  // a byte-order mark or a zero byte, which yaml-cpp reads itself.)
+  const bool other_unicode = !text.empty() && (static_cast<unsigned char>(text[0]) == 0xFE ||
+                                               static_cast<unsigned char>(text[0]) == 0xFF ||
+                                               text[0] == '\0' || (text.size() > 1 && text[1] == '\0'));
+  if (!other_unicode) {
+    if (const std::size_t bad = first_bad_utf8(text); bad != std::string_view::npos) {
+      const std::size_t line_start = text.rfind('\n', bad == 0 ? 0 : bad - 1);
+      const std::size_t line =
+          static_cast<std::size_t>(std::count(text.begin(), text.begin() + bad, '\n')) + 1;
+      const std::size_t column =
+          line_start == std::string_view::npos || bad == 0 ? bad + 1 : bad - line_start;
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned char>(text[bad]));
+      throw Error(source + ":" + std::to_string(line) + ":" + std::to_string(column) + ": byte " + hex +
+                  " is not UTF-8 text; save the file as UTF-8");
+    }
+  }
   try {
     return YAML::Load(std::string(text));
   } catch (const YAML::DeepRecursion& e) {

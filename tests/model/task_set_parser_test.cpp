@@ -366,3 +366,17 @@ TEST(TaskSetParser, AFileNestedBeyondTheParsersDepthSaysSo) {
             std::string::npos)
       << message;
 }
+
+TEST(TaskSetParser, TextThatIsNotUtf8IsBadInputAtItsPosition) {
+  // A name in an 8-bit encoding used to pass, and then cost the run its JSON outputs.
+  const std::string task = ", period: 10ms, work: 1ms, span: 1ms}\n";
+  expect_error(
+      "tasks:\n  - {name: \"ab\xff\xfe"
+      "cd\"" +
+          task,
+      "ts.yaml:2:15", "byte 0xFF is not UTF-8 text");
+  expect_error("tasks:\n  - {name: \"a\xc0\x80\"" + task, "ts.yaml:2:14", "byte 0xC0");      // overlong NUL
+  expect_error("tasks:\n  - {name: \"a\xed\xa0\x80\"" + task, "ts.yaml:2:14", "byte 0xED");  // a surrogate
+  expect_error("tasks:\n  - {name: \"a\xe2\x82\"" + task, "ts.yaml:2:14", "byte 0xE2");      // cut short
+  EXPECT_EQ(error_of("tasks:\n  - {name: \"caf\xc3\xa9 \xf0\x9f\x9a\x80\"" + task), "no error");
+}
