@@ -1,4 +1,5 @@
 // `takt run` and `takt demo` run as programs: every policy end to end, bad input, an unschedulable set, SIGTERM.
+#include "../support/child_process.hpp"
 #include "../support/command_test.hpp"
 
 #include <gtest/gtest.h>
@@ -292,19 +293,11 @@ TEST_F(RunCommand, SigtermStopsTheRunAndTheResultsAreWritten) {
   ASSERT_NE(seen.find("real-time:"), std::string::npos) << seen;
   std::this_thread::sleep_for(400ms);
   kill(pid, SIGTERM);
-  int status = 0;
-  const auto deadline = std::chrono::steady_clock::now() + 10s;
-  while (waitpid(pid, &status, WNOHANG) == 0) {
-    if (std::chrono::steady_clock::now() > deadline) {
-      kill(pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      FAIL() << "takt run did not end after SIGTERM";
-    }
-    std::this_thread::sleep_for(10ms);
-  }
+  const int code = takt::testing::wait_exit(pid, 10s);
   close(err[0]);
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 0);
+  if (code == takt::testing::kChildTimedOut) FAIL() << "takt run did not end after SIGTERM";
+  ASSERT_NE(code, takt::testing::kChildSignalled);
+  EXPECT_EQ(code, 0);
   const nlohmann::json m = read_json(json);
   EXPECT_TRUE(m["run"]["stopped"].get<bool>());
   EXPECT_EQ(m["run"]["signal"], SIGTERM);

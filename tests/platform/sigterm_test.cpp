@@ -1,6 +1,7 @@
 // Test: SIGTERM during a run stops it and the metrics JSON (and trace) are still written, consistent.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include "../support/child_process.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -23,6 +24,8 @@ using namespace std::chrono_literals;
 
 namespace {
 
+using takt::testing::wait_exit;
+
 /// Reads the child's stdout until `marker` appears or `limit` passes.
 bool wait_for_line(int fd, const std::string& marker, std::chrono::milliseconds limit, std::string& seen) {
   const auto until = std::chrono::steady_clock::now() + limit;
@@ -38,20 +41,6 @@ bool wait_for_line(int fd, const std::string& marker, std::chrono::milliseconds 
     seen.append(buf, static_cast<std::size_t>(n));
   }
   return true;
-}
-
-int wait_exit(pid_t pid, std::chrono::milliseconds limit) {
-  const auto until = std::chrono::steady_clock::now() + limit;
-  int status = 0;
-  while (waitpid(pid, &status, WNOHANG) == 0) {
-    if (std::chrono::steady_clock::now() > until) {
-      kill(pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      return -1;
-    }
-    std::this_thread::sleep_for(5ms);
-  }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -2;
 }
 
 }  // namespace

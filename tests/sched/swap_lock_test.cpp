@@ -1,8 +1,9 @@
 // The reconfiguration lock under SCHED_FIFO: a reader of higher priority than the writer, on the writer's CPU.
+#include "sched/swap_lock.hpp"
+#include "../support/child_process.hpp"
 #include "os/cpu.hpp"
 #include "os/futex.hpp"
 #include "os/realtime.hpp"
-#include "sched/swap_lock.hpp"
 
 #include <gtest/gtest.h>
 
@@ -66,17 +67,10 @@ TEST(SwapLock, AReaderOfHigherPriorityOnTheWritersCpuSleepsSoTheWriterCanUnlock)
   const pid_t child = fork();
   ASSERT_GE(child, 0);
   if (child == 0) reader_above_writer_on_one_cpu();
-  int status = 0;
-  const auto deadline = std::chrono::steady_clock::now() + 10s;
-  while (waitpid(child, &status, WNOHANG) == 0) {
-    if (std::chrono::steady_clock::now() > deadline) {
-      kill(child, SIGKILL);
-      waitpid(child, &status, 0);
-      FAIL() << "the reader and the writer were still spinning after 10 s (livelock)";
-    }
-    std::this_thread::sleep_for(10ms);
-  }
-  ASSERT_TRUE(WIFEXITED(status));
-  if (WEXITSTATUS(status) == 2) GTEST_SKIP() << "SCHED_FIFO refused in the child";
-  EXPECT_EQ(WEXITSTATUS(status), 0) << "the reader entered before the writer unlocked";
+  const int code = takt::testing::wait_exit(child, 10s);
+  if (code == takt::testing::kChildTimedOut)
+    FAIL() << "the reader and the writer were still spinning after 10 s (livelock)";
+  ASSERT_NE(code, takt::testing::kChildSignalled);
+  if (code == 2) GTEST_SKIP() << "SCHED_FIFO refused in the child";
+  EXPECT_EQ(code, 0) << "the reader entered before the writer unlocked";
 }
