@@ -130,46 +130,39 @@ void copy_rows(const SquareMatrix& from, SquareMatrix& to) {
 /// Factor sizes: N from 1 to 20,000 (a 20,000² matrix is 3.2 GB, two are kept).
 constexpr std::uint64_t kMaxMatrix = 20'000;
 
-class CholeskyTask final : public Task {
- public:
-  void init(const TaskArgs& a) override {
-    ProgramArgs args = reader("cholesky", a, kCholeskyUsage);
-    const std::size_t n = args.whole("N", 512, 1, kMaxMatrix);
-    base_ = args.whole("BASE", cholesky_default_base, 1, kMaxMatrix);
-    args.finish();
-    input_ = random_spd_matrix(n, 1);
-    work_ = SquareMatrix(n);
-  }
-  void run(const Job& job) override {
-    copy_rows(input_, work_);
-    cholesky(work_.view(), work_.n, base_);
-    same_.check("cholesky", job, work_.values.data(), work_.values.size());
-  }
-
- private:
-  std::size_t base_ = cholesky_default_base;
-  SquareMatrix input_, work_;
-  SameResult same_;
+/// A recursive factorisation program: each job copies the input and factors the copy in
+/// place; every job's result must equal the first job's.
+struct Factorisation {
+  const char* name;
+  std::string_view usage;
+  std::size_t default_base;
+  SquareMatrix (*input)(std::size_t n, std::uint64_t seed);
+  void (*factor)(MatrixView a, std::size_t n, std::size_t base);
 };
 
-class LuTask final : public Task {
+constexpr Factorisation kCholesky{"cholesky", kCholeskyUsage, cholesky_default_base, random_spd_matrix,
+                                  cholesky};
+constexpr Factorisation kLu{"lu", kLuUsage, lu_default_base, random_dominant_matrix, lu};
+
+template <const Factorisation& F>
+class FactorTask final : public Task {
  public:
   void init(const TaskArgs& a) override {
-    ProgramArgs args = reader("lu", a, kLuUsage);
+    ProgramArgs args = reader(F.name, a, F.usage);
     const std::size_t n = args.whole("N", 512, 1, kMaxMatrix);
-    base_ = args.whole("BASE", lu_default_base, 1, kMaxMatrix);
+    base_ = args.whole("BASE", F.default_base, 1, kMaxMatrix);
     args.finish();
-    input_ = random_dominant_matrix(n, 1);
+    input_ = F.input(n, 1);
     work_ = SquareMatrix(n);
   }
   void run(const Job& job) override {
     copy_rows(input_, work_);
-    lu(work_.view(), work_.n, base_);
-    same_.check("lu", job, work_.values.data(), work_.values.size());
+    F.factor(work_.view(), work_.n, base_);
+    same_.check(F.name, job, work_.values.data(), work_.values.size());
   }
 
  private:
-  std::size_t base_ = lu_default_base;
+  std::size_t base_ = F.default_base;
   SquareMatrix input_, work_;
   SameResult same_;
 };
@@ -227,9 +220,9 @@ const std::array<BuiltinProgram, 7>& table() {
        "[ROWS=512] [COLUMNS=512] [STEPS=50] [LEAF_ROWS=10]",
        factory<HeatTask>()},
       {"cholesky", "recursive Cholesky factorisation of an SPD matrix (rtws §IV.A); args: [N=512] [BASE=32]",
-       factory<CholeskyTask>()},
+       factory<FactorTask<kCholesky>>()},
       {"lu", "recursive LU decomposition without pivoting (rtws §IV.A); args: [N=512] [BASE=32]",
-       factory<LuTask>()},
+       factory<FactorTask<kLu>>()},
       {"uts", "unbalanced tree search, binomial SHA-1 trees (P³LS³ §5.1); args: [TREE=p3ls3|t3-style|t3]",
        factory<UtsTask>()},
       {"fib", "fib(N) with a spawn per call and no cutoff (pure spawn overhead); args: [N=30]",
