@@ -1,18 +1,13 @@
 // Test inputs for the dense kernels: reproducible SPD and diagonally dominant matrices.
 #include "apps/matrix.hpp"
 
+#include "apps/splitmix.hpp"
+
 #include <algorithm>
 #include <cmath>
 
 namespace takt::apps {
 namespace {
-
-std::uint64_t splitmix64(std::uint64_t x) {
-  x += 0x9E3779B97F4A7C15ULL;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-  return x ^ (x >> 31);
-}
 
 /// A value in [−1, 1] determined by (seed, i, j).
 double entry(std::uint64_t seed, std::size_t i, std::size_t j) {

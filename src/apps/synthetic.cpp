@@ -1,6 +1,8 @@
 // RTWS synthetic synchronous tasks on the takt runtime.
 #include "apps/synthetic.hpp"
 
+#include "apps/splitmix.hpp"
+
 #include "takt/error.hpp"
 #include "takt/runtime.hpp"
 
@@ -11,13 +13,6 @@
 
 namespace takt::apps {
 namespace {
-
-std::uint64_t splitmix64(std::uint64_t x) {
-  x += 0x9E3779B97F4A7C15ULL;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-  return x ^ (x >> 31);
-}
 
 struct TypeParameters {
   std::uint32_t min_nodes, max_nodes, min_ns, max_ns;

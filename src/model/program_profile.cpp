@@ -57,12 +57,7 @@ std::vector<ProgramProfile> parse_program_profiles_file(const std::string& path)
 
 std::string write_program_profiles(const std::vector<ProgramProfile>& profiles, const std::string& header) {
   std::ostringstream out;
-  if (!header.empty()) {
-    std::istringstream lines(header);
-    std::string line;
-    while (std::getline(lines, line)) out << (line.empty() ? "#" : "# " + line) << "\n";
-    out << "\n";
-  }
+  write_header_comment(out, header);
   out << "programs:\n";
   for (const ProgramProfile& p : profiles) {
     out << "  - name: " << yaml_scalar(p.name) << "\n";

@@ -49,14 +49,17 @@ std::string yaml_scalar(const std::string& text) {
   return s;
 }
 
+void write_header_comment(std::ostream& out, const std::string& header) {
+  if (header.empty()) return;
+  std::istringstream lines(header);
+  std::string line;
+  while (std::getline(lines, line)) out << (line.empty() ? "#" : "# " + line) << "\n";
+  out << "\n";
+}
+
 std::string write_task_set(const TaskSet& set, const std::string& header) {
   std::ostringstream out;
-  if (!header.empty()) {
-    std::istringstream lines(header);
-    std::string line;
-    while (std::getline(lines, line)) out << (line.empty() ? "#" : "# " + line) << "\n";
-    out << "\n";
-  }
+  write_header_comment(out, header);
   const Global& g = set.global;
   out << "global:\n";
   if (g.cores) out << "  cores: " << cores_text(*g.cores) << "\n";

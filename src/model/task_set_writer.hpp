@@ -3,6 +3,7 @@
 
 #include "model/task_set.hpp"
 
+#include <ostream>
 #include <string>
 
 namespace takt::model {
@@ -12,6 +13,10 @@ namespace takt::model {
 /// (exact: reading the text back gives the same nanoseconds). `header` lines are
 /// written first as comments ("# ..."); they may say how the file was made.
 std::string write_task_set(const TaskSet& set, const std::string& header = {});
+
+/// Writes each line of `header` as a YAML comment ("# ..."), then an empty line; nothing
+/// when `header` is empty.
+void write_header_comment(std::ostream& out, const std::string& header);
 
 /// A YAML scalar for `text`, quoted only when YAML needs it.
 std::string yaml_scalar(const std::string& text);
