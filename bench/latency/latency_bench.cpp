@@ -26,17 +26,39 @@ void say(const LatencyBenchOptions& o, const std::string& line) {
   if (o.progress) o.progress(line);
 }
 
-LatencyCondition run_condition(const LatencyBenchOptions& o, const std::vector<int>& cpus, bool fifo) {
-  LatencyCondition c;
+/// Marks `r`'s target as not met when its distribution has no sample or left releases
+/// out: a target is a claim about every release or round.
+void check_samples(LatencyResult& r, std::uint64_t skipped = 0) {
+  if (r.stats.samples == 0) {
+    r.target_met = false;
+    r.note += (r.note.empty() ? "" : "; ") + std::string("no samples: lengthen --seconds or shorten --period-us");
+  } else if (skipped > 0) {
+    r.target_met = false;
+  }
+}
+
+/// Runs one condition into `c` (a condition of `report`), calling `checkpoint` after
+/// each measurement.
+void run_condition(const LatencyBenchOptions& o, const std::vector<int>& cpus, bool fifo, LatencyCondition& c,
+                   LatencyReport& report, const LatencyCheckpoint& checkpoint) {
+  auto done = [&] {
+    if (checkpoint) checkpoint(report);
+  };
   c.name = fifo ? "SCHED_FIFO" : "SCHED_OTHER";
   const auto& priv = os::privileges();
   if (fifo && (priv.forced_off || !priv.fifo)) {
-    c.reason =
-        priv.forced_off ? "TAKT_NO_RT is set" : "no SCHED_FIFO privilege (run as root or grant CAP_SYS_NICE)";
-    return c;
+    c.reason = priv.forced_off ? "TAKT_NO_RT is set"
+                               : "no SCHED_FIFO privilege (" + priv.summary() + "; run as root or grant CAP_SYS_NICE)";
+    return;
   }
   c.ran = true;
-  if (fifo) os::lock_memory();
+  if (fifo && priv.mlock && !os::lock_memory()) {
+    // The probe locks one page; mlockall of the whole process can still exceed
+    // RLIMIT_MEMLOCK. Report what the measurements got.
+    os::Privileges got = priv;
+    got.mlock = false;
+    report.privileges = got.summary() + " (refused for this process: RLIMIT_MEMLOCK)";
+  }
   const unsigned p = static_cast<unsigned>(cpus.size());
   os::CpuSet cpu_set;
   for (int cpu : cpus) cpu_set.add(cpu);
@@ -51,6 +73,7 @@ LatencyCondition run_condition(const LatencyBenchOptions& o, const std::vector<i
     ct.priority = 80;  // the high-priority job's priority below
     ct.cpus = cpu_set;
     c.cyclictest = platform::run_cyclictest(ct);
+    done();
   } else {
     c.cyclictest.reason = "not run (--no-cyclictest)";
   }
@@ -70,12 +93,14 @@ LatencyCondition run_condition(const LatencyBenchOptions& o, const std::vector<i
     if (c.cyclictest.ran && c.cyclictest.latency.p50_us > 0 && c.cyclictest.latency.p99_us > 0) {
       r.ratio_p50 = r.stats.p50_us / c.cyclictest.latency.p50_us;
       r.ratio_p99 = r.stats.p99_us / c.cyclictest.latency.p99_us;
-      r.target = "p50 and p99 within 1.5x of cyclictest";
+      r.target = fmt::format("p50 and p99 within 1.5x of {}", c.cyclictest.tool);
       r.target_met = r.ratio_p50 <= release_ratio_target && r.ratio_p99 <= release_ratio_target;
+      check_samples(r, measured.skipped);
     } else {
       r.note += (r.note.empty() ? "" : "; ") + std::string("no cyclictest floor to compare with");
     }
     c.results.push_back(r);
+    done();
   };
   sched(false);
   sched(true);
@@ -88,15 +113,16 @@ LatencyCondition run_condition(const LatencyBenchOptions& o, const std::vector<i
     r.variant = variant;
     r.threads = threads;
     r.stats = measure_barrier_latency(cpus, threads, fifo, spin, o.seconds);
+    if (threads > p) r.note = fmt::format("{} threads share {} cores", threads, p);
     if (threads == 2) {
       r.target = "p95 <= 20 us for 2 threads";
       r.target_met = r.stats.p95_us <= barrier_p95_target_us;
+      check_samples(r);
     }
-    if (threads > p) r.note = fmt::format("{} threads share {} cores", threads, p);
     c.results.push_back(r);
+    done();
   };
   for (const BarrierTeam& team : barrier_teams(p)) barrier(team.threads, team.spin ? spin_before_sleep : 0ns);
-  return c;
 }
 
 nlohmann::json stats_json(const platform::LatencyStats& s) {
@@ -118,7 +144,7 @@ std::vector<BarrierTeam> barrier_teams(unsigned cores) {
   return teams;
 }
 
-LatencyReport run_latency_bench(const LatencyBenchOptions& o) {
+LatencyReport run_latency_bench(const LatencyBenchOptions& o, const LatencyCheckpoint& checkpoint) {
   LatencyReport report;
   report.cpus = os::allowed_cpus().cpus();
   report.privileges = os::privileges().summary();
@@ -127,14 +153,19 @@ LatencyReport run_latency_bench(const LatencyBenchOptions& o) {
   std::optional<os::WakeupLatencyRequest> qos;
   if (o.pm_qos) qos.emplace(std::chrono::microseconds(0));
   report.pm_qos = qos ? qos->summary() : "CPU wake-up latency not held (--no-pm-qos)";
-  if (o.fifo) report.conditions.push_back(run_condition(o, report.cpus, true));
-  if (o.other) report.conditions.push_back(run_condition(o, report.cpus, false));
+  // Room for both conditions up front: run_condition fills one in place while the
+  // checkpoint reads the report.
+  report.conditions.reserve(2);
+  if (o.fifo) run_condition(o, report.cpus, true, report.conditions.emplace_back(), report, checkpoint);
+  if (o.other) run_condition(o, report.cpus, false, report.conditions.emplace_back(), report, checkpoint);
+  report.complete = true;
   return report;
 }
 
 nlohmann::json to_json(const LatencyReport& r) {
   nlohmann::json doc;
   doc["benchmark"] = "latency";
+  doc["complete"] = r.complete;  // false: written after a measurement, the run not (yet) finished
   doc["cpus"] = r.cpus;
   doc["privileges"] = r.privileges;
   doc["pm_qos"] = r.pm_qos;

@@ -40,6 +40,10 @@ struct LatencyBenchOptions {
   std::function<void(const std::string&)> progress;
 };
 
+struct LatencyReport;
+/// Called with the report so far after each measurement (to write partial results).
+using LatencyCheckpoint = std::function<void(const LatencyReport&)>;
+
 /// One measured distribution.
 struct LatencyResult {
   std::string benchmark;  ///< "scheduling_latency" or "barrier_latency"
@@ -69,9 +73,10 @@ struct LatencyReport {
   std::chrono::nanoseconds seconds{};
   std::chrono::microseconds period{};
   std::vector<LatencyCondition> conditions;
+  bool complete = false;  ///< every measurement asked for has run
 };
 
-LatencyReport run_latency_bench(const LatencyBenchOptions& options);
+LatencyReport run_latency_bench(const LatencyBenchOptions& options, const LatencyCheckpoint& checkpoint = {});
 nlohmann::json to_json(const LatencyReport& report);
 std::string format_table(const LatencyReport& report);
 

@@ -55,11 +55,25 @@ struct Options {
         options.pm_qos = !o->no_pm_qos;
         if (!options.fifo && !options.other) throw Error("--no-fifo and --no-other leave nothing to measure");
         options.progress = [](const std::string& line) { fmt::print(stderr, "takt: {}\n", line); };
-        bench::LatencyReport report = bench::run_latency_bench(options);
+        bench::LatencyCheckpoint checkpoint;
+        if (!o->json.empty()) {
+          // Write the output first: a wrong path should not cost a whole run; then after
+          // every measurement ("complete": false), so a run cut short keeps what it measured.
+          platform::write_json_file(o->json, nlohmann::json{{"benchmark", "latency"}, {"complete", false}});
+          checkpoint = [path = o->json](const bench::LatencyReport& partial) {
+            platform::write_json_file(path, bench::to_json(partial));
+          };
+        }
+        bench::LatencyReport report = bench::run_latency_bench(options, checkpoint);
         fmt::print("{}", bench::format_table(report));
         if (!o->json.empty()) {
           platform::write_json_file(o->json, bench::to_json(report));
           fmt::print("results written to {}\n", o->json);
+        }
+        bool measured = false;
+        for (const auto& c : report.conditions) measured = measured || c.ran;
+        if (!measured) {
+          throw Error("no condition could run (see above): without the SCHED_FIFO privilege, leave out --no-other");
         }
         return exit_ok;
       };

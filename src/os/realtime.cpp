@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -40,13 +41,24 @@ int sched_setattr_self(const SchedAttr& attr) {
   return static_cast<int>(syscall(SYS_sched_setattr, 0, &attr, 0));
 }
 
-bool try_fifo_on_this_thread() {
+bool try_fifo_on_this_thread(int priority) {
   sched_param p{};
-  p.sched_priority = fifo_min_priority;
+  p.sched_priority = priority;
   if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &p) != 0) return false;
   p.sched_priority = 0;
   pthread_setschedparam(pthread_self(), SCHED_OTHER, &p);
   return true;
+}
+
+/// The highest SCHED_FIFO priority this thread may take: 99 with CAP_SYS_NICE (root),
+/// else RLIMIT_RTPRIO's soft limit if the kernel accepts it; 0 when none.
+int highest_fifo_priority_on_this_thread() {
+  if (try_fifo_on_this_thread(fifo_max_priority)) return fifo_max_priority;
+  rlimit limit{};
+  if (getrlimit(RLIMIT_RTPRIO, &limit) != 0) return 0;
+  const rlim_t highest = limit.rlim_cur < static_cast<rlim_t>(fifo_max_priority) ? limit.rlim_cur : fifo_max_priority;
+  if (highest < static_cast<rlim_t>(fifo_min_priority)) return 0;
+  return try_fifo_on_this_thread(static_cast<int>(highest)) ? static_cast<int>(highest) : 0;
 }
 
 bool try_deadline_on_this_thread() {
@@ -70,11 +82,11 @@ Privileges probe() {
   if (p.forced_off) return p;
   // Probe on a helper thread so the caller's own class never changes.
   std::thread t([&p] {
-    p.fifo = try_fifo_on_this_thread();
+    p.max_fifo_priority = highest_fifo_priority_on_this_thread();
     p.deadline = try_deadline_on_this_thread();
   });
   t.join();
-  p.max_fifo_priority = p.fifo ? sched_get_priority_max(SCHED_FIFO) : 0;
+  p.fifo = p.max_fifo_priority >= fifo_highest_used;
   // mlock of one page tells whether mlockall would be refused for lack of privilege.
   static char page[4096];
   p.mlock = mlock(page, sizeof page) == 0;
@@ -93,8 +105,13 @@ bool realtime_forced_off() {
 
 std::string Privileges::summary() const {
   if (forced_off) return "real-time privileges switched off by TAKT_NO_RT (SCHED_OTHER, unlocked memory)";
-  return fmt::format("SCHED_FIFO {}, SCHED_DEADLINE {}, mlockall {}", yes_no(fifo), yes_no(deadline),
-                     yes_no(mlock));
+  std::string fifo_text(yes_no(fifo));
+  if (!fifo && max_fifo_priority > 0) {
+    fifo_text = fmt::format("no (priorities up to {} only, by RLIMIT_RTPRIO; takt's threads use up to {}: "
+                            "raise it, e.g. ulimit -r 99)",
+                            max_fifo_priority, fifo_highest_used);
+  }
+  return fmt::format("SCHED_FIFO {}, SCHED_DEADLINE {}, mlockall {}", fifo_text, yes_no(deadline), yes_no(mlock));
 }
 
 const Privileges& privileges() {

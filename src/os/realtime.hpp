@@ -14,10 +14,10 @@ namespace takt::os {
 
 /// What the process may do, probed on a short-lived helper thread.
 struct Privileges {
-  bool fifo = false;      ///< SCHED_FIFO accepted
+  bool fifo = false;      ///< SCHED_FIFO accepted at every priority takt uses (up to fifo_highest_used)
   bool deadline = false;  ///< SCHED_DEADLINE accepted
   bool mlock = false;     ///< mlockall accepted
-  int max_fifo_priority = 0;
+  int max_fifo_priority = 0;  ///< the highest SCHED_FIFO priority accepted (0: none)
   bool forced_off = false;  ///< TAKT_NO_RT asked for the fallback path
   /// One line for reports, e.g. "SCHED_FIFO yes, SCHED_DEADLINE yes, mlockall yes".
   [[nodiscard]] std::string summary() const;
@@ -32,6 +32,10 @@ bool realtime_forced_off();
 /// SCHED_FIFO priorities run 1 (lowest) .. 99 (highest).
 inline constexpr int fifo_min_priority = 1;
 inline constexpr int fifo_max_priority = 99;
+/// The highest SCHED_FIFO priority takt's own threads use (a dispatcher, 90). Where the
+/// process may only use lower ones (RLIMIT_RTPRIO), Privileges::fifo is false: runs fall
+/// back to SCHED_OTHER as a whole instead of mixing classes.
+inline constexpr int fifo_highest_used = 90;
 
 /// Puts the calling thread in SCHED_FIFO at `priority`. Without the privilege,
 /// leaves it in SCHED_OTHER, warns once and returns false.

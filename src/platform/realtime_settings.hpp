@@ -11,6 +11,7 @@
 #pragma once
 
 #include "os/cpu.hpp"
+#include "os/realtime.hpp"
 
 #include <cstdio>
 #include <string>
@@ -19,6 +20,7 @@ namespace takt::platform {
 
 namespace fifo {
 inline constexpr int dispatch = 90;
+static_assert(dispatch <= os::fifo_highest_used, "os::privileges() probes up to os::fifo_highest_used");
 inline constexpr int worker = 80;
 inline constexpr int rank_highest = 79;
 inline constexpr int rank_lowest = 1;

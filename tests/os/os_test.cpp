@@ -134,6 +134,19 @@ TEST(Realtime, FifoWhenPrivileged) {
   t.join();
 }
 
+TEST(Realtime, FifoBelowTaktsLevelsCountsAsNoFifoAndSaysWhatToRaise) {
+  // An RLIMIT_RTPRIO of 50 lets a process use SCHED_FIFO 1..50, but takt's lanes run at
+  // 90: the run would mix classes, so privileges() says no and names the limit.
+  takt::os::Privileges p;
+  p.max_fifo_priority = 50;
+  const std::string text = p.summary();
+  EXPECT_NE(text.find("SCHED_FIFO no (priorities up to 50 only, by RLIMIT_RTPRIO"), std::string::npos) << text;
+  EXPECT_NE(text.find("ulimit -r 99"), std::string::npos) << text;
+  // Where SCHED_FIFO works at all, the probe found the highest priority it may take.
+  const auto& here = takt::os::privileges();
+  EXPECT_EQ(here.fifo, here.max_fifo_priority >= takt::os::fifo_highest_used);
+}
+
 TEST(Realtime, AnotherThreadsFifoLevelCanBeSet) {
   const auto& p = takt::os::privileges();
   if (!p.fifo) GTEST_SKIP() << "no SCHED_FIFO here: " << p.summary();

@@ -84,3 +84,44 @@ TEST(LatencyBench, BarrierRowsAreTheTargetTeamOneThreadPerCoreAndTwoPerCore) {
   // Sixteen cores: a 16-thread team, as RT-OpenMP's 12 threads on 12 cores.
   EXPECT_EQ(rows(16), (Rows{{2, false}, {2, true}, {16, false}, {16, true}, {32, false}}));
 }
+
+TEST(LatencyBench, EveryMeasurementIsACheckpointAndOnlyTheEndIsComplete) {
+  takt::bench::LatencyBenchOptions o;
+  o.seconds = 50ms;
+  o.fifo = false;
+  o.cyclictest = false;
+  std::vector<std::size_t> rows;
+  auto report = takt::bench::run_latency_bench(o, [&](const takt::bench::LatencyReport& partial) {
+    EXPECT_FALSE(partial.complete);
+    EXPECT_FALSE(takt::bench::to_json(partial)["complete"].get<bool>());
+    rows.push_back(partial.conditions.at(0).results.size());
+  });
+  // Two scheduling rows, then the barrier teams; one checkpoint after each.
+  const std::size_t expected = 2 + takt::bench::barrier_teams(static_cast<unsigned>(cpus().size())).size();
+  ASSERT_EQ(rows.size(), expected);
+  for (std::size_t i = 0; i < rows.size(); ++i) EXPECT_EQ(rows[i], i + 1);
+  EXPECT_TRUE(report.complete);
+  EXPECT_TRUE(takt::bench::to_json(report)["complete"].get<bool>());
+}
+
+TEST(LatencyBench, ATargetWithoutSamplesIsNotMet) {
+  // One release per second in 0.1 s: the first falls at 0.3 s, after the end, so the
+  // scheduling rows have no sample; with a floor to compare with they used to say "met".
+  takt::bench::LatencyBenchOptions o;
+  o.seconds = 100ms;
+  o.period = std::chrono::microseconds(1'000'000);
+  o.fifo = false;
+  auto report = takt::bench::run_latency_bench(o);
+  const auto& c = report.conditions.at(0);
+  if (!c.cyclictest.ran) GTEST_SKIP() << "no floor here: " << c.cyclictest.reason;
+  int scheduling_rows = 0;
+  for (const auto& r : c.results) {
+    if (r.benchmark != "scheduling_latency") continue;
+    ++scheduling_rows;
+    EXPECT_EQ(r.stats.samples, 0u);
+    EXPECT_FALSE(r.target.empty());
+    EXPECT_FALSE(r.target_met) << r.variant;
+    EXPECT_NE(r.note.find("no samples"), std::string::npos) << r.note;
+  }
+  EXPECT_EQ(scheduling_rows, 2);
+}
