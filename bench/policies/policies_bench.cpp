@@ -8,6 +8,7 @@
 #include "model/policy.hpp"
 #include "model/task_set_parser.hpp"
 #include "os/cpu.hpp"
+#include "os/power.hpp"
 #include "os/realtime.hpp"
 #include "platform/run.hpp"
 #include "policies/policy_registry.hpp"
@@ -19,6 +20,7 @@
 #include <cmath>
 #include <map>
 #include <memory>
+#include <optional>
 
 namespace takt::bench {
 namespace {
@@ -114,6 +116,7 @@ PoliciesReport run_policies_bench(const PoliciesBenchOptions& options) {
 
   PoliciesReport report;
   report.privileges = os::privileges().summary();
+  report.max_run_seconds = std::chrono::duration<double>(options.max_run).count();
   report.machine = fmt::format("{} allowed CPU(s), m = {} cores used", cpus, options.cores);
 
   // Build every set first: a generator error is bad input, found before anything runs.
@@ -130,6 +133,11 @@ PoliciesReport run_policies_bench(const PoliciesBenchOptions& options) {
     platform::CyclictestOptions c;
     c.duration = options.cyclictest;
     for (int i = 0; i < options.cores; ++i) c.cpus.add(os::allowed_cpus().cpus()[static_cast<std::size_t>(i)]);
+    // The runs hold the CPU wake-up latency at 0 us where they run in SCHED_FIFO
+    // (platform::run_task_set); the floor is measured in the same state (cyclictest runs
+    // with --default-system, so it does not set its own).
+    std::optional<os::WakeupLatencyRequest> qos;
+    if (os::privileges().fifo) qos.emplace();
     report.cyclictest = platform::run_cyclictest(c);
   } else {
     report.cyclictest.reason = "--no-cyclictest";
@@ -207,10 +215,12 @@ PoliciesReport run_policies_bench(const PoliciesBenchOptions& options) {
         }
       }
       set_means();
+      cell.short_of_jobs = cell.jobs < options.min_jobs;
       report.cells.push_back(cell);
       if (options.checkpoint) options.checkpoint(report);
     }
   }
+  report.complete = true;
   return report;
 }
 
@@ -246,6 +256,12 @@ std::string format_markdown(const PoliciesReport& report) {
     }
     out += "\n";
   }
+  for (const PolicyCell& cell : report.cells) {
+    if (cell.short_of_jobs) {
+      out += fmt::format("{} {}% under {}: {} jobs, fewer than asked for (each run stops after {:g} s)\n",
+                         cell.workload, cell.utilization, cell.policy, cell.jobs, report.max_run_seconds);
+    }
+  }
   if (!report.stopped.empty()) out += fmt::format("the experiment stopped early: {}\n", report.stopped);
   return out;
 }
@@ -280,9 +296,11 @@ nlohmann::json to_json(const PoliciesReport& report) {
                           {"mean_relative_response", cell.mean_relative_response},
                           {"max_relative_response", cell.max_relative_response},
                           {"work_ratio", cell.work_ratio},
-                          {"seconds", cell.seconds}});
+                          {"seconds", cell.seconds},
+                          {"short_of_jobs", cell.short_of_jobs}});
   }
   j["stopped"] = report.stopped;
+  j["complete"] = report.complete;  // false: a checkpoint or a run stopped early
   return j;
 }
 

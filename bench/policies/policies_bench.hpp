@@ -59,6 +59,8 @@ struct PolicyCell {
   /// policies' analyses assumed; 0 when no job's is known (shown as "-").
   double work_ratio = 0;
   double seconds = 0;  ///< run time, all sets
+  /// The cell ran fewer jobs than PoliciesBenchOptions::min_jobs: its runs hit max_run.
+  bool short_of_jobs = false;
 };
 
 struct PoliciesReport {
@@ -66,7 +68,9 @@ struct PoliciesReport {
   std::string privileges;  ///< os::Privileges::summary()
   platform::CyclictestResult cyclictest;
   std::vector<PolicyCell> cells;
-  std::string stopped;  ///< why the experiment ended early ("" when it ran to the end)
+  std::string stopped;  ///< why the experiment ended early ("" when it ran to the end or has not yet)
+  bool complete = false;  ///< ran to the end (false in the checkpoints and when stopped early)
+  double max_run_seconds = 0;  ///< PoliciesBenchOptions::max_run
 };
 
 /// Runs the experiment. A run that fails (bad input, a job left running) ends the

@@ -277,7 +277,7 @@ nlohmann::json scaling(const SchedBenchOptions& o) {
   return out;
 }
 
-nlohmann::json baselines(const SchedBenchOptions& o, double framework_ns) {
+nlohmann::json baselines(const SchedBenchOptions& o, double framework_ns, int framework_pes) {
   const int batch = 16;
   const int rounds = o.quick ? 2000 : 40000;
   using Entry = std::pair<std::int64_t, Task*>;
@@ -323,7 +323,7 @@ nlohmann::json baselines(const SchedBenchOptions& o, double framework_ns) {
                      {"openmp_locked_priority_queue_push_pop_ns", omp}};
   if (framework_ns > 0) {  // the scaling part ran gedf-paws
     out["framework_admit_schedule_ns"] = framework_ns;
-    out["framework_topology"] = "gedf-paws, 2 PEs";
+    out["framework_topology"] = "gedf-paws, " + std::to_string(framework_pes) + " PEs";
     out["ratio_to_tbb"] = framework_ns / tbb;
     out["ratio_to_openmp"] = framework_ns / omp;
   }
@@ -346,11 +346,14 @@ nlohmann::json run_sched_bench(const SchedBenchOptions& options) {
   if (o.scaling) result["scaling"] = scaling(o);
   if (o.baselines) {
     double framework = 0;
+    int framework_pes = 0;
     if (o.scaling && result["scaling"]["topologies"].contains("gedf-paws")) {
+      // The first PE count of the scaling part (2 unless --pes says otherwise).
       const auto& gedf = result["scaling"]["topologies"]["gedf-paws"];
       framework = gedf["admit_ns"][0].get<double>() + gedf["schedule_ns"][0].get<double>();
+      framework_pes = result["scaling"]["pes"][0].get<int>();
     }
-    result["baselines"] = baselines(o, framework);
+    result["baselines"] = baselines(o, framework, framework_pes);
   }
   return result;
 }

@@ -28,7 +28,7 @@ struct Options {
 [[maybe_unused]] const bool registered = register_command({
     {"bench", "policies"},
     "The policy experiment: the same task sets under federated, federated-greedy, partitioned-dm and "
-    "gedf-paws at several utilizations (at least 1,000 jobs per cell), miss ratio and mean relative "
+    "gedf-paws at several utilizations (1,000 jobs per cell unless a run reaches 30 s), miss ratio and mean relative "
     "response time per policy, with cyclictest run in the same invocation",
     [](CLI::App& app) -> Action {
       auto o = std::make_shared<Options>();
@@ -41,7 +41,8 @@ struct Options {
       app.add_option("--workload", o->workloads, "rt-openmp and/or fine (default both)")->delimiter(',');
       app.add_option("--sets", o->sets, "rt-openmp task sets per utilization, seeds 1..N (default 3)")
           ->check(CLI::Range(1, 100));
-      app.add_option("--min-jobs", o->min_jobs, "Jobs per (workload, utilization, policy) at least (default 1000)")
+      app.add_option("--min-jobs", o->min_jobs, "Jobs per (workload, utilization, policy) at least (default 1000); each run stops after 30 s, and a cell "
+                     "left with fewer jobs is flagged")
           ->check(whole_at_least(1));
       app.add_option("--cyclictest-seconds", o->cyclictest_seconds, "How long cyclictest runs (default 10)")
           ->check(CLI::Range(1.0, 3600.0));
@@ -57,6 +58,8 @@ struct Options {
         options.run_cyclictest = !o->no_cyclictest;
         options.progress = [](const std::string& line) { fmt::print(stderr, "takt: {}\n", line); };
         if (!o->json.empty()) {
+          // Write the output first: a wrong path should not cost the cyclictest run and a cell.
+          platform::write_json_file(o->json, nlohmann::json{{"benchmark", "policies"}, {"complete", false}});
           options.checkpoint = [o](const bench::PoliciesReport& partial) {
             platform::write_json_file(o->json, bench::to_json(partial));
           };
@@ -72,7 +75,9 @@ struct Options {
           std::FILE* f = std::fopen(o->markdown.c_str(), "w");
           if (f == nullptr) throw Error("cannot write --markdown " + o->markdown + "; choose a writable path");
           fmt::print(f, "{}", tables);
-          std::fclose(f);
+          if (std::ferror(f) != 0 || std::fclose(f) != 0) {
+            throw Error("cannot write --markdown " + o->markdown + "; check the disk and the path");
+          }
         }
         if (!report.stopped.empty()) {
           fmt::print(stderr, "takt: error: {}\n", report.stopped);

@@ -38,9 +38,15 @@ TEST(PoliciesBench, EveryPolicyGetsACellWithAtLeastTheAskedJobs) {
   o.min_jobs = 40;
   o.run_cyclictest = false;
   int checkpoints = 0;
-  o.checkpoint = [&](const takt::bench::PoliciesReport&) { ++checkpoints; };
+  o.checkpoint = [&](const takt::bench::PoliciesReport& partial) {
+    ++checkpoints;
+    // A checkpoint is not a finished run, though nothing stopped it.
+    EXPECT_TRUE(partial.stopped.empty());
+    EXPECT_FALSE(takt::bench::to_json(partial)["complete"].get<bool>());
+  };
   const takt::bench::PoliciesReport r = takt::bench::run_policies_bench(o);
   EXPECT_TRUE(r.stopped.empty()) << r.stopped;
+  EXPECT_TRUE(takt::bench::to_json(r)["complete"].get<bool>());
   ASSERT_EQ(r.cells.size(), 4u);
   EXPECT_EQ(checkpoints, 4);
   for (const auto& c : r.cells) {
@@ -60,6 +66,7 @@ TEST(PoliciesBench, EveryPolicyGetsACellWithAtLeastTheAskedJobs) {
     EXPECT_GT(c.work_ratio, 0.7);
   }
   EXPECT_NE(takt::bench::format_markdown(r).find("| work / C |"), std::string::npos);
+  for (const auto& c : r.cells) EXPECT_FALSE(c.short_of_jobs) << c.policy;
   EXPECT_EQ(r.cells[0].policy, "federated");
   EXPECT_EQ(r.cells[3].policy, "gedf-paws");
 }
@@ -75,3 +82,23 @@ TEST(PoliciesBench, BadOptionsAreErrorsBeforeAnythingRuns) {
 }
 
 }  // namespace
+
+TEST(PoliciesBench, ACellLeftShortOfJobsByTheRunCapIsFlagged) {
+  // 'fine' at 30 % on 2 cores has T = 5 ms: 10,000 jobs need 50 s, the cap is 0.1 s.
+  takt::bench::PoliciesBenchOptions o;
+  o.cores = 2;
+  o.utilizations = {30};
+  o.workloads = {"fine"};
+  o.min_jobs = 10'000;
+  o.max_run = std::chrono::milliseconds(100);
+  o.run_cyclictest = false;
+  const takt::bench::PoliciesReport r = takt::bench::run_policies_bench(o);
+  ASSERT_EQ(r.cells.size(), 4u);
+  for (const auto& c : r.cells) {
+    EXPECT_LT(c.jobs, 10'000u) << c.policy;
+    EXPECT_TRUE(c.short_of_jobs) << c.policy;
+  }
+  EXPECT_TRUE(takt::bench::to_json(r)["cells"][0]["short_of_jobs"].get<bool>());
+  EXPECT_NE(takt::bench::format_markdown(r).find("fewer than asked for (each run stops after 0.1 s)"),
+            std::string::npos);
+}
