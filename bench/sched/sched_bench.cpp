@@ -342,8 +342,17 @@ nlohmann::json run_sched_bench(const SchedBenchOptions& options) {
                         {"hardware_threads", std::thread::hardware_concurrency()},
                         {"threads_used", 1}};
   result["timer_overhead_ns"] = timer_overhead_ns();
-  if (o.per_stage) result["per_stage"] = per_stage(o);
-  if (o.scaling) result["scaling"] = scaling(o);
+  auto checkpoint = [&] {
+    if (o.checkpoint) o.checkpoint(result);
+  };
+  if (o.per_stage) {
+    result["per_stage"] = per_stage(o);
+    checkpoint();
+  }
+  if (o.scaling) {
+    result["scaling"] = scaling(o);
+    checkpoint();
+  }
   if (o.baselines) {
     double framework = 0;
     int framework_pes = 0;

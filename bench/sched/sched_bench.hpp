@@ -27,6 +27,9 @@ struct SchedBenchOptions {
   std::vector<int> depths;
   /// Called with a line of progress ("per-stage depth 3 ...").
   std::function<void(const std::string&)> progress;
+  /// Called with the results so far after each part (per-stage, scaling), to write
+  /// partial results.
+  std::function<void(const nlohmann::json&)> checkpoint;
 };
 
 /// Runs the benchmark single-threaded on the calling thread and returns its

@@ -114,6 +114,11 @@ Action configure(CLI::App& app) {
     // Write the output first: a wrong path should not cost a whole run.
     if (!json_path->empty()) {
       platform::write_json_file(*json_path, nlohmann::json{{"benchmark", "sched"}, {"complete", false}});
+      options->checkpoint = [json_path](const nlohmann::json& partial) {
+        nlohmann::json doc = partial;
+        doc["complete"] = false;
+        platform::write_json_file(*json_path, doc);
+      };
     }
     nlohmann::json result = bench::run_sched_bench(*options);
     print_table(result);
