@@ -31,7 +31,8 @@ void say(const LatencyBenchOptions& o, const std::string& line) {
 void check_samples(LatencyResult& r, std::uint64_t skipped = 0) {
   if (r.stats.samples == 0) {
     r.target_met = false;
-    r.note += (r.note.empty() ? "" : "; ") + std::string("no samples: lengthen --seconds or shorten --period-us");
+    r.note +=
+        (r.note.empty() ? "" : "; ") + std::string("no samples: lengthen --seconds or shorten --period-us");
   } else if (skipped > 0) {
     r.target_met = false;
   }
@@ -47,8 +48,9 @@ void run_condition(const LatencyBenchOptions& o, const std::vector<int>& cpus, b
   c.name = fifo ? "SCHED_FIFO" : "SCHED_OTHER";
   const auto& priv = os::privileges();
   if (fifo && (priv.forced_off || !priv.fifo)) {
-    c.reason = priv.forced_off ? "TAKT_NO_RT is set"
-                               : "no SCHED_FIFO privilege (" + priv.summary() + "; run as root or grant CAP_SYS_NICE)";
+    c.reason = priv.forced_off
+                   ? "TAKT_NO_RT is set"
+                   : "no SCHED_FIFO privilege (" + priv.summary() + "; run as root or grant CAP_SYS_NICE)";
     return;
   }
   c.ran = true;

@@ -68,8 +68,8 @@ struct PoliciesReport {
   std::string privileges;  ///< os::Privileges::summary()
   platform::CyclictestResult cyclictest;
   std::vector<PolicyCell> cells;
-  std::string stopped;  ///< why the experiment ended early ("" when it ran to the end or has not yet)
-  bool complete = false;  ///< ran to the end (false in the checkpoints and when stopped early)
+  std::string stopped;         ///< why the experiment ended early ("" when it ran to the end or has not yet)
+  bool complete = false;       ///< ran to the end (false in the checkpoints and when stopped early)
   double max_run_seconds = 0;  ///< PoliciesBenchOptions::max_run
 };
 

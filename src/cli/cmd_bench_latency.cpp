@@ -73,7 +73,8 @@ struct Options {
         bool measured = false;
         for (const auto& c : report.conditions) measured = measured || c.ran;
         if (!measured) {
-          throw Error("no condition could run (see above): without the SCHED_FIFO privilege, leave out --no-other");
+          throw Error(
+              "no condition could run (see above): without the SCHED_FIFO privilege, leave out --no-other");
         }
         return exit_ok;
       };

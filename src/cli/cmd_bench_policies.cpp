@@ -28,7 +28,8 @@ struct Options {
 [[maybe_unused]] const bool registered = register_command({
     {"bench", "policies"},
     "The policy experiment: the same task sets under federated, federated-greedy, partitioned-dm and "
-    "gedf-paws at several utilizations (1,000 jobs per cell unless a run reaches 30 s), miss ratio and mean relative "
+    "gedf-paws at several utilizations (1,000 jobs per cell unless a run reaches 30 s), miss ratio and mean "
+    "relative "
     "response time per policy, with cyclictest run in the same invocation",
     [](CLI::App& app) -> Action {
       auto o = std::make_shared<Options>();
@@ -41,7 +42,9 @@ struct Options {
       app.add_option("--workload", o->workloads, "rt-openmp and/or fine (default both)")->delimiter(',');
       app.add_option("--sets", o->sets, "rt-openmp task sets per utilization, seeds 1..N (default 3)")
           ->check(CLI::Range(1, 100));
-      app.add_option("--min-jobs", o->min_jobs, "Jobs per (workload, utilization, policy) at least (default 1000); each run stops after 30 s, and a cell "
+      app.add_option("--min-jobs", o->min_jobs,
+                     "Jobs per (workload, utilization, policy) at least (default 1000); each run stops after "
+                     "30 s, and a cell "
                      "left with fewer jobs is flagged")
           ->check(whole_at_least(1));
       app.add_option("--cyclictest-seconds", o->cyclictest_seconds, "How long cyclictest runs (default 10)")

@@ -56,7 +56,8 @@ int highest_fifo_priority_on_this_thread() {
   if (try_fifo_on_this_thread(fifo_max_priority)) return fifo_max_priority;
   rlimit limit{};
   if (getrlimit(RLIMIT_RTPRIO, &limit) != 0) return 0;
-  const rlim_t highest = limit.rlim_cur < static_cast<rlim_t>(fifo_max_priority) ? limit.rlim_cur : fifo_max_priority;
+  const rlim_t highest =
+      limit.rlim_cur < static_cast<rlim_t>(fifo_max_priority) ? limit.rlim_cur : fifo_max_priority;
   if (highest < static_cast<rlim_t>(fifo_min_priority)) return 0;
   return try_fifo_on_this_thread(static_cast<int>(highest)) ? static_cast<int>(highest) : 0;
 }
@@ -107,11 +108,13 @@ std::string Privileges::summary() const {
   if (forced_off) return "real-time privileges switched off by TAKT_NO_RT (SCHED_OTHER, unlocked memory)";
   std::string fifo_text(yes_no(fifo));
   if (!fifo && max_fifo_priority > 0) {
-    fifo_text = fmt::format("no (priorities up to {} only, by RLIMIT_RTPRIO; takt's threads use up to {}: "
-                            "raise it, e.g. ulimit -r 99)",
-                            max_fifo_priority, fifo_highest_used);
+    fifo_text = fmt::format(
+        "no (priorities up to {} only, by RLIMIT_RTPRIO; takt's threads use up to {}: "
+        "raise it, e.g. ulimit -r 99)",
+        max_fifo_priority, fifo_highest_used);
   }
-  return fmt::format("SCHED_FIFO {}, SCHED_DEADLINE {}, mlockall {}", fifo_text, yes_no(deadline), yes_no(mlock));
+  return fmt::format("SCHED_FIFO {}, SCHED_DEADLINE {}, mlockall {}", fifo_text, yes_no(deadline),
+                     yes_no(mlock));
 }
 
 const Privileges& privileges() {

@@ -140,7 +140,8 @@ TEST(Realtime, FifoBelowTaktsLevelsCountsAsNoFifoAndSaysWhatToRaise) {
   takt::os::Privileges p;
   p.max_fifo_priority = 50;
   const std::string text = p.summary();
-  EXPECT_NE(text.find("SCHED_FIFO no (priorities up to 50 only, by RLIMIT_RTPRIO"), std::string::npos) << text;
+  EXPECT_NE(text.find("SCHED_FIFO no (priorities up to 50 only, by RLIMIT_RTPRIO"), std::string::npos)
+      << text;
   EXPECT_NE(text.find("ulimit -r 99"), std::string::npos) << text;
   // Where SCHED_FIFO works at all, the probe found the highest priority it may take.
   const auto& here = takt::os::privileges();
