@@ -71,6 +71,27 @@ TEST_F(Commands, AnalyzeJsonGivesEveryTaskItsGrant) {
   EXPECT_EQ(n["reasons"][0]["margin"], -3);
 }
 
+TEST_F(Commands, DeltaBelowOneIsBadInput) {
+  // L = D = 10 ms: no number of cores meets the deadline, yet eq. 3 with δ = 0.5 would
+  // admit the task with E[R] ≤ 9 ms.
+  const std::string file =
+      write("span.yaml", "global: {cores: 8}\ntasks: [{name: a, period: 10ms, work: 20ms, span: 10ms}]\n")
+          .string();
+  for (const std::string command : {"analyze", "run"}) {
+    Outcome r = takt(command + " " + file + " --delta 0.5");
+    EXPECT_EQ(r.status, 1) << command << ": " << r.out << r.err;
+    EXPECT_NE(r.err.find("--delta 0.5 is below 1: δ must be at least 1"), std::string::npos) << r.err;
+  }
+  Outcome in_file =
+      takt("analyze " +
+           write("delta.yaml",
+                 "global: {cores: 8, delta: 0.5}\ntasks: [{name: a, period: 10ms, work: 20ms, span: 10ms}]\n")
+               .string());
+  EXPECT_EQ(in_file.status, 1);
+  EXPECT_NE(in_file.err.find("delta.yaml:1:27: delta 0.5 is below 1"), std::string::npos) << in_file.err;
+  EXPECT_EQ(takt("analyze " + file + " --delta 1").status, 2);
+}
+
 TEST_F(Commands, AnalyzeOverridesPolicyAndCores) {
   Outcome r = takt("analyze " + example("rt-openmp-fig2.yaml") + " --policy gedf-paws --cores 1 --json");
   ASSERT_EQ(r.status, 0) << r.err;

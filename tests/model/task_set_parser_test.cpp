@@ -339,8 +339,17 @@ TEST(TaskSetParser, GlobalValues) {
                "ts.yaml:1:15", "use first-fit or worst-fit");
   expect_error("global: {overrun: drop}\ntasks: [{name: a, period: 1ms, work: 1us, span: 1us}]",
                "ts.yaml:1:19", "use skip or wait");
+  // δ below 1 would let eq. 3 promise completion before the span: rejected, 0 among them.
   expect_error("global: {delta: 0}\ntasks: [{name: a, period: 1ms, work: 1us, span: 1us}]", "ts.yaml:1:17",
-               "delta must be positive");
+               "delta 0 is below 1: δ must be at least 1");
+  expect_error("global: {delta: 0.5}\ntasks: [{name: a, period: 1ms, work: 1us, span: 1us}]", "ts.yaml:1:17",
+               "delta 0.5 is below 1: δ must be at least 1, because the span is a lower bound on any "
+               "completion time");
+  expect_error("global: {delta: 0.999999999999}\ntasks: [{name: a, period: 1ms, work: 1us, span: 1us}]",
+               "ts.yaml:1:17", "delta 0.999999999999 is below 1");
+  EXPECT_EQ(parse_task_set("global: {delta: 1}\ntasks: [{name: a, period: 1ms, work: 1us, span: 1us}]")
+                .global.delta->to_string(),
+            "1");
   expect_error("global: {delta: abc}\ntasks: [{name: a, period: 1ms, work: 1us, span: 1us}]", "ts.yaml:1:17",
                "3.65 (theory), 1.7 (Cilkview), 1.5 (Cilkprof)");
   expect_error("global: {jobs: -3}\ntasks: [{name: a, period: 1ms, work: 1us, span: 1us}]", "ts.yaml:1:16",
