@@ -225,6 +225,9 @@ TEST(TaskSetParser, BadUnits) {
                "whole number of nanoseconds");
   expect_error("tasks:\n  - name: a\n    period: [10ms]\n    work: 1ms\n    span: 1ms\n", "ts.yaml:3:13",
                "single value");
+  // Not a number at all: said so, not read as 0 ("the period must be positive").
+  expect_error("tasks:\n  - name: a\n    period: .\n    work: 1ms\n    span: 1ms\n", "ts.yaml:3:13",
+               "'.' is not a duration");
 }
 
 TEST(TaskSetParser, TimingRules) {
