@@ -251,15 +251,20 @@ TEST(FederatedAssignment, LightTaskThatFitsNowhere) {
 }
 
 TEST(FederatedAssignment, ExactDensityOneFits) {
-  // Three tasks of density 1/3 fill one core exactly: Σ = 1 ≤ 1 in exact arithmetic.
+  // Densities 0.326, 0.28, 0.277, 0.117 fill one core exactly: Σ = 1 ≤ 1. Added in that
+  // order (decreasing density, as they are packed) in double the sum is
+  // 1.0000000000000002, and in long double 1 + 1.08e-19: both above 1.
   auto set = takt::model::parse_task_set(R"(tasks:
-  - {name: a, period: 3ms, work: 1ms, span: 1ms}
-  - {name: b, period: 6ms, work: 2ms, span: 2ms}
-  - {name: c, period: 9ms, work: 3ms, span: 3ms}
+  - {name: a, period: 1s, work: 117ms, span: 1ms}
+  - {name: b, period: 1s, work: 326ms, span: 1ms}
+  - {name: c, period: 2s, work: 560ms, span: 1ms}
+  - {name: d, period: 1s, work: 277ms, span: 1ms}
 )",
                                          "f.yaml");
   auto r = analyse_federated(set, {Cores::of_count(1), std::nullopt, takt::model::Fit::first_fit});
   EXPECT_TRUE(r.schedulable);
+  ASSERT_EQ(r.shared.size(), 1u);
+  EXPECT_EQ(r.shared[0].tasks, (std::vector<std::string>{"b", "c", "d", "a"}));
 }
 
 TEST(FederatedAssignment, EquationThreeWithBurdenedSpan) {
