@@ -92,4 +92,13 @@ TEST(GlobalEdf, ConstrainedDeadlinesUseDensity) {
           1);
   EXPECT_NEAR(r.total_density, 1.1, 1e-12);
   EXPECT_FALSE(r.gfb_holds);
+  EXPECT_TRUE(r.densities);
+  bool gfb = false;
+  for (const auto& f : r.findings) {
+    if (f.test.rfind("GFB", 0) != 0) continue;
+    gfb = true;
+    EXPECT_EQ(f.detail, "Σ C/D = 1.100 > m − (m−1)·max C/D = 1 − 0·0.800 = 1.000 (max C/D from 'a')");
+  }
+  EXPECT_TRUE(gfb);
+  EXPECT_FALSE(run("  - {name: a, period: 10ms, work: 4ms, span: 4ms}\n", 1).densities);
 }

@@ -92,6 +92,37 @@ TEST_F(Commands, DeltaBelowOneIsBadInput) {
   EXPECT_EQ(takt("analyze " + file + " --delta 1").status, 2);
 }
 
+TEST_F(Commands, GedfPawsLabelsDensitySumsAsDensities) {
+  // C = 2 ms, D = 5 ms, T = 10 ms twice: the tests compare Σ C/D = 0.8, not Σu = 0.4.
+  const std::string constrained =
+      "global: {cores: 2, policy: gedf-paws}\n"
+      "tasks:\n"
+      "  - {name: a, period: 10ms, deadline: 5ms, work: 2ms, span: 1ms}\n"
+      "  - {name: b, period: 10ms, deadline: 5ms, work: 2ms, span: 1ms}\n";
+  Outcome r = takt("analyze " + write("constrained.yaml", constrained).string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(
+      r.out.find("GFB test (paws §2; densities C/D since some task has D < T): Σ C/D = 0.800, max C/D = "
+                 "0.400, m − (m−1)·max C/D = 1.600 — holds"),
+      std::string::npos)
+      << r.out;
+  EXPECT_NE(
+      r.out.find("capacity bound 2.618 (Li et al.; densities C/D since some task has D < T): Σ C/D = 0.800"),
+      std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("Σu"), std::string::npos) << r.out;
+  // D = T: the same sums are the utilizations.
+  const std::string implicit =
+      "global: {cores: 2, policy: gedf-paws}\n"
+      "tasks:\n"
+      "  - {name: a, period: 5ms, work: 2ms, span: 1ms}\n"
+      "  - {name: b, period: 5ms, work: 2ms, span: 1ms}\n";
+  r = takt("analyze " + write("implicit.yaml", implicit).string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("GFB test (paws §2): U = 0.800, u_max = 0.400"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("capacity bound 2.618 (Li et al.): Σu = 0.800"), std::string::npos) << r.out;
+}
+
 TEST_F(Commands, AnalyzeOverridesPolicyAndCores) {
   Outcome r = takt("analyze " + example("rt-openmp-fig2.yaml") + " --policy gedf-paws --cores 1 --json");
   ASSERT_EQ(r.status, 0) << r.err;
