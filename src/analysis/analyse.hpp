@@ -55,7 +55,8 @@ model::Cores resolve_cores(const model::TaskSet& set, std::optional<int> cores);
 ///  - partitioned-dm: analyse_partitioned_dm;
 ///  - gedf-paws: analyse_global_edf.
 /// Pure and deterministic. Throws takt::Error for input the policy cannot analyse
-/// (no cores given, a task without segments under partitioned-dm).
+/// (no cores given, a task without segments under partitioned-dm, δ below 1 under
+/// federated and federated-greedy).
 AnalysisResult analyse(const model::TaskSet& set, const AnalysisOptions& options = {});
 
 }  // namespace takt::analysis

@@ -3,6 +3,7 @@
 
 #include "analysis/exact.hpp"
 #include "model/duration.hpp"
+#include "takt/error.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -47,6 +48,11 @@ std::string exact_duration(i128 num, i128 den) {
   return decimal(num / den) + (fraction.empty() ? "" : "." + fraction) + "ns";
 }
 
+// Throws takt::Error unless δ ≥ 1 (model::delta_problem says why).
+void check_delta(const model::Decimal& delta) {
+  if (std::string problem = model::delta_problem(delta); !problem.empty()) throw Error("δ = " + problem);
+}
+
 // The core counts in 128 bits (the public functions saturate them to 64).
 std::optional<i128> classic_cores(nanoseconds work, nanoseconds span, nanoseconds deadline) {
   if (deadline <= span) return std::nullopt;
@@ -74,6 +80,7 @@ std::optional<std::int64_t> federated_cores(nanoseconds work, nanoseconds span, 
 
 std::optional<std::int64_t> federated_cores_with_overhead(nanoseconds work, nanoseconds burdened_span,
                                                           nanoseconds deadline, model::Decimal delta) {
+  check_delta(delta);
   auto n = overhead_cores(work, burdened_span, deadline, delta);
   if (!n) return std::nullopt;
   return saturated(*n);
@@ -82,6 +89,7 @@ std::optional<std::int64_t> federated_cores_with_overhead(nanoseconds work, nano
 std::optional<double> expected_response_bound(nanoseconds work, nanoseconds burdened_span,
                                               nanoseconds deadline, model::Decimal delta,
                                               std::int64_t cores) {
+  check_delta(delta);
   const double d = delta.value();
   const double mean = static_cast<double>(work.count()) / static_cast<double>(cores) +
                       d * static_cast<double>(burdened_span.count());
@@ -92,6 +100,7 @@ std::optional<double> expected_response_bound(nanoseconds work, nanoseconds burd
 }
 
 FederatedResult analyse_federated(const model::TaskSet& set, const FederatedOptions& options) {
+  if (options.delta) check_delta(*options.delta);
   FederatedResult result;
   result.cores = options.cores.count;
   result.with_overhead = options.delta.has_value();

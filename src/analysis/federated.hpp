@@ -23,6 +23,7 @@ std::optional<std::int64_t> federated_cores(std::chrono::nanoseconds work, std::
 /// n_i = ⌈(C_i + D_i − δ·L̂_i) / (D_i − δ·L̂_i)⌉ (rtws eq. 3), exact in integers with
 /// δ as a decimal fraction; nullopt when D_i ≤ δ·L̂_i (deemed unschedulable). Counts
 /// above INT64_MAX (a fine δ with D_i just above δ·L̂_i) are returned as INT64_MAX.
+/// Throws takt::Error when δ < 1 (model::delta_problem).
 std::optional<std::int64_t> federated_cores_with_overhead(std::chrono::nanoseconds work,
                                                           std::chrono::nanoseconds burdened_span,
                                                           std::chrono::nanoseconds deadline,
@@ -30,7 +31,8 @@ std::optional<std::int64_t> federated_cores_with_overhead(std::chrono::nanosecon
 
 /// E[R_i] ≤ C_i/n_i + δ·L̂_i + (δ/ln 2)² / (2·(D_i − C_i/n_i − δ·L̂_i)) (rtws §V.B), in
 /// nanoseconds. The variance term (δ/ln 2)² is in unit time steps squared; takt's
-/// time step is 1 ns. nullopt when the denominator is not positive.
+/// time step is 1 ns. nullopt when the denominator is not positive. Throws takt::Error
+/// when δ < 1.
 std::optional<double> expected_response_bound(std::chrono::nanoseconds work,
                                               std::chrono::nanoseconds burdened_span,
                                               std::chrono::nanoseconds deadline, model::Decimal delta,
@@ -98,7 +100,7 @@ struct FederatedResult {
 /// packed (decreasing density, first-fit or worst-fit) onto the cores no high task
 /// was granted, with the uniprocessor EDF density test Σ C/D ≤ 1. Schedulable when
 /// every task got its cores. Formulas in `formula` and in findings show durations
-/// exactly (format_duration).
+/// exactly (format_duration). Throws takt::Error when `options.delta` is below 1.
 FederatedResult analyse_federated(const model::TaskSet& set, const FederatedOptions& options);
 
 }  // namespace takt::analysis

@@ -3,6 +3,7 @@
 #include "model/duration.hpp"
 #include "takt/error.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 
@@ -17,6 +18,8 @@ constexpr double kMeanSegment = 400;         // units
 constexpr double kMeanStrands = 4;
 constexpr double kSigma = 1.0;  // σ of the log-normal draws (not given by the paper)
 constexpr int kMaxDraws = 1'000'000;
+// The longest period, 2^16 units = 32·timescale, must stay within model::kMaxDuration (2^62 ns).
+constexpr nanoseconds kMaxTimescale = model::kMaxDuration / 32;
 
 // Span as a fraction of the period: 8/10/14/20 % with probability .4/.3/.2/.1.
 double span_fraction(Random& random) {
@@ -37,9 +40,12 @@ model::Task make_task(double unit_ns, Random& random) {
   const std::int64_t min_length = std::max<std::int64_t>(1, std::llround(kMinSegment * unit_ns));
   std::int64_t sum = 0;
   while (sum < span) {
+    // A draw longer than the span is cut to it below; cutting it first keeps a far tail
+    // draw at a large timescale within what llround can return.
     std::int64_t length = std::max<std::int64_t>(
-        1, std::llround((kMinSegment + random.lognormal_with_mean(kMeanSegment - kMinSegment, kSigma)) *
-                        unit_ns));
+        1, std::llround(std::min(
+               (kMinSegment + random.lognormal_with_mean(kMeanSegment - kMinSegment, kSigma)) * unit_ns,
+               static_cast<double>(span))));
     const int strands = static_cast<int>(
         std::max<long long>(1, std::llround(1 + random.lognormal_with_mean(kMeanStrands - 1, kSigma))));
     if (sum + length >= span) {
@@ -58,10 +64,24 @@ model::Task make_task(double unit_ns, Random& random) {
   return t;
 }
 
+// Whether the work Σ m·e of `t` passes model::kMaxDuration, the most a task may have
+// (possible near the largest timescale, where a period is close to it).
+bool work_too_large(const model::Task& t) {
+  __int128 work = 0;
+  for (const model::Segment& s : t.segments) work += static_cast<__int128>(s.length.count()) * s.strands;
+  return work > model::kMaxDuration.count();
+}
+
 }  // namespace
 
 GeneratedSet generate_rt_openmp(const GeneratorOptions& options, Random& random) {
   if (options.timescale.count() < 2048) throw Error("--timescale must be at least 2048ns (one unit per ns)");
+  if (options.timescale > kMaxTimescale) {
+    throw Error("--timescale " + model::format_duration(options.timescale) +
+                " is too large: the longest period, 2^16 units = 32 timescales, must stay within 2^62 ns; "
+                "use at most --timescale " +
+                model::format_duration(kMaxTimescale));
+  }
   const double unit_ns = static_cast<double>(options.timescale.count()) / kUnitsPerTimescale;
   const double high = options.utilization;
   const double low = high - 0.02 * options.cores;
@@ -75,6 +95,10 @@ GeneratedSet generate_rt_openmp(const GeneratorOptions& options, Random& random)
     while ((total < low || tasks.empty()) && draws < kMaxDraws && rejected < 1000) {
       ++draws;
       model::Task t = make_task(unit_ns, random);
+      if (work_too_large(t)) {  // not a valid task: draw another, as for one that overshoots
+        ++rejected;
+        continue;
+      }
       const double u = t.utilization();
       if (total + u > high) {
         // Every task has u ≥ 0.08 (its span is at least 8 % of its period).

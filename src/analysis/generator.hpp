@@ -36,7 +36,8 @@ struct GeneratorOptions {
   std::uint64_t seed = 1;
   /// rt-openmp: the minimum task period of Table I (2^11 time units); all periods
   /// and lengths scale with it. The paper's timescales: 2048ms, 32ms, 16ms, 8ms,
-  /// 4ms, 2ms.
+  /// 4ms, 2ms. At least 2048 ns, at most model::kMaxDuration / 32 (the longest
+  /// period, 2^16 units, must fit).
   std::chrono::nanoseconds timescale = std::chrono::milliseconds(16);
   /// rtws: the measured programs to draw tasks from.
   std::vector<model::ProgramProfile> programs;

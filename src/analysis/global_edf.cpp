@@ -4,6 +4,7 @@
 #include "analysis/exact.hpp"
 #include "model/duration.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -63,6 +64,10 @@ GlobalEdfResult analyse_global_edf(const model::TaskSet& set, const model::Cores
   const model::Task& top = set.tasks[densest];
   r.total_density = static_cast<double>(total.value());
   r.max_density = top.density();
+  r.densities = std::any_of(set.tasks.begin(), set.tasks.end(),
+                            [](const model::Task& t) { return t.deadline < t.period; });
+  const std::string sum_name = r.densities ? "Σ C/D" : "U";
+  const std::string max_name = r.densities ? "max C/D" : "u_max";
 
   // GFB: U ≤ m − (m−1)·u_max and u_max ≤ 1, with u_max = C*/D*:
   //   U ≤ (m·D* − (m−1)·C*) / D*.
@@ -77,10 +82,10 @@ GlobalEdfResult analyse_global_edf(const model::TaskSet& set, const model::Cores
                               " > 1: the GFB test (paws §2) holds only for tasks that fit on one core"});
   } else {
     r.findings.push_back({"", "GFB: U ≤ m − (m−1)·u_max", r.gfb_holds, r.gfb_bound - r.total_density, "",
-                          "U = " + fixed(r.total_density) + (r.gfb_holds ? " ≤ " : " > ") +
-                              "m − (m−1)·u_max = " + std::to_string(m) + " − " + std::to_string(m - 1) + "·" +
-                              fixed(r.max_density) + " = " + fixed(r.gfb_bound) + " (u_max from '" +
-                              top.name + "')"});
+                          sum_name + " = " + fixed(r.total_density) + (r.gfb_holds ? " ≤ " : " > ") +
+                              "m − (m−1)·" + max_name + " = " + std::to_string(m) + " − " +
+                              std::to_string(m - 1) + "·" + fixed(r.max_density) + " = " +
+                              fixed(r.gfb_bound) + " (" + max_name + " from '" + top.name + "')"});
   }
 
   // Capacity augmentation: Σu ≤ m/b and every L ≤ D/b.

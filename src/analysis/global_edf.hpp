@@ -26,6 +26,9 @@ struct GlobalEdfResult {
   std::vector<int> core_ids;  ///< every task may run on every core
   double total_density = 0;   ///< U_Π = Σ C_i / D_i
   double max_density = 0;     ///< u_Π = max C_i / D_i
+  /// Some task has D < T: the sums and the maximum are of densities C/D (with D = T for
+  /// every task they are the utilizations C/T); reports label them accordingly.
+  bool densities = false;
   /// GFB (Goossens, Funk, Baruah; paws §2): U_Π ≤ m − (m − 1)·u_Π and u_Π ≤ 1.
   bool gfb_holds = false;
   double gfb_bound = 0;  ///< m − (m − 1)·u_Π

@@ -363,10 +363,15 @@ std::string global_edf_text(const analysis::GlobalEdfResult& r) {
   }
   out += table(rows);
   out += "\nall tasks share cores " + ids_text(r.core_ids) + " (one global EDF queue)\n";
-  out += "GFB test (paws §2): U = " + number(r.total_density) + ", u_max = " + number(r.max_density) +
-         ", m − (m−1)·u_max = " + number(r.gfb_bound) + (r.gfb_holds ? " — holds\n" : " — does not hold\n");
-  out += "capacity bound 2.618 (Li et al.): Σu = " + number(r.total_density) +
-         ", m/2.618 = " + number(r.capacity_bound) + (r.capacity_holds ? " — holds\n" : " — does not hold\n");
+  // With some D < T the sums and the maximum are of densities, labelled as such.
+  const std::string sum = r.densities ? "Σ C/D" : "U", top = r.densities ? "max C/D" : "u_max";
+  const std::string note = r.densities ? "; densities C/D since some task has D < T" : "";
+  out += "GFB test (paws §2" + note + "): " + sum + " = " + number(r.total_density) + ", " + top + " = " +
+         number(r.max_density) + ", m − (m−1)·" + top + " = " + number(r.gfb_bound) +
+         (r.gfb_holds ? " — holds\n" : " — does not hold\n");
+  out += "capacity bound 2.618 (Li et al." + note + "): " + (r.densities ? "Σ C/D" : "Σu") + " = " +
+         number(r.total_density) + ", m/2.618 = " + number(r.capacity_bound) +
+         (r.capacity_holds ? " — holds\n" : " — does not hold\n");
   return out;
 }
 

@@ -41,8 +41,8 @@ int run_analyze(const AnalyzeArgs& a) {
   }
   if (!a.delta.empty()) {
     options.delta = model::Decimal::parse(a.delta);
-    if (options.delta->numerator == 0)
-      throw Error("--delta must be positive (the papers use 3.65, 1.7, 1.5)");
+    if (std::string problem = model::delta_problem(*options.delta); !problem.empty())
+      throw Error("--delta " + problem);
   }
   std::string note;
   if (a.cores > 0) {

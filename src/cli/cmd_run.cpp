@@ -47,7 +47,8 @@ int run_run(const RunArgs& a) {
   }
   if (!a.delta.empty()) {
     options.delta = model::Decimal::parse(a.delta);
-    if (options.delta->numerator == 0) throw Error("--delta must be positive (the papers use 3.65, 1.7, 1.5)");
+    if (std::string problem = model::delta_problem(*options.delta); !problem.empty())
+      throw Error("--delta " + problem);
   }
   if (a.cores > 0) {
     options.cores = a.cores;

@@ -33,14 +33,19 @@ std::chrono::nanoseconds parse_duration(std::string_view text) {
   std::string_view number = text.substr(0, i);
   std::string_view rest = text.substr(i);
   while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
-  if (number.empty()) {
-    throw Error(quoted(text) +
-                " is not a duration; write a non-negative number with a unit, e.g. 10ms, 1.5ms, "
-                "250us, 2s");
-  }
+  auto not_a_duration = [&] {
+    return Error(quoted(text) +
+                 " is not a duration; write a non-negative number with a unit, e.g. 10ms, 1.5ms, "
+                 "250us, 2s");
+  };
+  if (number.empty()) throw not_a_duration();
   if (rest.empty()) {
-    bool all_zero = number.find_first_not_of("0.") == std::string_view::npos;
-    if (all_zero) return std::chrono::nanoseconds{0};
+    // Zero needs no unit, but it must be a number: a digit, at most one decimal point
+    // ("0", "0.0"; not ".", "..", "0.0.0").
+    const bool is_number =
+        number.find_first_of("0123456789") != std::string_view::npos && number.find('.') == number.rfind('.');
+    if (!is_number) throw not_a_duration();
+    if (number.find_first_not_of("0.") == std::string_view::npos) return std::chrono::nanoseconds{0};
     throw Error(quoted(text) + " has no unit; add one of ns, us, ms, s (e.g. " + std::string(number) + "ms)");
   }
   const Unit* unit = nullptr;

@@ -16,7 +16,7 @@ inline constexpr std::chrono::nanoseconds kMaxDuration{std::int64_t{1} << 62};
 /// Parses a duration: a non-negative decimal number, optional spaces, and a unit
 /// (`ns`, `us` or `µs`, `ms`, `s`). Decimals are accepted as long as the value is a
 /// whole number of nanoseconds ("1.5ms" yes, "1.5ns" no); no sign, no exponent.
-/// A bare `0` is accepted without a unit. Values up to kMaxDuration are accepted,
+/// Zero is accepted without a unit (`0`, `0.0`; not `.`). Values up to kMaxDuration are accepted,
 /// that one included. Throws takt::Error with a message that says what is wrong
 /// (without a file position; the caller adds it).
 std::chrono::nanoseconds parse_duration(std::string_view text);

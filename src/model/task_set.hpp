@@ -48,6 +48,12 @@ struct Global {
   } marks;
 };
 
+/// What is wrong with `delta` as the δ of rtws eq. 3, or "" when nothing is: δ must be
+/// at least 1. Eq. 3 takes C/n + δ·L̂ for a job's completion time on n cores, and no
+/// completion time is below the span L (≤ L̂); with δ < 1 it admits tasks that cannot
+/// meet their deadline. The text starts with the value ("0.5 is below 1: ...").
+std::string delta_problem(const Decimal& delta);
+
 /// A whole system as read from one task-set file.
 struct TaskSet {
   std::string source;  ///< file name used in messages ("<string>" when parsed from text)

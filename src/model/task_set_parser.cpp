@@ -91,7 +91,7 @@ class Reader : public YamlReader {
         fail(n, std::string("delta: ") + e.what() +
                     "; the papers use 3.65 (theory), 1.7 (Cilkview), 1.5 (Cilkprof)");
       }
-      if (g.delta->numerator == 0) fail(n, "delta must be positive (e.g. 1.5)");
+      if (std::string problem = delta_problem(*g.delta); !problem.empty()) fail(n, "delta " + problem);
     }
     if (YAML::Node n = node["fit"]) {
       g.marks.fit = mark_of(n.Mark());

@@ -1,6 +1,7 @@
 // Tests of federated scheduling: the core-count formulas of rtws §V and the assignment of cores.
 #include "analysis/federated.hpp"
 #include "model/task_set_parser.hpp"
+#include "takt/error.hpp"
 
 #include <gtest/gtest.h>
 
@@ -40,6 +41,27 @@ TEST(FederatedCores, WorkStealingOverheadEquation3) {
   EXPECT_FALSE(federated_cores_with_overhead(20ms, 6ms, 10ms, Decimal::parse("1.7")).has_value());
   // D = δL̂ exactly (1.5 · 4 ms = 6 ms = D) is also deemed unschedulable.
   EXPECT_FALSE(federated_cores_with_overhead(20ms, 4ms, 6ms, Decimal::parse("1.5")).has_value());
+}
+
+TEST(FederatedCores, DeltaBelowOneIsRejected) {
+  // C = 20 ms, L = D = 10 ms cannot finish by D on any number of cores. With δ = 0.5, eq. 3
+  // would grant ⌈(20 + 10 − 5)/(10 − 5)⌉ = 5 cores and promise E[R] ≤ 20/5 + 5 = 9 ms < L.
+  const Decimal half = Decimal::parse("0.5");
+  EXPECT_THROW((void)federated_cores_with_overhead(20ms, 10ms, 10ms, half), takt::Error);
+  EXPECT_THROW((void)expected_response_bound(20ms, 10ms, 10ms, half, 5), takt::Error);
+  auto set =
+      takt::model::parse_task_set("tasks: [{name: a, period: 10ms, work: 20ms, span: 10ms}]\n", "f.yaml");
+  try {
+    (void)analyse_federated(set, {Cores::of_count(8), half, takt::model::Fit::worst_fit});
+    ADD_FAILURE() << "δ = 0.5 was accepted";
+  } catch (const takt::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("δ = 0.5 is below 1: δ must be at least 1"), std::string::npos)
+        << e.what();
+  }
+  // δ = 1 is the smallest δ accepted: D = δ·L is unschedulable, as without δ.
+  auto one = analyse_federated(set, {Cores::of_count(8), Decimal::parse("1"), takt::model::Fit::worst_fit});
+  EXPECT_FALSE(one.schedulable);
+  EXPECT_FALSE(federated_cores_with_overhead(20ms, 10ms, 10ms, Decimal::parse("1")).has_value());
 }
 
 TEST(FederatedCores, ExpectedResponseTimeBound) {
@@ -229,15 +251,20 @@ TEST(FederatedAssignment, LightTaskThatFitsNowhere) {
 }
 
 TEST(FederatedAssignment, ExactDensityOneFits) {
-  // Three tasks of density 1/3 fill one core exactly: Σ = 1 ≤ 1 in exact arithmetic.
+  // Densities 0.326, 0.28, 0.277, 0.117 fill one core exactly: Σ = 1 ≤ 1. Added in that
+  // order (decreasing density, as they are packed) in double the sum is
+  // 1.0000000000000002, and in long double 1 + 1.08e-19: both above 1.
   auto set = takt::model::parse_task_set(R"(tasks:
-  - {name: a, period: 3ms, work: 1ms, span: 1ms}
-  - {name: b, period: 6ms, work: 2ms, span: 2ms}
-  - {name: c, period: 9ms, work: 3ms, span: 3ms}
+  - {name: a, period: 1s, work: 117ms, span: 1ms}
+  - {name: b, period: 1s, work: 326ms, span: 1ms}
+  - {name: c, period: 2s, work: 560ms, span: 1ms}
+  - {name: d, period: 1s, work: 277ms, span: 1ms}
 )",
                                          "f.yaml");
   auto r = analyse_federated(set, {Cores::of_count(1), std::nullopt, takt::model::Fit::first_fit});
   EXPECT_TRUE(r.schedulable);
+  ASSERT_EQ(r.shared.size(), 1u);
+  EXPECT_EQ(r.shared[0].tasks, (std::vector<std::string>{"b", "c", "d", "a"}));
 }
 
 TEST(FederatedAssignment, EquationThreeWithBurdenedSpan) {

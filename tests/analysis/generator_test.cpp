@@ -2,6 +2,7 @@
 #include "analysis/generator.hpp"
 #include "analysis/generator_methods.hpp"
 #include "analysis/random.hpp"
+#include "model/duration.hpp"
 #include "model/program_profile.hpp"
 #include "model/task_set_parser.hpp"
 #include "model/task_set_writer.hpp"
@@ -156,6 +157,34 @@ TEST(Generators, RtOpenMpTimescaleScalesEverything) {
     EXPECT_EQ(t.period.count() % 1'000'000, 0);
     EXPECT_GE(t.period, 2048ms);
     EXPECT_LE(t.period, 65536ms);
+  }
+}
+
+TEST(Generators, RtOpenMpTimescaleHasAMaximum) {
+  // The longest period is 2^16 units = 32 timescales: at most 2^62 ns, so the timescale is
+  // at most 2^57 ns. Above it the period used to be computed out of llround's range.
+  for (const auto timescale : {std::chrono::nanoseconds{4'611'686'018'000'000'000},
+                               takt::model::kMaxDuration / 32 + std::chrono::nanoseconds{1}}) {
+    auto o = options(GeneratorMethod::rt_openmp, 2, 1.0, 1);
+    o.timescale = timescale;
+    try {
+      (void)generate(o);
+      ADD_FAILURE() << takt::model::format_duration(timescale) << " was accepted";
+    } catch (const takt::Error& e) {
+      EXPECT_NE(std::string(e.what()).find("is too large"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("use at most --timescale 144115188.075855872s"), std::string::npos)
+          << e.what();
+    }
+  }
+  // At the largest timescale every set is a valid task set: periods up to 2^62 ns, and
+  // tasks whose work Σ m·e would pass 2^62 ns (such as seed 3's t66) are drawn again.
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    auto o = options(GeneratorMethod::rt_openmp, 64, 40.0, seed);
+    o.timescale = takt::model::kMaxDuration / 32;
+    const auto set = generate(o).set;
+    for (const auto& t : set.tasks) EXPECT_LE(t.period, takt::model::kMaxDuration);
+    EXPECT_NO_THROW((void)takt::model::parse_task_set(takt::model::write_task_set(set), "<generated>"))
+        << "seed " << seed;
   }
 }
 

@@ -65,16 +65,23 @@ TEST(GlobalEdf, ParallelTaskNeedsTheCapacityBound) {
 }
 
 TEST(GlobalEdf, CapacityBoundIsExactAtTheBoundary) {
-  // b = (3 + √5)/2 = 2.6180339887...; D = 2618034 ns: D/b = 1000000.0000043 ns, so
-  // L = 1000000 ns is within the bound and L = 1000001 ns is not.
-  auto in = run("  - {name: p, period: 2618034ns, work: 1000000ns, span: 1000000ns}\n", 4);
+  // b = (3 + √5)/2 = 2.6180339887498948482...; D = 4·10^18 ns:
+  //   D/b = 1527864045000420607.18 ns,
+  // so L = 1527864045000420607 ns is within the bound and one nanosecond more is not.
+  // Plain double arithmetic cannot tell them apart: doubles near 1.5·10^18 are 256 apart,
+  // both spans convert to 1527864045000420608, and L ≤ D/b (D/b = 1527864045000420608 in
+  // double) as well as L·b ≤ D hold for both.
+  const std::string d = "period: 4000000000s";
+  auto in = run("  - {name: p, " + d + ", work: 1527864045000420607ns, span: 1527864045000420607ns}\n", 4);
   EXPECT_TRUE(in.tasks[0].span_ok);
-  auto out = run("  - {name: p, period: 2618034ns, work: 1000001ns, span: 1000001ns}\n", 4);
+  auto out = run("  - {name: p, " + d + ", work: 1527864045000420608ns, span: 1527864045000420608ns}\n", 4);
   EXPECT_FALSE(out.tasks[0].span_ok);
-  // Σu: m = 1, u = 1000000/2618034 = 0.381966... ≤ 1/b = 0.3819660112...: holds; one more
-  // nanosecond of work: 0.3819664 > 0.3819660: fails.
-  EXPECT_TRUE(run("  - {name: p, period: 2618034ns, work: 1000000ns, span: 1ns}\n", 1).capacity_holds);
-  EXPECT_FALSE(run("  - {name: p, period: 2618034ns, work: 1000001ns, span: 1ns}\n", 1).capacity_holds);
+  // Σu on m = 1 with the same numbers: u = C/T ≤ 1/b holds for C = 1527864045000420607 ns
+  // and fails for one nanosecond more; in double C/T ≤ 1/b, C/T·b ≤ 1 and C·b ≤ T hold for
+  // both (the two quotients differ by 2.5·10^-19, far below the 5.6·10^-17 between doubles
+  // near 0.38).
+  EXPECT_TRUE(run("  - {name: p, " + d + ", work: 1527864045000420607ns, span: 1ns}\n", 1).capacity_holds);
+  EXPECT_FALSE(run("  - {name: p, " + d + ", work: 1527864045000420608ns, span: 1ns}\n", 1).capacity_holds);
 }
 
 TEST(GlobalEdf, ConstrainedDeadlinesUseDensity) {
@@ -85,4 +92,13 @@ TEST(GlobalEdf, ConstrainedDeadlinesUseDensity) {
           1);
   EXPECT_NEAR(r.total_density, 1.1, 1e-12);
   EXPECT_FALSE(r.gfb_holds);
+  EXPECT_TRUE(r.densities);
+  bool gfb = false;
+  for (const auto& f : r.findings) {
+    if (f.test.rfind("GFB", 0) != 0) continue;
+    gfb = true;
+    EXPECT_EQ(f.detail, "Σ C/D = 1.100 > m − (m−1)·max C/D = 1 − 0·0.800 = 1.000 (max C/D from 'a')");
+  }
+  EXPECT_TRUE(gfb);
+  EXPECT_FALSE(run("  - {name: a, period: 10ms, work: 4ms, span: 4ms}\n", 1).densities);
 }

@@ -71,6 +71,58 @@ TEST_F(Commands, AnalyzeJsonGivesEveryTaskItsGrant) {
   EXPECT_EQ(n["reasons"][0]["margin"], -3);
 }
 
+TEST_F(Commands, DeltaBelowOneIsBadInput) {
+  // L = D = 10 ms: no number of cores meets the deadline, yet eq. 3 with δ = 0.5 would
+  // admit the task with E[R] ≤ 9 ms.
+  const std::string file =
+      write("span.yaml", "global: {cores: 8}\ntasks: [{name: a, period: 10ms, work: 20ms, span: 10ms}]\n")
+          .string();
+  for (const std::string command : {"analyze", "run"}) {
+    Outcome r = takt(command + " " + file + " --delta 0.5");
+    EXPECT_EQ(r.status, 1) << command << ": " << r.out << r.err;
+    EXPECT_NE(r.err.find("--delta 0.5 is below 1: δ must be at least 1"), std::string::npos) << r.err;
+  }
+  Outcome in_file =
+      takt("analyze " +
+           write("delta.yaml",
+                 "global: {cores: 8, delta: 0.5}\ntasks: [{name: a, period: 10ms, work: 20ms, span: 10ms}]\n")
+               .string());
+  EXPECT_EQ(in_file.status, 1);
+  EXPECT_NE(in_file.err.find("delta.yaml:1:27: delta 0.5 is below 1"), std::string::npos) << in_file.err;
+  EXPECT_EQ(takt("analyze " + file + " --delta 1").status, 2);
+}
+
+TEST_F(Commands, GedfPawsLabelsDensitySumsAsDensities) {
+  // C = 2 ms, D = 5 ms, T = 10 ms twice: the tests compare Σ C/D = 0.8, not Σu = 0.4.
+  const std::string constrained =
+      "global: {cores: 2, policy: gedf-paws}\n"
+      "tasks:\n"
+      "  - {name: a, period: 10ms, deadline: 5ms, work: 2ms, span: 1ms}\n"
+      "  - {name: b, period: 10ms, deadline: 5ms, work: 2ms, span: 1ms}\n";
+  Outcome r = takt("analyze " + write("constrained.yaml", constrained).string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(
+      r.out.find("GFB test (paws §2; densities C/D since some task has D < T): Σ C/D = 0.800, max C/D = "
+                 "0.400, m − (m−1)·max C/D = 1.600 — holds"),
+      std::string::npos)
+      << r.out;
+  EXPECT_NE(
+      r.out.find("capacity bound 2.618 (Li et al.; densities C/D since some task has D < T): Σ C/D = 0.800"),
+      std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("Σu"), std::string::npos) << r.out;
+  // D = T: the same sums are the utilizations.
+  const std::string implicit =
+      "global: {cores: 2, policy: gedf-paws}\n"
+      "tasks:\n"
+      "  - {name: a, period: 5ms, work: 2ms, span: 1ms}\n"
+      "  - {name: b, period: 5ms, work: 2ms, span: 1ms}\n";
+  r = takt("analyze " + write("implicit.yaml", implicit).string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("GFB test (paws §2): U = 0.800, u_max = 0.400"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("capacity bound 2.618 (Li et al.): Σu = 0.800"), std::string::npos) << r.out;
+}
+
 TEST_F(Commands, AnalyzeOverridesPolicyAndCores) {
   Outcome r = takt("analyze " + example("rt-openmp-fig2.yaml") + " --policy gedf-paws --cores 1 --json");
   ASSERT_EQ(r.status, 0) << r.err;

@@ -37,6 +37,19 @@ TEST(Duration, ParsesEveryUnit) {
   EXPECT_EQ(parse_duration("0ms"), 0ns);
 }
 
+TEST(Duration, ZeroNeedsNoUnitButMustBeANumber) {
+  EXPECT_EQ(parse_duration("0.0"), 0ns);
+  EXPECT_EQ(parse_duration("00"), 0ns);
+  EXPECT_EQ(parse_duration(".0"), 0ns);
+  // No digit, or two decimal points: not a number, so not zero (and no "add a unit" hint).
+  for (const char* text : {".", "..", "0.0.0", "1..", "1.2.3"}) {
+    EXPECT_NE(
+        error_of(text).find("'" + std::string(text) + "' is not a duration; write a non-negative number"),
+        std::string::npos)
+        << error_of(text);
+  }
+}
+
 TEST(Duration, ParsesExactDecimals) {
   EXPECT_EQ(parse_duration("1.5ms"), 1500us);
   EXPECT_EQ(parse_duration("0.6ms"), 600us);

@@ -225,6 +225,9 @@ TEST(TaskSetParser, BadUnits) {
                "whole number of nanoseconds");
   expect_error("tasks:\n  - name: a\n    period: [10ms]\n    work: 1ms\n    span: 1ms\n", "ts.yaml:3:13",
                "single value");
+  // Not a number at all: said so, not read as 0 ("the period must be positive").
+  expect_error("tasks:\n  - name: a\n    period: .\n    work: 1ms\n    span: 1ms\n", "ts.yaml:3:13",
+               "'.' is not a duration");
 }
 
 TEST(TaskSetParser, TimingRules) {
@@ -339,8 +342,17 @@ TEST(TaskSetParser, GlobalValues) {
                "ts.yaml:1:15", "use first-fit or worst-fit");
   expect_error("global: {overrun: drop}\ntasks: [{name: a, period: 1ms, work: 1us, span: 1us}]",
                "ts.yaml:1:19", "use skip or wait");
+  // δ below 1 would let eq. 3 promise completion before the span: rejected, 0 among them.
   expect_error("global: {delta: 0}\ntasks: [{name: a, period: 1ms, work: 1us, span: 1us}]", "ts.yaml:1:17",
-               "delta must be positive");
+               "delta 0 is below 1: δ must be at least 1");
+  expect_error("global: {delta: 0.5}\ntasks: [{name: a, period: 1ms, work: 1us, span: 1us}]", "ts.yaml:1:17",
+               "delta 0.5 is below 1: δ must be at least 1, because the span is a lower bound on any "
+               "completion time");
+  expect_error("global: {delta: 0.999999999999}\ntasks: [{name: a, period: 1ms, work: 1us, span: 1us}]",
+               "ts.yaml:1:17", "delta 0.999999999999 is below 1");
+  EXPECT_EQ(parse_task_set("global: {delta: 1}\ntasks: [{name: a, period: 1ms, work: 1us, span: 1us}]")
+                .global.delta->to_string(),
+            "1");
   expect_error("global: {delta: abc}\ntasks: [{name: a, period: 1ms, work: 1us, span: 1us}]", "ts.yaml:1:17",
                "3.65 (theory), 1.7 (Cilkview), 1.5 (Cilkprof)");
   expect_error("global: {jobs: -3}\ntasks: [{name: a, period: 1ms, work: 1us, span: 1us}]", "ts.yaml:1:16",
