@@ -385,7 +385,8 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
   }
   if (options.trace) {
     try {
-      write_trace(*options.trace, engine->tasks(), events, info.origin, result.metrics.system.events_dropped);
+      write_trace(*options.trace, engine->tasks(), events, info.origin, result.metrics.system.events_dropped,
+                  result.metrics.jobs);
     } catch (const std::exception& e) {
       failures.emplace_back(e.what());
     }
