@@ -186,7 +186,9 @@ PoliciesReport run_policies_bench(const PoliciesBenchOptions& options) {
         if (verdict.schedulable) ++cell.admitted;
         cell.seconds += seconds;
         for (const platform::JobResult& j : r.metrics.jobs) {
-          if (j.status == platform::JobStatus::abandoned) continue;
+          if (j.status == platform::JobStatus::abandoned || j.status == platform::JobStatus::unknown) {
+            continue;  // no outcome
+          }
           ++cell.jobs;
           if (j.counts_as_miss()) ++cell.misses;
           if (j.status != platform::JobStatus::failed && j.response()) {

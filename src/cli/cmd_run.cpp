@@ -94,9 +94,7 @@ int run_run(const RunArgs& a) {
     // A job that never finished still runs on one of the policy's threads; the results
     // are written, so end here instead of waiting for it.
     fmt::print(stderr, "takt run: a job was still running at the end (abandoned); exiting without waiting\n");
-    std::fflush(stdout);
-    std::fflush(stderr);
-    std::_Exit(code);
+    std::_Exit(check_standard_output(code));
   }
   return code;
 }

@@ -64,6 +64,18 @@ CLI::Validator whole_at_least(long long minimum) {
       fmt::format("INT>={}", minimum));
 }
 
+int check_standard_output(int code) {
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    fmt::print(stderr,
+               "takt: error: writing to standard output failed ({}); redirect it to a file or "
+               "folder with space, or use the command's file option (-o, --json)\n",
+               std::strerror(errno));
+    code = code == exit_ok ? exit_bad_input : code;
+  }
+  std::fflush(stderr);
+  return code;
+}
+
 int run_main(int argc, char** argv) {
   CLI::App app{"takt: a real-time platform for parallel tasks on Linux.\n"
                "Analyse a task set, grant it cores, release its jobs on time and run each\n"
@@ -171,16 +183,7 @@ int run_main(int argc, char** argv) {
     // Run the deepest parsed subcommand that has an action.
     for (auto it = actions.rbegin(); it != actions.rend(); ++it) {
       if (it->first->parsed()) {
-        const int code = it->second();
-        // Output lost on the way out (a full disk, a closed file) is an error, not success.
-        if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
-          fmt::print(stderr,
-                     "takt: error: writing to standard output failed ({}); redirect it to a file or "
-                     "folder with space, or use the command's file option (-o, --json)\n",
-                     std::strerror(errno));
-          return code == exit_ok ? exit_bad_input : code;
-        }
-        return code;
+        return check_standard_output(it->second());
       }
     }
     fmt::print(stderr, "takt: error: no subcommand given; see takt --help\n");

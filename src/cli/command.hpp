@@ -38,6 +38,12 @@ bool register_command(Command command);
 /// Registers a group of subcommands (e.g. {"bench"}) with its description.
 bool register_group(std::vector<std::string> path, std::string description);
 
+/// Flushes stdout and stderr. Output lost on the way out (a full disk, a closed file) is
+/// an error, not success: when writing stdout failed, says so on stderr and returns
+/// exit_bad_input for an `code` of exit_ok (`code` otherwise). run_main() applies it
+/// after every command; a command that ends the process itself calls it first.
+int check_standard_output(int code);
+
 /// Builds the whole command tree on `app`, parses argv, runs the chosen action and
 /// returns the process's exit code. Errors the user can fix (takt::Error) print
 /// "takt: error: ..." and give exit code 1.

@@ -28,6 +28,8 @@ std::string_view to_string(JobStatus status) {
       return "abandoned";
     case JobStatus::skipped:
       return "skipped";
+    case JobStatus::unknown:
+      return "unknown";
   }
   return "unknown";
 }
@@ -204,6 +206,9 @@ RunMetrics compute_metrics(const MetricsInput& in) {
       } else if (s.finish) {
         r.status =
             s.failed ? JobStatus::failed : (*s.finish <= r.deadline ? JobStatus::met : JobStatus::missed);
+      } else if (in.first_job_drop && !(t < in.ledger_jobs.size() && index < in.ledger_jobs[t])) {
+        // Its finish (or start) may be among the dropped events: it is not a miss.
+        r.status = JobStatus::unknown;
       } else {
         r.status = r.deadline <= in.run.end ? JobStatus::unfinished : JobStatus::abandoned;
       }
@@ -228,6 +233,9 @@ RunMetrics compute_metrics(const MetricsInput& in) {
         case JobStatus::skipped:
           ++tm.skipped;
           break;
+        case JobStatus::unknown:
+          ++tm.unknown;
+          break;
       }
       if (r.counts_as_miss()) ++tm.misses;
       if (r.finish && r.status != JobStatus::failed) {
@@ -246,7 +254,7 @@ RunMetrics compute_metrics(const MetricsInput& in) {
         job_time[s.start_cpu] += *s.finish - *s.start;
       out.jobs.push_back(r);
     }
-    const std::uint64_t with_outcome = tm.jobs - tm.abandoned;
+    const std::uint64_t with_outcome = tm.jobs - tm.abandoned - tm.unknown;
     tm.miss_ratio =
         with_outcome == 0 ? 0.0 : static_cast<double>(tm.misses) / static_cast<double>(with_outcome);
     if (!responses.empty()) tm.mean_relative_response = static_cast<double>(relative_sum / responses.size());
@@ -263,7 +271,7 @@ RunMetrics compute_metrics(const MetricsInput& in) {
     out.tasks.push_back(std::move(tm));
   }
   std::uint64_t with_outcome = 0;
-  for (const auto& tm : out.tasks) with_outcome += tm.jobs - tm.abandoned;
+  for (const auto& tm : out.tasks) with_outcome += tm.jobs - tm.abandoned - tm.unknown;
   out.miss_ratio =
       with_outcome == 0 ? 0.0 : static_cast<double>(out.misses_total) / static_cast<double>(with_outcome);
 
@@ -325,6 +333,8 @@ MetricsInput metrics_input(std::span<const PeriodicTask> tasks, std::span<const 
   in.events_dropped = recorder.dropped();
   in.events_unattached = recorder.unattached();
   in.first_drop = recorder.first_drop();
+  in.first_job_drop = recorder.first_job_drop();
+  in.ledger_jobs = recorder.ledger_jobs();
   return in;
 }
 

@@ -10,7 +10,9 @@
 //   miss ratio           = misses / jobs with an outcome, where a skipped release counts
 //                          as a job and a miss, a failed job is a miss, and a job still
 //                          running at the end is a miss when its deadline had passed
-//                          ("unfinished") and has no outcome otherwise ("abandoned").
+//                          ("unfinished") and has no outcome otherwise ("abandoned"); a
+//                          job whose finish the recorder may have dropped has no
+//                          outcome either ("unknown").
 // Percentiles are nearest-rank (percentile.hpp).
 #pragma once
 
@@ -37,6 +39,8 @@ enum class JobStatus {
   unfinished,  ///< still running at the end, deadline passed; counts as missed
   abandoned,   ///< still running at the end, deadline not yet passed: no outcome
   skipped,     ///< the release was skipped; counts as a missed job
+  unknown,     ///< no finish recorded, but the recorder dropped job events and the job ledger
+               ///< does not cover it: it may have finished. No outcome
 };
 std::string_view to_string(JobStatus status);
 
@@ -78,7 +82,8 @@ struct TaskMetrics {
   std::uint64_t failed = 0;
   std::uint64_t unfinished = 0;
   std::uint64_t abandoned = 0;
-  double miss_ratio = 0;              ///< misses / (jobs − abandoned)
+  std::uint64_t unknown = 0;          ///< jobs whose outcome was lost with dropped events
+  double miss_ratio = 0;              ///< misses / (jobs − abandoned − unknown)
   DurationStats response;             ///< over finished, non-failed jobs
   double mean_relative_response = 0;  ///< mean of response / relative deadline, same jobs
   DurationStats release_latency;
@@ -160,6 +165,11 @@ struct MetricsInput {
   std::uint64_t events_unattached = 0;
   /// Recorder::first_drop(): jobs that finished before it have every strand event.
   std::optional<std::chrono::nanoseconds> first_drop;
+  /// Recorder::first_job_drop(): set when some job's release, start or finish was
+  /// dropped; a job outside `ledger_jobs` without a finish then has no known outcome.
+  std::optional<std::chrono::nanoseconds> first_job_drop;
+  /// Recorder::ledger_jobs(): per task, the jobs 0 .. n−1 whose job events are all kept.
+  std::vector<std::uint64_t> ledger_jobs;
 };
 
 RunMetrics compute_metrics(const MetricsInput& input);

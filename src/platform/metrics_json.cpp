@@ -65,6 +65,7 @@ nlohmann::json metrics_to_json(const RunMetrics& m, bool with_jobs) {
     j["failed"] = t.failed;
     j["unfinished"] = t.unfinished;
     j["abandoned"] = t.abandoned;
+    j["unknown"] = t.unknown;
     j["response_ms"] = stats_json(t.response, ms, true);
     j["mean_relative_response"] = t.mean_relative_response;
     j["release_latency_us"] = stats_json(t.release_latency, us, true);

@@ -87,10 +87,19 @@ std::string format_table(const RunMetrics& m) {
     fmt::format_to(
         it,
         "warning: {} events dropped (full buffers) and {} from threads without a recorder slot; the "
-        "strand, steal, migration and preemption counts above and the trace miss them (each buffer keeps "
-        "room for the jobs' releases, starts and finishes first). The recorder takes at most 192 MiB: "
-        "a shorter run (--duration, --jobs) records every event\n",
+        "strand, steal, migration and preemption counts above and the trace miss them (the job ledger "
+        "keeps every planned job's release, start and finish). The recorder takes at most 192 MiB of "
+        "buffers and 128 MiB of ledger: a shorter run (--duration, --jobs) records every event\n",
         s.events_dropped, s.events_unattached);
+    std::uint64_t outcome_unknown = 0;
+    for (const auto& t : m.tasks) outcome_unknown += t.unknown;
+    if (outcome_unknown > 0) {
+      fmt::format_to(it,
+                     "{} job(s) beyond the job ledger have no known outcome (status \"unknown\"): their "
+                     "start or finish may be among the dropped events; they are not counted as misses nor "
+                     "in the miss ratio\n",
+                     outcome_unknown);
+    }
     std::uint64_t unknown = 0, finished = 0;
     for (const auto& t : m.tasks) {
       unknown += t.executed_unknown;

@@ -13,7 +13,111 @@
 
 namespace takt::platform {
 
-void ThreadRecorder::reset(std::size_t capacity, std::size_t reserved, std::string_view name) {
+namespace {
+
+bool is_job_event(EventKind kind) noexcept {
+  return kind == EventKind::release || kind == EventKind::skip || kind == EventKind::start ||
+         kind == EventKind::finish;
+}
+
+// A job's places in the ledger: its release or skip, its start, its finish. Bit p of
+// Entry::state claims place p; bit p + 4 says it is written.
+constexpr int kReleasePlace = 0;
+constexpr int kStartPlace = 1;
+constexpr int kFinishPlace = 2;
+constexpr std::uint8_t kWritten = 4;
+
+int place_of(EventKind kind) noexcept {
+  return kind == EventKind::start ? kStartPlace : kind == EventKind::finish ? kFinishPlace : kReleasePlace;
+}
+
+}  // namespace
+
+struct JobLedger::Entry {
+  std::atomic<std::uint8_t> state{0};
+  EventKind release_kind = EventKind::release;  ///< release or skip
+  std::uint8_t release_flags = 0;
+  std::uint8_t finish_flags = 0;
+  std::array<std::int16_t, 3> cpu{};  ///< per place
+  /// The nominal release: every place's event carries the same one, and each writer
+  /// stores it.
+  std::atomic<std::int64_t> nominal{0};
+  std::array<std::int64_t, 3> time{};  ///< per place
+  std::int64_t eligible = 0;           ///< the release's (or skip's) aux
+};
+
+JobLedger::JobLedger(std::span<const std::uint64_t> jobs_per_task) {
+  first_.reserve(jobs_per_task.size() + 1);
+  std::size_t n = 0;
+  for (std::uint64_t jobs : jobs_per_task) {
+    first_.push_back(n);
+    n += static_cast<std::size_t>(jobs);
+  }
+  first_.push_back(n);
+  // Value-initialised: every page is written once before the run.
+  entries_ = std::make_unique<Entry[]>(n);
+}
+
+JobLedger::~JobLedger() = default;
+
+std::size_t JobLedger::entry_bytes() noexcept { return sizeof(Entry); }
+
+std::uint64_t JobLedger::jobs(std::uint32_t task) const noexcept {
+  return task + 1 < first_.size() ? first_[task + 1] - first_[task] : 0;
+}
+
+bool JobLedger::record(const Event& e) noexcept {
+  if (e.job >= jobs(e.task)) return false;
+  Entry& entry = entries_[first_[e.task] + e.job];
+  const int place = place_of(e.kind);
+  const auto claim = static_cast<std::uint8_t>(1u << place);
+  if ((entry.state.fetch_or(claim, std::memory_order_acq_rel) & claim) != 0) return false;
+  entry.nominal.store(e.release.count(), std::memory_order_relaxed);
+  entry.time[place] = e.time.count();
+  entry.cpu[place] = e.cpu;
+  if (place == kReleasePlace) {
+    entry.release_kind = e.kind;
+    entry.release_flags = e.flags;
+    entry.eligible = e.aux.count();
+  } else if (place == kFinishPlace) {
+    entry.finish_flags = e.flags;
+  }
+  entry.state.fetch_or(static_cast<std::uint8_t>(claim << kWritten), std::memory_order_release);
+  return true;
+}
+
+void JobLedger::append_events(std::vector<Event>& out) const {
+  for (std::uint32_t task = 0; task + 1 < first_.size(); ++task) {
+    for (std::size_t i = first_[task]; i < first_[task + 1]; ++i) {
+      const Entry& entry = entries_[i];
+      const std::uint8_t state = entry.state.load(std::memory_order_acquire);
+      if ((state >> kWritten) == 0) continue;
+      for (int place : {kReleasePlace, kStartPlace, kFinishPlace}) {
+        if ((state & (1u << (place + kWritten))) == 0) continue;
+        Event e;
+        e.kind = place == kReleasePlace ? entry.release_kind
+                 : place == kStartPlace ? EventKind::start
+                                        : EventKind::finish;
+        e.time = std::chrono::nanoseconds(entry.time[place]);
+        e.release = std::chrono::nanoseconds(entry.nominal.load(std::memory_order_relaxed));
+        e.task = task;
+        e.job = i - first_[task];
+        e.cpu = entry.cpu[place];
+        if (place == kReleasePlace) {
+          e.aux = std::chrono::nanoseconds(entry.eligible);
+          e.flags = entry.release_flags;
+        } else if (place == kFinishPlace) {
+          e.flags = entry.finish_flags;
+        }
+        out.push_back(e);
+      }
+    }
+  }
+}
+
+void ThreadRecorder::reset(std::size_t capacity, std::size_t reserved, std::string_view name,
+                           JobLedger* ledger) {
+  ledger_ = ledger;
   // Value-initialising the array writes every page once: the buffer is resident
   // (and locked, under mlockall) before the run starts.
   events_ = std::make_unique<Event[]>(capacity);
@@ -26,12 +130,14 @@ void ThreadRecorder::reset(std::size_t capacity, std::size_t reserved, std::stri
 
 void ThreadRecorder::append(const Event& e) noexcept {
   std::size_t n = size_.load(std::memory_order_relaxed);  // only this thread writes size_
-  const bool job_event = e.kind == EventKind::release || e.kind == EventKind::skip || e.kind == EventKind::start ||
-                         e.kind == EventKind::finish;
+  const bool job_event = is_job_event(e.kind);
   if (n >= (job_event ? capacity_ : detail_capacity_)) {
     dropped_.store(dropped_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     if (first_drop_ns_.load(std::memory_order_relaxed) == kNoDrop) {
       first_drop_ns_.store(e.time.count(), std::memory_order_relaxed);
+    }
+    if (job_event && first_job_drop_ns_.load(std::memory_order_relaxed) == kNoDrop) {
+      first_job_drop_ns_.store(e.time.count(), std::memory_order_relaxed);
     }
     return;
   }
@@ -50,6 +156,7 @@ void ThreadRecorder::record(Event e) noexcept {
     append(m);
   }
   last_cpu_ = e.cpu;
+  if (ledger_ != nullptr && is_job_event(e.kind) && ledger_->record(e)) return;
   append(e);
 }
 
@@ -146,9 +253,10 @@ Recorder::Recorder(RecorderConfig config) : config_(config) {
   if (config_.threads == 0) throw Error("the event recorder needs at least one thread slot");
   if (config_.events_per_thread == 0)
     throw Error("the event recorder needs room for at least one event per thread");
+  if (!config_.ledger_jobs.empty()) ledger_ = std::make_unique<JobLedger>(config_.ledger_jobs);
   slots_.reset(new ThreadRecorder[config_.threads]);
   for (std::size_t i = 0; i < config_.threads; ++i) {
-    slots_[i].reset(config_.events_per_thread, config_.reserved_per_thread, "");
+    slots_[i].reset(config_.events_per_thread, config_.reserved_per_thread, "", ledger_.get());
   }
 }
 
@@ -186,6 +294,7 @@ RecorderProgress Recorder::progress() const noexcept {
 
 std::vector<Event> Recorder::events() const {
   std::vector<Event> out;
+  if (ledger_) ledger_->append_events(out);
   for_each_attached([&](const ThreadRecorder& t) { out.insert(out.end(), t.data(), t.data() + t.size()); });
   std::stable_sort(out.begin(), out.end(), [](const Event& a, const Event& b) { return a.time < b.time; });
   return out;
@@ -243,6 +352,20 @@ std::optional<std::chrono::nanoseconds> Recorder::first_drop() const noexcept {
   std::optional<std::chrono::nanoseconds> first;
   for_each_attached([&](const ThreadRecorder& t) {
     if (auto d = t.first_drop(); d && (!first || *d < *first)) first = d;
+  });
+  return first;
+}
+
+std::optional<std::chrono::nanoseconds> ThreadRecorder::first_job_drop() const noexcept {
+  const std::int64_t ns = first_job_drop_ns_.load(std::memory_order_relaxed);
+  if (ns == kNoDrop) return std::nullopt;
+  return std::chrono::nanoseconds(ns);
+}
+
+std::optional<std::chrono::nanoseconds> Recorder::first_job_drop() const noexcept {
+  std::optional<std::chrono::nanoseconds> first;
+  for_each_attached([&](const ThreadRecorder& t) {
+    if (auto d = t.first_job_drop(); d && (!first || *d < *first)) first = d;
   });
   return first;
 }

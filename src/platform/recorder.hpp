@@ -4,9 +4,17 @@
 // fixed number of events. Every thread that records (a release lane, a worker)
 // attaches once and gets its own ThreadRecorder; only that thread writes to it. A
 // full buffer drops further events and counts them; it never grows, blocks or
-// crashes. The last `reserved_per_thread` places of each buffer take only job events
-// (release, skip, start, finish): a fine-grained job's strand events may fill a
-// buffer, but every job's outcome is still recorded. Results are read after the run (or, for the progress counters, at any time).
+// crashes.
+//
+// Job events (release, skip, start, finish) do not depend on which thread records
+// them: the job ledger, one preallocated entry per planned job (jobs 0 .. n−1 of each
+// task, RecorderConfig::ledger_jobs), keeps the first release or skip, start and
+// finish of every job it covers, whichever thread records them, so a busy thread never
+// loses a job's outcome. Job events of jobs beyond the ledger (and repeated ones) go to
+// the thread's buffer, whose last `reserved_per_thread` places take only job events;
+// when even those are dropped, Recorder::first_job_drop() says from when job outcomes
+// may be missing. Results are read after the run (or, for the progress counters, at
+// any time).
 #pragma once
 
 #include "platform/event.hpp"
@@ -19,6 +27,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,6 +39,39 @@ struct RecorderConfig {
   std::size_t events_per_thread = 1 << 16;  ///< capacity of each slot's buffer
   /// Places of each buffer kept for job events (at most events_per_thread).
   std::size_t reserved_per_thread = 0;
+  /// Per task (by index): the jobs 0 .. n−1 whose job events the job ledger keeps.
+  /// Tasks beyond the vector have none.
+  std::vector<std::uint64_t> ledger_jobs{};
+};
+
+/// The job events of the planned jobs, outside the per-thread buffers: per job, the
+/// first release or skip, the first start and the first finish recorded, by any thread
+/// (lock-free; each place is claimed once with an atomic or). Jobs outside it, and
+/// repeated job events, are left to the caller.
+class JobLedger {
+ public:
+  /// Allocates and touches one entry per job of `jobs_per_task`.
+  explicit JobLedger(std::span<const std::uint64_t> jobs_per_task);
+  ~JobLedger();
+  JobLedger(const JobLedger&) = delete;
+  JobLedger& operator=(const JobLedger&) = delete;
+
+  /// Keeps `e` (a release, skip, start or finish with its cpu filled in) when its job has
+  /// an entry and its place is still free; false otherwise.
+  bool record(const Event& e) noexcept;
+  /// Jobs of `task` with an entry.
+  [[nodiscard]] std::uint64_t jobs(std::uint32_t task) const noexcept;
+  /// The kept events, as recorded, by task, job and kind (release or skip, start,
+  /// finish); an event being written concurrently is left out.
+  void append_events(std::vector<Event>& out) const;
+
+  /// Bytes of one entry (for sizing).
+  static std::size_t entry_bytes() noexcept;
+
+ private:
+  struct Entry;
+  std::unique_ptr<Entry[]> entries_;
+  std::vector<std::size_t> first_;  ///< per task, its first entry; one more at the end
 };
 
 /// What a thread measured about itself when it closed its recorder.
@@ -91,6 +133,8 @@ class ThreadRecorder {
   /// The time of the first event this thread dropped (none: nothing dropped yet). Every
   /// later detail event of the thread is dropped too, so events before it are complete.
   [[nodiscard]] std::optional<std::chrono::nanoseconds> first_drop() const noexcept;
+  /// The time of the first job event (release, skip, start, finish) this thread dropped.
+  [[nodiscard]] std::optional<std::chrono::nanoseconds> first_job_drop() const noexcept;
   [[nodiscard]] std::uint64_t jobs_done() const noexcept {
     return jobs_done_.load(std::memory_order_relaxed);
   }
@@ -104,15 +148,17 @@ class ThreadRecorder {
  private:
   friend class Recorder;
   ThreadRecorder() = default;
-  void reset(std::size_t capacity, std::size_t reserved, std::string_view name);
+  void reset(std::size_t capacity, std::size_t reserved, std::string_view name, JobLedger* ledger);
   void append(const Event& e) noexcept;
 
+  JobLedger* ledger_ = nullptr;
   std::unique_ptr<Event[]> events_;
   std::size_t capacity_ = 0;
   std::size_t detail_capacity_ = 0;  ///< capacity_ less the places reserved for job events
   std::atomic<std::size_t> size_{0};
   std::atomic<std::uint64_t> dropped_{0};
   std::atomic<std::int64_t> first_drop_ns_{kNoDrop};
+  std::atomic<std::int64_t> first_job_drop_ns_{kNoDrop};  ///< of a release, skip, start or finish
   static constexpr std::int64_t kNoDrop = std::numeric_limits<std::int64_t>::max();
   std::atomic<std::uint64_t> jobs_done_{0};
   std::atomic<std::uint64_t> misses_{0};
@@ -158,7 +204,8 @@ class Recorder {
 
   [[nodiscard]] const RecorderConfig& config() const { return config_; }
   [[nodiscard]] RecorderProgress progress() const noexcept;
-  /// Every event recorded so far, ordered by time (ties keep recording order).
+  /// Every event recorded so far (the ledger's, then each thread's), ordered by time
+  /// (ties keep that order).
   [[nodiscard]] std::vector<Event> events() const;
   [[nodiscard]] std::vector<ThreadSummary> threads() const;
   /// Kept job errors, in slot order.
@@ -169,6 +216,12 @@ class Recorder {
   /// The earliest ThreadRecorder::first_drop() of every thread: the events of every
   /// thread before it are complete (none: no event was dropped).
   [[nodiscard]] std::optional<std::chrono::nanoseconds> first_drop() const noexcept;
+  /// The earliest ThreadRecorder::first_job_drop(): a job outside the ledger that has
+  /// not finished by then may have lost its start or finish (none: no job event was
+  /// dropped).
+  [[nodiscard]] std::optional<std::chrono::nanoseconds> first_job_drop() const noexcept;
+  /// Per task, the jobs the ledger keeps (RecorderConfig::ledger_jobs).
+  [[nodiscard]] const std::vector<std::uint64_t>& ledger_jobs() const noexcept { return config_.ledger_jobs; }
   [[nodiscard]] std::uint64_t unattached() const noexcept {
     return unattached_.load(std::memory_order_relaxed);
   }
@@ -184,6 +237,7 @@ class Recorder {
   void for_each_attached(F f) const;
 
   RecorderConfig config_;
+  std::unique_ptr<JobLedger> ledger_;
   std::unique_ptr<ThreadRecorder[]> slots_;
   std::atomic<std::size_t> claimed_{0};
   std::atomic<std::uint64_t> unattached_{0};

@@ -24,6 +24,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <numeric>
 #include <set>
 
 namespace takt::platform {
@@ -35,8 +36,11 @@ namespace {
 
 /// Longest run the recorder is sized for when the run has no limit (it lasts until stopped).
 constexpr nanoseconds kUnlimitedSizing = 60s;
-/// The recorder never takes more than this (events beyond it are dropped and counted).
+/// The recorder's per-thread buffers never take more than this (events beyond it are
+/// dropped and counted).
 constexpr std::size_t kRecorderBytes = std::size_t{192} << 20;
+/// Nor its job ledger more than this (job events of jobs beyond it go to the buffers).
+constexpr std::size_t kLedgerBytes = std::size_t{128} << 20;
 
 OverrunPolicy overrun_of(model::Overrun o) {
   return o == model::Overrun::skip ? OverrunPolicy::skip : OverrunPolicy::wait;
@@ -60,6 +64,18 @@ RecorderConfig size_recorder(const RecordingPlan& plan, std::span<const Periodic
   RecorderConfig rc;
   rc.threads = plan.threads + 1;
   long double total = 0, busiest = 0, jobs_total = 0;
+  // The ledger keeps every planned job's release, start and finish whichever thread
+  // records them; past its limit, the first jobs of every task in proportion.
+  for (const PeriodicTask& t : timing) rc.ledger_jobs.push_back(planned_jobs(t, config));
+  const long double ledger_need = std::accumulate(rc.ledger_jobs.begin(), rc.ledger_jobs.end(), 0.0L);
+  const long double ledger_room = static_cast<long double>(kLedgerBytes / JobLedger::entry_bytes());
+  long double covered = 0;
+  for (std::uint64_t& jobs : rc.ledger_jobs) {
+    if (ledger_need > ledger_room) {
+      jobs = static_cast<std::uint64_t>(static_cast<long double>(jobs) * ledger_room / ledger_need);
+    }
+    covered += static_cast<long double>(jobs);
+  }
   for (std::size_t i = 0; i < timing.size(); ++i) {
     const long double jobs = static_cast<long double>(planned_jobs(timing[i], config));
     const std::size_t per_job = i < plan.events_per_job.size() ? plan.events_per_job[i] : 8;
@@ -73,9 +89,10 @@ RecorderConfig size_recorder(const RecordingPlan& plan, std::span<const Periodic
   const long double cap = static_cast<long double>(kRecorderBytes / sizeof(Event) / rc.threads);
   per_thread = std::min(per_thread, cap);
   rc.events_per_thread = std::max<std::size_t>(4096, static_cast<std::size_t>(per_thread));
-  // Room for every job's release, start and finish on any one thread (the lane records
-  // the releases, whichever thread completes a job its finish), within half the buffer.
-  const long double job_events = jobs_total * 3 + 64;
+  // Room for the release, start and finish of every job outside the ledger on any one
+  // thread (the lane records the releases, whichever thread completes a job its
+  // finish), within half the buffer.
+  const long double job_events = (jobs_total - covered) * 3 + 64;
   rc.reserved_per_thread = static_cast<std::size_t>(std::min(job_events, static_cast<long double>(rc.events_per_thread / 2)));
   return rc;
 }
@@ -368,7 +385,8 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
   }
   if (options.trace) {
     try {
-      write_trace(*options.trace, engine->tasks(), events, info.origin, result.metrics.system.events_dropped);
+      write_trace(*options.trace, engine->tasks(), events, info.origin, result.metrics.system.events_dropped,
+                  result.metrics.jobs);
     } catch (const std::exception& e) {
       failures.emplace_back(e.what());
     }

@@ -66,7 +66,8 @@ std::vector<int> nest(std::vector<Slice>& slices) {
 }  // namespace
 
 nlohmann::json make_trace(std::span<const PeriodicTask> tasks, std::span<const Event> events,
-                          nanoseconds origin, std::uint64_t events_dropped) {
+                          nanoseconds origin, std::uint64_t events_dropped,
+                          std::span<const JobResult> outcomes) {
   nanoseconds base = origin;
   for (const Event& e : events) base = std::min(base, e.time);
   auto ts = [&](nanoseconds t) { return static_cast<double>((t - base).count()) / 1e3; };
@@ -176,6 +177,9 @@ nlohmann::json make_trace(std::span<const PeriodicTask> tasks, std::span<const E
               {{"task", task_name(task)}, {"job", job}, {"strand", strand}, {"unfinished", true}}});
   }
 
+  std::map<std::pair<std::uint32_t, std::uint64_t>, const JobResult*> outcome_of;
+  for (const JobResult& r : outcomes) outcome_of[{r.task, r.index}] = &r;
+
   std::map<std::uint32_t, std::vector<Slice>> task_slices;
   for (const auto& [key, j] : jobs) {
     const auto [task, index] = key;
@@ -205,18 +209,26 @@ nlohmann::json make_trace(std::span<const PeriodicTask> tasks, std::span<const E
     }
     if (!j.start) continue;
     const nanoseconds end = j.finish.value_or(last);
-    // As in the metrics: a job without a finish is unfinished once its deadline passed
-    // (here: by the trace's last event), abandoned before; a failed job is failed, not
-    // missed. A deadline passed unfinished or finished late gets the miss marker.
-    const bool late = j.finish ? !j.failed && *j.finish > deadline : deadline <= last;
+    // The metrics' outcome when given. Without one, as the metrics judge: a job without a
+    // finish is unfinished once its deadline passed (here: by the trace's last event),
+    // abandoned before; a failed job is failed, not missed. A deadline passed unfinished
+    // or finished late gets the miss marker.
+    const auto found = outcome_of.find(key);
+    const JobResult* outcome = found != outcome_of.end() ? found->second : nullptr;
+    const bool late = outcome != nullptr
+                          ? outcome->status == JobStatus::missed || outcome->status == JobStatus::unfinished
+                      : j.finish ? !j.failed && *j.finish > deadline
+                                 : deadline <= last;
+    const std::string status = outcome != nullptr ? std::string(to_string(outcome->status))
+                               : !j.finish        ? (deadline <= last ? "unfinished" : "abandoned")
+                               : j.failed         ? "failed"
+                               : late             ? "missed"
+                                                  : "met";
     nlohmann::json args{{"task", task_name(task)},
                         {"job", index},
                         {"release_us", rel_us(j.nominal)},
                         {"deadline_us", rel_us(deadline)},
-                        {"status", !j.finish  ? (deadline <= last ? "unfinished" : "abandoned")
-                                   : j.failed ? "failed"
-                                   : late     ? "missed"
-                                              : "met"}};
+                        {"status", status}};
     if (j.finish) args["response_us"] = static_cast<double>((*j.finish - j.nominal).count()) / 1e3;
     task_slices[task].push_back(Slice{*j.start, end, label, "job", args});
     if (!j.strands && j.start_cpu >= 0)
@@ -283,8 +295,9 @@ nlohmann::json make_trace(std::span<const PeriodicTask> tasks, std::span<const E
 }
 
 void write_trace(const std::filesystem::path& path, std::span<const PeriodicTask> tasks,
-                 std::span<const Event> events, nanoseconds origin, std::uint64_t events_dropped) {
-  write_json_file(path, make_trace(tasks, events, origin, events_dropped));
+                 std::span<const Event> events, nanoseconds origin, std::uint64_t events_dropped,
+                 std::span<const JobResult> outcomes) {
+  write_json_file(path, make_trace(tasks, events, origin, events_dropped, outcomes));
 }
 
 }  // namespace takt::platform

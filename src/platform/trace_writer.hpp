@@ -11,6 +11,7 @@
 #pragma once
 
 #include "platform/event.hpp"
+#include "platform/metrics.hpp"
 #include "platform/periodic_task.hpp"
 
 #include <nlohmann/json.hpp>
@@ -22,13 +23,18 @@
 namespace takt::platform {
 
 /// `events_dropped`: events the recorder could not keep (RunMetrics::system); the trace
-/// says so in otherData, since what is missing cannot be drawn.
+/// says so in otherData, since what is missing cannot be drawn. `outcomes`: the metrics'
+/// jobs (RunMetrics::jobs); a job's status and deadline-miss marker are its outcome's
+/// (a job still running at the end is unfinished when its deadline passed by the run's
+/// end). A job without one is judged from the events alone, its deadline against the
+/// trace's last event.
 nlohmann::json make_trace(std::span<const PeriodicTask> tasks, std::span<const Event> events,
-                          std::chrono::nanoseconds origin, std::uint64_t events_dropped = 0);
+                          std::chrono::nanoseconds origin, std::uint64_t events_dropped = 0,
+                          std::span<const JobResult> outcomes = {});
 
 /// make_trace() written to `path` (write_json_file: never half a file).
 void write_trace(const std::filesystem::path& path, std::span<const PeriodicTask> tasks,
                  std::span<const Event> events, std::chrono::nanoseconds origin,
-                 std::uint64_t events_dropped = 0);
+                 std::uint64_t events_dropped = 0, std::span<const JobResult> outcomes = {});
 
 }  // namespace takt::platform

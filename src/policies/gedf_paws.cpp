@@ -6,6 +6,7 @@
 #include "platform/run_threads.hpp"
 #include "platform/thread_recording.hpp"
 #include "policies/builtin_topologies.hpp"
+#include "policies/edf_preemption.hpp"
 #include "policies/fork_join_events.hpp"
 #include "policies/job_slot.hpp"
 #include "policies/statistics_json.hpp"
@@ -59,6 +60,7 @@ class GedfPaws final : public platform::Policy, ext::WorkSource, ext::YieldPolic
     platform::OpenStrand open;  ///< what the recorder knows of it
     std::size_t from_worker = 0;
     std::atomic<bool> used{false};
+    std::atomic<std::int64_t> waiting_key{-1};  ///< its key while in the global queue, else -1
   };
   struct LaneSink final : platform::ReleaseSink {
     GedfPaws* owner = nullptr;
@@ -77,6 +79,11 @@ class GedfPaws final : public platform::Policy, ext::WorkSource, ext::YieldPolic
   std::unique_ptr<sched::Scheduler> scheduler_;
   std::vector<std::unique_ptr<JobSlot>> slots_;
   std::unique_ptr<std::atomic<std::int64_t>[]> keys_;  ///< each slot's current key, for resolve()
+  /// Each slot's key while its job is admitted and not yet taken by a worker, else -1.
+  std::unique_ptr<std::atomic<std::int64_t>[]> waiting_keys_;
+  // The lane's scratch space for admit() (one lane; no allocation at a release).
+  std::vector<WorkerView> worker_views_;
+  std::vector<nanoseconds> waiting_scratch_;
   std::unique_ptr<StrandEntry[]> entries_;
   std::size_t entry_count_ = 0;
   std::unique_ptr<std::atomic<bool>[]> yield_pending_;
@@ -132,14 +139,18 @@ void GedfPaws::prepare(RunContext& ctx) {
   scheduler_ = std::make_unique<sched::Scheduler>(
       ctx.topology, sched::ProcessingElements::uniform(static_cast<int>(workers_)), std::move(options));
   keys_.reset(new std::atomic<std::int64_t>[ctx.tasks.size()]);
+  waiting_keys_.reset(new std::atomic<std::int64_t>[ctx.tasks.size()]);
   for (std::size_t i = 0; i < ctx.tasks.size(); ++i) {
     slots_.push_back(std::make_unique<JobSlot>(static_cast<std::uint32_t>(i), *ctx.tasks[i], ctx.timing[i],
                                                ctx.engine, *scheduler_));
     keys_[i].store(-1, std::memory_order_relaxed);
+    waiting_keys_[i].store(-1, std::memory_order_relaxed);
   }
   entry_count_ = std::min(kMaxSuspended, ctx.tasks.size() + workers_);
   entries_.reset(new StrandEntry[entry_count_]);
   for (std::size_t i = 0; i < entry_count_; ++i) entries_[i].entry.payload = &entries_[i];
+  worker_views_.resize(workers_);
+  waiting_scratch_.resize(ctx.tasks.size() + entry_count_);
   yield_pending_.reset(new std::atomic<bool>[workers_]);
   for (std::size_t i = 0; i < workers_; ++i) yield_pending_[i].store(false, std::memory_order_relaxed);
   pending_open_.reset(new platform::OpenStrand[workers_]);
@@ -200,6 +211,7 @@ ext::Work GedfPaws::work_for(sched::Task& t, std::size_t worker) noexcept {
     const platform::OpenStrand open = s->open;
     const std::size_t from = s->from_worker;
     scheduler_->exit(t);
+    s->waiting_key.store(-1, std::memory_order_release);
     s->used.store(false, std::memory_order_release);
     recording_->resumed(worker, open, os::monotonic_now());
     if (from != worker && open.valid) {
@@ -210,7 +222,9 @@ ext::Work GedfPaws::work_for(sched::Task& t, std::size_t worker) noexcept {
     }
     return work;
   }
-  work.job = static_cast<JobSlot*>(t.payload);
+  JobSlot* slot = static_cast<JobSlot*>(t.payload);
+  waiting_keys_[slot->task()].store(-1, std::memory_order_release);
+  work.job = slot;
   return work;
 }
 
@@ -273,6 +287,7 @@ void GedfPaws::suspended(ext::SuspendedStrand strand) noexcept {
   t.deadline =
       job.valid ? slots_[job.task]->release().deadline : priority_keys_.deadline_of(strand.key(), *engine_);
   t.release = job.valid ? slots_[job.task]->release().release : nanoseconds::zero();
+  entry->waiting_key.store(strand.key().count(), std::memory_order_release);
   scheduler_->admit(t);
   pool_->extension().notify_work();
 }
@@ -284,27 +299,35 @@ void GedfPaws::admit(const platform::Release& release) {
   const nanoseconds key = priority_keys_.key(release.deadline, release.task, *engine_);
   slot.fill(release, 0, key);
   keys_[release.task].store(key.count(), std::memory_order_release);
+  waiting_keys_[release.task].store(key.count(), std::memory_order_release);
   scheduler_->admit(slot.entry());
-  // An idle worker takes it (rule D); otherwise preempt the latest deadline if later.
+  // Idle workers take the earliest waiting work (rule D), as do workers already asked to
+  // yield. Work waiting beyond them (an idle worker that has not yet taken the job of a
+  // previous release counts for that job only) preempts the latest running key if later.
   ext::Extension& ext = pool_->extension();
-  std::size_t victim = workers_;
-  nanoseconds latest = key;
+  bool idle = false;
   for (std::size_t w = 0; w < workers_; ++w) {
-    nanoseconds running{};
-    if (!ext.running_key(w, running)) {
-      ext.notify_work();
-      return;
-    }
-    if (yield_pending_[w].load(std::memory_order_acquire)) continue;
-    if (running > latest) {
-      latest = running;
-      victim = w;
-    }
+    WorkerView& view = worker_views_[w];
+    view.running = ext.running_key(w, view.key);
+    view.yield_pending = yield_pending_[w].load(std::memory_order_acquire);
+    idle = idle || !view.running;
   }
-  if (victim < workers_) {
-    yield_pending_[victim].store(true, std::memory_order_release);
+  if (idle) ext.notify_work();
+  std::size_t waiting = 0;
+  for (std::size_t i = 0; i < slots_.size(); ++i) {
+    const std::int64_t k = waiting_keys_[i].load(std::memory_order_acquire);
+    if (k >= 0) waiting_scratch_[waiting++] = nanoseconds(k);
+  }
+  for (std::size_t i = 0; i < entry_count_; ++i) {
+    const std::int64_t k = entries_[i].waiting_key.load(std::memory_order_acquire);
+    if (k >= 0) waiting_scratch_[waiting++] = nanoseconds(k);
+  }
+  const std::optional<std::size_t> victim =
+      edf_preemption_victim(worker_views_, std::span<nanoseconds>(waiting_scratch_.data(), waiting));
+  if (victim) {
+    yield_pending_[*victim].store(true, std::memory_order_release);
     preemptions_requested_.fetch_add(1, std::memory_order_relaxed);
-    ext.request_yield(victim);
+    ext.request_yield(*victim);
   }
 }
 

@@ -28,6 +28,9 @@ using namespace std::chrono_literals;
 using platform::RunContext;
 using std::chrono::nanoseconds;
 
+/// How long shutdown() waits for a lane that has left its job to return.
+constexpr nanoseconds kLaneReturn = 2s;
+
 class PartitionedDm final : public platform::Policy {
  public:
   PartitionedDm() = default;
@@ -367,6 +370,15 @@ void PartitionedDm::run(RunContext& ctx) {
 bool PartitionedDm::shutdown() {
   if (shut_down_) return true;
   if (engine_ != nullptr && engine_->started() && engine_->jobs_in_flight() > 0) {
+    left_running_ = true;
+    return false;
+  }
+  // A lane the run gave up on inside its job, whose job has finished since, is back in
+  // the release engine (the engine has stopped: it skips the releases due meanwhile and
+  // returns) or on its way out: join it before the engine and the recorder go. One that
+  // does not return in time is left running like a lane still inside its job.
+  const nanoseconds until = os::monotonic_now() + kLaneReturn;
+  if (!lanes_.wait([until] { return os::monotonic_now() > until; })) {
     left_running_ = true;
     return false;
   }

@@ -245,6 +245,36 @@ TEST(Metrics, ExecutedTimeIsKnownOnlyForJobsThatFinishedBeforeTheFirstDrop) {
   EXPECT_EQ(compute_metrics(in).tasks[0].executed.count, 0u);
 }
 
+TEST(Metrics, AJobWhoseFinishMayHaveBeenDroppedHasNoOutcome) {
+  // A#3 and B#2 have no finish. Job events were dropped, but the ledger covers the
+  // first 3 jobs of A and all of B: B#2 still has an outcome (abandoned), A#3's finish
+  // may be among the dropped events, so it is "unknown", not an unfinished job (a miss).
+  MetricsInput in = scenario_input();
+  in.events_dropped = 2;
+  in.first_job_drop = 31ms;
+  in.ledger_jobs = {3, 3};
+  const RunMetrics m = compute_metrics(in);
+  const TaskMetrics& a = m.tasks[0];
+  EXPECT_EQ(a.jobs, 4u);
+  EXPECT_EQ(a.unknown, 1u);
+  EXPECT_EQ(a.unfinished, 0u);
+  EXPECT_EQ(a.misses, 2u);                    // A#1 late, A#2 skipped
+  EXPECT_DOUBLE_EQ(a.miss_ratio, 2.0 / 3.0);  // of the 3 jobs with an outcome
+  EXPECT_EQ(m.tasks[1].abandoned, 1u);
+  EXPECT_EQ(m.tasks[1].unknown, 0u);
+  EXPECT_EQ(m.misses_total, 3u);
+  EXPECT_DOUBLE_EQ(m.miss_ratio, 3.0 / 5.0);
+  EXPECT_EQ(m.jobs[3].status, JobStatus::unknown);
+  const nlohmann::json j = metrics_to_json(m);
+  EXPECT_EQ(j["tasks"][0]["unknown"], 1);
+  EXPECT_EQ(j["jobs"][3]["status"], "unknown");
+  const std::string t = format_table(m);
+  EXPECT_NE(t.find("1 job(s) beyond the job ledger have no known outcome"), std::string::npos) << t;
+  // Without a dropped job event, the same job is unfinished.
+  in.first_job_drop.reset();
+  EXPECT_EQ(compute_metrics(in).tasks[0].unfinished, 1u);
+}
+
 TEST(Metrics, SystemNumbersDerivedByHand) {
   RunMetrics m = scenario_metrics();
   const SystemMetrics& s = m.system;
@@ -294,7 +324,7 @@ TEST(Metrics, JsonHasEveryDocumentedField) {
   EXPECT_DOUBLE_EQ(a["declared_work_ms"].get<double>(), 5.0);
   EXPECT_DOUBLE_EQ(a["work_ratio"].get<double>(), 1.575);
   for (const char* key : {"jobs", "released", "met", "misses", "skipped", "late", "failed", "unfinished",
-                          "abandoned", "errors"}) {
+                          "abandoned", "unknown", "errors"}) {
     EXPECT_TRUE(a.contains(key)) << key;
   }
   const auto& s = j["system"];

@@ -113,6 +113,69 @@ TEST(Recorder, StrandEventsLeaveTheReservedPlacesToJobEvents) {
   EXPECT_EQ(rec->dropped(), dropped + 1);
 }
 
+TEST(Recorder, TheJobLedgerKeepsEveryPlannedJobWhicheverThreadRecordsIt) {
+  // A lane and one busy executor, 8 places each, 100 planned jobs of task 0: the
+  // executor's strand events fill its buffer, and before the ledger its later starts
+  // and finishes were dropped (and reported as unfinished jobs, so as misses).
+  Recorder recorder({2, 8, 0, {100}});
+  ThreadRecorder* lane = recorder.attach("lane");
+  ThreadRecorder* executor = recorder.attach("executor");
+  for (std::uint64_t k = 0; k < 100; ++k) {
+    const nanoseconds release = 1ms * k;
+    Event e;
+    e.kind = EventKind::release;
+    e.time = release + 1us;
+    e.release = release;
+    e.aux = release;
+    e.task = 0;
+    e.job = k;
+    e.flags = k == 7 ? event_flag::late : 0;
+    lane->record(e);
+    executor->job_start(0, k, release, release + 2us);
+    executor->strand_begin(0, k, 0, release + 3us);
+    executor->strand_end(0, k, 0, release + 4us);
+    executor->job_finish(0, k, release, release + 1ms, release + 5us, k == 9);
+  }
+  EXPECT_GT(executor->dropped(), 0u) << "the strand events overflowed";
+  EXPECT_FALSE(recorder.first_job_drop()) << "no job event was dropped";
+  std::map<EventKind, std::uint64_t> count;
+  for (const Event& e : recorder.events()) {
+    ++count[e.kind];
+    if (e.kind == EventKind::strand_begin || e.kind == EventKind::strand_end ||
+        e.kind == EventKind::migration) {
+      continue;
+    }
+    SCOPED_TRACE(std::to_string(e.job) + " " + std::string(to_string(e.kind)));
+    EXPECT_EQ(e.task, 0u);
+    EXPECT_EQ(e.release, 1ms * e.job);
+    EXPECT_GE(e.cpu, 0);
+    if (e.kind == EventKind::release) {
+      EXPECT_EQ(e.time, e.release + 1us);
+      EXPECT_EQ(e.aux, e.release);
+      EXPECT_EQ(e.flags, e.job == 7 ? event_flag::late : 0);
+    }
+    if (e.kind == EventKind::start) {
+      EXPECT_EQ(e.time, e.release + 2us);
+    }
+    if (e.kind == EventKind::finish) {
+      EXPECT_EQ(e.time, e.release + 5us);
+      EXPECT_EQ(e.flags, e.job == 9 ? event_flag::failed : 0);
+    }
+  }
+  EXPECT_EQ(count[EventKind::release], 100u);
+  EXPECT_EQ(count[EventKind::start], 100u);
+  EXPECT_EQ(count[EventKind::finish], 100u);
+  EXPECT_EQ(recorder.progress().jobs_done, 100u);
+
+  // Beyond the ledger (job 100) and repeated (job 5's second finish), job events go to
+  // the thread's buffer, full here: dropped, and the first such drop is kept.
+  executor->job_start(0, 100, 100ms, 100ms + 2us);
+  executor->job_finish(0, 5, 5ms, 6ms, 100ms + 3us, false);
+  ASSERT_TRUE(recorder.first_job_drop());
+  EXPECT_EQ(*recorder.first_job_drop(), 100ms + 2us);
+  EXPECT_EQ(recorder.ledger_jobs(), std::vector<std::uint64_t>{100});
+}
+
 TEST(Recorder, KeepsTheTimeOfTheFirstDroppedEvent) {
   Recorder recorder({2, 4});
   ThreadRecorder* a = recorder.attach("a");

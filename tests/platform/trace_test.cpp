@@ -212,6 +212,34 @@ TEST(Trace, StatusWordsAndMissMarkersFollowTheMetrics) {
   EXPECT_DOUBLE_EQ(strand_dur, 3000.0) << "31 ms to job 3's finish at 34 ms, in us";
 }
 
+TEST(Trace, AJobHeldAtTheEndTakesItsStatusFromTheMetricsWhichJudgeByTheRunsEnd) {
+  // A#0 starts at 1 ms and never finishes; its deadline (10 ms) is after the trace's last
+  // event (5 ms) but before the run's end (20 ms, a stop that waited for it). The metrics
+  // count it unfinished, a miss; the trace, judging by its last event, said abandoned and
+  // drew no miss marker.
+  using E = EventKind;
+  const std::vector<Event> evs = {ev(E::release, 0, 0, 1s, 0), ev(E::start, 0, 0, 1s + 1ms, 0),
+                                  ev(E::steal, 0, 0, 1s + 5ms, 0)};
+  const std::vector<PeriodicTask> one{PeriodicTask{"A", 10ms, 10ms, 0ms, 1}};
+  MetricsInput in;
+  in.tasks = one;
+  in.events = evs;
+  in.run.origin = 1s;
+  in.run.end = 1s + 20ms;
+  const RunMetrics m = compute_metrics(in);
+  ASSERT_EQ(m.jobs.size(), 1u);
+  ASSERT_EQ(m.jobs[0].status, JobStatus::unfinished);
+  const nlohmann::json doc = make_trace(one, evs, 1s, 0, m.jobs);
+  std::string status;
+  bool miss_marker = false;
+  for (const auto& e : doc["traceEvents"]) {
+    if (e["ph"] == "X" && e["cat"] == "job" && e["pid"] == 2) status = e["args"]["status"];
+    if (e["ph"] == "i" && e["name"] == "deadline miss #0") miss_marker = true;
+  }
+  EXPECT_EQ(status, "unfinished");
+  EXPECT_TRUE(miss_marker);
+}
+
 TEST(Trace, ANameThatIsNotUtf8IsWrittenWithReplacementCharacters) {
   // The whole file was lost (nlohmann::json refused to dump the string) after the run.
   const std::vector<PeriodicTask> bad{

@@ -12,8 +12,10 @@
 #include <iostream>
 
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <set>
+#include <thread>
 
 namespace takt::testing {
 namespace {
@@ -317,6 +319,91 @@ tasks:
   }
   EXPECT_EQ(o.details["teams"][0]["threads"].size(), cores_of_a.size());
   EXPECT_EQ(o.details["teams"][0]["segments"].size(), 3u);
+}
+
+/// Blocks its job until opened; says which thread runs it.
+class GateTask final : public Task {
+ public:
+  void init(const TaskArgs&) override {}
+  void run(const Job&) override {
+    thread = std::this_thread::get_id();
+    started.store(true);
+    while (!open.load()) std::this_thread::sleep_for(1ms);
+  }
+  std::atomic<bool> started{false}, open{false};
+  std::thread::id thread;
+};
+
+/// CLOCK_MONOTONIC, but once `hold` is set, the first now() on `thread` sleeps 300 ms.
+class HoldingClock final : public platform::ReleaseClock {
+ public:
+  nanoseconds now() override {
+    if (hold.load() && std::this_thread::get_id() == thread && !held.exchange(true)) {
+      std::this_thread::sleep_for(300ms);
+    }
+    return platform::ReleaseClock::monotonic().now();
+  }
+  void wait(std::atomic<std::uint32_t>& word, std::uint32_t seen, nanoseconds deadline) override {
+    platform::ReleaseClock::monotonic().wait(word, seen, deadline);
+  }
+  void notify(std::atomic<std::uint32_t>& word) noexcept override {
+    platform::ReleaseClock::monotonic().notify(word);
+  }
+  std::atomic<bool> hold{false}, held{false};
+  std::thread::id thread;
+};
+
+TEST(PartitionedDm, ShutdownJoinsALaneThatLeftItsJobAfterTheRunGaveUpOnIt) {
+  // The run gives up on the lane inside its job (the run loop's drain limit); the job
+  // then finishes before shutdown() looks. shutdown() returned true at once, without
+  // joining the lane, which was still in the release engine: the run loop then read the
+  // events under it and destroyed the engine and the recorder it was using.
+  const model::TaskSet set = model::parse_task_set(R"(
+global: {cores: 1, policy: partitioned-dm}
+tasks:
+  - {name: gate, period: 100ms, program: gate, work: 1ms, span: 1ms}
+)");
+  analysis::AnalysisOptions options;
+  options.policy = model::Policy::partitioned_dm;
+  const analysis::AnalysisResult verdict = analysis::analyse(set, options);
+  ASSERT_TRUE(verdict.schedulable);
+  const platform::CoreMap cores = platform::CoreMap::for_this_process(verdict.cores);
+  GateTask gate;
+  Task* const tasks[] = {&gate};
+  HoldingClock clock;
+  platform::ReleaseConfig config;
+  config.duration = 1s;
+  platform::ReleaseEngine engine({platform::PeriodicTask{"gate", 100ms, 100ms, 0ns, 1, 1ms}}, config, clock);
+  const platform::RealtimeSettings realtime;  // no SCHED_FIFO, with or without privileges
+  auto policy = policies::make_policy(model::Policy::partitioned_dm);
+  const sched::TopologySpec topology = policy->default_topology();
+  platform::RunContext ctx{set, verdict, cores, engine.tasks(), tasks, engine, realtime, topology};
+  platform::Recorder recorder({4, 1024});
+  (void)policy->plan(ctx);
+  ctx.recorder = &recorder;
+  policy->prepare(ctx);
+  ctx.overdue = [&] {
+    if (!gate.started.load()) return false;
+    engine.abandon();  // as the run loop's limit: stop, and give up on the lane
+    return true;
+  };
+  engine.start(platform::ReleaseClock::monotonic().now() + 10ms);
+  policy->run(ctx);  // returns with the lane inside job 0
+  clock.thread = gate.thread;
+  clock.hold = true;  // the lane's first look at the clock after the job: 300 ms
+  gate.open = true;
+  while (engine.jobs_in_flight() > 0) std::this_thread::sleep_for(1ms);
+  auto lane_returned = [&] {
+    const auto threads = recorder.threads();
+    return !threads.empty() && threads[0].closed;  // it closes its recorder on the way out
+  };
+  const bool joined = policy->shutdown();
+  const bool returned = lane_returned();
+  // Whatever happened, do not leave the lane running on this test's objects.
+  for (int i = 0; i < 200 && !lane_returned(); ++i) std::this_thread::sleep_for(10ms);
+  ASSERT_TRUE(lane_returned());
+  EXPECT_TRUE(joined);
+  EXPECT_TRUE(returned) << "shutdown() returned while the lane was still in the release engine";
 }
 
 TEST(PartitionedDm, AProgramThatCannotRunStrandsIsRefusedNamingThePolicies) {
