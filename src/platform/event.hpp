@@ -11,7 +11,8 @@ enum class EventKind : std::uint8_t {
   release,       ///< a job became runnable; `aux` = when it became eligible (late under "wait")
   skip,          ///< a due release did not happen (overrun policy "skip", or pending at a stop)
   start,         ///< the job's first instruction
-  finish,        ///< the job completed (flag `failed`: its run threw or returned an error)
+  finish,        ///< the job completed (flag `failed`: its run threw or returned an error; flag
+                 ///< `cpu_timed`: `arg` = the CPU time its thread spent in it)
   strand_begin,  ///< a strand of the job starts (or resumes) executing on this core; `arg` = strand id
   strand_end,    ///< that strand stops executing on this core (flag `preempted`: it will resume)
   steal,         ///< this core's worker stole work of the job; `arg` = the victim's CPU
@@ -26,6 +27,9 @@ inline constexpr std::uint8_t failed = 2;         ///< finish: the job failed
 inline constexpr std::uint8_t preempted = 4;      ///< strand_end: the strand was preempted, not completed
 inline constexpr std::uint8_t at_stop = 8;        ///< skip: the release was due but the run was stopping
 inline constexpr std::uint8_t thread_moved = 16;  ///< migration: the OS moved the recording thread
+/// finish: one thread ran the whole job (no strands) and `arg` is the CPU time it spent
+/// in it (CLOCK_THREAD_CPUTIME_ID), which leaves out the time other threads preempted it
+inline constexpr std::uint8_t cpu_timed = 32;
 }  // namespace event_flag
 
 /// One event, 48 bytes, trivially copyable. Times are CLOCK_MONOTONIC.

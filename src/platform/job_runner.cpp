@@ -2,6 +2,8 @@
 // done.
 #include "platform/job_runner.hpp"
 
+#include "os/clock.hpp"
+
 #include <exception>
 
 namespace takt::platform {
@@ -10,6 +12,7 @@ bool run_job(Task& task, const PeriodicTask& timing, const Release& release, Thr
              ReleaseEngine& engine) noexcept {
   const Job job = make_job(timing, release);
   if (recorder != nullptr) recorder->job_start(release.task, release.job, release.release, engine.now());
+  const auto cpu_before = os::thread_cpu_time();
   bool failed = false;
   try {
     task.run(job);
@@ -23,9 +26,11 @@ bool run_job(Task& task, const PeriodicTask& timing, const Release& release, Thr
                           "the task threw an exception that is not a std::exception");
     }
   }
+  const auto cpu_time = os::thread_cpu_time() - cpu_before;
   const auto finish = engine.now();
   if (recorder != nullptr) {
-    recorder->job_finish(release.task, release.job, release.release, release.deadline, finish, failed);
+    recorder->job_finish(release.task, release.job, release.release, release.deadline, finish, failed,
+                         cpu_time);
   }
   engine.finished(release.task, release.job, finish);
   return !failed;

@@ -78,6 +78,7 @@ struct JobSeen {
   int start_cpu = -1;
   int finish_cpu = -1;
   nanoseconds strand_time{};  // sum of the job's closed strand segments
+  std::optional<nanoseconds> cpu_time;  // from a cpu_timed finish
 };
 
 }  // namespace
@@ -131,6 +132,10 @@ RunMetrics compute_metrics(const MetricsInput& in) {
         s.finish = e.time;
         s.finish_cpu = e.cpu;
         s.failed = (e.flags & event_flag::failed) != 0;
+        s.cpu_time.reset();
+        if ((e.flags & event_flag::cpu_timed) != 0) {
+          s.cpu_time = nanoseconds(static_cast<std::int64_t>(e.arg));
+        }
         break;
       }
       case EventKind::strand_begin:
@@ -192,6 +197,8 @@ RunMetrics compute_metrics(const MetricsInput& in) {
       r.start_cpu = s.start_cpu;
       if (s.has_strands) {
         r.executed = s.strand_time;
+      } else if (s.cpu_time) {
+        r.executed = *s.cpu_time;  // its thread's CPU time: preemptions left out
       } else if (s.start && s.finish) {
         r.executed = *s.finish - *s.start;
       }
@@ -249,9 +256,10 @@ RunMetrics compute_metrics(const MetricsInput& in) {
             static_cast<long double>(r.response()->count()) / static_cast<long double>(spec.deadline.count());
       }
       if (auto lat = r.release_latency()) latencies.push_back(*lat);
-      // Time executed per core, for jobs that recorded no strands (their strands count instead).
+      // Time executed per core, for jobs that recorded no strands (their strands count
+      // instead): the thread's CPU time when known, else start → finish.
       if (!s.has_strands && s.start && s.finish && s.start_cpu >= 0)
-        job_time[s.start_cpu] += *s.finish - *s.start;
+        job_time[s.start_cpu] += s.cpu_time ? *s.cpu_time : *s.finish - *s.start;
       out.jobs.push_back(r);
     }
     const std::uint64_t with_outcome = tm.jobs - tm.abandoned - tm.unknown;

@@ -55,8 +55,9 @@ struct JobResult {
   std::optional<std::chrono::nanoseconds> finish;
   bool late = false;
   int start_cpu = -1;
-  /// Time the job executed: the sum of its recorded strand segments on every core, or
-  /// start → finish for a job that recorded no strands (0 before it finished).
+  /// Time the job executed: the sum of its recorded strand segments on every core; for
+  /// a job that recorded no strands, the CPU time of the thread that ran it (a
+  /// cpu_timed finish), else start → finish (0 before it finished).
   std::chrono::nanoseconds executed{};
   /// False when the job finished after the recorder first dropped an event: some of its
   /// strand events may be missing, so `executed` is not known (and left 0).

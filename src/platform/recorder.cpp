@@ -44,6 +44,7 @@ struct JobLedger::Entry {
   std::atomic<std::int64_t> nominal{0};
   std::array<std::int64_t, 3> time{};  ///< per place
   std::int64_t eligible = 0;           ///< the release's (or skip's) aux
+  std::uint64_t finish_arg = 0;        ///< the finish's arg (its CPU time when cpu_timed)
 };
 
 JobLedger::JobLedger(std::span<const std::uint64_t> jobs_per_task) {
@@ -81,6 +82,7 @@ bool JobLedger::record(const Event& e) noexcept {
     entry.eligible = e.aux.count();
   } else if (place == kFinishPlace) {
     entry.finish_flags = e.flags;
+    entry.finish_arg = e.arg;
   }
   entry.state.fetch_or(static_cast<std::uint8_t>(claim << kWritten), std::memory_order_release);
   return true;
@@ -108,6 +110,7 @@ void JobLedger::append_events(std::vector<Event>& out) const {
           e.flags = entry.release_flags;
         } else if (place == kFinishPlace) {
           e.flags = entry.finish_flags;
+          e.arg = entry.finish_arg;
         }
         out.push_back(e);
       }
@@ -172,8 +175,8 @@ void ThreadRecorder::job_start(std::uint32_t task, std::uint64_t job, std::chron
 }
 
 void ThreadRecorder::job_finish(std::uint32_t task, std::uint64_t job, std::chrono::nanoseconds release,
-                                std::chrono::nanoseconds deadline, std::chrono::nanoseconds at,
-                                bool failed) noexcept {
+                                std::chrono::nanoseconds deadline, std::chrono::nanoseconds at, bool failed,
+                                std::optional<std::chrono::nanoseconds> cpu_time) noexcept {
   Event e;
   e.kind = EventKind::finish;
   e.time = at;
@@ -181,6 +184,10 @@ void ThreadRecorder::job_finish(std::uint32_t task, std::uint64_t job, std::chro
   e.task = task;
   e.job = job;
   e.flags = failed ? event_flag::failed : 0;
+  if (cpu_time) {
+    e.flags |= event_flag::cpu_timed;
+    e.arg = static_cast<std::uint64_t>(std::max(cpu_time->count(), std::int64_t{0}));
+  }
   record(e);
   jobs_done_.store(jobs_done_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   if (failed || at > deadline)

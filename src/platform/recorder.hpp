@@ -108,9 +108,11 @@ class ThreadRecorder {
   void job_start(std::uint32_t task, std::uint64_t job, std::chrono::nanoseconds release,
                  std::chrono::nanoseconds at) noexcept;
   /// Records the finish and counts the job for the progress line (missed when it
-  /// failed or `at` is after `deadline`).
+  /// failed or `at` is after `deadline`). `cpu_time`: the CPU time of the thread that ran
+  /// the whole job (flag cpu_timed, in `arg`).
   void job_finish(std::uint32_t task, std::uint64_t job, std::chrono::nanoseconds release,
-                  std::chrono::nanoseconds deadline, std::chrono::nanoseconds at, bool failed) noexcept;
+                  std::chrono::nanoseconds deadline, std::chrono::nanoseconds at, bool failed,
+                  std::optional<std::chrono::nanoseconds> cpu_time = std::nullopt) noexcept;
   void strand_begin(std::uint32_t task, std::uint64_t job, std::uint64_t strand,
                     std::chrono::nanoseconds at) noexcept;
   void strand_end(std::uint32_t task, std::uint64_t job, std::uint64_t strand, std::chrono::nanoseconds at,

@@ -95,24 +95,29 @@ void JobSlot::finished(std::exception_ptr error) noexcept {
 void JobSlot::run_inline(platform::ThreadRecorder* recorder, void (*before_engine)(void*), void* context) noexcept {
   if (recorder != nullptr) recorder->job_start(index_, release_.job, release_.release, os::monotonic_now());
   const takt::Job job = platform::make_job(timing_, release_);
+  // The thread's CPU time in the job: its executed time, without the time other threads
+  // (jobs of earlier deadlines on a shared core) preempted it.
+  const std::chrono::nanoseconds cpu_before = os::thread_cpu_time();
   std::exception_ptr error;
   try {
     task_.run(job);
   } catch (...) {
     error = std::current_exception();
   }
+  const std::chrono::nanoseconds cpu_time = os::thread_cpu_time() - cpu_before;
   const std::chrono::nanoseconds at = os::monotonic_now();
   char message[platform::ThreadRecorder::error_length];
   describe_exception(error, message, sizeof message);
-  complete(recorder, at, error ? message : nullptr, before_engine, context);
+  complete(recorder, at, error ? message : nullptr, before_engine, context, cpu_time);
 }
 
 void JobSlot::complete(platform::ThreadRecorder* recorder, std::chrono::nanoseconds at, const char* error,
-                       void (*before_engine)(void*), void* context) noexcept {
+                       void (*before_engine)(void*), void* context,
+                       std::optional<std::chrono::nanoseconds> cpu_time) noexcept {
   const platform::Release r = release_;
   if (recorder != nullptr) {
     if (error != nullptr) recorder->job_error(index_, r.job, error);
-    recorder->job_finish(index_, r.job, r.release, r.deadline, at, error != nullptr);
+    recorder->job_finish(index_, r.job, r.release, r.deadline, at, error != nullptr, cpu_time);
   }
   // Out of the topology before the engine may release the next job into this slot.
   scheduler_.exit(entry_);

@@ -19,6 +19,7 @@
 #include <chrono>
 #include <cstdint>
 #include <exception>
+#include <optional>
 #include <string_view>
 
 namespace takt::policies {
@@ -85,7 +86,8 @@ class JobSlot final : public ext::Job {
 
  private:
   void complete(platform::ThreadRecorder* recorder, std::chrono::nanoseconds at, const char* error,
-                void (*before_engine)(void*) = nullptr, void* context = nullptr) noexcept;
+                void (*before_engine)(void*) = nullptr, void* context = nullptr,
+                std::optional<std::chrono::nanoseconds> cpu_time = std::nullopt) noexcept;
 
   std::uint32_t index_;
   Task& task_;

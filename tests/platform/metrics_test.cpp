@@ -275,6 +275,26 @@ TEST(Metrics, AJobWhoseFinishMayHaveBeenDroppedHasNoOutcome) {
   EXPECT_EQ(compute_metrics(in).tasks[0].unfinished, 1u);
 }
 
+TEST(Metrics, AJobRunByOneThreadCountsItsThreadsCpuTimeNotTheTimeOthersPreemptedIt) {
+  // A#1 ran 10.2 → 22 ms on cpu 0 (11.8 ms), but its thread's CPU time in it was 6 ms: a
+  // job with an earlier deadline preempted it on its shared core for the rest. Its
+  // executed time, work/C and cpu 0's job time counted the whole 11.8 ms.
+  std::vector<Event> events = scenario();
+  for (Event& e : events) {
+    if (e.kind == EventKind::finish && e.task == 0 && e.job == 1) {
+      e.flags |= event_flag::cpu_timed;
+      e.arg = 6'000'000;
+    }
+  }
+  MetricsInput in = scenario_input();
+  in.events = events;
+  const RunMetrics m = compute_metrics(in);
+  EXPECT_EQ(m.jobs[1].executed, 6ms);              // A#1
+  EXPECT_EQ(m.tasks[0].executed.mean, 4975us);     // (3.95 + 6) / 2
+  EXPECT_DOUBLE_EQ(m.tasks[0].work_ratio, 0.995);  // of the declared 5 ms
+  EXPECT_EQ(m.system.cores[0].job_time, 10950us);  // 3.95 + 1 + 6
+}
+
 TEST(Metrics, SystemNumbersDerivedByHand) {
   RunMetrics m = scenario_metrics();
   const SystemMetrics& s = m.system;

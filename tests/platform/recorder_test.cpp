@@ -176,6 +176,26 @@ TEST(Recorder, TheJobLedgerKeepsEveryPlannedJobWhicheverThreadRecordsIt) {
   EXPECT_EQ(recorder.ledger_jobs(), std::vector<std::uint64_t>{100});
 }
 
+TEST(Recorder, AFinishCarriesTheCpuTimeOfTheThreadThatRanTheJob) {
+  // Job 0 in the ledger, job 1 beyond it (in the thread's buffer): both keep it.
+  Recorder recorder({1, 8, 0, {1}});
+  ThreadRecorder* rec = recorder.attach("executor");
+  rec->job_finish(0, 0, 0ns, 1ms, 500us, false, 300us);
+  rec->job_finish(0, 1, 1ms, 2ms, 1500us, true, 200us);
+  rec->job_finish(0, 2, 2ms, 3ms, 2500us, false);
+  std::map<std::uint64_t, Event> finish;
+  for (const Event& e : recorder.events()) {
+    if (e.kind == EventKind::finish) finish[e.job] = e;
+  }
+  ASSERT_EQ(finish.size(), 3u);
+  EXPECT_EQ(finish[0].flags, event_flag::cpu_timed);
+  EXPECT_EQ(finish[0].arg, 300'000u);
+  EXPECT_EQ(finish[1].flags, event_flag::cpu_timed | event_flag::failed);
+  EXPECT_EQ(finish[1].arg, 200'000u);
+  EXPECT_EQ(finish[2].flags, 0);
+  EXPECT_EQ(finish[2].arg, 0u);
+}
+
 TEST(Recorder, KeepsTheTimeOfTheFirstDroppedEvent) {
   Recorder recorder({2, 4});
   ThreadRecorder* a = recorder.attach("a");
