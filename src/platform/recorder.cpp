@@ -349,32 +349,36 @@ std::uint64_t Recorder::dropped() const noexcept {
   return n;
 }
 
-std::optional<std::chrono::nanoseconds> ThreadRecorder::first_drop() const noexcept {
-  const std::int64_t ns = first_drop_ns_.load(std::memory_order_relaxed);
-  if (ns == kNoDrop) return std::nullopt;
-  return std::chrono::nanoseconds(ns);
+std::optional<std::chrono::nanoseconds> ThreadRecorder::drop_time(
+    const std::atomic<std::int64_t>& ns) noexcept {
+  const std::int64_t value = ns.load(std::memory_order_relaxed);
+  if (value == kNoDrop) return std::nullopt;
+  return std::chrono::nanoseconds(value);
 }
 
-std::optional<std::chrono::nanoseconds> Recorder::first_drop() const noexcept {
-  std::optional<std::chrono::nanoseconds> first;
-  for_each_attached([&](const ThreadRecorder& t) {
-    if (auto d = t.first_drop(); d && (!first || *d < *first)) first = d;
-  });
-  return first;
+std::optional<std::chrono::nanoseconds> ThreadRecorder::first_drop() const noexcept {
+  return drop_time(first_drop_ns_);
 }
 
 std::optional<std::chrono::nanoseconds> ThreadRecorder::first_job_drop() const noexcept {
-  const std::int64_t ns = first_job_drop_ns_.load(std::memory_order_relaxed);
-  if (ns == kNoDrop) return std::nullopt;
-  return std::chrono::nanoseconds(ns);
+  return drop_time(first_job_drop_ns_);
+}
+
+template <class FirstOf>
+std::optional<std::chrono::nanoseconds> Recorder::earliest(FirstOf first_of) const noexcept {
+  std::optional<std::chrono::nanoseconds> first;
+  for_each_attached([&](const ThreadRecorder& t) {
+    if (auto d = first_of(t); d && (!first || *d < *first)) first = d;
+  });
+  return first;
+}
+
+std::optional<std::chrono::nanoseconds> Recorder::first_drop() const noexcept {
+  return earliest([](const ThreadRecorder& t) { return t.first_drop(); });
 }
 
 std::optional<std::chrono::nanoseconds> Recorder::first_job_drop() const noexcept {
-  std::optional<std::chrono::nanoseconds> first;
-  for_each_attached([&](const ThreadRecorder& t) {
-    if (auto d = t.first_job_drop(); d && (!first || *d < *first)) first = d;
-  });
-  return first;
+  return earliest([](const ThreadRecorder& t) { return t.first_job_drop(); });
 }
 
 std::size_t Recorder::events_per_thread_for(std::uint64_t jobs, std::size_t events_per_job,

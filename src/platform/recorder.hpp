@@ -162,6 +162,8 @@ class ThreadRecorder {
   std::atomic<std::int64_t> first_drop_ns_{kNoDrop};
   std::atomic<std::int64_t> first_job_drop_ns_{kNoDrop};  ///< of a release, skip, start or finish
   static constexpr std::int64_t kNoDrop = std::numeric_limits<std::int64_t>::max();
+  /// The time stored in `ns`, or nothing for kNoDrop.
+  static std::optional<std::chrono::nanoseconds> drop_time(const std::atomic<std::int64_t>& ns) noexcept;
   std::atomic<std::uint64_t> jobs_done_{0};
   std::atomic<std::uint64_t> misses_{0};
   int last_cpu_ = -1;
@@ -237,6 +239,9 @@ class Recorder {
  private:
   template <class F>
   void for_each_attached(F f) const;
+  /// The earliest of first_of(thread) over the attached threads.
+  template <class FirstOf>
+  std::optional<std::chrono::nanoseconds> earliest(FirstOf first_of) const noexcept;
 
   RecorderConfig config_;
   std::unique_ptr<JobLedger> ledger_;
