@@ -40,9 +40,7 @@ int run_analyze(const AnalyzeArgs& a) {
     if (!options.fit) throw Error("unknown --fit '" + a.fit + "'; use first-fit or worst-fit");
   }
   if (!a.delta.empty()) {
-    options.delta = model::Decimal::parse(a.delta);
-    if (std::string problem = model::delta_problem(*options.delta); !problem.empty())
-      throw Error("--delta " + problem);
+    options.delta = delta_option(a.delta);
   }
   std::string note;
   if (a.cores > 0) {

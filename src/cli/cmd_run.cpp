@@ -46,9 +46,7 @@ int run_run(const RunArgs& a) {
     if (!options.fit) throw Error("unknown --fit '" + a.fit + "'; use first-fit or worst-fit");
   }
   if (!a.delta.empty()) {
-    options.delta = model::Decimal::parse(a.delta);
-    if (std::string problem = model::delta_problem(*options.delta); !problem.empty())
-      throw Error("--delta " + problem);
+    options.delta = delta_option(a.delta);
   }
   if (a.cores > 0) {
     options.cores = a.cores;

@@ -1,6 +1,8 @@
 // The subcommand registry of the takt program: each cmd_*.cpp registers itself.
 #include "cli/command.hpp"
 
+#include "model/task_set.hpp"
+
 #include "takt/error.hpp"
 #include "takt/version.hpp"
 
@@ -38,6 +40,17 @@ bool register_command(Command command) {
 bool register_group(std::vector<std::string> path, std::string description) {
   registry().groups[std::move(path)] = std::move(description);
   return true;
+}
+
+model::Decimal delta_option(const std::string& text) {
+  model::Decimal delta;
+  try {
+    delta = model::Decimal::parse(text);
+  } catch (const Error& e) {
+    throw Error(std::string("--delta: ") + e.what());
+  }
+  if (std::string problem = model::delta_problem(delta); !problem.empty()) throw Error("--delta " + problem);
+  return delta;
 }
 
 CLI::Validator whole_at_least(long long minimum) {

@@ -1,6 +1,8 @@
 // The subcommand registry of the takt program: each cmd_*.cpp registers itself.
 #pragma once
 
+#include "model/decimal.hpp"
+
 #include <CLI/CLI.hpp>
 
 #include <functional>
@@ -30,6 +32,10 @@ struct Command {
 /// ("--cores: expects a whole number of at least 1, not '0'"), instead of CLI11's
 /// PositiveNumber range of doubles.
 CLI::Validator whole_at_least(long long minimum);
+
+/// The value of a --delta option (δ of rtws eq. 3: a decimal of at least 1); throws
+/// takt::Error naming --delta when `text` is no such number.
+model::Decimal delta_option(const std::string& text);
 
 /// Registers a subcommand. Call from a namespace-scope initialiser:
 ///   [[maybe_unused]] const bool registered = register_command({...});

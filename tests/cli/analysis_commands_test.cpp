@@ -81,6 +81,10 @@ TEST_F(Commands, DeltaBelowOneIsBadInput) {
     Outcome r = takt(command + " " + file + " --delta 0.5");
     EXPECT_EQ(r.status, 1) << command << ": " << r.out << r.err;
     EXPECT_NE(r.err.find("--delta 0.5 is below 1: δ must be at least 1"), std::string::npos) << r.err;
+    Outcome bad = takt(command + " " + file + " --delta abc");  // the message names the option
+    EXPECT_EQ(bad.status, 1) << command;
+    EXPECT_NE(bad.err.find("--delta: 'abc' is not a non-negative decimal number"), std::string::npos)
+        << bad.err;
   }
   Outcome in_file =
       takt("analyze " +
