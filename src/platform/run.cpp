@@ -63,26 +63,27 @@ RecorderConfig size_recorder(const RecordingPlan& plan, std::span<const Periodic
                              const ReleaseConfig& config) {
   RecorderConfig rc;
   rc.threads = plan.threads + 1;
-  long double total = 0, busiest = 0, jobs_total = 0;
+  long double total = 0, busiest = 0;
+  std::vector<std::uint64_t> planned;
+  for (const PeriodicTask& t : timing) planned.push_back(planned_jobs(t, config));
+  const long double jobs_total = std::accumulate(planned.begin(), planned.end(), 0.0L);
   // The ledger keeps every planned job's release, start and finish whichever thread
   // records them; past its limit, the first jobs of every task in proportion.
-  for (const PeriodicTask& t : timing) rc.ledger_jobs.push_back(planned_jobs(t, config));
-  const long double ledger_need = std::accumulate(rc.ledger_jobs.begin(), rc.ledger_jobs.end(), 0.0L);
   const long double ledger_room = static_cast<long double>(kLedgerBytes / JobLedger::entry_bytes());
   long double covered = 0;
-  for (std::uint64_t& jobs : rc.ledger_jobs) {
-    if (ledger_need > ledger_room) {
-      jobs = static_cast<std::uint64_t>(static_cast<long double>(jobs) * ledger_room / ledger_need);
+  for (std::uint64_t jobs : planned) {
+    if (jobs_total > ledger_room) {
+      jobs = static_cast<std::uint64_t>(static_cast<long double>(jobs) * ledger_room / jobs_total);
     }
+    rc.ledger_jobs.push_back(jobs);
     covered += static_cast<long double>(jobs);
   }
   for (std::size_t i = 0; i < timing.size(); ++i) {
-    const long double jobs = static_cast<long double>(planned_jobs(timing[i], config));
+    const long double jobs = static_cast<long double>(planned[i]);
     const std::size_t per_job = i < plan.events_per_job.size() ? plan.events_per_job[i] : 8;
     const std::size_t spread =
         std::max<std::size_t>(1, i < plan.threads_per_task.size() ? plan.threads_per_task[i] : 1);
     total += jobs * static_cast<long double>(per_job);
-    jobs_total += jobs;
     busiest = std::max(busiest, jobs * static_cast<long double>(per_job) / static_cast<long double>(spread));
   }
   long double per_thread = std::max(busiest, total / static_cast<long double>(rc.threads)) * 2 + 1024;
