@@ -1,6 +1,7 @@
 // The threads a policy starts for a run (lanes, executors): joined at the end, or left running when stuck in a job.
 #include "platform/run_threads.hpp"
 
+#include "os/clock.hpp"
 #include "os/futex.hpp"
 
 #include <chrono>
@@ -52,6 +53,11 @@ bool RunThreads::wait(const std::function<bool()>& give_up) {
     }
   }
   return all;
+}
+
+bool RunThreads::wait_for(std::chrono::nanoseconds limit) {
+  const std::chrono::nanoseconds until = os::monotonic_now() + limit;
+  return wait([until] { return os::monotonic_now() > until; });
 }
 
 }  // namespace takt::platform

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <string>
@@ -9,6 +10,10 @@
 #include <vector>
 
 namespace takt::platform {
+
+/// How long a policy's shutdown() waits for a release lane the run gave up on to return
+/// (the engine has stopped: a lane out of a job skips the releases due and returns).
+inline constexpr std::chrono::nanoseconds kLaneReturn = std::chrono::seconds(2);
 
 class RunThreads {
  public:
@@ -25,6 +30,9 @@ class RunThreads {
   /// says so, stops waiting for the threads still running and returns false. Joins
   /// those that returned.
   bool wait(const std::function<bool()>& give_up);
+  /// wait() for at most `limit`: a policy's shutdown() joins the lanes the run gave up
+  /// on once the release engine has stopped (they return at once then).
+  bool wait_for(std::chrono::nanoseconds limit);
   [[nodiscard]] std::size_t size() const noexcept { return threads_.size(); }
   /// Threads still running.
   [[nodiscard]] std::size_t running() const noexcept;

@@ -439,6 +439,13 @@ bool Federated::shutdown() {
     stop_executors();
     return false;
   }
+  // A lane the run gave up on (its lanes run no jobs) may still be in the release
+  // engine: join it before the engine and the recorder go.
+  if (!lanes_.wait_for(platform::kLaneReturn)) {
+    left_running_ = true;
+    stop_executors();
+    return false;
+  }
   stop_executors();
   executors_.wait(nullptr);
   for (auto& c : clusters_) {

@@ -349,6 +349,12 @@ bool GedfPaws::shutdown() {
     left_running_ = true;
     return false;
   }
+  // A lane the run gave up on (it runs no jobs) may still be in the release engine:
+  // join it before the engine and the recorder go.
+  if (!lanes_.wait_for(platform::kLaneReturn)) {
+    left_running_ = true;
+    return false;
+  }
   if (pool_) {
     pool_->extension().set_work_source(nullptr);
     pool_->extension().set_yield_policy(nullptr);

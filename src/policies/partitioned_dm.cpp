@@ -28,9 +28,6 @@ using namespace std::chrono_literals;
 using platform::RunContext;
 using std::chrono::nanoseconds;
 
-/// How long shutdown() waits for a lane that has left its job to return.
-constexpr nanoseconds kLaneReturn = 2s;
-
 class PartitionedDm final : public platform::Policy {
  public:
   PartitionedDm() = default;
@@ -377,8 +374,7 @@ bool PartitionedDm::shutdown() {
   // the release engine (the engine has stopped: it skips the releases due meanwhile and
   // returns) or on its way out: join it before the engine and the recorder go. One that
   // does not return in time is left running like a lane still inside its job.
-  const nanoseconds until = os::monotonic_now() + kLaneReturn;
-  if (!lanes_.wait([until] { return os::monotonic_now() > until; })) {
+  if (!lanes_.wait_for(platform::kLaneReturn)) {
     left_running_ = true;
     return false;
   }

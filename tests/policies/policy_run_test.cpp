@@ -358,22 +358,24 @@ class GateTask final : public Task {
 };
 
 /// CLOCK_MONOTONIC, but once `hold` is set, the first now() on `thread` sleeps 300 ms.
+/// `waiter` is the last thread that waited on the clock (only release lanes do).
 class HoldingClock final : public platform::ReleaseClock {
  public:
   nanoseconds now() override {
-    if (hold.load() && std::this_thread::get_id() == thread && !held.exchange(true)) {
+    if (hold.load() && std::this_thread::get_id() == thread.load() && !held.exchange(true)) {
       std::this_thread::sleep_for(300ms);
     }
     return platform::ReleaseClock::monotonic().now();
   }
   void wait(std::atomic<std::uint32_t>& word, std::uint32_t seen, nanoseconds deadline) override {
+    waiter.store(std::this_thread::get_id());
     platform::ReleaseClock::monotonic().wait(word, seen, deadline);
   }
   void notify(std::atomic<std::uint32_t>& word) noexcept override {
     platform::ReleaseClock::monotonic().notify(word);
   }
   std::atomic<bool> hold{false}, held{false};
-  std::thread::id thread;
+  std::atomic<std::thread::id> thread, waiter;
 };
 
 TEST(PartitionedDm, ShutdownJoinsALaneThatLeftItsJobAfterTheRunGaveUpOnIt) {
@@ -412,7 +414,7 @@ tasks:
   };
   engine.start(platform::ReleaseClock::monotonic().now() + 10ms);
   policy->run(ctx);  // returns with the lane inside job 0
-  clock.thread = gate.thread;
+  clock.thread.store(gate.thread);
   clock.hold = true;  // the lane's first look at the clock after the job: 300 ms
   gate.open = true;
   while (engine.jobs_in_flight() > 0) std::this_thread::sleep_for(1ms);
@@ -425,6 +427,69 @@ tasks:
   // Whatever happened, do not leave the lane running on this test's objects.
   for (int i = 0; i < 200 && !lane_returned(); ++i) std::this_thread::sleep_for(10ms);
   ASSERT_TRUE(lane_returned());
+  EXPECT_TRUE(joined);
+  EXPECT_TRUE(returned) << "shutdown() returned while the lane was still in the release engine";
+}
+
+TEST_P(EveryPolicy, ShutdownJoinsALaneTheRunGaveUpOnOutsideAJob) {
+  // The run loop gives up on the release lane (its drain limit) while the lane is
+  // still in the release engine but in no job: the lane's next look at the clock takes
+  // 300 ms. No job is in flight, so shutdown() went on at once: federated and
+  // gedf-paws returned true without joining their lanes, and run_task_set() then
+  // destroyed the engine and the recorder the lane was still using.
+  const model::TaskSet set = model::parse_task_set(R"(
+global: {cores: 1}
+tasks:
+  - {name: gate, period: 20ms, program: gate, work: 1ms, span: 1ms}
+)");
+  analysis::AnalysisOptions options;
+  options.policy = GetParam();
+  const analysis::AnalysisResult verdict = analysis::analyse(set, options);
+  ASSERT_TRUE(verdict.schedulable);
+  const platform::CoreMap cores = platform::CoreMap::for_this_process(verdict.cores);
+  GateTask gate;
+  gate.open = true;  // each job returns at once
+  Task* const tasks[] = {&gate};
+  HoldingClock clock;
+  platform::ReleaseConfig config;
+  config.duration = 1s;
+  platform::ReleaseEngine engine({platform::PeriodicTask{"gate", 20ms, 20ms, 0ns, 1, 1ms}}, config, clock);
+  const platform::RealtimeSettings realtime;  // no SCHED_FIFO, with or without privileges
+  auto policy = policies::make_policy(GetParam());
+  const sched::TopologySpec topology = policy->default_topology();
+  platform::RunContext ctx{set, verdict, cores, engine.tasks(), tasks, engine, realtime, topology};
+  platform::Recorder recorder({8, 1024});
+  (void)policy->plan(ctx);
+  ctx.recorder = &recorder;
+  policy->prepare(ctx);
+  ctx.overdue = [&] {
+    // Once the first job has finished and the lane waits for the next release.
+    if (!gate.started.load() || engine.jobs_in_flight() > 0 || clock.waiter.load() == std::thread::id()) {
+      return false;
+    }
+    clock.thread.store(clock.waiter.load());
+    clock.hold = true;  // the lane's next look at the clock: 300 ms
+    engine.abandon();   // as the run loop's limit: stop, and give up on the lane
+    return true;
+  };
+  engine.start(platform::ReleaseClock::monotonic().now() + 10ms);
+  policy->run(ctx);  // returns with the lane still in the release engine
+  auto lane_returned = [&] {
+    for (const auto& t : recorder.threads()) {
+      // partitioned-dm's lane is its one team's first member ("<team> cpu N"), here
+      // the only thread; the others name theirs "lane ...". It closes its recorder on
+      // the way out.
+      if (t.name.starts_with("lane") || GetParam() == model::Policy::partitioned_dm) return t.closed;
+    }
+    return false;
+  };
+  ASSERT_EQ(engine.jobs_in_flight(), 0u);
+  const bool joined = policy->shutdown();
+  const bool returned = lane_returned();
+  // Whatever happened, do not leave the lane running on this test's objects.
+  for (int i = 0; i < 200 && !lane_returned(); ++i) std::this_thread::sleep_for(10ms);
+  ASSERT_TRUE(lane_returned());
+  EXPECT_TRUE(clock.held.load()) << "the lane was not held: the test did not set up its case";
   EXPECT_TRUE(joined);
   EXPECT_TRUE(returned) << "shutdown() returned while the lane was still in the release engine";
 }
