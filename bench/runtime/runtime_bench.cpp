@@ -704,6 +704,7 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
     j["workers"] = workers;
     j["takt_pinned"] = options.pin;
     j["takt_caller_joins"] = options.caller_joins;
+    j["takt_pinned"] = options.pin;
     j["cpus"] = cpus.to_string();
     j["multiprogrammed_load"] = {{"period_ms", 1},
                                  {"utilization", 0.25},

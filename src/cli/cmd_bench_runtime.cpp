@@ -22,11 +22,14 @@ namespace {
       app.add_option("--workers", options->workers,
                      "Threads per runtime (default: the CPUs this process may use)")
           ->check(whole_at_least(1));
-      app.add_flag("!--no-pin", options->pin,
-                   "Do not pin takt's workers to CPUs (oneTBB and OpenMP threads are never pinned)");
-      app.add_flag("!--no-caller-joins", options->caller_joins,
-                   "takt: start P worker threads and block the calling thread during each run, instead of "
-                   "P-1 threads with the caller as worker 0 (as oneTBB's arena and OpenMP's team run)");
+      // Callbacks, not "!--no-pin" flags: CLI11 prints those as "--no-pin{false}".
+      app.add_flag_callback(
+          "--no-pin", [options] { options->pin = false; },
+          "Do not pin takt's workers to CPUs (oneTBB and OpenMP threads are never pinned)");
+      app.add_flag_callback(
+          "--no-caller-joins", [options] { options->caller_joins = false; },
+          "takt: start P worker threads and block the calling thread during each run, instead of "
+          "P-1 threads with the caller as worker 0 (as oneTBB's arena and OpenMP's team run)");
       app.add_option("--fib-n", options->fib_n, "n of the fib kernels (default 30; 25 with --quick)")
           ->check(CLI::Range(2, 40));
       app.add_option("--kernels", options->kernels,

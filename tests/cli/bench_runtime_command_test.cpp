@@ -88,7 +88,19 @@ TEST_F(BenchRuntime, OneRepetitionIsOneRoundAndGivesNoInterval) {
 TEST_F(BenchRuntime, NoCallerJoinsIsRecorded) {
   nlohmann::json j = run_matmul("--no-caller-joins");
   EXPECT_FALSE(j["takt_caller_joins"].get<bool>());
+  EXPECT_TRUE(j["takt_pinned"].get<bool>());
   EXPECT_FALSE(j["rows"].empty());
+}
+
+TEST_F(BenchRuntime, NoPinIsRecordedAndTheHelpShowsTheFlagsAsTheyAreTyped) {
+  nlohmann::json j = run_matmul("--no-pin");
+  EXPECT_FALSE(j["takt_pinned"].get<bool>());
+  EXPECT_TRUE(j["takt_caller_joins"].get<bool>());
+  // CLI11's "!--no-pin" flags printed as "--no-pin{false}", which reads like something to type.
+  const Outcome help = takt("bench runtime --help");
+  EXPECT_EQ(help.status, 0);
+  EXPECT_NE(help.out.find("--no-pin "), std::string::npos) << help.out;
+  EXPECT_EQ(help.out.find("{false}"), std::string::npos) << help.out;
 }
 
 TEST_F(BenchRuntime, RuntimesSelectsTheRowsAndKeepsTheTargetsThatHaveBothRuntimes) {
