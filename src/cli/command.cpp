@@ -2,6 +2,7 @@
 #include "cli/command.hpp"
 
 #include "model/task_set.hpp"
+#include "platform/metrics_json.hpp"
 
 #include "takt/error.hpp"
 #include "takt/version.hpp"
@@ -75,6 +76,20 @@ CLI::Validator whole_at_least(long long minimum) {
         return {};
       },
       fmt::format("INT>={}", minimum));
+}
+
+CLI::Validator output_file() {
+  return CLI::Validator(
+      [](std::string& path) -> std::string {
+        if (path.empty()) return {};
+        try {
+          platform::check_writable(path);
+        } catch (const Error& e) {
+          return e.what();
+        }
+        return {};
+      },
+      "");
 }
 
 int check_standard_output(int code) {

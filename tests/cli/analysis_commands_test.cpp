@@ -406,3 +406,30 @@ TEST_F(Commands, CommandLineErrorsStartWithTheErrorPrefixAndNameTheHelpToRead) {
   EXPECT_EQ(r.status, 0);
   EXPECT_EQ(r.out.rfind("takt ", 0), 0u) << r.out;
 }
+
+TEST_F(Commands, EveryOutputFileOptionIsCheckedBeforeTheCommandWorks) {
+  const fs::path rtpt =
+      write("set.rtpt", "0 1\nsynthetic_task 1 1 0 100000\n0 100000 0 100000 0 1000000 0 1000000 0 0 1\n");
+  const std::string missing = (dir_ / "none" / "out").string();
+  const std::pair<std::string, std::string> cases[] = {
+      {"generate --method rtws --cores 2 --utilization 1 -o " + missing, "--output"},
+      {"convert " + rtpt.string() + " -o " + dir_.string(), "--output"},
+      {"profile fib 20 --jobs 1 --profiles " + missing, "--profiles"},
+      {"profile --update " + missing, "--update"},
+      {"demo runtime --json " + missing, "--json"},
+      {"bench analyze --tasks 30 --cores 8 --repetitions 1 --json " + missing, "--json"},
+      {"bench runtime --quick --json " + missing, "--json"},
+      {"bench cpus --json " + missing, "--json"},
+      {"bench latency --json " + missing, "--json"},
+      {"bench sched --json " + missing, "--json"},
+      {"bench policies --json " + missing, "--json"},
+      {"bench policies --markdown " + missing, "--markdown"},
+  };
+  for (const auto& [args, option] : cases) {
+    Outcome r = takt(args);
+    EXPECT_EQ(r.status, 1) << args;
+    EXPECT_EQ(r.err.rfind("takt: error: " + option + ": cannot write '", 0), 0u) << args << ": " << r.err;
+    EXPECT_EQ(r.out, "") << args;
+  }
+  EXPECT_FALSE(fs::exists(dir_ / "none"));
+}
