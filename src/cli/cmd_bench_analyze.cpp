@@ -146,7 +146,8 @@ int run_bench(const BenchArgs& a) {
     "Time takt analyze on generated 1,000-task sets for 64 cores under every policy (target: < 1 s)",
     [](CLI::App& app) -> Action {
       auto args = std::make_shared<BenchArgs>();
-      app.add_option("--json", args->json_file, "Write the results as JSON to this file");
+      app.add_option("--json", args->json_file, "Write the results as JSON to this file")
+          ->check(output_file());
       app.add_option("--tasks", args->tasks, "Tasks per set (default 1000)")->check(whole_at_least(1));
       app.add_option("--cores", args->cores, "Cores m (default 64)")->check(whole_at_least(1));
       app.add_option("--repetitions", args->repetitions, "Runs per measurement (default 5)")

@@ -25,7 +25,9 @@ struct CpusArgs {
       app.add_option("--seconds", a->options.seconds,
                      "Seconds per CPU alone, and once more for all CPUs together (default 0.5)")
           ->check(CLI::Range(0.01, 60.0));
-      app.add_option("--json", a->json, "Write the results as JSON to FILE")->type_name("FILE");
+      app.add_option("--json", a->json, "Write the results as JSON to FILE")
+          ->type_name("FILE")
+          ->check(output_file());
       return [a] {
         const bench::CpuSpeedReport r = bench::measure_cpu_speed(a->options);
         fmt::print("{}", bench::format_cpu_speed(r));

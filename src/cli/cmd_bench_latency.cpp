@@ -33,7 +33,9 @@ struct Options {
     "under SCHED_FIFO and SCHED_OTHER",
     [](CLI::App& app) -> Action {
       auto o = std::make_shared<Options>();
-      app.add_option("--json", o->json, "Write the results as JSON to FILE")->type_name("FILE");
+      app.add_option("--json", o->json, "Write the results as JSON to FILE")
+          ->type_name("FILE")
+          ->check(output_file());
       app.add_option("--seconds", o->seconds, "Seconds per measurement (default 3)")
           ->check(CLI::Range(0.1, 3600.0));
       app.add_option("--period-us", o->period_us,

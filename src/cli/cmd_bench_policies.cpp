@@ -33,8 +33,12 @@ struct Options {
     "response time per policy, with cyclictest run in the same invocation",
     [](CLI::App& app) -> Action {
       auto o = std::make_shared<Options>();
-      app.add_option("--json", o->json, "Write the results as JSON to FILE (also after each cell)")->type_name("FILE");
-      app.add_option("--markdown", o->markdown, "Write the tables as Markdown to FILE")->type_name("FILE");
+      app.add_option("--json", o->json, "Write the results as JSON to FILE (also after each cell)")
+          ->type_name("FILE")
+          ->check(output_file());
+      app.add_option("--markdown", o->markdown, "Write the tables as Markdown to FILE")
+          ->type_name("FILE")
+          ->check(output_file());
       app.add_option("--cores", o->cores, "Cores m (default 2)")->check(whole_at_least(1));
       app.add_option("--utilization", o->utilizations, "Utilizations in percent of m (default 30,50,70)")
           ->delimiter(',')

@@ -14,7 +14,8 @@ namespace {
     "targets, each tail target with a bootstrap interval",
     [](CLI::App& app) -> Action {
       auto options = std::make_shared<bench::RuntimeBenchOptions>();
-      app.add_option("--json", options->json_path, "Write the results as JSON to this file");
+      app.add_option("--json", options->json_path, "Write the results as JSON to this file")
+          ->check(output_file());
       app.add_option("--repetitions", options->repetitions,
                      "Timed runs per kernel and runtime (default: per kernel)")
           ->check(whole_at_least(1));

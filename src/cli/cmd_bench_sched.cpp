@@ -82,7 +82,9 @@ void print_baselines(const nlohmann::json& b) {
 Action configure(CLI::App& app) {
   auto json_path = std::make_shared<std::string>();
   auto options = std::make_shared<bench::SchedBenchOptions>();
-  app.add_option("--json", *json_path, "Also write the results as JSON to FILE")->type_name("FILE");
+  app.add_option("--json", *json_path, "Also write the results as JSON to FILE")
+      ->type_name("FILE")
+      ->check(output_file());
   app.add_option("--repeats", options->repeats, "Repeat every measurement N times and report the median")
       ->type_name("N")
       ->default_val(7)

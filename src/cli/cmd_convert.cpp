@@ -47,7 +47,8 @@ int run_convert(const ConvertArgs& a) {
     [](CLI::App& app) -> Action {
       auto args = std::make_shared<ConvertArgs>();
       app.add_option("file", args->file, "The .rtpt file")->required();
-      app.add_option("-o,--output", args->output, "Write the task set to this file instead of stdout");
+      app.add_option("-o,--output", args->output, "Write the task set to this file instead of stdout")
+          ->check(output_file());
       app.add_flag("--json", args->json, "Write JSON instead of YAML");
       return [args] { return run_convert(*args); };
     },

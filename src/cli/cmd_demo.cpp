@@ -90,7 +90,7 @@ int run_demo(const DemoOptions& options) {
     [](CLI::App& app) -> Action {
       auto options = std::make_shared<DemoOptions>();
       app.add_option("--fib", options->fib_n, "n of fib(n) (default 30)")->check(CLI::Range(1, 40));
-      app.add_option("--json", options->json, "Write the results as JSON to this file");
+      app.add_option("--json", options->json, "Write the results as JSON to this file")->check(output_file());
       return [options] { return run_demo(*options); };
     },
 });
@@ -181,8 +181,9 @@ int run_platform_demo(const PlatformDemoOptions& options) {
     [](CLI::App& app) -> Action {
       auto options = std::make_shared<PlatformDemoOptions>();
       app.add_option("--duration", options->duration, "How long to run (default 10s)");
-      app.add_option("--json", options->json, "Write the metrics as JSON to this file");
-      app.add_option("--trace", options->trace, "Write a Chrome trace-event timeline (ui.perfetto.dev)");
+      app.add_option("--json", options->json, "Write the metrics as JSON to this file")->check(output_file());
+      app.add_option("--trace", options->trace, "Write a Chrome trace-event timeline (ui.perfetto.dev)")
+          ->check(output_file());
       app.add_flag("--print-set", options->print_set, "Print the demo's task set and exit");
       return [options] { return run_platform_demo(*options); };
     },

@@ -122,7 +122,8 @@ int run_generate(const GenerateArgs& a) {
                      "Target total utilization: in cores (1.5) or as a share of m (60%)")
           ->required();
       app.add_option("--seed", args->seed, "Random seed (default 1)")->check(whole_at_least(0));
-      app.add_option("-o,--output", args->output, "Write the task set to this file instead of stdout");
+      app.add_option("-o,--output", args->output, "Write the task set to this file instead of stdout")
+          ->check(output_file());
       auto* timescale = app.add_option(
           "--timescale", args->timescale,
           "rt-openmp: minimum task period (rt-openmp Table I: 2048ms, 32ms, 16ms, 8ms, 4ms, 2ms; "

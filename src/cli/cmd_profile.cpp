@@ -267,11 +267,13 @@ int run_profile(const ProfileArgs& a) {
           "--update", args->update,
           "Write work, span and burdened_span into this task-set file (with a program: into the "
           "tasks that run it with these arguments, or --task; without: profile every task of the file)");
+      update->check(output_file());
       app.add_option("--task", args->task, "With --update: the task to write the measurements to")
           ->needs(update);
       auto* profiles = app.add_option(
           "--profiles", args->profiles,
           "Add the result to this program-profiles file (for takt generate --method rtws --programs)");
+      profiles->check(output_file());
       app.add_option("--name", args->name,
                      "With --profiles: the entry's name (default: program-arg1-arg2...)")
           ->needs(profiles);

@@ -116,8 +116,10 @@ int run_run(const RunArgs& a) {
       auto* jobs = app.add_option("--jobs", args->jobs, "Jobs per task instead of a duration")
                        ->check(whole_at_least(1));
       duration->excludes(jobs);
-      app.add_option("--json", args->json, "Write the metrics as JSON to this file (docs/measurements.md)");
-      app.add_option("--trace", args->trace, "Write a Chrome trace-event timeline (opens in ui.perfetto.dev)");
+      app.add_option("--json", args->json, "Write the metrics as JSON to this file (docs/measurements.md)")
+          ->check(output_file());
+      app.add_option("--trace", args->trace, "Write a Chrome trace-event timeline (opens in ui.perfetto.dev)")
+          ->check(output_file());
       app.add_flag("--force", args->force, "Run even when the analysis rejects the set");
       app.add_flag("--no-progress", args->no_progress, "No progress line on stderr");
       return [args] { return run_run(*args); };

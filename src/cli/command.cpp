@@ -2,6 +2,7 @@
 #include "cli/command.hpp"
 
 #include "model/task_set.hpp"
+#include "platform/metrics_json.hpp"
 
 #include "takt/error.hpp"
 #include "takt/version.hpp"
@@ -75,6 +76,20 @@ CLI::Validator whole_at_least(long long minimum) {
         return {};
       },
       fmt::format("INT>={}", minimum));
+}
+
+CLI::Validator output_file() {
+  return CLI::Validator(
+      [](std::string& path) -> std::string {
+        if (path.empty()) return {};
+        try {
+          platform::check_writable(path);
+        } catch (const Error& e) {
+          return e.what();
+        }
+        return {};
+      },
+      "");
 }
 
 int check_standard_output(int code) {
@@ -175,7 +190,20 @@ int run_main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? exit_ok : exit_bad_input;
+    // --help and --version end here too: CLI11 prints them.
+    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(e);
+    // The deepest command the words reached, for its --help.
+    std::string path = "takt";
+    std::size_t depth = 0;
+    for (const auto& [words, sub] : apps) {
+      if (words.size() > depth && sub->parsed()) {
+        depth = words.size();
+        path = fmt::format("takt {}", fmt::join(words, " "));
+      }
+    }
+    fmt::print(stderr, "takt: error: {}\nRun '{} --help' for the options and what they take.\n", e.what(),
+               path);
+    return exit_bad_input;
   }
   // An option given an empty value (--policy "") would read as if it were absent.
   for (const auto& [path, sub] : apps) {

@@ -33,6 +33,12 @@ struct Command {
 /// PositiveNumber range of doubles.
 CLI::Validator whole_at_least(long long minimum);
 
+/// A CLI11 check for an option that names a file to write (--json, --trace, -o): refuses,
+/// while the command line is parsed and so before anything runs, a path that
+/// platform::check_writable() refuses ("--json: cannot write '/tmp': it is a folder; ...").
+/// An empty value passes (run_main() reports it).
+CLI::Validator output_file();
+
 /// The value of a --delta option (δ of rtws eq. 3: a decimal of at least 1); throws
 /// takt::Error naming --delta when `text` is no such number.
 model::Decimal delta_option(const std::string& text);

@@ -79,6 +79,193 @@ std::size_t first_bad_utf8(std::string_view text) {
   return std::string_view::npos;
 }
 
+/// The 1-based line and column (in bytes) of byte `offset` of `text`.
+SourceMark mark_at(std::string_view text, std::size_t offset) {
+  offset = std::min(offset, text.size());
+  const std::size_t newline = offset == 0 ? std::string_view::npos : text.rfind('\n', offset - 1);
+  const std::size_t line_start = newline == std::string_view::npos ? 0 : newline + 1;
+  const auto line = std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(offset), '\n') + 1;
+  return SourceMark{static_cast<int>(line), static_cast<int>(offset - line_start + 1),
+                    static_cast<long>(offset)};
+}
+
+/// "line:column" of byte `offset` of `text`.
+std::string line_column(std::string_view text, std::size_t offset) {
+  const SourceMark m = mark_at(text, offset);
+  return std::to_string(m.line) + ":" + std::to_string(m.column);
+}
+
+/// What a syntax error needs to know of the text, from one pass that follows YAML's
+/// lexical rules roughly: quoted strings, comments and block scalars (`|`, `>`) are
+/// skipped, and `[`, `{`, quotes and `|`/`>` count only where a value can start (so
+/// `name: a[1]` and `it's` are plain text).
+struct SyntaxScan {
+  struct Bracket {
+    char open;                                       ///< '[' or '{'
+    std::size_t at;                                  ///< its offset
+    std::size_t closed_at = std::string_view::npos;  ///< offset of its closer; npos: never closed
+  };
+  std::vector<Bracket> brackets;                   ///< in the order they were opened
+  std::size_t first_tab = std::string_view::npos;  ///< a tab in the indentation of a block-context line
+
+  explicit SyntaxScan(std::string_view text) {
+    std::vector<std::size_t> open;  // indices into `brackets`
+    const std::size_t n = text.size();
+    std::size_t i = 0;
+    while (i < n) {
+      // A line: its indentation first.
+      const std::size_t line_start = i;
+      while (i < n && (text[i] == ' ' || text[i] == '\t')) ++i;
+      const std::size_t indent = i - line_start;
+      const bool content = i < n && text[i] != '\n' && text[i] != '\r' && text[i] != '#';
+      if (content && open.empty() && first_tab == std::string_view::npos) {
+        const std::size_t tab = text.substr(line_start, indent).find('\t');
+        if (tab != std::string_view::npos) first_tab = line_start + tab;
+      }
+      char before = '\0';  // the last character outside spaces on this line; '\0' at its start
+      bool spaced = true;  // whitespace since `before`
+      bool block_scalar = false;
+      while (i < n && text[i] != '\n') {
+        const char c = text[i];
+        if (c == ' ' || c == '\t' || c == '\r') {
+          spaced = true;
+          ++i;
+          continue;
+        }
+        if (c == '#' && spaced) {  // a comment, to the end of the line
+          while (i < n && text[i] != '\n') ++i;
+          break;
+        }
+        // Where a value can start: at the line's start, after "- ", ": ", "? ", and in
+        // a flow collection after '[', '{', ',' (and ':' right after a JSON key).
+        const bool value_start = before == '\0' || before == '[' || before == '{' || before == ',' ||
+                                 ((before == '-' || before == ':' || before == '?') && spaced) ||
+                                 (before == ':' && !open.empty());
+        // `|` or `>` (with `-`, `+` or an indentation digit after it) ending a line starts
+        // a block scalar.
+        block_scalar = (value_start && open.empty() && (c == '|' || c == '>')) ||
+                       (block_scalar && !spaced && (c == '-' || c == '+' || (c >= '0' && c <= '9')));
+        if (value_start && (c == '"' || c == '\'')) {
+          i = skip_quoted(text, i);
+        } else if (value_start && (c == '[' || c == '{')) {
+          open.push_back(brackets.size());
+          brackets.push_back({c, i});
+          ++i;
+        } else if (!open.empty() && (c == ']' || c == '}')) {
+          const char opener = c == ']' ? '[' : '{';
+          // Close the innermost bracket of this kind; those opened inside it stay unclosed.
+          for (std::size_t k = open.size(); k-- > 0;) {
+            if (brackets[open[k]].open == opener) {
+              brackets[open[k]].closed_at = i;
+              open.resize(k);
+              break;
+            }
+          }
+          ++i;
+        } else {
+          ++i;
+        }
+        before = c;
+        spaced = false;
+      }
+      if (i < n) ++i;  // the '\n'
+      if (block_scalar) i = skip_block_scalar(text, i, indent);
+    }
+  }
+
+  /// The innermost bracket still open at `offset` (opened before it, closed at or after
+  /// it, or never), or null.
+  [[nodiscard]] const Bracket* open_at(std::size_t offset) const {
+    const Bracket* found = nullptr;
+    for (const Bracket& b : brackets) {
+      if (b.at < offset && (b.closed_at == std::string_view::npos || b.closed_at >= offset)) found = &b;
+    }
+    return found;
+  }
+
+ private:
+  /// The offset after the quoted string that starts at `i` (the end of the text if it
+  /// does not end): "..." with backslash escapes, '...' with '' for a quote.
+  static std::size_t skip_quoted(std::string_view text, std::size_t i) {
+    const char quote = text[i++];
+    while (i < text.size()) {
+      if (quote == '"' && text[i] == '\\') {
+        i += 2;
+      } else if (text[i] == quote) {
+        if (quote == '\'' && i + 1 < text.size() && text[i + 1] == '\'') {
+          i += 2;
+        } else {
+          return i + 1;
+        }
+      } else {
+        ++i;
+      }
+    }
+    return text.size();
+  }
+
+  /// The start of the first line from `i` on that is neither blank nor indented more
+  /// than `indent`: the end of a block scalar's content.
+  static std::size_t skip_block_scalar(std::string_view text, std::size_t i, std::size_t indent) {
+    while (i < text.size()) {
+      std::size_t j = i;
+      while (j < text.size() && text[j] == ' ') ++j;
+      const bool blank = j == text.size() || text[j] == '\n' || text[j] == '\r';
+      if (!blank && j - i <= indent) return i;
+      const std::size_t end = text.find('\n', j);
+      i = end == std::string_view::npos ? text.size() : end + 1;
+    }
+    return i;
+  }
+};
+
+/// yaml-cpp's message `message` for a syntax error at `mark`, with what to change: a tab
+/// in the indentation, a '[' or '{' never closed, a closer that does not match, a
+/// missing ',' in a flow collection; otherwise a general hint.
+std::string explain_syntax_error(std::string_view text, const YAML::Mark& mark, const std::string& message) {
+  const std::string parser = " (the YAML parser: " + message + ")";
+  const std::size_t at =
+      mark.pos >= 0 ? std::min(static_cast<std::size_t>(mark.pos), text.size()) : text.size();
+  const SyntaxScan scan(text);
+  // A tab where the parser already was: YAML never indents with tabs.
+  if (scan.first_tab != std::string_view::npos && scan.first_tab <= at) {
+    const SourceMark tab = mark_at(text, scan.first_tab);
+    return "line " + std::to_string(tab.line) + " is indented with a tab (at column " +
+           std::to_string(tab.column) +
+           "); YAML indents with spaces only: replace the tabs in its indentation with spaces" + parser;
+  }
+  const auto closer_of = [](char open) { return open == '[' ? ']' : '}'; };
+  const auto kind_of = [](char open) { return open == '[' ? "list" : "mapping"; };
+  const char here = at < text.size() ? text[at] : '\0';
+  const SyntaxScan::Bracket* inside = scan.open_at(at);
+  if (here == ']' || here == '}') {
+    if (inside == nullptr) {
+      return std::string("this '") + here + "' closes nothing: no '" + (here == ']' ? '[' : '{') +
+             "' is open here; remove it" + parser;
+    }
+    if (closer_of(inside->open) != here) {
+      return std::string("this '") + here + "' comes before the '" + inside->open + "' opened at " +
+             line_column(text, inside->at) + " is closed; close that " + kind_of(inside->open) + " with '" +
+             closer_of(inside->open) + "' first" + parser;
+    }
+  }
+  if (inside != nullptr && inside->closed_at == std::string_view::npos) {
+    return std::string("the '") + inside->open + "' opened at " + line_column(text, inside->at) +
+           " is never closed with '" + closer_of(inside->open) + "'; add it after the last item of that " +
+           kind_of(inside->open) + parser;
+  }
+  if (inside != nullptr &&
+      (message == YAML::ErrorMsg::END_OF_MAP_FLOW || message == YAML::ErrorMsg::END_OF_SEQ_FLOW)) {
+    return std::string("in the ") + kind_of(inside->open) + " '" + inside->open + "' opened at " +
+           line_column(text, inside->at) + ", items are separated by ', ': add the missing ',' before this " +
+           "point, or put quotes around a value that contains ': '" + parser;
+  }
+  return message +
+         "; a YAML syntax error at or just before this point: check the indentation (spaces, the same for "
+         "every key of a mapping), a ': ' after each key, a ',' between the items of [...] and {...}, and "
+         "quotes around a value that contains ': ' or ' #'";
+}
+
 }  // namespace
 
 YAML::Node load_yaml(std::string_view text, const std::string& source) {
@@ -90,14 +277,9 @@ YAML::Node load_yaml(std::string_view text, const std::string& source) {
                                                text[0] == '\0' || (text.size() > 1 && text[1] == '\0'));
   if (!other_unicode) {
     if (const std::size_t bad = first_bad_utf8(text); bad != std::string_view::npos) {
-      const std::size_t line_start = text.rfind('\n', bad == 0 ? 0 : bad - 1);
-      const std::size_t line =
-          static_cast<std::size_t>(std::count(text.begin(), text.begin() + bad, '\n')) + 1;
-      const std::size_t column =
-          line_start == std::string_view::npos || bad == 0 ? bad + 1 : bad - line_start;
       char hex[8];
       std::snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned char>(text[bad]));
-      throw Error(source + ":" + std::to_string(line) + ":" + std::to_string(column) + ": byte " + hex +
+      throw Error(mark_at(text, bad).where(source) + ": byte " + hex +
                   " is not UTF-8 text; save the file as UTF-8");
     }
   }
@@ -110,7 +292,7 @@ YAML::Node load_yaml(std::string_view text, const std::string& source) {
                 std::to_string(e.depth()) +
                 "); a task set nests a few levels: look for unbalanced or repeated brackets there");
   } catch (const YAML::ParserException& e) {
-    throw Error(mark_of(e.mark).where(source) + ": " + e.msg);
+    throw Error(mark_of(e.mark).where(source) + ": " + explain_syntax_error(text, e.mark, e.msg));
   } catch (const YAML::Exception& e) {
     throw Error(source + ": " + e.what());
   }

@@ -3,6 +3,7 @@
 
 #include "takt/error.hpp"
 
+#include <fcntl.h>
 #include <fmt/core.h>
 #include <unistd.h>
 
@@ -161,19 +162,77 @@ void write_in_place(const std::filesystem::path& shown, const std::filesystem::p
   if (!out) throw Error(fmt::format("writing '{}' failed (disk full?)", shown.string()));
 }
 
+/// The file write_text_file() writes for `path`: a symbolic link stays a link, the file
+/// it names is replaced.
+std::filesystem::path write_target(const std::filesystem::path& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path target = path;
+  if (fs::is_symlink(fs::symlink_status(path, ec))) target = fs::weakly_canonical(path, ec);
+  if (ec) target = path;
+  return target;
+}
+
+Error folder_error(const std::filesystem::path& path) {
+  return Error(fmt::format("cannot write '{}': it is a folder; give a file name", path.string()));
+}
+
 }  // namespace
+
+void check_writable(const std::filesystem::path& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path target = write_target(path);
+  const fs::file_status status = fs::status(target, ec);
+  if (fs::is_directory(status)) throw folder_error(path);
+  int error = 0;  // why the file itself cannot be opened
+  if (fs::exists(status)) {
+    if (!fs::is_regular_file(status)) {
+      if (::access(target.c_str(), W_OK) == 0) return;
+      throw Error(fmt::format("cannot write '{}': {}", path.string(), std::strerror(errno)));
+    }
+    const int fd = ::open(target.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (fd >= 0) {
+      ::close(fd);
+      return;
+    }
+    error = errno;  // a read-only file may still be replaced through the temporary file
+  }
+  const fs::path folder = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  const fs::file_status folder_status = fs::status(folder, ec);
+  if (!fs::exists(folder_status)) {
+    throw Error(
+        fmt::format("cannot write '{}': the folder '{}' does not exist; create it or give another path",
+                    path.string(), folder.string()));
+  }
+  if (!fs::is_directory(folder_status)) {
+    throw Error(fmt::format("cannot write '{}': '{}' is not a folder; give a path in a folder", path.string(),
+                            folder.string()));
+  }
+  // The temporary file write_text_file() creates; removed again unless it was there before.
+  fs::path tmp = target;
+  tmp += ".partial";
+  bool created = true;
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (fd < 0 && errno == EEXIST) {
+    created = false;
+    fd = ::open(tmp.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+  }
+  if (fd < 0) {
+    if (error == 0) error = errno;
+    throw Error(fmt::format("cannot write '{}': {}; check that its folder is writable", path.string(),
+                            std::strerror(error)));
+  }
+  ::close(fd);
+  if (created) fs::remove(tmp, ec);
+}
 
 void write_text_file(const std::filesystem::path& path, std::string_view text) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  // A symbolic link stays a link: the file it names is replaced.
-  fs::path target = path;
-  if (fs::is_symlink(fs::symlink_status(path, ec))) target = fs::weakly_canonical(path, ec);
-  if (ec) target = path;
+  const fs::path target = write_target(path);
   const fs::file_status status = fs::status(target, ec);
-  if (fs::is_directory(status)) {
-    throw Error(fmt::format("cannot write '{}': it is a folder; give a file name", path.string()));
-  }
+  if (fs::is_directory(status)) throw folder_error(path);
   if (fs::exists(status) && !fs::is_regular_file(status)) {
     write_in_place(path, target, text);  // a FIFO or a device: nothing to rename into place
     return;

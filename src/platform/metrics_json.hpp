@@ -22,6 +22,14 @@ nlohmann::json metrics_to_json(const RunMetrics& metrics, bool with_jobs = true)
 /// temporary file, which keeps the contents.
 void write_text_file(const std::filesystem::path& path, std::string_view text);
 
+/// Checks, before anything is computed, that write_text_file() could write `path`: throws
+/// takt::Error naming the path for a folder, a path whose folder does not exist (or is no
+/// folder), and a file that can neither be opened for writing nor replaced. Changes
+/// nothing: a file it creates to find out is removed again, and an existing file is only
+/// opened for appending. A FIFO or a device is checked for write permission only (opening
+/// a FIFO without a reader would wait).
+void check_writable(const std::filesystem::path& path);
+
 /// write_text_file() of `document`, pretty-printed.
 void write_json_file(const std::filesystem::path& path, const nlohmann::json& document);
 

@@ -183,6 +183,9 @@ void report_stall(std::FILE* messages, const Stall& stall, const std::vector<Per
 RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult& verdict, Policy& policy,
                        const RunOptions& options) {
   if (options.duration && options.jobs) throw Error("give either a duration or a number of jobs, not both");
+  // The outputs are written after the run: a path that cannot take them fails now.
+  if (options.json) check_writable(*options.json);
+  if (options.trace) check_writable(*options.trace);
   for (const model::Task& t : set.tasks) {
     if (t.period < kShortestPeriod) {
       throw Error(

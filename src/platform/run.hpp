@@ -71,7 +71,8 @@ struct RunResult {
 /// Runs `set` under `policy` as `verdict` (analysis::analyse of the same set, for the
 /// policy's model::Policy) admitted it. Throws takt::Error for bad input found before
 /// the run starts (unknown program, missing shared object, an init that fails, more
-/// cores than CPUs, a task the policy cannot run).
+/// cores than CPUs, a task the policy cannot run, a JSON or trace path that
+/// check_writable() refuses).
 RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult& verdict, Policy& policy,
                        const RunOptions& options);
 

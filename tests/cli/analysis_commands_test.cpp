@@ -371,3 +371,65 @@ TEST_F(Commands, OptionsThatWouldBeIgnoredAreErrors) {
   EXPECT_NE(r.err.find("--timescale applies to --method rt-openmp only"), std::string::npos) << r.err;
   EXPECT_EQ(takt("generate --method synthetic --cores 2 --utilization 1 --type 2").status, 0);
 }
+
+TEST_F(Commands, CommandLineErrorsStartWithTheErrorPrefixAndNameTheHelpToRead) {
+  const std::string set = example("01-one-task.yaml");
+  const std::pair<std::string, std::string> cases[] = {
+      {"run " + set + " --duration 1s --jobs 3", "--duration excludes --jobs"},
+      {"run " + set + " --cores 0", "--cores: expects a whole number of at least 1, not '0'"},
+      {"run " + set + " --nosuch", "--nosuch"},
+      {"run", "file is required"},
+  };
+  for (const auto& [args, message] : cases) {
+    Outcome r = takt(args);
+    EXPECT_EQ(r.status, 1) << args;
+    EXPECT_EQ(r.err.rfind("takt: error: ", 0), 0u) << args << ": " << r.err;
+    EXPECT_NE(r.err.find(message), std::string::npos) << args << ": " << r.err;
+    EXPECT_NE(r.err.find("'takt run --help'"), std::string::npos) << args << ": " << r.err;
+    EXPECT_EQ(r.out, "") << args;
+  }
+  // A nested command names its own help; an unknown option before any command, takt's.
+  Outcome r = takt("bench runtime --nosuch");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err.rfind("takt: error: ", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find("'takt bench runtime --help'"), std::string::npos) << r.err;
+  r = takt("--nosuch");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err.rfind("takt: error: ", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find("'takt --help'"), std::string::npos) << r.err;
+  // --help and --version are no errors.
+  r = takt("run --help");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("--duration"), std::string::npos) << r.out;
+  EXPECT_EQ(r.err.find("error"), std::string::npos) << r.err;
+  r = takt("--version");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out.rfind("takt ", 0), 0u) << r.out;
+}
+
+TEST_F(Commands, EveryOutputFileOptionIsCheckedBeforeTheCommandWorks) {
+  const fs::path rtpt =
+      write("set.rtpt", "0 1\nsynthetic_task 1 1 0 100000\n0 100000 0 100000 0 1000000 0 1000000 0 0 1\n");
+  const std::string missing = (dir_ / "none" / "out").string();
+  const std::pair<std::string, std::string> cases[] = {
+      {"generate --method rtws --cores 2 --utilization 1 -o " + missing, "--output"},
+      {"convert " + rtpt.string() + " -o " + dir_.string(), "--output"},
+      {"profile fib 20 --jobs 1 --profiles " + missing, "--profiles"},
+      {"profile --update " + missing, "--update"},
+      {"demo runtime --json " + missing, "--json"},
+      {"bench analyze --tasks 30 --cores 8 --repetitions 1 --json " + missing, "--json"},
+      {"bench runtime --quick --json " + missing, "--json"},
+      {"bench cpus --json " + missing, "--json"},
+      {"bench latency --json " + missing, "--json"},
+      {"bench sched --json " + missing, "--json"},
+      {"bench policies --json " + missing, "--json"},
+      {"bench policies --markdown " + missing, "--markdown"},
+  };
+  for (const auto& [args, option] : cases) {
+    Outcome r = takt(args);
+    EXPECT_EQ(r.status, 1) << args;
+    EXPECT_EQ(r.err.rfind("takt: error: " + option + ": cannot write '", 0), 0u) << args << ": " << r.err;
+    EXPECT_EQ(r.out, "") << args;
+  }
+  EXPECT_FALSE(fs::exists(dir_ / "none"));
+}

@@ -379,6 +379,53 @@ TEST(TaskSetParser, AFileNestedBeyondTheParsersDepthSaysSo) {
       << message;
 }
 
+TEST(TaskSetParser, AnUnclosedBracketIsNamedWhereItWasOpened) {
+  // yaml-cpp says "end of sequence flow not found" where it gave up, often the end of the file.
+  expect_error("tasks:\n  - name: a\n    period: [10ms, 2\n", "ts.yaml:4:1",
+               "the '[' opened at 3:13 is never closed with ']'; add it after the last item of that list");
+  expect_error(
+      "global: {cores: 2}\ntasks:\n  - name: a\n    period: 10ms\n    program: segments\n  - name: b\n"
+      "    segments: [{length: 1ms}\n    period: 20ms\n",
+      "ts.yaml:8:5", "the '[' opened at 7:15 is never closed with ']'");
+  expect_error("global: {cores: 2\ntasks:\n  - name: a\n    period: 10ms\n", "ts.yaml:2:6",
+               "the '{' opened at 1:9 is never closed with '}'; add it after the last item of that mapping");
+  // Brackets in comments, quoted strings, block scalars and plain text do not count.
+  expect_error("tasks:\n  - name: a # [ {\n    period: [1, \"]\", '}'\n", "ts.yaml:4:1",
+               "the '[' opened at 3:13 is never closed");
+  expect_error("tasks:\n  - name: a[1]\n    period: [10ms\n", "ts.yaml:4:1", "the '[' opened at 3:13");
+  expect_error("notes: |\n  a ] and a [\n  and it's\ntasks: [a\n", "ts.yaml:5:1", "the '[' opened at 4:8");
+  // A closer of the other kind, and one with nothing to close.
+  expect_error("tasks:\n  - name: a\n    segments: [{length: 1ms]\n", "ts.yaml:3:28",
+               "this ']' comes before the '{' opened at 3:16 is closed; close that mapping with '}' first");
+  expect_error("tasks: [a, b]]\n", "ts.yaml:1:14", "this ']' closes nothing: no '[' is open here; remove it");
+}
+
+TEST(TaskSetParser, AMissingCommaInAFlowMappingIsNamed) {
+  expect_error("tasks:\n  - {name: a period: 10ms}\n", "ts.yaml:2:20",
+               "in the mapping '{' opened at 2:5, items are separated by ', ': add the missing ','");
+  // JSON indented with tabs: the tabs are fine inside brackets, the comma is what is missing.
+  expect_error("{\n\t\"tasks\": [\n\t\t{\"name\": \"a\" \"period\": \"10ms\"}\n\t]\n}\n", "ts.yaml:3:16",
+               "in the mapping '{' opened at 3:3, items are separated by ', '");
+}
+
+TEST(TaskSetParser, ATabInTheIndentationIsNamed) {
+  const std::string spaces_only =
+      "YAML indents with spaces only: replace the tabs in its indentation with spaces";
+  expect_error("tasks:\n  - name: a\n\tperiod: 10ms\n", "ts.yaml:3:1",
+               "line 3 is indented with a tab (at column 1); " + spaces_only);
+  expect_error("tasks:\n  - name: a\n   \tperiod: 10ms\n", "ts.yaml:3:4",
+               "line 3 is indented with a tab (at column 4)");
+  expect_error("tasks:\n\t- name: a\n\t  period: 10ms\n", "ts.yaml:2:2", "line 2 is indented with a tab");
+  expect_error("global:\n\tcores: 2\ntasks: []\n", "ts.yaml:2:7", "line 2 is indented with a tab");
+}
+
+TEST(TaskSetParser, OtherSyntaxErrorsKeepTheParsersWordsAndSayWhatToCheck) {
+  expect_error("tasks:\n  - name: a\n   period: 1\n", "ts.yaml:3:4",
+               "end of sequence not found; a YAML syntax error at or just before this point: check the "
+               "indentation");
+  expect_error("a: b: c\n", "ts.yaml:1:5", "illegal map value; a YAML syntax error");
+}
+
 TEST(TaskSetParser, TextThatIsNotUtf8IsBadInputAtItsPosition) {
   // A name in an 8-bit encoding used to pass, and then cost the run its JSON outputs.
   const std::string task = ", period: 10ms, work: 1ms, span: 1ms}\n";

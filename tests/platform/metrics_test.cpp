@@ -426,6 +426,55 @@ TEST(TextFile, AFolderIsRefusedBeforeAnythingIsWritten) {
   fs::remove_all(dir);
 }
 
+/// The message of check_writable(path), or "" when it passes.
+std::string writable_problem(const std::filesystem::path& path) {
+  try {
+    takt::platform::check_writable(path);
+  } catch (const takt::Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(TextFile, AnOutputPathIsCheckedWithoutLeavingAFileBehind) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("takt_text_file_check_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  // A folder, a missing folder, a path below a file.
+  EXPECT_NE(writable_problem(dir).find("it is a folder; give a file name"), std::string::npos);
+  const std::string missing = writable_problem(dir / "none" / "x.json");
+  EXPECT_NE(missing.find("cannot write '" + (dir / "none" / "x.json").string() + "'"), std::string::npos)
+      << missing;
+  EXPECT_NE(missing.find("the folder '" + (dir / "none").string() + "' does not exist"), std::string::npos)
+      << missing;
+  EXPECT_FALSE(fs::exists(dir / "none"));
+  std::ofstream(dir / "plain") << "text\n";
+  EXPECT_NE(writable_problem(dir / "plain" / "x.json").find("is not a folder"), std::string::npos);
+  // A new file may be written: nothing is left behind.
+  EXPECT_EQ(writable_problem(dir / "new.json"), "");
+  EXPECT_FALSE(fs::exists(dir / "new.json"));
+  EXPECT_FALSE(fs::exists(dir / "new.json.partial"));
+  // An existing file, a temporary file left over from before: both kept as they were.
+  EXPECT_EQ(writable_problem(dir / "plain"), "");
+  EXPECT_EQ(read_all(dir / "plain"), "text\n");
+  std::ofstream(dir / "left.json.partial") << "half";
+  EXPECT_EQ(writable_problem(dir / "left.json"), "");
+  EXPECT_EQ(read_all(dir / "left.json.partial"), "half");
+  EXPECT_FALSE(fs::exists(dir / "left.json"));
+  // A FIFO without a reader: checked without waiting for one.
+  ASSERT_EQ(::mkfifo((dir / "fifo").c_str(), 0600), 0);
+  EXPECT_EQ(writable_problem(dir / "fifo"), "");
+  // A folder that may not be written (root may write anywhere).
+  if (::geteuid() != 0) {
+    fs::create_directories(dir / "locked");
+    fs::permissions(dir / "locked", fs::perms::owner_read | fs::perms::owner_exec);
+    EXPECT_NE(writable_problem(dir / "locked" / "x.json").find("Permission denied"), std::string::npos);
+    fs::permissions(dir / "locked", fs::perms::owner_all);
+  }
+  fs::remove_all(dir);
+}
+
 TEST(Metrics, TableShowsTasksTotalsAndSystem) {
   std::string t = format_table(scenario_metrics());
   EXPECT_NE(t.find("policy test"), std::string::npos) << t;

@@ -185,6 +185,37 @@ TEST_F(RunCommand, APeriodTooShortToReleaseIsBadInputBeforeAnythingRuns) {
   EXPECT_EQ(takt("run " + shortest.string() + " --duration 100ms").status, 0);
 }
 
+TEST_F(RunCommand, AnOutputPathThatCannotBeWrittenIsRefusedBeforeAnythingRuns) {
+  // These ran the whole duration (here 30 s) and only then failed.
+  const std::string run = "run " + example("10-run.yaml") + " --duration 30s --no-progress";
+  const fs::path existing = write("existing.json", "kept\n");
+  const std::pair<std::string, std::string> cases[] = {
+      {run + " --json " + dir_.string(), "--json: cannot write '" + dir_.string() + "': it is a folder"},
+      {run + " --json " + (dir_ / "none" / "m.json").string(),
+       "--json: cannot write '" + (dir_ / "none" / "m.json").string() + "': the folder '" +
+           (dir_ / "none").string() + "' does not exist"},
+      {run + " --json " + (dir_ / "new.json").string() + " --trace " + (dir_ / "none" / "t.json").string(),
+       "--trace: cannot write '" + (dir_ / "none" / "t.json").string() + "'"},
+      {run + " --json " + existing.string() + " --trace " + (existing / "t.json").string(),
+       "'" + existing.string() + "' is not a folder"},
+      {"demo --duration 30s --trace " + dir_.string(), "--trace: cannot write '" + dir_.string() + "'"},
+  };
+  for (const auto& [args, message] : cases) {
+    const auto start = std::chrono::steady_clock::now();
+    const Outcome r = takt(args);
+    EXPECT_LT(std::chrono::steady_clock::now() - start, 10s) << args;
+    EXPECT_EQ(r.status, 1) << args;
+    EXPECT_EQ(r.err.rfind("takt: error: ", 0), 0u) << args << ": " << r.err;
+    EXPECT_NE(r.err.find(message), std::string::npos) << args << ": " << r.err;
+    EXPECT_EQ(r.out, "") << args;
+  }
+  // Nothing was left behind, and the file that was there is as it was.
+  EXPECT_FALSE(fs::exists(dir_ / "new.json"));
+  EXPECT_FALSE(fs::exists(dir_ / "new.json.partial"));
+  EXPECT_FALSE(fs::exists(dir_ / "none"));
+  EXPECT_EQ(takt::testing::slurp(existing), "kept\n");
+}
+
 TEST_F(RunCommand, ATopologyThatWithholdsEveryJobIsNamedInAWarning) {
   // gedf-paws jobs carry no PE; a distributor by PE without an `unassigned:` output
   // withholds them, so no job ever runs. The run says which instance did it.

@@ -11,8 +11,11 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <array>
 #include <chrono>
+#include <filesystem>
 #include <latch>
 #include <thread>
 #include <vector>
@@ -89,6 +92,48 @@ tasks:
   EXPECT_EQ(takt::platform::program_arguments(set.tasks[0]), (std::vector<std::string>{"1ms", "500us*8"}));
   EXPECT_EQ(takt::platform::program_arguments(set.tasks[1]), (std::vector<std::string>{"2ms"}));
   EXPECT_EQ(takt::platform::program_arguments(set.tasks[2]), (std::vector<std::string>{"25"}));
+}
+
+/// A policy that only notes that the run reached it.
+class NotePolicy : public takt::platform::Policy {
+ public:
+  bool reached = false;
+  [[nodiscard]] std::string_view name() const override { return "note"; }
+  [[nodiscard]] takt::sched::TopologySpec default_topology() const override { return {}; }
+  takt::platform::RecordingPlan plan(const takt::platform::RunContext&) override {
+    reached = true;
+    throw takt::Error("the run went on to the policy");
+  }
+  void prepare(takt::platform::RunContext&) override {}
+  void run(takt::platform::RunContext&) override {}
+  bool shutdown() override { return true; }
+};
+
+TEST(RunTaskSet, AnOutputPathThatCannotBeWrittenIsRefusedBeforeTheRun) {
+  namespace fs = std::filesystem;
+  const auto set = takt::model::parse_task_set(
+      "global: {cores: 1}\ntasks: [{name: a, period: 10ms, program: segments, segments: [{length: 1ms}]}]\n");
+  const auto verdict = takt::analysis::analyse(set);
+  const fs::path missing = fs::temp_directory_path() / ("takt_no_folder_" + std::to_string(::getpid()));
+  for (const bool trace : {false, true}) {
+    takt::platform::RunOptions options;
+    options.table = nullptr;
+    options.messages = nullptr;
+    options.handle_signals = false;
+    options.lock_memory = false;
+    options.jobs = 1;
+    (trace ? options.trace : options.json) = missing / "out.json";
+    NotePolicy policy;
+    try {
+      (void)takt::platform::run_task_set(set, verdict, policy, options);
+      ADD_FAILURE() << "expected takt::Error";
+    } catch (const takt::Error& e) {
+      EXPECT_NE(std::string(e.what()).find("the folder '" + missing.string() + "' does not exist"),
+                std::string::npos)
+          << e.what();
+    }
+    EXPECT_FALSE(policy.reached);
+  }
 }
 
 TEST(GrantedCores, FollowTheAnalysis) {
