@@ -414,12 +414,9 @@ void Scheduler::swap_instance(std::string_view name, std::string_view component,
       if (fresh.component().uses_task_data) {
         for (Task* task : tasks) fresh.task_construct(*task);
       }
-      // Every task of its inputs arrives anew.
-      for (Pipe* input : fresh.inputs_by_rank()) {
-        input->mark_all_added();
-        if (input->has_changes()) fresh.run_update(*input, true);
-        input->clear_changes();
-      }
+      // Every task of its inputs arrives anew; the outputs it wrote are flushed after
+      // its last input.
+      fresh.offer_inputs_as_new();
       std::sort(outputs.begin(), outputs.end(),
                 [](const Pipe* a, const Pipe* b) { return a->rank() < b->rank(); });
       for (Pipe* out : outputs) flush(*out);
