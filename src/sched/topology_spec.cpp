@@ -485,7 +485,7 @@ TopologySpec parse_topology(const YAML::Node& section, std::string file) {
 
 TopologySpec parse_topology(const YAML::Node& section, std::string file, const ComponentRegistry& registry) {
   TopologySpec spec = Parser(std::move(file), registry).parse(section);
-  check_topology(spec, ProcessingElements::with_clusters({0, 1}), registry);
+  probe_topology(spec, registry);
   return spec;
 }
 

@@ -90,8 +90,9 @@ struct TopologySpec {
 /// value, an undeclared pipe, an index that does not fit the pipe, a pipe nothing
 /// produces or nothing consumes (dangling), a pipe consumed or produced twice, a
 /// cycle, processing elements without a terminal pipe, a topic without responder.
-/// The graph checks run on a probe of 2 processing elements in 2 clusters;
-/// Topology::build checks again for the real processing elements.
+/// The graph checks run on a probe of 2 processing elements in 2 clusters, which
+/// does not check fixed indices beyond it (`ready[3]`); Topology::build checks
+/// everything again for the real processing elements.
 TopologySpec parse_topology(const YAML::Node& section, std::string file);
 TopologySpec parse_topology(const YAML::Node& section, std::string file, const ComponentRegistry& registry);
 

@@ -273,6 +273,52 @@ TEST(TopologySpec, IndexOutOfRangeForTheRealProcessingElements) {
   }
 }
 
+TEST(TopologySpec, AFixedIndexBeyondTheProbeIsCheckedForTheRealProcessingElements) {
+  // parse_topology checks the graph on a probe of 2 PEs: "ready[3]" was rejected there
+  // ("'ready' has 2 pipes (per-pe) here") although 4 PEs have it.
+  const TopologySpec pulls = topology(head +
+                                      "  pipes: {in: one, ready: per-pe}\n"
+                                      "  entry: in\n"
+                                      "  instances:\n"
+                                      "    a: {component: distributor, input: in, outputs: \"ready[*]\", "
+                                      "params: {by: pe}}\n"
+                                      "  pes: {terminal: \"ready[pe]\", pull: [\"ready[3]\"]}\n");
+  EXPECT_NO_THROW(Scheduler(pulls, ProcessingElements::uniform(4)));
+  try {
+    Scheduler s(pulls, ProcessingElements::uniform(3));
+    FAIL() << "expected an error";
+  } catch (const takt::Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "test.yaml:7:39: 'ready[3]' is out of range: 'ready' is per-pe, one pipe per processing "
+              "element id, and there are 3 here (ready[0] to ready[2]); index 3 needs at least 4 "
+              "processing elements");
+  }
+  // An instance port: a family enumerated for 4 clusters.
+  const TopologySpec enumerated = topology(
+      head +
+      "  pipes: {in: one, q: per-cluster, out: one}\n"
+      "  entry: in\n"
+      "  instances:\n"
+      "    a: {component: distributor, input: in, outputs: [\"q[0]\", \"q[1]\", \"q[2]\", \"q[3]\"]}\n"
+      "    b: {component: mux, inputs: \"q[*]\", output: out}\n"
+      "  pes: {terminal: out}\n");
+  EXPECT_NO_THROW(Scheduler(enumerated, ProcessingElements::with_clusters({0, 1, 2, 3})));
+  try {
+    Scheduler s(enumerated, ProcessingElements::with_clusters({0, 1, 1}));
+    FAIL() << "expected an error";
+  } catch (const takt::Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "test.yaml:6:70: 'q[2]' is out of range: 'q' is per-cluster, one pipe per cluster, and "
+              "there are 2 here (q[0] to q[1]); index 2 needs at least 3 clusters");
+  }
+  // The terminal pipe.
+  EXPECT_NO_THROW(topology(head + "  pipes: {in: one, ready: per-pe}\n"
+                                  "  entry: in\n"
+                                  "  instances:\n"
+                                  "    a: {component: distributor, input: in, outputs: \"ready[*]\"}\n"
+                                  "  pes: {terminal: \"ready[2]\", steal: ready}\n"));
+}
+
 TEST(TopologySpec, ReplacementChecksPortsAndParameters) {
   const TopologySpec spec = topology(test::single_stage("edf"));
   const InstanceSpec& old = spec.instances[0];
