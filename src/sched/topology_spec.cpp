@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <set>
 
 namespace takt::sched {
 namespace {
@@ -49,6 +50,7 @@ class Parser {
     }
     if (!section.IsMap())
       fail(spec_.mark, "a topology must be a map with keys name, description, pipes, entry, instances, pes");
+    reject_repeated_keys(section, "the topology");
     for (const auto& kv : section) {
       const std::string key = kv.first.Scalar();
       if (key != "name" && key != "description" && key != "pipes" && key != "entry" && key != "instances" &&
@@ -101,6 +103,7 @@ class Parser {
     Params params;
     if (node && !node.IsNull()) {
       if (!node.IsMap()) fail(mark_of(node), "params of a " + info.name + " instance must be a map");
+      reject_repeated_keys(node, "the params of a " + info.name + " instance");
       for (const auto& kv : node) {
         const std::string key = kv.first.Scalar();
         const ParamInfo* param = info.find_param(key);
@@ -125,6 +128,17 @@ class Parser {
  private:
   [[noreturn]] void fail(SourceMark mark, const std::string& message) const {
     throw takt::Error(spec_.where(mark) + ": " + message);
+  }
+
+  // yaml-cpp keeps every pair of a map with a repeated key, and a lookup finds the
+  // first: reject the repetition instead of reading one of the values silently.
+  void reject_repeated_keys(const YAML::Node& map, const std::string& context) const {
+    std::set<std::string> seen;
+    for (const auto& kv : map) {
+      if (kv.first.IsScalar() && !seen.insert(kv.first.Scalar()).second) {
+        fail(mark_of(kv.first), "key '" + kv.first.Scalar() + "' appears twice in " + context + "; keep one");
+      }
+    }
   }
 
   std::string scalar(const YAML::Node& node, const std::string& what) const {
@@ -325,6 +339,7 @@ class Parser {
       if (!body.IsMap() || !body["component"]) {
         fail(mark, "instance '" + name + "' needs at least `component: NAME`");
       }
+      reject_repeated_keys(body, "instance '" + name + "'");
       InstanceSpec instance;
       instance.name = name;
       instance.mark = mark;
@@ -395,6 +410,7 @@ class Parser {
     }
     spec_.pes_mark = mark_of(node);
     if (!node.IsMap()) fail(spec_.pes_mark, "pes must be a map with terminal, and optionally pull and steal");
+    reject_repeated_keys(node, "pes");
     for (const auto& kv : node) {
       const std::string key = kv.first.Scalar();
       if (key != "terminal" && key != "pull" && key != "steal") {

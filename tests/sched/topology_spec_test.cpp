@@ -253,6 +253,40 @@ TEST(TopologySpec, UnknownKeysAndSyntaxErrors) {
   EXPECT_EQ(message.rfind("test.yaml:", 0), 0u) << message;
 }
 
+TEST(TopologySpec, RepeatedKeysAreErrors) {
+  // yaml-cpp keeps both pairs of a repeated key and a lookup finds the first: this
+  // built an edf instance, silently.
+  expect_error(head + chain_pipes + chain_a +
+                   "    b: {component: edf, input: mid, output: out, component: lcfs}\n" + chain_pes,
+               7, {"test.yaml:7:50: key 'component' appears twice in instance 'b'; keep one"});
+  expect_error(head + chain_pipes + chain_a +
+                   "    b: {component: edf, input: mid, input: in, output: out}\n" + chain_pes,
+               7, {"key 'input' appears twice in instance 'b'"});
+  expect_error(head + chain_pipes + chain_a +
+                   "    b: {component: fixed-priority, input: mid, output: out,\n"
+                   "        params: {higher_is: larger, higher_is: smaller}}\n" +
+                   chain_pes,
+               8,
+               {"test.yaml:8:37: key 'higher_is' appears twice in the params of a fixed-priority instance"});
+  expect_error(head + chain_pipes + chain_a + "    b: {component: edf, input: mid, output: out}\n" +
+                   "  pes: {terminal: out, terminal: mid}\n",
+               8, {"test.yaml:8:24: key 'terminal' appears twice in pes"});
+  expect_error(head + chain_pipes + chain_a + "    b: {component: edf, input: mid, output: out}\n" +
+                   chain_pes + "  name: u\n",
+               9, {"test.yaml:9:3: key 'name' appears twice in the topology"});
+  expect_error(head + "  pipes: {in: one, out: one, in: per-pe}\n", 3, {"pipe 'in' is declared twice"});
+  // The parameters of an instance swap.
+  const TopologySpec spec = topology(test::single_stage("fixed-priority"));
+  try {
+    (void)replace_component(spec, spec.instances[0], "fixed-priority",
+                            YAML::Load("{higher_is: larger, higher_is: smaller}"),
+                            ComponentRegistry::builtin());
+    FAIL() << "expected an error";
+  } catch (const takt::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("key 'higher_is' appears twice"), std::string::npos) << e.what();
+  }
+}
+
 TEST(TopologySpec, IndexOutOfRangeForTheRealProcessingElements) {
   // The topology names PE 1's pipe explicitly ("ready[1]"): it builds for a machine of
   // 4 PEs and fails, naming the pipe and the line, for a machine of 1 PE.
