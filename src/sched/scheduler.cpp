@@ -194,6 +194,7 @@ Task* Scheduler::schedule(int pe) {
   if (slot == nullptr) {
     throw std::out_of_range("sched::Scheduler::schedule: no processing element " + std::to_string(pe));
   }
+  if (!slot->online) return nullptr;  // an offline PE gets no work
   Task* task = slot->terminal != nullptr ? claim(*slot->terminal) : nullptr;
   for (std::size_t i = 0; task == nullptr && i < slot->pull.size(); ++i) task = claim(*slot->pull[i]);
   if (task == nullptr && topology.steal() != nullptr) task = steal(*slot);
@@ -210,6 +211,7 @@ Task* Scheduler::peek(int pe) {
   PeSlot* slot = topology_->pe(pe);
   if (slot == nullptr)
     throw std::out_of_range("sched::Scheduler::peek: no processing element " + std::to_string(pe));
+  if (!slot->online) return nullptr;
   auto head = [](Pipe* pipe) -> Task* {
     if (pipe == nullptr || pipe->empty()) return nullptr;
     PipeGuard g(*pipe);
