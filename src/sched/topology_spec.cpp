@@ -174,7 +174,13 @@ class Parser {
       case ParamType::integer:
         return integer(value);
       case ParamType::duration: {
-        const auto d = value.IsScalar() ? parse_duration(value.Scalar()) : std::nullopt;
+        bool too_large = false;
+        const auto d = value.IsScalar() ? parse_duration(value.Scalar(), &too_large) : std::nullopt;
+        if (too_large) {
+          fail(mark,
+               what + " is too large: '" + value.Scalar() +
+                   "' exceeds 4611686018.427387904s (2^62 ns, about 146 years), the most takt supports");
+        }
         if (!d) fail(mark, what + " must be a duration such as 250us, 10ms or 1.5s");
         return *d;
       }

@@ -99,6 +99,27 @@ TEST(Duration, ParsesUnitsExactly) {
   EXPECT_FALSE(parse_duration("10min"));
 }
 
+TEST(Duration, RefusesValuesThatDoNotFit) {
+  // "10000000000s" was 10^19 ns, past int64: it wrapped (undefined behaviour) to a
+  // negative value, and `filter {relative_deadline_at_most: 10000000000s}` filtered out
+  // a task of 10 ms.
+  bool too_large = false;
+  EXPECT_FALSE(parse_duration("10000000000s", &too_large));
+  EXPECT_TRUE(too_large);
+  EXPECT_FALSE(parse_duration("99999999999999999999999ns", &too_large));
+  EXPECT_TRUE(too_large);
+  EXPECT_FALSE(parse_duration("4611686018.427387905s", &too_large));
+  EXPECT_TRUE(too_large);
+  // The limit itself, and digits beyond a nanosecond that are zeros.
+  EXPECT_EQ(parse_duration("4611686018.427387904s", &too_large), kMaxParamDuration);
+  EXPECT_FALSE(too_large);
+  EXPECT_EQ(parse_duration("4611686018427387904ns"), kMaxParamDuration);
+  EXPECT_EQ(parse_duration("1000000000000ns"), Time{1000000000000});
+  EXPECT_EQ(parse_duration("1.5000000000s"), Time{1500000000});
+  EXPECT_FALSE(parse_duration("1.9999999999s", &too_large));  // finer than a nanosecond
+  EXPECT_FALSE(too_large);
+}
+
 const std::string chain_pipes =
     "  pipes: {in: one, mid: one, out: one}\n"                                           // 3
     "  entry: in\n"                                                                      // 4
@@ -132,6 +153,14 @@ TEST(TopologySpec, BadParameterValue) {
                    "    b: {component: release-gate, input: mid, output: out, params: {now: 5 minutes}}\n" +
                    chain_pes,
                7, {"parameter 'now' must be a duration"});
+  // Too large for nanoseconds in 64 bits: it used to wrap (see Duration.RefusesValuesThatDoNotFit).
+  expect_error(head + chain_pipes + chain_a +
+                   "    b: {component: filter, input: mid, output: out, params: "
+                   "{relative_deadline_at_most: 10000000000s}}\n" +
+                   chain_pes,
+               7,
+               {"test.yaml:7:89: parameter 'relative_deadline_at_most' is too large: '10000000000s' exceeds "
+                "4611686018.427387904s (2^62 ns, about 146 years)"});
 }
 
 TEST(TopologySpec, UnknownOrMissingPort) {
