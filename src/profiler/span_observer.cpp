@@ -30,10 +30,12 @@ void SpanObserver::end_strand(Frame& f, std::int64_t now) noexcept {
   ++measure_.strands;
 }
 
-SpanObserver::ScopeEntry* SpanObserver::find_open(const Frame& f, std::uint64_t scope) noexcept {
+SpanObserver::ScopeEntry* SpanObserver::find_open(const Frame& f, std::uint64_t scope,
+                                                  ScopeEntry** closed) noexcept {
   for (std::size_t i = scope_count_; i > f.scope_base; --i) {
     ScopeEntry& e = scopes_[i - 1];
     if (e.open && e.scope == scope) return &e;
+    if (!e.open && closed != nullptr && *closed == nullptr) *closed = &e;
   }
   return nullptr;
 }
@@ -68,7 +70,11 @@ void SpanObserver::on_event(const ext::StrandEvent& e) noexcept {
         const Frame& parent = frames_[frame_count_ - 1];
         f.path = parent.path;
         f.burdened = parent.burdened;
-        f.parent_entry = scope_count_ - 1;  // the parent's spawn just made it the top entry
+        // The entry of the scope the parent's spawn named (that spawn came just before).
+        if (parent.spawn_entry >= scope_count_ || !scopes_[parent.spawn_entry].open) {
+          return fail(Fault::inconsistent);
+        }
+        f.parent_entry = parent.spawn_entry;
       }
       ++frame_count_;
       return;
@@ -79,22 +85,21 @@ void SpanObserver::on_event(const ext::StrandEvent& e) noexcept {
       if (f.task != e.task) return fail(Fault::inconsistent);
       end_strand(f, now);
       ++measure_.spawns;
-      ScopeEntry* entry = find_open(f, e.scope);
-      if (entry == nullptr || entry != &scopes_[scope_count_ - 1]) {
-        // The child's result goes to the top entry: open a new one for this scope unless
-        // it is already on top (it is, for every spawn after the first in a scope, unless
-        // scopes interleave).
-        if (entry != nullptr) {
-          // An open scope of this task below another open scope: move it to the top.
-          ScopeEntry moved = *entry;
-          entry->open = false;
+      // The child's result goes to the entry of this scope, wherever it is among the
+      // task's entries (spawns may alternate between open scopes); the first spawn into
+      // a scope opens an entry, in the place of one the task has synced if there is
+      // one, so a task holds no more entries than it has scopes open at once.
+      ScopeEntry* closed = nullptr;
+      ScopeEntry* entry = find_open(f, e.scope, &closed);
+      if (entry == nullptr) {
+        if (closed == nullptr) {
           if (scope_count_ == scopes_.size()) return fail(Fault::scopes);
-          scopes_[scope_count_++] = moved;
-        } else {
-          if (scope_count_ == scopes_.size()) return fail(Fault::scopes);
-          scopes_[scope_count_++] = ScopeEntry{e.scope, 0, 0, true};
+          closed = &scopes_[scope_count_++];
         }
+        entry = closed;
+        *entry = ScopeEntry{e.scope, 0, 0, true};
       }
+      f.spawn_entry = static_cast<std::size_t>(entry - scopes_.data());
       return;
     }
     case Kind::task_end: {

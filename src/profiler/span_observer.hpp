@@ -51,6 +51,7 @@ class SpanObserver final : public ext::StrandObserver {
     std::int64_t burdened = 0;
     std::size_t scope_base = 0;    ///< first entry of this task in scopes_
     std::size_t parent_entry = 0;  ///< the parent's scope entry this task was spawned in
+    std::size_t spawn_entry = 0;   ///< the scope entry of this task's latest spawn
   };
   struct ScopeEntry {
     std::uint64_t scope = 0;
@@ -64,7 +65,9 @@ class SpanObserver final : public ext::StrandObserver {
     if (fault_ == Fault::none) fault_ = fault;
   }
   void end_strand(Frame& f, std::int64_t now) noexcept;
-  ScopeEntry* find_open(const Frame& f, std::uint64_t scope) noexcept;
+  // The open entry of `scope` among f's entries, or nullptr; `closed` (if given)
+  // receives one of f's entries that is no longer open, if there is one.
+  ScopeEntry* find_open(const Frame& f, std::uint64_t scope, ScopeEntry** closed = nullptr) noexcept;
 
   Capacity capacity_;
   Burden burden_;

@@ -32,7 +32,7 @@ class RuntimeSystemAdapter {
   /// Work for processing element `pe`: the head of its terminal pipe, else of its
   /// pull pipes in order, else stolen from a random non-empty pipe of its steal
   /// family; the task is dispatched to `pe` (running) before it is returned.
-  /// nullptr when there is nothing.
+  /// nullptr when there is nothing, and for an offline processing element.
   virtual Task* schedule(int pe) = 0;
   /// A running task gives its processing element back (preempted, yielded): it is
   /// schedulable again and re-enters through the entry pipe.
@@ -46,7 +46,8 @@ class RuntimeSystemAdapter {
   virtual bool exit(Task& task) = 0;
   /// A processing element comes online (dynamic topology: rebuilt, tasks kept).
   virtual void add_pe(int pe, int cluster) = 0;
-  /// A processing element goes offline; tasks running on it keep running.
+  /// A processing element goes offline; tasks running on it keep running, and
+  /// schedule(pe) gives it no more work.
   virtual void remove_pe(int pe) = 0;
 };
 

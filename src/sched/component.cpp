@@ -79,28 +79,54 @@ InstanceStats Instance::stats() const {
                        counters()};
 }
 
-void Instance::run_update(Pipe& input, bool exclusive) noexcept {
-  const bool several = several_inputs_ && !exclusive;
-  if (several) lock_.lock();
-  const Instrumentation* ins = ctx_.instrumentation;
-  const bool timed = ins != nullptr && ins->clock;
-  const Time start = timed ? ins->clock() : Time{0};
+void Instance::run_update(Pipe& input) noexcept {
+  if (several_inputs_) lock_.lock();
+  const Time start = update_start();
   {
-    Writer out(exclusive);  // finishes (flushes, unlocks) when it goes
+    Writer out(false);  // finishes (flushes, unlocks) when it goes
     pipe_update(input, out);
   }
+  update_done(start);
+  if (several_inputs_) lock_.unlock();
+}
+
+void Instance::offer_inputs_as_new() noexcept {
+  const Time start = update_start();
+  bool offered = false;
+  {
+    // One Writer for every input: it flushes the outputs once, after the last input,
+    // so a task the swap removed from an output meets its new add there whichever
+    // input brought it.
+    Writer out(true);
+    for (Pipe* input : inputs_) {
+      input->mark_all_added();
+      if (input->has_changes()) {
+        pipe_update(*input, out);
+        offered = true;
+      }
+      input->clear_changes();
+    }
+  }
+  if (offered) update_done(start);
+}
+
+Time Instance::update_start() const noexcept {
+  const Instrumentation* ins = ctx_.instrumentation;
+  return ins != nullptr && ins->clock ? ins->clock() : Time{0};
+}
+
+void Instance::update_done(Time start) noexcept {
   // The counters are written only by the holder of the input (or instance) lock,
   // so a load and a store suffice; atomics keep concurrent stats() readers exact.
   updates_.store(updates_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-  if (timed) {
-    const Time duration = ins->clock() - start;
-    total_ns_.store(total_ns_.load(std::memory_order_relaxed) + duration.count(), std::memory_order_relaxed);
-    if (duration.count() > max_ns_.load(std::memory_order_relaxed)) {
-      max_ns_.store(duration.count(), std::memory_order_relaxed);
-    }
-    if (ins->on_update) ins->on_update(*this, start, duration);
+  const Instrumentation* ins = ctx_.instrumentation;
+  if (ins == nullptr || !ins->clock) return;
+  const Time duration = ins->clock() - start;
+  total_ns_.store(total_ns_.load(std::memory_order_relaxed) + duration.count(), std::memory_order_relaxed);
+  if (duration.count() > max_ns_.load(std::memory_order_relaxed)) {
+    max_ns_.store(duration.count(), std::memory_order_relaxed);
   }
-  if (several) lock_.unlock();
+  if (ins->on_update) ins->on_update(*this, start, duration);
 }
 
 void Instance::update_from_notification(const std::function<void(Writer&)>& fn) {

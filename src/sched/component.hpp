@@ -166,7 +166,14 @@ class Instance {
   /// Framework: runs pipe_update for a locked input, with timing and the instance
   /// lock; a component that throws here terminates the program (a broken pipe
   /// chain cannot be recovered).
-  void run_update(Pipe& input, bool exclusive) noexcept;
+  void run_update(Pipe& input) noexcept;
+  /// Framework (instance swap; the reconfiguration lock is held exclusively): marks
+  /// every task of every input as added and runs pipe_update for each input in rank
+  /// order through one exclusive Writer, which flushes the outputs once, after the
+  /// last input, so that the swap's removal of a task from an output and this
+  /// instance's add of it meet in one log (a move), whichever input it came from.
+  /// Counts as one update.
+  void offer_inputs_as_new() noexcept;
   /// Framework: the data slot after a reconfiguration.
   void set_data_slot(std::size_t slot) noexcept { ctx_.data_slot = slot; }
   /// Framework: the topology this instance now belongs to (instance swaps).
@@ -183,6 +190,8 @@ class Instance {
   Broker& broker() const noexcept { return *ctx_.broker; }
 
  private:
+  Time update_start() const noexcept;
+  void update_done(Time start) noexcept;
   InstanceContext ctx_;
   std::vector<Pipe*> inputs_;  // every input pipe, by rank
   bool several_inputs_ = false;

@@ -27,7 +27,8 @@ const ParamValue& Params::at(std::string_view name) const {
   return it->second;
 }
 
-std::optional<Time> parse_duration(std::string_view text) {
+std::optional<Time> parse_duration(std::string_view text, bool* too_large) {
+  if (too_large != nullptr) *too_large = false;
   if (text == "0") return Time{0};
   std::size_t digits = 0;
   while (digits < text.size() && ((text[digits] >= '0' && text[digits] <= '9') || text[digits] == '.')) {
@@ -51,26 +52,39 @@ std::optional<Time> parse_duration(std::string_view text) {
   } else {
     return std::nullopt;
   }
-  // Whole part and fraction separately in integers, so "1.5ms" is exactly 1500000.
+  // Whole part and fraction separately in integers, so "1.5ms" is exactly 1500000;
+  // nothing is computed that could exceed kMaxParamDuration.
   const std::size_t dot = number.find('.');
-  const std::string whole(number.substr(0, dot));
-  const std::string fraction =
-      dot == std::string_view::npos ? std::string() : std::string(number.substr(dot + 1));
-  if (whole.empty() || whole.size() > 12) return std::nullopt;
+  const std::string_view whole = number.substr(0, dot);
+  const std::string_view fraction =
+      dot == std::string_view::npos ? std::string_view() : number.substr(dot + 1);
+  if (whole.empty()) return std::nullopt;
   const auto unit_ns = static_cast<std::int64_t>(scale);
-  std::int64_t ns = std::stoll(whole) * unit_ns;
-  std::int64_t divisor = 1;
-  std::int64_t frac = 0;
+  constexpr std::int64_t max_ns = kMaxParamDuration.count();
+  auto fail_too_large = [&]() -> std::optional<Time> {
+    if (too_large != nullptr) *too_large = true;
+    return std::nullopt;
+  };
+  std::int64_t units = 0;
+  for (char c : whole) {
+    const int digit = c - '0';
+    if (units > (max_ns - digit) / 10) return fail_too_large();
+    units = units * 10 + digit;
+  }
+  // Digit k of the fraction is worth unit_ns / 10^k nanoseconds (unit_ns is a power of
+  // ten); a nonzero digit worth less than a nanosecond is refused.
+  std::int64_t frac_ns = 0;
+  std::int64_t weight = unit_ns;
   for (char c : fraction) {
-    if (divisor > unit_ns) return std::nullopt;  // finer than a nanosecond
-    frac = frac * 10 + (c - '0');
-    divisor *= 10;
+    weight /= 10;
+    if (weight == 0) {
+      if (c != '0') return std::nullopt;  // finer than a nanosecond
+      continue;
+    }
+    frac_ns += (c - '0') * weight;
   }
-  if (!fraction.empty()) {
-    if ((frac * unit_ns) % divisor != 0) return std::nullopt;
-    ns += frac * unit_ns / divisor;
-  }
-  return Time{ns};
+  if (units > (max_ns - frac_ns) / unit_ns) return fail_too_large();
+  return Time{units * unit_ns + frac_ns};
 }
 
 }  // namespace takt::sched

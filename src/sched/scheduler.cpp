@@ -194,6 +194,7 @@ Task* Scheduler::schedule(int pe) {
   if (slot == nullptr) {
     throw std::out_of_range("sched::Scheduler::schedule: no processing element " + std::to_string(pe));
   }
+  if (!slot->online) return nullptr;  // an offline PE gets no work
   Task* task = slot->terminal != nullptr ? claim(*slot->terminal) : nullptr;
   for (std::size_t i = 0; task == nullptr && i < slot->pull.size(); ++i) task = claim(*slot->pull[i]);
   if (task == nullptr && topology.steal() != nullptr) task = steal(*slot);
@@ -210,6 +211,7 @@ Task* Scheduler::peek(int pe) {
   PeSlot* slot = topology_->pe(pe);
   if (slot == nullptr)
     throw std::out_of_range("sched::Scheduler::peek: no processing element " + std::to_string(pe));
+  if (!slot->online) return nullptr;
   auto head = [](Pipe* pipe) -> Task* {
     if (pipe == nullptr || pipe->empty()) return nullptr;
     PipeGuard g(*pipe);
@@ -414,12 +416,9 @@ void Scheduler::swap_instance(std::string_view name, std::string_view component,
       if (fresh.component().uses_task_data) {
         for (Task* task : tasks) fresh.task_construct(*task);
       }
-      // Every task of its inputs arrives anew.
-      for (Pipe* input : fresh.inputs_by_rank()) {
-        input->mark_all_added();
-        if (input->has_changes()) fresh.run_update(*input, true);
-        input->clear_changes();
-      }
+      // Every task of its inputs arrives anew; the outputs it wrote are flushed after
+      // its last input.
+      fresh.offer_inputs_as_new();
       std::sort(outputs.begin(), outputs.end(),
                 [](const Pipe* a, const Pipe* b) { return a->rank() < b->rank(); });
       for (Pipe* out : outputs) flush(*out);

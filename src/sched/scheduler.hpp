@@ -83,8 +83,9 @@ class Scheduler final : public RuntimeSystemAdapter {
   void remove_pe(int pe) override;
 
   /// The task schedule(pe) would try first (head of the terminal pipe, else of the
-  /// first non-empty pull pipe), without taking it; nullptr if none. Advisory: it
-  /// may be taken by another PE at any moment (for preemption decisions).
+  /// first non-empty pull pipe), without taking it; nullptr if none or if `pe` is
+  /// offline. Advisory: it may be taken by another PE at any moment (for preemption
+  /// decisions).
   Task* peek(int pe);
 
   // --- adaptive topology -----------------------------------------------------------

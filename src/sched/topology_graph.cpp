@@ -15,8 +15,9 @@ namespace {
 
 class Expander {
  public:
-  Expander(const TopologySpec& spec, const ProcessingElements& pes, const ComponentRegistry& registry)
-      : spec_(spec), pes_(pes), registry_(registry) {}
+  Expander(const TopologySpec& spec, const ProcessingElements& pes, const ComponentRegistry& registry,
+           bool probe)
+      : spec_(spec), pes_(pes), registry_(registry), probe_(probe) {}
 
   TopologyGraph run() {
     declare_pipes();
@@ -66,7 +67,8 @@ class Expander {
     }
   }
 
-  // `self`: the instance index ([#]); `pe`, `cluster`: for [pe] / [cluster].
+  // `self`: the instance index ([#]); `pe`, `cluster`: for [pe] / [cluster]. Empty
+  // for a fixed index the probe has no pipe for (see probe_topology).
   std::vector<int> resolve(const PipeRef& ref, int self, int pe, int cluster) const {
     const Family& f = families_.at(ref.pipe);
     auto element = [&](int i) -> int {
@@ -84,6 +86,17 @@ class Expander {
       case I::self:
         return {element(self)};
       case I::fixed:
+        if (ref.fixed >= f.size) {
+          if (probe_) return {};
+          const bool per_pe = f.spec->per == Multiplicity::per_pe;
+          fail(ref.mark, "'" + ref.text() + "' is out of range: '" + ref.pipe + "' is " +
+                             to_string(f.spec->per) + ", one pipe per " +
+                             (per_pe ? "processing element id" : "cluster") + ", and there " +
+                             (f.size == 1 ? "is 1" : "are " + std::to_string(f.size)) + " here (" + ref.pipe +
+                             "[0] to " + ref.pipe + "[" + std::to_string(f.size - 1) + "]); index " +
+                             std::to_string(ref.fixed) + " needs at least " + std::to_string(ref.fixed + 1) +
+                             (per_pe ? " processing elements" : " clusters"));
+        }
         return {element(ref.fixed)};
       case I::pe:
         return {element(pe)};
@@ -147,6 +160,7 @@ class Expander {
   }
 
   void expand_pes() {
+    bool terminal_skipped = false;  // a fixed index the probe has no pipe for
     for (int id = 0; id < pes_.id_count(); ++id) {
       GraphPe pe;
       pe.id = id;
@@ -154,12 +168,19 @@ class Expander {
       pe.online = pes_.online(id);
       const bool by_cluster = spec_.terminal.index == PipeRef::Index::cluster;
       if (!(by_cluster && pe.cluster < 0)) {
-        pe.terminal = resolve(spec_.terminal, kAny, id, pe.cluster).front();
-        consumed_by_pes(pe.terminal, spec_.terminal.mark);
+        const std::vector<int> terminal = resolve(spec_.terminal, kAny, id, pe.cluster);
+        if (terminal.empty()) {
+          terminal_skipped = true;
+        } else {
+          pe.terminal = terminal.front();
+          consumed_by_pes(pe.terminal, spec_.terminal.mark);
+        }
       }
       for (const PipeRef& ref : spec_.pull) {
         if (ref.index == PipeRef::Index::cluster && pe.cluster < 0) continue;
-        const int pipe = resolve(ref, kAny, id, pe.cluster).front();
+        const std::vector<int> resolved = resolve(ref, kAny, id, pe.cluster);
+        if (resolved.empty()) continue;
+        const int pipe = resolved.front();
         if (pipe == pe.terminal) continue;  // e.g. PE 1 pulling from ready[1]: its own terminal
         pe.pull.push_back(pipe);
         consumed_by_pes(pipe, ref.mark);
@@ -171,8 +192,8 @@ class Expander {
       graph_.steal = resolve(all, kAny, kAny, kAny);
       for (int pipe : graph_.steal) consumed_by_pes(pipe, spec_.steal_mark);
     }
-    if (std::none_of(graph_.pes.begin(), graph_.pes.end(),
-                     [](const GraphPe& pe) { return pe.terminal >= 0; })) {
+    if (!terminal_skipped && std::none_of(graph_.pes.begin(), graph_.pes.end(),
+                                          [](const GraphPe& pe) { return pe.terminal >= 0; })) {
       fail(spec_.pes_mark, "no processing element has a terminal pipe");
     }
   }
@@ -367,6 +388,7 @@ class Expander {
   const TopologySpec& spec_;
   const ProcessingElements& pes_;
   const ComponentRegistry& registry_;
+  const bool probe_;
   std::map<std::string, Family> families_;
   TopologyGraph graph_;
 };
@@ -375,7 +397,11 @@ class Expander {
 
 TopologyGraph expand_topology(const TopologySpec& spec, const ProcessingElements& pes,
                               const ComponentRegistry& registry) {
-  return Expander(spec, pes, registry).run();
+  return Expander(spec, pes, registry, false).run();
+}
+
+void probe_topology(const TopologySpec& spec, const ComponentRegistry& registry) {
+  (void)Expander(spec, ProcessingElements::with_clusters({0, 1}), registry, true).run();
 }
 
 }  // namespace takt::sched

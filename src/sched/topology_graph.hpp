@@ -70,4 +70,11 @@ struct TopologyGraph {
 TopologyGraph expand_topology(const TopologySpec& spec, const ProcessingElements& pes,
                               const ComponentRegistry& registry);
 
+/// The checks of expand_topology on a probe of 2 processing elements in 2 clusters,
+/// for a spec whose real processing elements are not known yet (parse_topology). A
+/// fixed index the probe has no pipe for (`ready[3]`) is not an error here: the uses
+/// it names are left out, and expand_topology checks it for the real processing
+/// elements.
+void probe_topology(const TopologySpec& spec, const ComponentRegistry& registry);
+
 }  // namespace takt::sched

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <set>
 
 namespace takt::sched {
 namespace {
@@ -49,6 +50,7 @@ class Parser {
     }
     if (!section.IsMap())
       fail(spec_.mark, "a topology must be a map with keys name, description, pipes, entry, instances, pes");
+    reject_repeated_keys(section, "the topology");
     for (const auto& kv : section) {
       const std::string key = kv.first.Scalar();
       if (key != "name" && key != "description" && key != "pipes" && key != "entry" && key != "instances" &&
@@ -101,6 +103,7 @@ class Parser {
     Params params;
     if (node && !node.IsNull()) {
       if (!node.IsMap()) fail(mark_of(node), "params of a " + info.name + " instance must be a map");
+      reject_repeated_keys(node, "the params of a " + info.name + " instance");
       for (const auto& kv : node) {
         const std::string key = kv.first.Scalar();
         const ParamInfo* param = info.find_param(key);
@@ -125,6 +128,17 @@ class Parser {
  private:
   [[noreturn]] void fail(SourceMark mark, const std::string& message) const {
     throw takt::Error(spec_.where(mark) + ": " + message);
+  }
+
+  // yaml-cpp keeps every pair of a map with a repeated key, and a lookup finds the
+  // first: reject the repetition instead of reading one of the values silently.
+  void reject_repeated_keys(const YAML::Node& map, const std::string& context) const {
+    std::set<std::string> seen;
+    for (const auto& kv : map) {
+      if (kv.first.IsScalar() && !seen.insert(kv.first.Scalar()).second) {
+        fail(mark_of(kv.first), "key '" + kv.first.Scalar() + "' appears twice in " + context + "; keep one");
+      }
+    }
   }
 
   std::string scalar(const YAML::Node& node, const std::string& what) const {
@@ -160,7 +174,13 @@ class Parser {
       case ParamType::integer:
         return integer(value);
       case ParamType::duration: {
-        const auto d = value.IsScalar() ? parse_duration(value.Scalar()) : std::nullopt;
+        bool too_large = false;
+        const auto d = value.IsScalar() ? parse_duration(value.Scalar(), &too_large) : std::nullopt;
+        if (too_large) {
+          fail(mark,
+               what + " is too large: '" + value.Scalar() +
+                   "' exceeds 4611686018.427387904s (2^62 ns, about 146 years), the most takt supports");
+        }
         if (!d) fail(mark, what + " must be a duration such as 250us, 10ms or 1.5s");
         return *d;
       }
@@ -325,6 +345,7 @@ class Parser {
       if (!body.IsMap() || !body["component"]) {
         fail(mark, "instance '" + name + "' needs at least `component: NAME`");
       }
+      reject_repeated_keys(body, "instance '" + name + "'");
       InstanceSpec instance;
       instance.name = name;
       instance.mark = mark;
@@ -395,6 +416,7 @@ class Parser {
     }
     spec_.pes_mark = mark_of(node);
     if (!node.IsMap()) fail(spec_.pes_mark, "pes must be a map with terminal, and optionally pull and steal");
+    reject_repeated_keys(node, "pes");
     for (const auto& kv : node) {
       const std::string key = kv.first.Scalar();
       if (key != "terminal" && key != "pull" && key != "steal") {
@@ -485,7 +507,7 @@ TopologySpec parse_topology(const YAML::Node& section, std::string file) {
 
 TopologySpec parse_topology(const YAML::Node& section, std::string file, const ComponentRegistry& registry) {
   TopologySpec spec = Parser(std::move(file), registry).parse(section);
-  check_topology(spec, ProcessingElements::with_clusters({0, 1}), registry);
+  probe_topology(spec, registry);
   return spec;
 }
 

@@ -86,12 +86,14 @@ struct TopologySpec {
 /// Parses and checks a `topology:` section (the node is the section's value: a
 /// map with name, description, pipes, entry, instances, pes). Every mistake is a
 /// takt::Error whose message starts with file:line:column and says what to change:
-/// unknown key, unknown component, unknown port or parameter, a bad parameter
-/// value, an undeclared pipe, an index that does not fit the pipe, a pipe nothing
-/// produces or nothing consumes (dangling), a pipe consumed or produced twice, a
-/// cycle, processing elements without a terminal pipe, a topic without responder.
-/// The graph checks run on a probe of 2 processing elements in 2 clusters;
-/// Topology::build checks again for the real processing elements.
+/// unknown key, a key given twice in one map, unknown component, unknown port or
+/// parameter, a bad parameter value, an undeclared pipe, an index that does not fit
+/// the pipe, a pipe nothing produces or nothing consumes (dangling), a pipe consumed
+/// or produced twice, a cycle, processing elements without a terminal pipe, a topic
+/// without responder.
+/// The graph checks run on a probe of 2 processing elements in 2 clusters, which
+/// does not check fixed indices beyond it (`ready[3]`); Topology::build checks
+/// everything again for the real processing elements.
 TopologySpec parse_topology(const YAML::Node& section, std::string file);
 TopologySpec parse_topology(const YAML::Node& section, std::string file, const ComponentRegistry& registry);
 

@@ -10,7 +10,7 @@ namespace takt::sched {
 
 void flush(Pipe& pipe) noexcept {
   if (!pipe.has_changes()) return;
-  if (Instance* consumer = pipe.consumer()) consumer->run_update(pipe, false);
+  if (Instance* consumer = pipe.consumer()) consumer->run_update(pipe);
   pipe.clear_changes();
 }
 

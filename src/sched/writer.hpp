@@ -28,7 +28,8 @@ void flush(Pipe& pipe) noexcept;
 /// emptied the instance's outputs without flushing them) the Writer takes no locks
 /// and flushes the outputs it touched only at finish(), in rank order, so that the
 /// swap's removal and the new instance's add of a task meet in one log and become
-/// a move. Further down the chain updates run as usual.
+/// a move; one such Writer serves all the instance's inputs
+/// (Instance::offer_inputs_as_new). Further down the chain updates run as usual.
 class Writer {
  public:
   explicit Writer(bool exclusive) noexcept : exclusive_(exclusive) {}

@@ -101,6 +101,67 @@ TEST(SpanObserver, TwoScopesOfOneTaskJoinSeparately) {
   EXPECT_EQ(takt::profiler::measure_dag(events, Burden{}).span, nanoseconds(103));
 }
 
+TEST(SpanObserver, SpawnsAlternatingBetweenOpenScopesNeedOneEntryPerScope) {
+  // Task 1 keeps scopes 1 and 2 open and spawns 200 times into them in turn (each root
+  // strand and each child 1 ns long), then syncs 2 and 1. A spawn into the scope below
+  // the top used to copy its entry to the top and leave a closed copy behind, so the
+  // observer needed an entry per spawn.
+  std::vector<takt::ext::StrandEvent> events = {ev(Kind::task_begin, 0, 1, 0)};
+  std::int64_t t = 0;
+  std::uint32_t strand = 0;
+  std::uint64_t child = 2;
+  auto spawn = [&](std::uint64_t scope) {
+    events.push_back(ev(Kind::spawn, t + 1, 1, strand, child, scope));
+    events.push_back(ev(Kind::task_begin, t + 1, child, 0, 1, scope));
+    events.push_back(ev(Kind::task_end, t + 2, child, 0));
+    events.push_back(ev(Kind::resume, t + 2, 1, ++strand));
+    ++child;
+    t += 2;
+  };
+  auto sync = [&](std::uint64_t scope) {
+    events.push_back(ev(Kind::sync, t + 1, 1, strand, 0, scope));
+    events.push_back(ev(Kind::joined, t + 1, 1, ++strand, 0, scope));
+    t += 1;
+  };
+  for (int i = 0; i < 200; ++i) spawn(1 + i % 2);
+  sync(2);
+  sync(1);
+  events.push_back(ev(Kind::task_end, t + 1, 1, strand));
+  // 200 root strands, then one before each sync and one at the end: the last child
+  // (scope 2) ends with the root's 200th strand + 1 = 201; 202 after sync 2, 203 at the end.
+  takt::profiler::SpanObserver observer({4, 16}, kBurden);
+  for (const auto& e : events) observer.on_event(e);
+  const DagMeasure online = observer.result();
+  const DagMeasure offline = takt::profiler::measure_dag(events, kBurden);
+  EXPECT_EQ(online.span, nanoseconds(203));
+  EXPECT_EQ(offline.span, nanoseconds(203));
+  EXPECT_EQ(online.burdened_span, offline.burdened_span);
+  EXPECT_EQ(online.spawns, 200u);
+
+  // Syncs alternating with spawns while the other scope stays open: a scope that synced
+  // and spawns again takes a free entry, so two entries suffice throughout.
+  events = {ev(Kind::task_begin, 0, 1, 0)};
+  t = 0;
+  strand = 0;
+  child = 2;
+  spawn(1);
+  spawn(2);
+  for (int i = 0; i < 100; ++i) {
+    sync(1);
+    spawn(1);
+    sync(2);
+    spawn(2);
+  }
+  sync(1);
+  sync(2);
+  events.push_back(ev(Kind::task_end, t + 1, 1, strand));
+  takt::profiler::SpanObserver tight({4, 2}, kBurden);
+  for (const auto& e : events) tight.on_event(e);
+  const DagMeasure measured = tight.result();
+  EXPECT_EQ(measured.span, takt::profiler::measure_dag(events, kBurden).span);
+  EXPECT_EQ(measured.burdened_span, takt::profiler::measure_dag(events, kBurden).burdened_span);
+}
+
 TEST(SpanObserver, RefusesEventsOfASecondWorker) {
   takt::profiler::SpanObserver observer({4, 16}, Burden{});
   auto events = two_children();

@@ -207,6 +207,27 @@ TEST(Components, DistributorRoutesByClusterKeepingOrder) {
   EXPECT_EQ(s.verify(), "");
 }
 
+TEST(Components, DistributorCountsATaskEachTimeItBecomesWithheld) {
+  // Every routing to no output used to count: an AFFINITY notification that kept a task
+  // withheld counted it again.
+  TaskPool pool;
+  Scheduler s(topology(distribute), ProcessingElements::with_clusters({0, 1}));
+  Task& lost = pool.make(1, 10ms, 0, 7);  // no cluster 7: withheld
+  s.admit(lost);
+  EXPECT_EQ(counter(s, "split", "withheld"), 1u);
+  s.notify(topics::affinity, AffinityMessage{&lost, 9, kAny});  // still withheld
+  s.notify(topics::affinity, AffinityMessage{&lost, 8, kAny});
+  EXPECT_EQ(counter(s, "split", "withheld"), 1u);
+  s.swap_instance("order", "edf");  // upstream swap: the distributor sees a move
+  EXPECT_EQ(counter(s, "split", "withheld"), 1u);
+  s.notify(topics::affinity, AffinityMessage{&lost, 0, kAny});  // routed to out[0]
+  EXPECT_EQ(queued_ids(s, "out[0]"), (V{1}));
+  s.notify(topics::affinity, AffinityMessage{&lost, 5, kAny});  // withheld again
+  EXPECT_EQ(counter(s, "split", "withheld"), 2u);
+  EXPECT_TRUE(queued_ids(s, "out[0]").empty());
+  EXPECT_EQ(s.verify(), "");
+}
+
 TEST(Components, DistributorMigratesQueuedTasksOnAffinityNotification) {
   TaskPool pool;
   Scheduler s(topology(distribute), ProcessingElements::with_clusters({0, 1}));

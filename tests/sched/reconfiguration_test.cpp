@@ -144,6 +144,33 @@ TEST(Reconfiguration, SwappedInstanceReordersAndDownstreamSeesMoves) {
   EXPECT_EQ(s.verify(), "");
 }
 
+TEST(Reconfiguration, SwappedInstanceWithSeveralInputsIsSeenDownstreamAsMoves) {
+  // The mux reads a and b. Each input used to get a Writer of its own that flushed the
+  // output when that input was done: after a, the swap's pending removals of b's tasks
+  // went down as removed, and b's tasks then arrived as added.
+  TaskPool pool;
+  seen.clear();
+  Scheduler s(with_registry("topology:\n"
+                            "  name: merged\n"
+                            "  pipes: {in: one, a: one, b: one, merged: one, out: one}\n"
+                            "  entry: in\n"
+                            "  instances:\n"
+                            "    split: {component: distributor, input: in, outputs: [a, b]}\n"
+                            "    merge: {component: mux, inputs: [a, b], output: merged}\n"
+                            "    rec: {component: recorder, input: merged, output: out}\n"
+                            "  pes: {terminal: out}\n"),
+              ProcessingElements::uniform(1), options());
+  for (std::uint64_t id = 1; id <= 4; ++id) {
+    s.admit(pool.make(id, Time{static_cast<std::int64_t>(10 - id)}, 0, static_cast<int>((id - 1) % 2)));
+  }
+  EXPECT_EQ(queued_ids(s, "out"), (V{1, 2, 3, 4}));
+  seen.clear();
+  s.swap_instance("merge", "mux", YAML::Load("{order: deadline}"));
+  EXPECT_EQ(queued_ids(s, "out"), (V{4, 3, 2, 1}));
+  EXPECT_EQ(seen, (std::vector<std::string>{"moved 1", "moved 2", "moved 3", "moved 4"}));
+  EXPECT_EQ(s.verify(), "");
+}
+
 TEST(Reconfiguration, InstanceSwapRunsPerTaskDestructorsAndConstructors) {
   TaskPool pool;
   constructed = destructed = destructed_wrong = 0;

@@ -129,6 +129,31 @@ TEST(Scheduler, AnIdlePeStealsFromAnotherPesLocalPipe) {
   EXPECT_EQ(pool[0].last_pe(), 1);
 }
 
+TEST(Scheduler, AnOfflinePeGetsNoWork) {
+  // remove_pe(1) kept PE 1's slot with its pull and steal paths, and schedule(1) took a
+  // queued job for it.
+  TaskPool pool;
+  Scheduler s(topology(paws_like), ProcessingElements::uniform(3));
+  s.remove_pe(1);
+  s.admit(pool.make(1, 10ms));              // global
+  s.admit(pool.make(2, 20ms, 0, kAny, 1));  // local[1]: bound to the offline PE
+  s.admit(pool.make(3, 30ms, 0, kAny, 2));  // local[2]
+  EXPECT_EQ(s.peek(1), nullptr);
+  EXPECT_EQ(s.schedule(1), nullptr);
+  EXPECT_EQ(queued_ids(s, "global"), (V{1}));
+  EXPECT_EQ(queued_ids(s, "local[1]"), (V{2}));
+  EXPECT_EQ(queued_ids(s, "local[2]"), (V{3}));
+  // The online PEs still take everything, the offline PE's bound job by stealing.
+  EXPECT_EQ(s.schedule(0)->id, 1u);
+  EXPECT_EQ(s.schedule(2)->id, 3u);
+  EXPECT_EQ(s.schedule(0)->id, 2u);
+  // Back online, it gets work again.
+  s.add_pe(1, 0);
+  s.admit(pool.make(4, 10ms));
+  EXPECT_EQ(s.schedule(1)->id, 4u);
+  EXPECT_EQ(s.verify(), "");
+}
+
 TEST(Scheduler, EntryByClusterRoutesWithoutSharedPipes) {
   TaskPool pool;
   Scheduler s(topology("topology:\n"

@@ -99,6 +99,27 @@ TEST(Duration, ParsesUnitsExactly) {
   EXPECT_FALSE(parse_duration("10min"));
 }
 
+TEST(Duration, RefusesValuesThatDoNotFit) {
+  // "10000000000s" was 10^19 ns, past int64: it wrapped (undefined behaviour) to a
+  // negative value, and `filter {relative_deadline_at_most: 10000000000s}` filtered out
+  // a task of 10 ms.
+  bool too_large = false;
+  EXPECT_FALSE(parse_duration("10000000000s", &too_large));
+  EXPECT_TRUE(too_large);
+  EXPECT_FALSE(parse_duration("99999999999999999999999ns", &too_large));
+  EXPECT_TRUE(too_large);
+  EXPECT_FALSE(parse_duration("4611686018.427387905s", &too_large));
+  EXPECT_TRUE(too_large);
+  // The limit itself, and digits beyond a nanosecond that are zeros.
+  EXPECT_EQ(parse_duration("4611686018.427387904s", &too_large), kMaxParamDuration);
+  EXPECT_FALSE(too_large);
+  EXPECT_EQ(parse_duration("4611686018427387904ns"), kMaxParamDuration);
+  EXPECT_EQ(parse_duration("1000000000000ns"), Time{1000000000000});
+  EXPECT_EQ(parse_duration("1.5000000000s"), Time{1500000000});
+  EXPECT_FALSE(parse_duration("1.9999999999s", &too_large));  // finer than a nanosecond
+  EXPECT_FALSE(too_large);
+}
+
 const std::string chain_pipes =
     "  pipes: {in: one, mid: one, out: one}\n"                                           // 3
     "  entry: in\n"                                                                      // 4
@@ -132,6 +153,14 @@ TEST(TopologySpec, BadParameterValue) {
                    "    b: {component: release-gate, input: mid, output: out, params: {now: 5 minutes}}\n" +
                    chain_pes,
                7, {"parameter 'now' must be a duration"});
+  // Too large for nanoseconds in 64 bits: it used to wrap (see Duration.RefusesValuesThatDoNotFit).
+  expect_error(head + chain_pipes + chain_a +
+                   "    b: {component: filter, input: mid, output: out, params: "
+                   "{relative_deadline_at_most: 10000000000s}}\n" +
+                   chain_pes,
+               7,
+               {"test.yaml:7:89: parameter 'relative_deadline_at_most' is too large: '10000000000s' exceeds "
+                "4611686018.427387904s (2^62 ns, about 146 years)"});
 }
 
 TEST(TopologySpec, UnknownOrMissingPort) {
@@ -253,6 +282,40 @@ TEST(TopologySpec, UnknownKeysAndSyntaxErrors) {
   EXPECT_EQ(message.rfind("test.yaml:", 0), 0u) << message;
 }
 
+TEST(TopologySpec, RepeatedKeysAreErrors) {
+  // yaml-cpp keeps both pairs of a repeated key and a lookup finds the first: this
+  // built an edf instance, silently.
+  expect_error(head + chain_pipes + chain_a +
+                   "    b: {component: edf, input: mid, output: out, component: lcfs}\n" + chain_pes,
+               7, {"test.yaml:7:50: key 'component' appears twice in instance 'b'; keep one"});
+  expect_error(head + chain_pipes + chain_a +
+                   "    b: {component: edf, input: mid, input: in, output: out}\n" + chain_pes,
+               7, {"key 'input' appears twice in instance 'b'"});
+  expect_error(head + chain_pipes + chain_a +
+                   "    b: {component: fixed-priority, input: mid, output: out,\n"
+                   "        params: {higher_is: larger, higher_is: smaller}}\n" +
+                   chain_pes,
+               8,
+               {"test.yaml:8:37: key 'higher_is' appears twice in the params of a fixed-priority instance"});
+  expect_error(head + chain_pipes + chain_a + "    b: {component: edf, input: mid, output: out}\n" +
+                   "  pes: {terminal: out, terminal: mid}\n",
+               8, {"test.yaml:8:24: key 'terminal' appears twice in pes"});
+  expect_error(head + chain_pipes + chain_a + "    b: {component: edf, input: mid, output: out}\n" +
+                   chain_pes + "  name: u\n",
+               9, {"test.yaml:9:3: key 'name' appears twice in the topology"});
+  expect_error(head + "  pipes: {in: one, out: one, in: per-pe}\n", 3, {"pipe 'in' is declared twice"});
+  // The parameters of an instance swap.
+  const TopologySpec spec = topology(test::single_stage("fixed-priority"));
+  try {
+    (void)replace_component(spec, spec.instances[0], "fixed-priority",
+                            YAML::Load("{higher_is: larger, higher_is: smaller}"),
+                            ComponentRegistry::builtin());
+    FAIL() << "expected an error";
+  } catch (const takt::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("key 'higher_is' appears twice"), std::string::npos) << e.what();
+  }
+}
+
 TEST(TopologySpec, IndexOutOfRangeForTheRealProcessingElements) {
   // The topology names PE 1's pipe explicitly ("ready[1]"): it builds for a machine of
   // 4 PEs and fails, naming the pipe and the line, for a machine of 1 PE.
@@ -271,6 +334,52 @@ TEST(TopologySpec, IndexOutOfRangeForTheRealProcessingElements) {
     EXPECT_NE(std::string(e.what()).find("'ready[1]' is out of range"), std::string::npos) << e.what();
     EXPECT_EQ(std::string(e.what()).rfind("test.yaml:7:", 0), 0u) << e.what();
   }
+}
+
+TEST(TopologySpec, AFixedIndexBeyondTheProbeIsCheckedForTheRealProcessingElements) {
+  // parse_topology checks the graph on a probe of 2 PEs: "ready[3]" was rejected there
+  // ("'ready' has 2 pipes (per-pe) here") although 4 PEs have it.
+  const TopologySpec pulls = topology(head +
+                                      "  pipes: {in: one, ready: per-pe}\n"
+                                      "  entry: in\n"
+                                      "  instances:\n"
+                                      "    a: {component: distributor, input: in, outputs: \"ready[*]\", "
+                                      "params: {by: pe}}\n"
+                                      "  pes: {terminal: \"ready[pe]\", pull: [\"ready[3]\"]}\n");
+  EXPECT_NO_THROW(Scheduler(pulls, ProcessingElements::uniform(4)));
+  try {
+    Scheduler s(pulls, ProcessingElements::uniform(3));
+    FAIL() << "expected an error";
+  } catch (const takt::Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "test.yaml:7:39: 'ready[3]' is out of range: 'ready' is per-pe, one pipe per processing "
+              "element id, and there are 3 here (ready[0] to ready[2]); index 3 needs at least 4 "
+              "processing elements");
+  }
+  // An instance port: a family enumerated for 4 clusters.
+  const TopologySpec enumerated = topology(
+      head +
+      "  pipes: {in: one, q: per-cluster, out: one}\n"
+      "  entry: in\n"
+      "  instances:\n"
+      "    a: {component: distributor, input: in, outputs: [\"q[0]\", \"q[1]\", \"q[2]\", \"q[3]\"]}\n"
+      "    b: {component: mux, inputs: \"q[*]\", output: out}\n"
+      "  pes: {terminal: out}\n");
+  EXPECT_NO_THROW(Scheduler(enumerated, ProcessingElements::with_clusters({0, 1, 2, 3})));
+  try {
+    Scheduler s(enumerated, ProcessingElements::with_clusters({0, 1, 1}));
+    FAIL() << "expected an error";
+  } catch (const takt::Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "test.yaml:6:70: 'q[2]' is out of range: 'q' is per-cluster, one pipe per cluster, and "
+              "there are 2 here (q[0] to q[1]); index 2 needs at least 3 clusters");
+  }
+  // The terminal pipe.
+  EXPECT_NO_THROW(topology(head + "  pipes: {in: one, ready: per-pe}\n"
+                                  "  entry: in\n"
+                                  "  instances:\n"
+                                  "    a: {component: distributor, input: in, outputs: \"ready[*]\"}\n"
+                                  "  pes: {terminal: \"ready[2]\", steal: ready}\n"));
 }
 
 TEST(TopologySpec, ReplacementChecksPortsAndParameters) {

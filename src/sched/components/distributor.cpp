@@ -14,7 +14,8 @@ namespace {
 /// processing element (`by: pe`), as the AFFINITY responder reports it (or the
 /// task's own fields without one). A task with no value (kAny) goes to the
 /// `unassigned` output if there is one. A task whose value names no output is
-/// withheld (counted; it is offered again when an AFFINITY notification moves it).
+/// withheld (counted each time it becomes so; it is offered again when an AFFINITY
+/// notification moves it).
 /// Every output keeps the relative order of the input (keys pass through), and an
 /// AFFINITY notification for a queued task migrates it (dissertation Fig. 5.19).
 ///
@@ -45,6 +46,7 @@ class Distributor final : public Instance {
       switch (change) {
         case Change::added: {
           const std::uint64_t target = route(affinity_of(broker(), task));
+          count_if_withheld(where, target);
           word.store(target, std::memory_order_relaxed);
           if (Pipe* pipe = pipe_of(target)) out.add(*pipe, task, key);
           break;
@@ -72,8 +74,13 @@ class Distributor final : public Instance {
     if (value >= 0 && static_cast<std::size_t>(value) < outputs_.size())
       return static_cast<std::uint64_t>(value) + 1;
     if (value == kAny && unassigned_ != nullptr) return kUnassigned;
-    withheld_.fetch_add(1, std::memory_order_relaxed);
     return kWithheld;
+  }
+
+  // `withheld` counts the times a task became withheld, not the routings that left it
+  // so (an AFFINITY notification that changes nothing).
+  void count_if_withheld(std::uint64_t from, std::uint64_t to) {
+    if (to == kWithheld && from != kWithheld) withheld_.fetch_add(1, std::memory_order_relaxed);
   }
 
   Pipe* pipe_of(std::uint64_t where) const {
@@ -91,6 +98,7 @@ class Distributor final : public Instance {
       const std::uint64_t from = word.load(std::memory_order_relaxed);
       const std::uint64_t to = route(m);
       if (from == to) return;
+      count_if_withheld(from, to);
       if (Pipe* pipe = pipe_of(from)) out.remove(*pipe, task);
       word.store(to, std::memory_order_relaxed);
       if (Pipe* pipe = pipe_of(to)) out.add(*pipe, task, input_->key_of(task));
