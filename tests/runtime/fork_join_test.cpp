@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <numeric>
 #include <string>
 #include <thread>
@@ -54,6 +55,54 @@ TEST_P(Strategies, ParallelForRunsEveryIndexExactlyOnce) {
       for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(hits[i].load(), 1) << "n " << n << " grain " << grain << " i " << i;
     }
   }
+}
+
+// A loop strand that found work queued keeps checking while it runs its chunks: once the
+// queue is empty again (a thief took the work), it splits. Worker A is held in a child X
+// while the loop starts on worker B, so the lower half's strand C sees the upper half
+// queued; X is released by index 0, A takes the (fast) upper half and goes idle, and
+// index 1 waits for that. C must then split and A take part of the (slow) lower half.
+// centralized_greedy once compared against a snapshot of the queue's size there and ran
+// the whole lower half on B.
+TEST_P(Strategies, ParallelForSplitsAgainOnceItsQueueIsEmpty) {
+  Pool pool(config(2, GetParam()));
+  constexpr int n = 64;
+  std::vector<int> worker(n, -1);
+  std::atomic<bool> continued{false}, released{false}, timed_out{false};
+  std::atomic<int> upper_done{0};
+  auto wait_for = [&](auto condition) {
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!condition()) {
+      if (std::chrono::steady_clock::now() > deadline) {
+        timed_out = true;
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
+  };
+  pool.run([&] {
+    takt::Scope scope;
+    scope.spawn([&] {  // X, on A: returns once the loop's lower half has begun elsewhere
+      wait_for([&] { return continued.load(); });
+      wait_for([&] { return released.load(); });
+    });
+    continued = true;  // the root's continuation, stolen by B
+    takt::parallel_for(0, n, 1, [&](int i) {
+      worker[i] = takt::current_worker();
+      if (i >= n / 2) {
+        upper_done.fetch_add(1);
+        return;
+      }
+      if (i == 0) released = true;
+      if (i == 1) wait_for([&] { return upper_done.load() == n / 2; });
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    });
+    scope.sync();
+  });
+  ASSERT_FALSE(timed_out.load());
+  int elsewhere = 0;
+  for (int i = 0; i < n / 2; ++i) elsewhere += worker[i] != worker[0];
+  EXPECT_GT(elsewhere, 0) << "the lower half ran entirely on the worker that started it";
 }
 
 TEST_P(Strategies, ParallelForWithEmptyAndNegativeRanges) {

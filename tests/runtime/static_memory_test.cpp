@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <string>
 
 namespace {
@@ -158,6 +159,16 @@ int overflow(int n) {
   return overflow(n + 1) + frame[0];
 }
 
+// One frame larger than what is left of the stack plus the guard page: without
+// -fstack-clash-protection (which takt::runtime exports to its users) the stack pointer
+// moves past the guard page in one step and the write lands in the block below.
+__attribute__((noinline)) int large_frame() {
+  char buffer[20800];
+  std::memset(buffer, 1, 128);
+  asm volatile("" : : "r"(buffer) : "memory");  // keep the buffer
+  return buffer[0];
+}
+
 TEST(PoolStart, AWorkerThreadThatCannotStartIsAnErrorNotATermination) {
   // Threads count against RLIMIT_NPROC of their real user, which root does not obey; a
   // child process becomes user nobody (65534) with a limit of 3 and starts 16 workers.
@@ -213,6 +224,34 @@ TEST(StaticMemoryDeathTest, GuardPageOverflowOnTheCallerAsWorkerZeroEndsWithTheS
         pool.run([] { return overflow(0); });
       },
       ::testing::ExitedWithCode(70), "overflowed its coroutine stack in pool 'test' \\(StaticMemory::stack_size = 16384");
+}
+
+// 1 worker, 16 KiB stacks: the root fills a sentinel, its child calls large_frame, whose
+// frame would reach 4.6 KiB below the child's stack (past its one-page guard) into the
+// top of another block. Without the flag the write lands there unseen: the process then
+// dies of an unexplained SIGSEGV (seen here) or exits 3 with the sentinel overwritten.
+TEST(StaticMemoryDeathTest, AFrameLargerThanTheGuardPageEndsWithTheSameMessage) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        auto c = config(1);
+        c.memory.stack_size = 16 * 1024;
+        Pool pool(c);
+        bool intact = pool.run([] {
+          volatile char sentinel[256];
+          for (auto& byte : sentinel) byte = 0x5A;
+          int r = 0;
+          takt::Scope scope;
+          scope.spawn([&r] { r = large_frame(); });
+          scope.sync();
+          bool same = r == 1;
+          for (auto& byte : sentinel) same = same && byte == 0x5A;
+          return same;
+        });
+        ::_exit(intact ? 2 : 3);
+      },
+      ::testing::ExitedWithCode(70),
+      "overflowed its coroutine stack in pool 'test' \\(StaticMemory::stack_size = 16384");
 }
 
 }  // namespace

@@ -30,19 +30,21 @@ void for_range(Index begin, Index end, Index grain, Body& body) {
   Block* self = ScopeAccess::block(scope);
   if (self != nullptr) {
     while (end - begin > grain) {
-      // Between two splits only thieves move the deque's top; its bottom stays where this
-      // strand left it. (If body itself spawns, the strand may move to another worker and
-      // this reads the old worker's deque until the next split: it only delays a split.)
+      // Both ends are read at every check: for a deque only thieves move the top between
+      // two splits, but for centralized_greedy the "top" is a constant 0 and the "bottom"
+      // is the queue's size, which any worker changes. (If body itself spawns, the strand
+      // may move to another worker and this reads the old worker's deque until the next
+      // split: it only delays a split.)
       const WorkerHead* worker = self->worker;
       if (!worker->measuring) {
         const std::atomic<std::int64_t>& top = *worker->level_top;
-        const std::int64_t bottom = worker->level_bottom->load(std::memory_order_relaxed);
+        const std::atomic<std::int64_t>& bottom = *worker->level_bottom;
         // While nothing is stolen, look again only after 1, 2, 4, ... up to 16 grains, and
         // never after more than a sixteenth of what is left: a thief that just took this
         // strand's continuation finds new work soon, and a tiny body is not dominated by
         // the check.
         Index stride = 1;
-        while (top.load(std::memory_order_relaxed) < bottom) {
+        while (top.load(std::memory_order_relaxed) < bottom.load(std::memory_order_relaxed)) {
           Index left = (end - begin) / grain;
           Index run = stride < left / 16 ? stride : (left / 16 > 0 ? left / 16 : Index(1));
           for (Index stop = begin + run * grain; begin < stop; ++begin) body(begin);
