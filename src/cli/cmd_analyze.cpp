@@ -75,8 +75,7 @@ int run_analyze(const AnalyzeArgs& a) {
       app.add_option("--cores", args->cores,
                      "Number of cores m, 1 to 65536 (default: global.cores, else this machine's)")
           ->check(whole_at_least(1));
-      app.add_option("--delta", args->delta,
-                     "δ of rtws eq. 3 for federated with work-stealing overhead (3.65, 1.7, 1.5)");
+      app.add_option("--delta", args->delta, kDeltaHelp);
       app.add_option("--fit", args->fit,
                      "first-fit or worst-fit (partitioned-dm strands, federated light tasks)");
       app.add_flag("--json", args->json, "Print the result as JSON");

@@ -109,7 +109,7 @@ int run_run(const RunArgs& a) {
       app.add_option("--cores", args->cores,
                      "Number of cores m (default: global.cores, else this machine's CPUs)")
           ->check(whole_at_least(1));
-      app.add_option("--delta", args->delta, "δ of rtws eq. 3 (federated, federated-greedy)");
+      app.add_option("--delta", args->delta, kDeltaHelp);
       app.add_option("--fit", args->fit, "first-fit or worst-fit (partitioned-dm strands, federated light tasks)");
       auto* duration = app.add_option("--duration", args->duration,
                                       "Run length, e.g. 10s (default: global.duration or global.jobs, else 10s)");

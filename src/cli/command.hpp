@@ -42,6 +42,10 @@ CLI::Validator output_file();
 /// The value of a --delta option (δ of rtws eq. 3: a decimal of at least 1); throws
 /// takt::Error naming --delta when `text` is no such number.
 model::Decimal delta_option(const std::string& text);
+/// The --help text of a --delta option (analyze and run).
+inline constexpr const char* kDeltaHelp =
+    "δ of rtws eq. 3, at least 1: federated and federated-greedy with work-stealing overhead (rtws: 3.65, "
+    "1.7, 1.5)";
 
 /// Registers a subcommand. Call from a namespace-scope initialiser:
 ///   [[maybe_unused]] const bool registered = register_command({...});
