@@ -468,11 +468,18 @@ void sleep(Worker* w) noexcept {
 
 }  // namespace
 
+std::atomic<void (*)(std::uint32_t)> after_leave_flight_for_testing{nullptr};
+
 void leave_flight(PoolState& pool) noexcept {
-  if (pool.in_flight.fetch_sub(1, std::memory_order_acq_rel) == 1 && pool.closing.load(std::memory_order_acquire)) {
-    pool.drained.store(1, std::memory_order_release);
-    os::futex_wake_all(pool.drained);
+  // Once the count drops to kDraining, the destructor may free the pool: afterwards only
+  // the word's address is used, for the futex wake (a spurious wake-up at worst, should
+  // the memory be reused).
+  std::atomic<std::uint32_t>* word = &pool.in_flight;
+  const std::uint32_t before = word->fetch_sub(1, std::memory_order_acq_rel);
+  if (auto* hook = after_leave_flight_for_testing.load(std::memory_order_relaxed)) [[unlikely]] {
+    hook((before - 1) & ~PoolState::kDraining);
   }
+  if (before == (PoolState::kDraining | 1)) os::futex_wake_all(*word);
 }
 
 void wake_caller(PoolState& pool) noexcept {
