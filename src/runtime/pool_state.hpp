@@ -188,7 +188,12 @@ Block* pop_traded(PoolState& pool, Block* owner) noexcept;
 /// the offer of its own detaching steal if still unclaimed, else one from owner's pool. One is always
 /// there or about to be (a thief between settling its offer and pushing it): the only
 /// wait in the runtime, a few instructions long.
+/// After a few spins it sleeps on owner->traded_wake until push_traded wakes it (a thief
+/// preempted between settle and push must get to run, whatever the priorities).
 Block* take_traded(PoolState& pool, Block* owner, bool claim, std::uint32_t epoch) noexcept;
+/// Tests only: called by a thief between settling an offer into its pool and pushing it
+/// there (the window in which take_traded waits).
+extern std::atomic<void (*)()> between_settle_and_push_for_testing;
 Block* reserve_take(PoolState& pool, std::size_t count) noexcept;
 void reserve_give(PoolState& pool, Block* head, Block* tail, std::size_t count) noexcept;
 

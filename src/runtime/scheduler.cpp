@@ -318,7 +318,11 @@ Block* won(Worker* w, Level* mine, Level* from, Block* strand, std::uint32_t epo
     Scope& scope = *strand->push_scope;
     ScopeState::stolen(scope) = true;
     ScopeState::join(scope).fetch_add(1, std::memory_order_relaxed);
-    if (settle_offer(pool, strand, epoch, traded)) push_traded(strand, traded);
+    if (settle_offer(pool, strand, epoch, traded)) {
+      if (auto* hook = between_settle_and_push_for_testing.load(std::memory_order_relaxed)) [[unlikely]]
+        hook();
+      push_traded(strand, traded);
+    }
   }
   strand->migrated = true;
   strand->chain_next = rest;
@@ -469,6 +473,7 @@ void sleep(Worker* w) noexcept {
 }  // namespace
 
 std::atomic<void (*)(std::uint32_t)> after_leave_flight_for_testing{nullptr};
+std::atomic<void (*)()> between_settle_and_push_for_testing{nullptr};
 
 void leave_flight(PoolState& pool) noexcept {
   // Once the count drops to kDraining, the destructor may free the pool: afterwards only
