@@ -191,9 +191,10 @@ Block* pop_traded(PoolState& pool, Block* owner) noexcept;
 /// After a few spins it sleeps on owner->traded_wake until push_traded wakes it (a thief
 /// preempted between settle and push must get to run, whatever the priorities).
 Block* take_traded(PoolState& pool, Block* owner, bool claim, std::uint32_t epoch) noexcept;
-/// Tests only: called by a thief between settling an offer into its pool and pushing it
-/// there (the window in which take_traded waits).
-extern std::atomic<void (*)()> between_settle_and_push_for_testing;
+/// Tests only: called by a thief after settling an offer, before it delivers the sub-chain
+/// (push_traded: the window in which take_traded waits; or, `frozen`, to the owner's
+/// frozen level, which waits for it in resume_frozen).
+extern std::atomic<void (*)(bool frozen)> after_settle_for_testing;
 Block* reserve_take(PoolState& pool, std::size_t count) noexcept;
 void reserve_give(PoolState& pool, Block* head, Block* tail, std::size_t count) noexcept;
 

@@ -136,8 +136,8 @@ double process_cpu_ms() {
 
 TEST(Trading, APartyWaitingForItsTradedSubChainSleeps) {
   Pool pool(config(2));
-  takt::detail::between_settle_and_push_for_testing.store([] {
-    if (!g_hold_armed.exchange(false)) return;
+  takt::detail::after_settle_for_testing.store([](bool frozen) {
+    if (frozen || !g_hold_armed.exchange(false)) return;
     g_thief_held = true;
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   });
@@ -157,7 +157,7 @@ TEST(Trading, APartyWaitingForItsTradedSubChainSleeps) {
   });
   const double used = process_cpu_ms() - cpu;
   const auto elapsed = std::chrono::steady_clock::now() - wall;
-  takt::detail::between_settle_and_push_for_testing.store(nullptr);
+  takt::detail::after_settle_for_testing.store(nullptr);
   ASSERT_TRUE(held) << "the continuation was not stolen";
   EXPECT_GE(elapsed, std::chrono::milliseconds(200));
   EXPECT_LT(used, 20.0) << "CPU time used while the child waited 200 ms for its sub-chain";
