@@ -159,8 +159,13 @@ void PoolState::start_threads() {
 
 void PoolState::stop() {
   closing.store(true, std::memory_order_seq_cst);
-  while (in_flight.load(std::memory_order_seq_cst) > 0) {
-    os::futex_wait_for(drained, 0, std::chrono::milliseconds(10));
+  // Wait on in_flight itself: the last leave_flight's decrement is the last touch of
+  // the pool by a thread that stop() does not join (a caller_joins caller); its wake-up
+  // is a system call on the word's address that reads nothing.
+  in_flight.fetch_or(kDraining, std::memory_order_seq_cst);
+  for (std::uint32_t seen = in_flight.load(std::memory_order_acquire); seen != kDraining;
+       seen = in_flight.load(std::memory_order_acquire)) {
+    os::futex_wait_for(in_flight, seen, std::chrono::milliseconds(10));
   }
   stopping.store(true, std::memory_order_seq_cst);
   idle_epoch.fetch_add(1, std::memory_order_release);

@@ -129,8 +129,11 @@ struct PoolState {
   std::atomic<int> sleepers{0};
   alignas(64) std::atomic<bool> closing{false};
   std::atomic<bool> stopping{false};
-  std::atomic<std::int64_t> in_flight{0};
-  std::atomic<std::uint32_t> drained{0};
+  /// Computations in flight (submitted or taken jobs, and caller_joins callers on worker
+  /// 0). The destructor sets kDraining and waits on this word until nothing else is left;
+  /// leave_flight's decrement is the last access a leaving thread makes to the pool.
+  std::atomic<std::uint32_t> in_flight{0};
+  static constexpr std::uint32_t kDraining = std::uint32_t{1} << 31;
   // Workers that finished their start-up (pinning, unwinder warm-up, on_worker_start);
   // the constructor returns once all have, so that no start-up work (and none of its
   // allocations) happens while the pool runs jobs.
@@ -161,7 +164,11 @@ inline Worker* worker_of(const Block* block) noexcept { return static_cast<Worke
 // ---- scheduler.cpp -------------------------------------------------------------------
 void worker_main(Worker* w);
 /// One fewer computation (or caller) in flight; wakes a closing pool's destructor at 0.
+/// Touches nothing of the pool after its decrement: the pool may be gone at once.
 void leave_flight(PoolState& pool) noexcept;
+/// Tests only: called by leave_flight right after its decrement with the number of
+/// computations still in flight (the pool may be freed while it runs: it gets no pool).
+extern std::atomic<void (*)(std::uint32_t)> after_leave_flight_for_testing;
 /// Wakes the caller sleeping as worker 0, if one does (caller_joins).
 void wake_caller(PoolState& pool) noexcept;
 /// Wakes one sleeping worker if there is one (call after making work visible). Pairs
@@ -181,7 +188,13 @@ Block* pop_traded(PoolState& pool, Block* owner) noexcept;
 /// the offer of its own detaching steal if still unclaimed, else one from owner's pool. One is always
 /// there or about to be (a thief between settling its offer and pushing it): the only
 /// wait in the runtime, a few instructions long.
+/// After a few spins it sleeps on owner->traded_wake until push_traded wakes it (a thief
+/// preempted between settle and push must get to run, whatever the priorities).
 Block* take_traded(PoolState& pool, Block* owner, bool claim, std::uint32_t epoch) noexcept;
+/// Tests only: called by a thief after settling an offer, before it delivers the sub-chain
+/// (push_traded: the window in which take_traded waits; or, `frozen`, to the owner's
+/// frozen level, which waits for it in resume_frozen).
+extern std::atomic<void (*)(bool frozen)> after_settle_for_testing;
 Block* reserve_take(PoolState& pool, std::size_t count) noexcept;
 void reserve_give(PoolState& pool, Block* head, Block* tail, std::size_t count) noexcept;
 

@@ -190,11 +190,15 @@ void dispatch(Worker* w, Block* first) noexcept {
 
 // ---- rule C: the worker's own frozen levels ------------------------------------------
 
+/// Rule C: the worker's frozen level with the smallest key, skipping those whose
+/// stolen strand's trade has not been delivered yet (their deques are empty: the next
+/// one in key order may have work).
 bool resume_frozen(Worker* w) noexcept {
   Level* best = nullptr;
   for (std::size_t i = 0; i < w->level_count; ++i) {
     Level* level = &w->levels[i];
     if (!level->frozen) continue;
+    if (level->awaiting_return && level->returned.load(std::memory_order_acquire) == 0) continue;
     if (best == nullptr || level->key.load(std::memory_order_relaxed) < best->key.load(std::memory_order_relaxed)) {
       best = level;
     }
@@ -209,10 +213,8 @@ bool resume_frozen(Worker* w) noexcept {
     level->awaiting_return = false;
     --w->frozen_levels;
   };
-  if (level->awaiting_return) {
-    std::uint32_t returned = level->returned.load(std::memory_order_acquire);
-    if (returned == 0) return false;  // its thief has not delivered the trade yet
-    unfreeze(w->pool->block(returned - 1));
+  if (level->awaiting_return) {  // its thief has delivered the trade (checked above)
+    unfreeze(w->pool->block(level->returned.load(std::memory_order_acquire) - 1));
     return true;
   }
   set_level(w, level);
@@ -310,7 +312,11 @@ Block* won(Worker* w, Level* mine, Level* from, Block* strand, std::uint32_t epo
   if (strand->ready) {
     // A preempted strand (no child detached from it): the trade belongs to the owner's
     // frozen level; deliver it there before the strand can be pushed again.
-    if (settle_offer(pool, strand, epoch, traded)) from->returned.store(traded->index + 1, std::memory_order_release);
+    if (settle_offer(pool, strand, epoch, traded)) {
+      if (auto* hook = after_settle_for_testing.load(std::memory_order_relaxed)) [[unlikely]]
+        hook(true);
+      from->returned.store(traded->index + 1, std::memory_order_release);
+    }
     strand->ready = false;
   } else {
     // The child running below the continuation is now detached: count it in the join,
@@ -318,7 +324,11 @@ Block* won(Worker* w, Level* mine, Level* from, Block* strand, std::uint32_t epo
     Scope& scope = *strand->push_scope;
     ScopeState::stolen(scope) = true;
     ScopeState::join(scope).fetch_add(1, std::memory_order_relaxed);
-    if (settle_offer(pool, strand, epoch, traded)) push_traded(strand, traded);
+    if (settle_offer(pool, strand, epoch, traded)) {
+      if (auto* hook = after_settle_for_testing.load(std::memory_order_relaxed)) [[unlikely]]
+        hook(false);
+      push_traded(strand, traded);
+    }
   }
   strand->migrated = true;
   strand->chain_next = rest;
@@ -468,11 +478,19 @@ void sleep(Worker* w) noexcept {
 
 }  // namespace
 
+std::atomic<void (*)(std::uint32_t)> after_leave_flight_for_testing{nullptr};
+std::atomic<void (*)(bool)> after_settle_for_testing{nullptr};
+
 void leave_flight(PoolState& pool) noexcept {
-  if (pool.in_flight.fetch_sub(1, std::memory_order_acq_rel) == 1 && pool.closing.load(std::memory_order_acquire)) {
-    pool.drained.store(1, std::memory_order_release);
-    os::futex_wake_all(pool.drained);
+  // Once the count drops to kDraining, the destructor may free the pool: afterwards only
+  // the word's address is used, for the futex wake (a spurious wake-up at worst, should
+  // the memory be reused).
+  std::atomic<std::uint32_t>* word = &pool.in_flight;
+  const std::uint32_t before = word->fetch_sub(1, std::memory_order_acq_rel);
+  if (auto* hook = after_leave_flight_for_testing.load(std::memory_order_relaxed)) [[unlikely]] {
+    hook((before - 1) & ~PoolState::kDraining);
   }
+  if (before == (PoolState::kDraining | 1)) os::futex_wake_all(*word);
 }
 
 void wake_caller(PoolState& pool) noexcept {

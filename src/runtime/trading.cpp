@@ -15,9 +15,8 @@
 // one sub-chain (take_traded) and so refills its worker's chain; the last one continues
 // the parent. Blocks move only on steals and syncs; a worker always starts stealing
 // with a complete chain of D blocks.
+#include "os/futex.hpp"
 #include "runtime/pool_state.hpp"
-
-#include <sched.h>
 
 namespace takt::detail {
 namespace {
@@ -48,7 +47,13 @@ void push_traded(Block* owner, Block* head) noexcept {
   for (;;) {
     head->pool_next.store(static_cast<std::uint32_t>(old), std::memory_order_relaxed);
     std::uint64_t next = ((old & ~std::uint64_t{0xFFFFFFFF}) + kTagOne) | (head->index + 1);
-    if (traded.compare_exchange_weak(old, next, std::memory_order_acq_rel, std::memory_order_relaxed)) return;
+    // seq_cst, as the load below and take_traded's announce-then-check: either the
+    // waiter sees this sub-chain, or this sees the waiter's bit (same x86 code).
+    if (traded.compare_exchange_weak(old, next, std::memory_order_seq_cst, std::memory_order_relaxed)) break;
+  }
+  if ((owner->traded_wake.load(std::memory_order_seq_cst) & 1) != 0) {
+    owner->traded_wake.fetch_add(1, std::memory_order_release);  // odd to even: a new value
+    os::futex_wake_all(owner->traded_wake);
   }
 }
 
@@ -69,13 +74,18 @@ Block* take_traded(PoolState& pool, Block* owner, bool claim, std::uint32_t epoc
   if (claim) {
     if (Block* sub = claim_offer(pool, owner, epoch)) return sub;
   }
-  for (unsigned spins = 0;; ++spins) {
+  for (unsigned spins = 0; spins < 64; ++spins) {
     if (Block* sub = pop_traded(pool, owner)) return sub;
-    if (spins < 64) {
-      __builtin_ia32_pause();
-    } else {
-      sched_yield();
-    }
+    __builtin_ia32_pause();
+  }
+  // The thief that settled our sub-chain has not pushed it yet: it was preempted in
+  // between. Sleep until it has, instead of spinning or yielding (a yield never lets a
+  // lower-priority SCHED_FIFO thief run on this CPU).
+  for (;;) {
+    if (Block* sub = pop_traded(pool, owner)) return sub;
+    const std::uint32_t announced = owner->traded_wake.fetch_or(1, std::memory_order_seq_cst) | 1;
+    if (static_cast<std::uint32_t>(owner->traded.load(std::memory_order_seq_cst)) != 0) continue;
+    os::futex_wait(owner->traded_wake, announced);
   }
 }
 

@@ -1,6 +1,7 @@
 // PoolConfig::caller_joins: the thread that calls Pool::run works as worker 0 until its
 // computation is done; the pool starts threads for workers 1..P-1 only.
 #include "apps/fib.hpp"
+#include "runtime/pool_state.hpp"
 #include "takt/error.hpp"
 #include "takt/runtime.hpp"
 #include "test_support.hpp"
@@ -11,6 +12,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -196,6 +198,40 @@ TEST(CallerJoins, APoolWithAWorkSourceKeepsTheCallerBlocking) {
   EXPECT_EQ(pool.run([] { return takt::current_worker(); }), 1);
   pool.extension().set_work_source(nullptr);
   EXPECT_EQ(pool.run([] { return takt::current_worker(); }), 0);
+}
+
+// A caller on worker 0 is no thread of the pool, so the destructor does not join it: it
+// waits for the caller's last leave_flight, which must be the caller's last access to the
+// pool. A test hook holds the caller for 100 ms right after that decrement, while another
+// thread destroys the pool; touching the pool afterwards (leave_flight once read
+// `closing` and woke a word in it) is a use after free that ThreadSanitizer reports.
+std::atomic<std::thread::id> g_held_caller{};
+
+TEST(CallerJoins, ACallerLeavingAPoolBeingDestroyedTouchesNothingOfItAfterwards) {
+  auto pool = std::make_unique<Pool>(joining(2));
+  Pool* raw = pool.get();
+  takt::detail::after_leave_flight_for_testing.store([](std::uint32_t left) {
+    if (left == 0 && std::this_thread::get_id() == g_held_caller.load()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  });
+  std::atomic<bool> started{false}, release{false};
+  std::thread caller([&] {
+    g_held_caller = std::this_thread::get_id();
+    raw->run([&] {
+      EXPECT_EQ(takt::current_worker(), 0);
+      started = true;
+      while (!release.load()) std::this_thread::sleep_for(std::chrono::microseconds(100));
+    });
+  });
+  while (!started.load()) std::this_thread::sleep_for(std::chrono::microseconds(100));
+  std::thread destroyer([&] { pool.reset(); });  // waits for the caller, then frees the pool
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  release = true;
+  caller.join();
+  destroyer.join();
+  takt::detail::after_leave_flight_for_testing.store(nullptr);
+  g_held_caller = std::thread::id{};
 }
 
 TEST(CallerJoins, NeedsTwoWorkers) {

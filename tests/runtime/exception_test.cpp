@@ -7,8 +7,10 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -26,6 +28,7 @@ INSTANTIATE_TEST_SUITE_P(Runtime, Exceptions, ::testing::ValuesIn(takt::testing:
 struct Boom : std::runtime_error {
   explicit Boom(int where) : std::runtime_error("boom at " + std::to_string(where)), where(where) {}
   int where;
+  int worker = takt::current_worker();  ///< where it was thrown
 };
 
 // fib that throws at one chosen leaf; the rest of the tree keeps running.
@@ -65,15 +68,41 @@ void leaf_paths(std::uint64_t n, std::uint64_t path, std::vector<std::uint64_t>&
   leaf_paths(n - 2, path * 2 + 1, out);
 }
 
+// Each leaf's run is repeated (up to a bound) until a steal happened in it, and one of
+// them until the exception was seen crossing workers (thrown on one, caught by the root
+// strand on the other: it went through a scope whose continuation was stolen).
 TEST_P(Exceptions, ExceptionsDeepInsideStolenWorkPropagate) {
   Pool pool(config(2, GetParam()));
   std::vector<std::uint64_t> leaves;
   leaf_paths(17, 1, leaves);
   ASSERT_EQ(leaves.size(), takt::apps::fib_serial(18));  // fib(n) has fib(n+1) leaves
+  bool stolen = false, crossed = false;
+  auto attempt = [&](std::uint64_t target) {
+    int caught_on = -1;
+    pool.reset_statistics();
+    try {
+      pool.run([target, &caught_on] {
+        try {
+          return fib_throwing(17, 1, target);
+        } catch (const Boom&) {
+          caught_on = takt::current_worker();
+          throw;
+        }
+      });
+      ADD_FAILURE() << "expected Boom for leaf " << target;
+    } catch (const Boom& e) {
+      EXPECT_EQ(e.where, static_cast<int>(target));
+      crossed = crossed || e.worker != caught_on;
+    }
+    stolen = pool.total_statistics().steals > 0;
+  };
   for (std::size_t pick : {std::size_t{0}, leaves.size() / 3, leaves.size() / 2, leaves.size() - 1}) {
-    std::uint64_t target = leaves[pick];
-    EXPECT_THROW(pool.run([target] { return fib_throwing(17, 1, target); }), Boom) << target;
+    stolen = false;
+    for (int i = 0; i < 500 && !stolen; ++i) attempt(leaves[pick]);
+    EXPECT_TRUE(stolen) << "leaf " << leaves[pick] << ": no run of 500 had a steal";
   }
+  for (int i = 0; i < 500 && !crossed; ++i) attempt(leaves[leaves.size() / 2]);
+  EXPECT_TRUE(crossed) << "no exception crossed workers";
   EXPECT_EQ(pool.run([] { return takt::apps::fib(16); }), takt::apps::fib_serial(16));
 }
 
@@ -123,19 +152,48 @@ TEST_P(Exceptions, ParentExceptionWinsAndChildrenStillFinish) {
   EXPECT_EQ(finished.load(), 8);
 }
 
+/// Waits up to 200 ms for `flag`; false if it was not set (nobody stole: give up).
+bool wait_until_set(const std::atomic<bool>& flag) {
+  for (int i = 0; i < 4000 && !flag.load(); ++i) std::this_thread::sleep_for(std::chrono::microseconds(50));
+  return flag.load();
+}
+
+/// Spawns a child that holds its worker until the continuation has started elsewhere
+/// (stolen); the continuation waits for the child to finish, so that the sync does not
+/// park and the strand stays on the thief. Sets `gave_up` when nobody stole it.
+void spawn_and_get_stolen(std::atomic<bool>& gave_up) {
+  std::atomic<bool> continued{false}, child_done{false};
+  takt::Scope scope;
+  scope.spawn([&] {
+    if (!wait_until_set(continued)) gave_up = true;
+    child_done = true;
+  });
+  continued = true;
+  wait_until_set(child_done);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1));  // the child arrives at the join
+  scope.sync();
+}
+
 TEST_P(Exceptions, HandlersMaySpawnAndRethrowAfterMigrating) {
   // Inside a catch block the strand spawns and syncs, so it may be stolen and continue
   // on another thread; `throw;` then needs the handler's exception on that thread, and
-  // std::uncaught_exceptions() must be right in the scope destructors that unwind.
+  // std::uncaught_exceptions() must be right in the scope destructors that unwind. The
+  // handler's continuation is made to be stolen; rounds are repeated (up to a bound)
+  // until the handler was seen to continue on another worker.
   Pool pool(config(2, GetParam()));
-  for (int round = 0; round < 20; ++round) {
+  int migrated = 0;
+  std::atomic<bool> gave_up{false};
+  for (int round = 0; !gave_up && (round < 20 || (migrated == 0 && round < 200)); ++round) {
     int caught = -1;
     try {
-      pool.run([] {
+      pool.run([&migrated, &gave_up] {
         try {
           throw Boom(7);
         } catch (const Boom&) {
           EXPECT_EQ(std::uncaught_exceptions(), 0);
+          const int before = takt::current_worker();
+          spawn_and_get_stolen(gave_up);
+          if (takt::current_worker() != before) ++migrated;
           EXPECT_EQ(takt::apps::fib(16), takt::apps::fib_serial(16));  // spawns and syncs
           throw;
         }
@@ -145,18 +203,38 @@ TEST_P(Exceptions, HandlersMaySpawnAndRethrowAfterMigrating) {
     }
     ASSERT_EQ(caught, 7) << "round " << round;
   }
-  // Unwinding through scopes whose syncs park: every frame sees the unwinding.
-  for (int round = 0; round < 20; ++round) {
-    EXPECT_THROW(pool.run([] {
-                   takt::Scope scope;
-                   scope.spawn([] { takt::apps::fib(14); });
-                   struct CheckUnwinding {
-                     ~CheckUnwinding() { EXPECT_EQ(std::uncaught_exceptions(), 1); }
-                   } check;
-                   throw Boom(8);
-                 }),
+  EXPECT_GT(migrated, 0) << "no handler continued on another worker";
+  // Unwinding through scopes whose syncs park: every frame sees the unwinding, also the
+  // ones unwound after the strand resumed from the park on another worker. The strand is
+  // stolen and throws while its child still runs; repeated (up to a bound) until that
+  // migration was seen (the workers on either side of the sync differ).
+  struct CheckUnwinding {
+    int* worker;
+    ~CheckUnwinding() {
+      EXPECT_EQ(std::uncaught_exceptions(), 1);
+      *worker = takt::current_worker();
+    }
+  };
+  migrated = 0;
+  for (int round = 0; !gave_up && (round < 20 || (migrated == 0 && round < 200)); ++round) {
+    int before = -1, after = -1;
+    EXPECT_THROW(pool.run([&] {
+      CheckUnwinding after_the_sync{&after};
+      std::atomic<bool> continued{false};
+      takt::Scope scope;
+      scope.spawn([&] {
+        if (!wait_until_set(continued)) gave_up = true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));  // still running at the sync
+        takt::apps::fib(14);
+      });
+      continued = true;
+      CheckUnwinding before_the_sync{&before};
+      throw Boom(8);
+    }),
                  Boom);
+    if (before != after) ++migrated;
   }
+  EXPECT_GT(migrated, 0) << "no unwinding strand resumed on another worker after its sync";
   EXPECT_EQ(std::uncaught_exceptions(), 0);
 }
 

@@ -1,10 +1,12 @@
 // Pool life cycle: statistics, shutdown with work in flight, configuration errors.
 #include "apps/fib.hpp"
+#include "runtime/pool_state.hpp"
 #include "takt/error.hpp"
 #include "takt/runtime.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>
+#include <time.h>
 
 #include <atomic>
 #include <chrono>
@@ -116,6 +118,49 @@ TEST(PoolShutdown, RepeatedStartAndStopWithWorkInFlight) {
     pool.reset();
     EXPECT_EQ(done.load(), 8);
   }
+}
+
+// A party of a join that is not the last takes a sub-chain a thief traded in; between
+// the thief's settle and its push it is not there yet. The party must sleep for it, not
+// spin or yield (under SCHED_FIFO a yield never lets a preempted lower-priority thief
+// run on that CPU). A test hook holds the thief in that window for 200 ms, while the
+// child it detached finishes and waits for its sub-chain: the process must stay (almost)
+// idle meanwhile. Spinning with sched_yield, as take_traded did, uses the whole window.
+std::atomic<bool> g_hold_armed{false}, g_thief_held{false};
+
+double process_cpu_ms() {
+  timespec t{};
+  ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
+}
+
+TEST(Trading, APartyWaitingForItsTradedSubChainSleeps) {
+  Pool pool(config(2));
+  takt::detail::after_settle_for_testing.store([](bool frozen) {
+    if (frozen || !g_hold_armed.exchange(false)) return;
+    g_thief_held = true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  });
+  g_hold_armed = true;
+  g_thief_held = false;
+  bool held = false;
+  const auto wall = std::chrono::steady_clock::now();
+  const double cpu = process_cpu_ms();
+  pool.run([&held] {
+    takt::Scope scope;
+    scope.spawn([&held] {  // holds its worker until the thief of the continuation is in the window
+      for (int i = 0; i < 100000 && !g_thief_held.load(); ++i)
+        std::this_thread::sleep_for(std::chrono::microseconds(50));
+      held = g_thief_held.load();
+    });
+    scope.sync();
+  });
+  const double used = process_cpu_ms() - cpu;
+  const auto elapsed = std::chrono::steady_clock::now() - wall;
+  takt::detail::after_settle_for_testing.store(nullptr);
+  ASSERT_TRUE(held) << "the continuation was not stolen";
+  EXPECT_GE(elapsed, std::chrono::milliseconds(200));
+  EXPECT_LT(used, 20.0) << "CPU time used while the child waited 200 ms for its sub-chain";
 }
 
 TEST(PoolConfiguration, BadStaticMemoryIsAUserError) {

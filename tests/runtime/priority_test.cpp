@@ -2,6 +2,7 @@
 // highest-priority one; a thief steals from the highest-priority deque of a busy worker;
 // queued jobs start earliest-deadline first.
 #include "apps/fib.hpp"
+#include "runtime/pool_state.hpp"
 #include "takt/runtime.hpp"
 #include "test_support.hpp"
 
@@ -102,6 +103,59 @@ TEST(PriorityAware, OwnerResumesTheHighestPriorityDequeFirst) {
   EXPECT_EQ(log.get(), (std::vector<std::string>{"C", "A", "B"}));
   EXPECT_EQ(pool.total_statistics().yields, 2u);
   pool.extension().set_yield_policy(nullptr);
+}
+
+// Rule C with a frozen level whose strand was stolen and whose trade is not delivered
+// yet: the owner must go on to its next frozen level in key order, not take a job.
+// Two workers. W holds worker 1 while worker 0 runs A (key 200), preempted by B (100),
+// preempted by C (50): A's and B's levels are frozen. C releases W; worker 1 steals B's
+// continuation (it parks at B's sync), then B's frozen strand, and a test hook holds it
+// for 300 ms before it delivers that trade. C then queues J (key 10) and ends. Worker 0
+// finds B's level waiting for its trade; it must resume A's before it starts J.
+std::atomic<bool> g_frozen_hold_armed{false}, g_frozen_thief_held{false};
+
+TEST(PriorityAware, OwnerSkipsAFrozenLevelWaitingForItsTradeAndResumesTheNext) {
+  auto c = config(2, QueueStrategy::priority_aware);
+  c.priority_levels = 3;
+  Pool pool(c);
+  Log log;
+  auto wait_until = [](const std::atomic<bool>& flag) {
+    for (int i = 0; i < 100000 && !flag.load(); ++i) std::this_thread::sleep_for(50us);
+    return flag.load();
+  };
+  std::atomic<bool> w_started{false}, release_w{false};
+  bool held = false;
+  FunctionJob job_j(10ns, [&] { log.add("J"); });
+  FunctionJob job_c(50ns, [&] {
+    release_w = true;
+    held = wait_until(g_frozen_thief_held);
+    pool.extension().submit(job_j);
+    log.add("C");
+  });
+  FunctionJob job_b(100ns, yielding_job(pool, log, "B"));
+  FunctionJob job_a(200ns, yielding_job(pool, log, "A"));
+  FunctionJob job_w(1000ns, [&] {
+    w_started = true;
+    wait_until(release_w);
+  });
+  TablePolicy policy;
+  policy.table = {{200ns, &job_b}, {100ns, &job_c}};
+  pool.extension().set_yield_policy(&policy);
+  takt::detail::after_settle_for_testing.store([](bool frozen) {
+    if (!frozen || !g_frozen_hold_armed.exchange(false)) return;
+    g_frozen_thief_held = true;
+    std::this_thread::sleep_for(300ms);
+  });
+  g_frozen_thief_held = false;
+  g_frozen_hold_armed = true;
+  pool.extension().submit(job_w);
+  ASSERT_TRUE(wait_until(w_started));
+  pool.extension().submit(job_a);
+  for (FunctionJob* job : {&job_w, &job_a, &job_b, &job_c, &job_j}) job->wait();
+  takt::detail::after_settle_for_testing.store(nullptr);
+  pool.extension().set_yield_policy(nullptr);
+  ASSERT_TRUE(held) << "B's frozen strand was not stolen";
+  EXPECT_EQ(log.get(), (std::vector<std::string>{"C", "A", "J", "B"}));
 }
 
 TEST(PriorityAware, QueuedJobsStartEarliestDeadlineFirst) {

@@ -73,6 +73,9 @@ struct alignas(64) Block {
   std::atomic<std::uint64_t> traded{0};
   /// Link between traded sub-chains in a `traded` pool (block index + 1, 0 = end).
   std::atomic<std::uint32_t> pool_next{0};
+  /// Futex word of parties waiting for a sub-chain in `traded` (take_traded): bit 0 set
+  /// while one may sleep; push_traded then adds 1 (clearing it, a new value) and wakes.
+  std::atomic<std::uint32_t> traded_wake{0};
   /// Last block of the traded sub-chain this block heads.
   Block* sub_tail = nullptr;
   /// Central queue links (centralized_greedy).
