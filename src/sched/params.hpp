@@ -56,14 +56,4 @@ class Params {
   std::map<std::string, ParamValue, std::less<>> values_;
 };
 
-/// The largest duration parameter: 2^62 ns (4611686018.427387904s, about 146 years),
-/// the limit of the task model's durations.
-inline constexpr Time kMaxParamDuration{std::int64_t{1} << 62};
-
-/// Parses a duration: a number (decimals allowed) followed by ns, us, ms or s, e.g.
-/// "250us", "1.5ms"; a plain 0 is accepted. Returns nullopt for anything else, for
-/// a value that is not a whole number of nanoseconds, and for one above
-/// kMaxParamDuration (then `*too_large`, if given, is set).
-std::optional<Time> parse_duration(std::string_view text, bool* too_large = nullptr);
-
 }  // namespace takt::sched

@@ -1,6 +1,7 @@
 // TopologySpec: the declarative description of a topology (the `topology:` YAML section).
 #include "sched/topology_spec.hpp"
 
+#include "model/duration.hpp"
 #include "sched/component_registry.hpp"
 #include "sched/processing_elements.hpp"
 #include "sched/topology_graph.hpp"
@@ -174,15 +175,14 @@ class Parser {
       case ParamType::integer:
         return integer(value);
       case ParamType::duration: {
-        bool too_large = false;
-        const auto d = value.IsScalar() ? parse_duration(value.Scalar(), &too_large) : std::nullopt;
-        if (too_large) {
-          fail(mark,
-               what + " is too large: '" + value.Scalar() +
-                   "' exceeds 4611686018.427387904s (2^62 ns, about 146 years), the most takt supports");
+        // The task model's parser, so a duration is written the same way in a topology
+        // and in a task set, and is refused with the same words.
+        if (!value.IsScalar()) fail(mark, what + " must be a duration such as 250us, 10ms or 1.5s");
+        try {
+          return model::parse_duration(value.Scalar());
+        } catch (const Error& e) {
+          fail(mark, what + ": " + e.what());
         }
-        if (!d) fail(mark, what + " must be a duration such as 250us, 10ms or 1.5s");
-        return *d;
       }
       case ParamType::text: {
         if (!value.IsScalar()) fail(mark, what + " must be a single word");

@@ -84,40 +84,23 @@ TEST(TopologySpec, TypedParameterValues) {
   EXPECT_FALSE(p.has("pes"));
 }
 
-TEST(Duration, ParsesUnitsExactly) {
-  EXPECT_EQ(parse_duration("250us"), Time{250000});
-  EXPECT_EQ(parse_duration("1.5ms"), Time{1500000});
-  EXPECT_EQ(parse_duration("2s"), Time{2000000000});
-  EXPECT_EQ(parse_duration("100ns"), Time{100});
-  EXPECT_EQ(parse_duration("0.001us"), Time{1});
-  EXPECT_EQ(parse_duration("0"), Time{0});
-  EXPECT_FALSE(parse_duration("1.5ns"));  // not a whole nanosecond
-  EXPECT_FALSE(parse_duration("10"));
-  EXPECT_FALSE(parse_duration("ms"));
-  EXPECT_FALSE(parse_duration("10 ms"));
-  EXPECT_FALSE(parse_duration("1..5ms"));
-  EXPECT_FALSE(parse_duration("10min"));
-}
-
-TEST(Duration, RefusesValuesThatDoNotFit) {
-  // "10000000000s" was 10^19 ns, past int64: it wrapped (undefined behaviour) to a
-  // negative value, and `filter {relative_deadline_at_most: 10000000000s}` filtered out
-  // a task of 10 ms.
-  bool too_large = false;
-  EXPECT_FALSE(parse_duration("10000000000s", &too_large));
-  EXPECT_TRUE(too_large);
-  EXPECT_FALSE(parse_duration("99999999999999999999999ns", &too_large));
-  EXPECT_TRUE(too_large);
-  EXPECT_FALSE(parse_duration("4611686018.427387905s", &too_large));
-  EXPECT_TRUE(too_large);
-  // The limit itself, and digits beyond a nanosecond that are zeros.
-  EXPECT_EQ(parse_duration("4611686018.427387904s", &too_large), kMaxParamDuration);
-  EXPECT_FALSE(too_large);
-  EXPECT_EQ(parse_duration("4611686018427387904ns"), kMaxParamDuration);
-  EXPECT_EQ(parse_duration("1000000000000ns"), Time{1000000000000});
-  EXPECT_EQ(parse_duration("1.5000000000s"), Time{1500000000});
-  EXPECT_FALSE(parse_duration("1.9999999999s", &too_large));  // finer than a nanosecond
-  EXPECT_FALSE(too_large);
+TEST(TopologySpec, DurationsAreWrittenAsInTaskSets) {
+  // One parser for both files (model::parse_duration): a space before the unit, µs,
+  // and a zero without a unit are read as in a task set.
+  for (const auto& [text, ns] :
+       std::vector<std::pair<std::string, std::int64_t>>{{"250 us", 250'000},
+                                                         {"250µs", 250'000},
+                                                         {"0.0", 0},
+                                                         {"4611686018.427387904s", std::int64_t{1} << 62}}) {
+    const TopologySpec spec = topology(head +
+                                       "  pipes: {in: one, out: one}\n"
+                                       "  entry: in\n"
+                                       "  instances:\n"
+                                       "    keep: {component: filter, input: in, output: out, params: "
+                                       "{relative_deadline_at_most: '" +
+                                       text + "'}}\n  pes: {terminal: out}\n");
+    EXPECT_EQ(spec.instances[0].params.duration("relative_deadline_at_most"), Time{ns}) << text;
+  }
 }
 
 const std::string chain_pipes =
@@ -152,15 +135,24 @@ TEST(TopologySpec, BadParameterValue) {
   expect_error(head + chain_pipes + chain_a +
                    "    b: {component: release-gate, input: mid, output: out, params: {now: 5 minutes}}\n" +
                    chain_pes,
-               7, {"parameter 'now' must be a duration"});
-  // Too large for nanoseconds in 64 bits: it used to wrap (see Duration.RefusesValuesThatDoNotFit).
+               7, {"parameter 'now': '5 minutes' has unknown unit 'minutes'; use ns, us, ms or s"});
+  expect_error(head + chain_pipes + chain_a +
+                   "    b: {component: release-gate, input: mid, output: out, params: {now: 1.5ns}}\n" +
+                   chain_pes,
+               7, {"parameter 'now': '1.5ns'"});
+  expect_error(head + chain_pipes + chain_a +
+                   "    b: {component: release-gate, input: mid, output: out, params: {now: [1ms]}}\n" +
+                   chain_pes,
+               7, {"parameter 'now' must be a duration such as 250us"});
+  // Too large for nanoseconds in 64 bits: "10000000000s" (10^19 ns) used to wrap to a
+  // negative value, and the filter then dropped a task of 10 ms.
   expect_error(head + chain_pipes + chain_a +
                    "    b: {component: filter, input: mid, output: out, params: "
                    "{relative_deadline_at_most: 10000000000s}}\n" +
                    chain_pes,
                7,
-               {"test.yaml:7:89: parameter 'relative_deadline_at_most' is too large: '10000000000s' exceeds "
-                "4611686018.427387904s (2^62 ns, about 146 years)"});
+               {"test.yaml:7:89: parameter 'relative_deadline_at_most': '10000000000s' is too large (at most "
+                "4611686018.427387904s = 2^62 ns, about 146 years)"});
 }
 
 TEST(TopologySpec, UnknownOrMissingPort) {
