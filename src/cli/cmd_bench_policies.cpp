@@ -79,12 +79,7 @@ struct Options {
           fmt::print("results written to {}\n", o->json);
         }
         if (!o->markdown.empty()) {
-          std::FILE* f = std::fopen(o->markdown.c_str(), "w");
-          if (f == nullptr) throw Error("cannot write --markdown " + o->markdown + "; choose a writable path");
-          fmt::print(f, "{}", tables);
-          if (std::ferror(f) != 0 || std::fclose(f) != 0) {
-            throw Error("cannot write --markdown " + o->markdown + "; check the disk and the path");
-          }
+          platform::write_text_file(o->markdown, tables);
         }
         if (!report.stopped.empty()) {
           fmt::print(stderr, "takt: error: {}\n", report.stopped);

@@ -407,6 +407,22 @@ TEST_F(Commands, CommandLineErrorsStartWithTheErrorPrefixAndNameTheHelpToRead) {
   EXPECT_EQ(r.out.rfind("takt ", 0), 0u) << r.out;
 }
 
+TEST_F(Commands, BenchPoliciesWritesItsMarkdownTablesWhole) {
+  // One short cell (half a second): the --markdown file holds exactly the tables printed
+  // on stdout, written through a temporary file that is renamed into place (none is left).
+  const fs::path md = dir_ / "tables.md";
+  write("tables.md", "an older file\n");
+  Outcome r = takt(
+      "bench policies --utilization 30 --workload fine --sets 1 --min-jobs 1 --no-cyclictest --markdown " +
+      md.string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::ifstream in(md);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("| 30% | gedf-paws |"), std::string::npos) << text;
+  EXPECT_EQ(text, r.out);
+  EXPECT_FALSE(fs::exists(dir_ / "tables.md.partial"));
+}
+
 TEST_F(Commands, EveryOutputFileOptionIsCheckedBeforeTheCommandWorks) {
   const fs::path rtpt =
       write("set.rtpt", "0 1\nsynthetic_task 1 1 0 100000\n0 100000 0 100000 0 1000000 0 1000000 0 0 1\n");
