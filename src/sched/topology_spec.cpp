@@ -126,11 +126,6 @@ class Parser {
     return params;
   }
 
- private:
-  [[noreturn]] void fail(SourceMark mark, const std::string& message) const {
-    throw takt::Error(spec_.where(mark) + ": " + message);
-  }
-
   // yaml-cpp keeps every pair of a map with a repeated key, and a lookup finds the
   // first: reject the repetition instead of reading one of the values silently.
   void reject_repeated_keys(const YAML::Node& map, const std::string& context) const {
@@ -140,6 +135,11 @@ class Parser {
         fail(mark_of(kv.first), "key '" + kv.first.Scalar() + "' appears twice in " + context + "; keep one");
       }
     }
+  }
+
+ private:
+  [[noreturn]] void fail(SourceMark mark, const std::string& message) const {
+    throw takt::Error(spec_.where(mark) + ": " + message);
   }
 
   std::string scalar(const YAML::Node& node, const std::string& what) const {
@@ -519,6 +519,7 @@ TopologySpec parse_topology_text(std::string_view yaml, std::string file) {
     throw takt::Error(file + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
                       ": " + e.msg);
   }
+  if (document.IsMap()) Parser(file, ComponentRegistry::builtin()).reject_repeated_keys(document, "the file");
   if (document.IsMap() && document["topology"]) return parse_topology(document["topology"], std::move(file));
   return parse_topology(document, std::move(file));
 }

@@ -296,6 +296,11 @@ TEST(TopologySpec, RepeatedKeysAreErrors) {
                    chain_pes + "  name: u\n",
                9, {"test.yaml:9:3: key 'name' appears twice in the topology"});
   expect_error(head + "  pipes: {in: one, out: one, in: per-pe}\n", 3, {"pipe 'in' is declared twice"});
+  // Around the section: a second topology was ignored (the first one was built).
+  const std::string body =
+      chain_pipes + chain_a + "    b: {component: edf, input: mid, output: out}\n" + chain_pes;
+  expect_error(head + body + "topology:\n  name: u\n" + body, 9,
+               {"test.yaml:9:1: key 'topology' appears twice in the file; keep one"});
   // The parameters of an instance swap.
   const TopologySpec spec = topology(test::single_stage("fixed-priority"));
   try {
