@@ -27,7 +27,8 @@ class RuntimeSystemAdapter {
   /// A blocked (unconsidered) task is schedulable again.
   virtual void unblock(Task& task) = 0;
   /// The runtime system runs `task` on processing element `pe`: it leaves every
-  /// pipe. Returns false if the task was not schedulable (another PE took it).
+  /// pipe. Returns false, changing nothing, if the task was not schedulable (another
+  /// PE took it) or `pe` is offline; throws std::out_of_range for an unknown `pe`.
   virtual bool dispatch(Task& task, int pe) = 0;
   /// Work for processing element `pe`: the head of its terminal pipe, else of its
   /// pull pipes in order, else stolen from a random non-empty pipe of its steal

@@ -176,6 +176,11 @@ void Scheduler::unblock(Task& task) {
 bool Scheduler::dispatch(Task& task, int pe) {
   SharedSwapGuard guard(lock_);
   check_attached(task, "dispatch");
+  PeSlot* slot = topology_->pe(pe);
+  if (slot == nullptr) {
+    throw std::out_of_range("sched::Scheduler::dispatch: no processing element " + std::to_string(pe));
+  }
+  if (!slot->online) return false;  // as schedule(pe): an offline PE takes no work
   TaskState expected = TaskState::schedulable;
   if (!task.state_.compare_exchange_strong(expected, TaskState::dispatching, std::memory_order_acq_rel)) {
     return false;

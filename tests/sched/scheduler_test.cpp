@@ -147,6 +147,13 @@ TEST(Scheduler, AnOfflinePeGetsNoWork) {
   EXPECT_EQ(s.schedule(0)->id, 1u);
   EXPECT_EQ(s.schedule(2)->id, 3u);
   EXPECT_EQ(s.schedule(0)->id, 2u);
+  // Nor can the runtime dispatch a task to it: the task stays queued.
+  s.admit(pool.make(5, 50ms));
+  EXPECT_FALSE(s.dispatch(pool[3], 1));
+  EXPECT_EQ(pool[3].state(), TaskState::schedulable);
+  EXPECT_EQ(queued_ids(s, "global"), (V{5}));
+  EXPECT_THROW(s.dispatch(pool[3], 3), std::out_of_range);  // no PE 3
+  EXPECT_TRUE(s.dispatch(pool[3], 2));
   // Back online, it gets work again.
   s.add_pe(1, 0);
   s.admit(pool.make(4, 10ms));
