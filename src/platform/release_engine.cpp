@@ -306,15 +306,18 @@ void ReleaseEngine::run_lane(std::span<const std::uint32_t> lane, ReleaseSink& s
   bool draining = false;
   nanoseconds drain_until = nanoseconds::max();
   bool stop_drain_set = false;
-  // When this lane first saw the stop: releases due by then were part of the run
-  // (skipped at the stop); later ones were not.
+  // When the stop came (stop_time(); the moment this lane first saw it if that is
+  // earlier, for a stop flag without a time): releases due by then were part of the run
+  // (skipped at the stop), later ones were not. Not the moment the lane saw it: a lane
+  // inside a long job (partitioned-dm) sees the stop only when the job ends, and the
+  // releases due meanwhile came after the stop.
   nanoseconds stop_seen = nanoseconds::max();
 
   for (;;) {
     const std::uint32_t seen = epoch_.load(std::memory_order_acquire);
     const bool stopping = stop_.load(std::memory_order_acquire);
     nanoseconds now = clock_.now();
-    if (stopping && stop_seen == nanoseconds::max()) stop_seen = now;
+    if (stopping && stop_seen == nanoseconds::max()) stop_seen = std::min(now, stop_time());
     nanoseconds wake = nanoseconds::max();
     bool more_to_release = false;  // a release of this lane is still ahead or pending
     bool any_in_flight = false;

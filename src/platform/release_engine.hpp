@@ -135,9 +135,8 @@ class ReleaseEngine final : public Stoppable {
   /// Skip events (flag at_stop, time `until`) for the releases due by `until` and within
   /// the limits that no lane considered (neither released nor skipped): those of a lane
   /// that was still inside a job when the run gave up on it. A lane that ended has none
-  /// when `until` is at most stop_time() (it skipped every release due by the moment it
-  /// saw the stop). At most `limit` events; `left_out` (if given) gets the number of the
-  /// others. For the run loop, after it gave up on the lanes.
+  /// when `until` is at most stop_time() (it skipped every release due by then). At most `limit` events;
+  /// `left_out` (if given) gets the number of the others. For the run loop, after it gave up on the lanes.
   [[nodiscard]] std::vector<Event> unconsidered_releases(std::chrono::nanoseconds until, std::size_t limit,
                                                          std::uint64_t* left_out = nullptr) const;
 

@@ -437,10 +437,12 @@ TEST(ReleaseEngine, InlineLaneRunsJobsOnItsThreadWithTheSameOverrunRule) {
 
 TEST(ReleaseEngine, AnInlineLaneStopsReleasingAtTheJobDuringWhichTheStopCame) {
   // overrun: wait, T = 10 ms, every job runs 15 ms on the lane's own thread: the backlog
-  // grows, so after each job the next release is already due. The stop comes during
-  // job 2 (which runs 30 -> 45 ms). Releases due by then (job 3 at 30 ms, job 4 at 40 ms)
-  // are skipped at the stop, nothing later is released. Before the fix the lane read the
-  // stop flag only when a release was not yet due, i.e. never: it released all 50.
+  // grows, so after each job the next release is already due. The stop comes at 30 ms,
+  // as job 2 starts (it runs 30 -> 45 ms). The release due by then (job 3 at 30 ms) is
+  // skipped at the stop, nothing later is released. Before the fix the lane read the
+  // stop flag only when a release was not yet due, i.e. never: it released all 50. Then
+  // it counted releases up to the moment it saw the stop (45 ms, after the job), so job 4
+  // (due at 40 ms, after the stop) was skipped too.
   SimulatedClock clock;
   ReleaseConfig config;
   config.jobs_per_task = 50;
@@ -461,7 +463,8 @@ TEST(ReleaseEngine, AnInlineLaneStopsReleasingAtTheJobDuringWhichTheStopCame) {
   engine.start(0ns);
   engine.run(sink, rec);
   EXPECT_EQ(engine.counts(0).released, 3u);  // jobs 0, 1, 2
-  EXPECT_EQ(engine.counts(0).skipped, 2u);   // jobs 3 and 4, due at 30 and 40 ms
+  EXPECT_EQ(engine.counts(0).skipped, 1u);   // job 3, due at 30 ms
+  EXPECT_EQ(engine.stop_time(), 30ms);
   EXPECT_EQ(clock.now(), 45ms);
 }
 
