@@ -117,14 +117,21 @@ std::string format_cpu_speed(const CpuSpeedReport& r) {
                        s.together_p10, s.together_p50, s.max, stretch);
   }
   out += fmt::format(
-      "\nstretch = calibrated / median speed: a strand declared as 1 ms runs this long, in ms (alone / "
-      "every CPU busy)\nworst: {:.2f} alone, {:.2f} with every CPU busy\n",
+      "\nstretch = calibrated / median speed: a synthetic node declared as 1 ms runs this long, in ms "
+      "(alone / every CPU busy), as does a segments strand shorter than 50 us; a longer one uses its "
+      "declared "
+      "CPU time everywhere (it reads the thread's CPU clock)\n"
+      "worst: {:.2f} alone, {:.2f} with every CPU busy\n",
       r.worst_stretch_alone, r.worst_stretch_together);
   if (std::max(r.worst_stretch_alone, r.worst_stretch_together) > 1.1) {
     out += fmt::format(
-        "warning: on this machine strands run up to {:.2f}x their declared length, so the C that a task set "
-        "derives from its segments is too small; measure C with `takt profile --update FILE`, or run on "
-        "CPUs that hold their speed (no frequency scaling, vCPUs on idle physical cores)\n",
+        "warning: on this machine the loop runs up to {:.2f}x slower than calibrated: the synthetic "
+        "program's "
+        "nodes and short segments strands run that much longer than declared, so their declared work is too "
+        "small (measure it with `takt "
+        "profile --update FILE`), and the runtime's own code (spawns, steals, syncs) slows alike; run on "
+        "CPUs "
+        "that hold their speed (no frequency scaling, vCPUs on idle physical cores)\n",
         std::max(r.worst_stretch_alone, r.worst_stretch_together));
   }
   return out;

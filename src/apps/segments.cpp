@@ -17,18 +17,33 @@
 namespace takt::apps {
 namespace {
 
-/// Runs `count` strands of `units` iterations each as a binary spawn tree: every leaf is
-/// one strand, so that every strand boundary is a spawn or sync point.
-void run_strands(std::uint64_t units, std::uint32_t count) {
+/// Runs `count` strands of `length` each as a binary spawn tree: every leaf is one
+/// strand, so that every strand boundary is a spawn or sync point.
+void run_strands(std::chrono::nanoseconds length, std::uint32_t count) {
   if (count <= 1) {
-    busy_units(units);
+    busy_wait(length);
     return;
   }
   const std::uint32_t half = count / 2;
   takt::Scope scope;
-  scope.spawn([units, half] { run_strands(units, half); });
-  run_strands(units, count - half);
+  scope.spawn([length, half] { run_strands(length, half); });
+  run_strands(length, count - half);
   scope.sync();
+}
+
+/// The thread CPU time one read of the thread's CPU clock costs (a system call: the
+/// vDSO does not serve CLOCK_THREAD_CPUTIME_ID), the fastest of 20 rounds of 50 reads.
+std::chrono::nanoseconds clock_read_cost() {
+  static const std::chrono::nanoseconds cost = [] {
+    std::chrono::nanoseconds best = std::chrono::nanoseconds::max();
+    for (int round = 0; round < 20; ++round) {
+      const auto t0 = os::thread_cpu_time();
+      for (int i = 0; i < 50; ++i) (void)os::thread_cpu_time();
+      best = std::min(best, (os::thread_cpu_time() - t0) / 51);
+    }
+    return best;
+  }();
+  return cost;
 }
 
 double calibrate() {
@@ -44,15 +59,16 @@ double calibrate() {
     const double ns = static_cast<double>((t1 - t0).count());
     if (ns > 0) best = std::max(best, static_cast<double>(units) / ns);
   }
+  (void)clock_read_cost();  // measured with the loop, so that no strand pays for it
   return best > 0 ? best : 1.0;
 }
 
-std::uint64_t units_for(std::chrono::nanoseconds length) {
-  const double units = static_cast<double>(length.count()) * busy_units_per_ns();
+std::uint64_t units_for(std::chrono::nanoseconds length, double units_per_ns) {
+  const double units = static_cast<double>(length.count()) * units_per_ns;
   if (units >= static_cast<double>(std::numeric_limits<std::uint64_t>::max())) {
     return std::numeric_limits<std::uint64_t>::max();
   }
-  return static_cast<std::uint64_t>(std::llround(units));
+  return std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::llround(units)));
 }
 
 }  // namespace
@@ -62,7 +78,37 @@ double busy_units_per_ns() {
   return rate;
 }
 
-void busy_wait(std::chrono::nanoseconds length) { busy_units(units_for(length)); }
+void busy_wait(std::chrono::nanoseconds length) { busy_wait(length, busy_units_per_ns()); }
+
+void busy_wait(std::chrono::nanoseconds length, double units_per_ns) {
+  using namespace std::chrono_literals;
+  if (length <= 0ns) return;
+  // The loop runs in steps of at most an eighth of the strand, each
+  // sized by the calibration for what is left, and the thread's CPU clock is read after
+  // each: a CPU that runs the loop slower or faster than calibrated changes how many
+  // steps a strand takes, not its CPU time. A read (a system call, ~0.6 us in a VM) is
+  // part of the strand's CPU time: a read's value is taken about half-way through it, so
+  // from the first read's value to the last one's, length − one read must pass; each
+  // step leaves room for the read after it, and the strand ends when less than half a
+  // read is left. Where the calibration is right the strand is within half a read of
+  // its length; where it is not, it overshoots by at most one step.
+  // A strand shorter than kClockedStrand is the calibrated count of iterations alone:
+  // there the reads (two at least, ~1 us with their cold system-call path) would be
+  // 4 % or more of it (busy_wait(4us) took 4.5 to 4.6 us of CPU time with them).
+  if (length < kClockedStrand) {
+    busy_units(units_for(length, units_per_ns));
+    return;
+  }
+  const std::chrono::nanoseconds read = clock_read_cost();
+  const std::chrono::nanoseconds start = os::thread_cpu_time();
+  const std::chrono::nanoseconds target = length - read;
+  const std::chrono::nanoseconds most = length / 8;
+  for (;;) {
+    const std::chrono::nanoseconds left = target - (os::thread_cpu_time() - start);
+    if (left <= read / 2) return;
+    busy_units(units_for(std::clamp(left - read, 0ns, most), units_per_ns));
+  }
+}
 
 std::vector<SegmentShape> parse_segment_args(const std::vector<std::string>& args) {
   if (args.empty()) {
@@ -110,22 +156,18 @@ std::string format_segment_arg(const SegmentShape& segment) {
 void SegmentsTask::init(const TaskArgs& args) {
   std::vector<SegmentShape> shapes = parse_segment_args(args.args);
   segments_.clear();
-  for (const SegmentShape& s : shapes) segments_.push_back(Segment{s, units_for(s.length)});
+  segments_ = std::move(shapes);
+  (void)busy_units_per_ns();  // calibrate now, not in the first job
 }
 
 void SegmentsTask::run(const Job&) {
-  for (const Segment& s : segments_) run_strands(s.units, s.shape.strands);
+  for (const SegmentShape& s : segments_) run_strands(s.length, s.strands);
 }
 
-std::vector<SegmentShape> SegmentsTask::segments() const {
-  std::vector<SegmentShape> out;
-  out.reserve(segments_.size());
-  for (const Segment& s : segments_) out.push_back(s.shape);
-  return out;
-}
+std::vector<SegmentShape> SegmentsTask::segments() const { return segments_; }
 
 void SegmentsTask::run_strand(const Job&, std::size_t segment, std::size_t) {
-  busy_units(segments_.at(segment).units);
+  busy_wait(segments_.at(segment).length);
 }
 
 }  // namespace takt::apps

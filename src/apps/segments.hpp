@@ -2,9 +2,11 @@
 //
 // A job is a sequence of segments ⟨e, m⟩: m strands of length e that may run in
 // parallel, and the next segment starts when all of them have finished (rt-openmp §II).
-// Each strand busy-waits e by a loop calibrated once per process against the thread's
-// CPU time (CLOCK_THREAD_CPUTIME_ID, fastest of 40 short trials), so a strand that the
-// operating system preempts is not shortened: it still executes e of CPU time.
+// Each strand of 50 us or more busy-waits until its thread has used e of CPU time
+// (busy_wait: a loop calibrated once per process, run in steps between reads of
+// CLOCK_THREAD_CPUTIME_ID), so a strand that the operating system preempts is not
+// shortened, and one on a CPU that runs the loop slower or faster than calibrated
+// still executes e of CPU time. Shorter strands run the calibrated count.
 //
 // Under the fork-join policies (federated, federated-greedy, gedf-paws) run(job) runs
 // each segment as a parallel loop over its strands on the takt runtime, split eagerly
@@ -38,15 +40,11 @@ class SegmentsTask final : public SynchronousTask {
   /// Every segment in order, each a parallel loop over its strands (eager binary split).
   void run(const Job& job) override;
   [[nodiscard]] std::vector<SegmentShape> segments() const override;
-  /// Busy-waits the strand's length.
+  /// Busy-waits the strand's length of CPU time.
   void run_strand(const Job& job, std::size_t segment, std::size_t strand) override;
 
  private:
-  struct Segment {
-    SegmentShape shape;
-    std::uint64_t units = 0;  ///< busy-loop iterations for one strand
-  };
-  std::vector<Segment> segments_;
+  std::vector<SegmentShape> segments_;
 };
 
 /// Parses one argument per segment: `LENGTH` or `LENGTH*STRANDS` (STRANDS ≥ 1). Throws
@@ -56,10 +54,21 @@ std::vector<SegmentShape> parse_segment_args(const std::vector<std::string>& arg
 std::string format_segment_arg(const SegmentShape& segment);
 
 /// Busy-loop iterations per nanosecond of thread CPU time on this machine, measured on
-/// first use (about 25 ms) and then fixed for the process.
+/// first use (about 25 ms: the fastest of 40 short trials) and then fixed for the
+/// process. busy_wait() sizes its steps by it.
 double busy_units_per_ns();
-/// Busy-waits about `length` of CPU time (busy_units_per_ns() iterations per ns).
+/// From this length on, busy_wait() reads the thread's CPU clock; shorter waits are the
+/// calibrated number of iterations.
+inline constexpr std::chrono::nanoseconds kClockedStrand{50'000};
+/// Busy-waits until the calling thread has used `length` of CPU time
+/// (CLOCK_THREAD_CPUTIME_ID; time off the CPU does not count), within about half a
+/// clock read (~0.3 us) where the loop runs at its calibrated speed and overshooting by
+/// at most one step of the loop (an eighth of `length` at the calibrated speed) where
+/// it does not. Below kClockedStrand: busy_units_per_ns() iterations per ns, no clock.
 void busy_wait(std::chrono::nanoseconds length);
+/// busy_wait() with steps sized for `units_per_ns` instead of the calibration (tests:
+/// a calibration far off still gives `length` of CPU time).
+void busy_wait(std::chrono::nanoseconds length, double units_per_ns);
 
 /// Registers `segments` in `registry` unless it is there already.
 inline void register_segments_program(ProgramRegistry& registry = programs()) {

@@ -19,7 +19,8 @@ struct CpusArgs {
 [[maybe_unused]] const bool registered = register_command({
     {"bench", "cpus"},
     "How fast each CPU runs the busy loop of the segments and synthetic programs, alone and with every CPU "
-    "busy, against the calibration those programs assume: whether strands run as long as declared here",
+    "busy, against the calibration those programs assume: whether synthetic nodes run as long as declared "
+    "here (segments strands of 50 us or more use their declared CPU time anywhere)",
     [](CLI::App& app) -> Action {
       auto a = std::make_shared<CpusArgs>();
       app.add_option("--seconds", a->options.seconds,

@@ -17,11 +17,12 @@ std::chrono::nanoseconds read(clockid_t id) {
 
 std::chrono::nanoseconds monotonic_now() { return read(CLOCK_MONOTONIC); }
 
-bool sleep_until(std::chrono::nanoseconds when) {
+void sleep_until(std::chrono::nanoseconds when) {
   timespec ts{static_cast<time_t>(when.count() / 1'000'000'000),
               static_cast<long>(when.count() % 1'000'000'000)};
-  int rc = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr);
-  return rc == 0;
+  // With an absolute time, sleeping again after EINTR keeps the same end.
+  while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR) {
+  }
 }
 
 std::chrono::nanoseconds thread_cpu_time() { return read(CLOCK_THREAD_CPUTIME_ID); }

@@ -9,10 +9,10 @@ namespace takt::os {
 std::chrono::nanoseconds monotonic_now();
 
 /// Sleeps until CLOCK_MONOTONIC reaches `when` (clock_nanosleep, TIMER_ABSTIME), so
-/// that periodic releases do not drift. Returns true when `when` was reached, false
-/// when a signal interrupted the sleep (the caller checks its stop flag, then sleeps
-/// again if it wants).
-bool sleep_until(std::chrono::nanoseconds when);
+/// that periodic releases do not drift. A signal handler that runs meanwhile (takt's
+/// SIGINT/SIGTERM stop, installed for the whole process) does not end the sleep early:
+/// it is resumed until `when`. Returns at once for a time in the past.
+void sleep_until(std::chrono::nanoseconds when);
 
 /// CPU time consumed by the calling thread (CLOCK_THREAD_CPUTIME_ID).
 std::chrono::nanoseconds thread_cpu_time();

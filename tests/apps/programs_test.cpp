@@ -2,6 +2,8 @@
 // pool.
 #include "apps/programs.hpp"
 #include "apps/same_result.hpp"
+#include "apps/segments.hpp"
+#include "os/clock.hpp"
 #include "takt/error.hpp"
 #include "takt/program.hpp"
 #include "takt/runtime.hpp"
@@ -161,4 +163,25 @@ TEST(SameResult, DifferencesThatCancelInPlainSumsChangeTheFingerprint) {
   std::swap(swapped[100], swapped[9000]);
   EXPECT_NE(same.fingerprint(swapped.data(), swapped.size()), original);
   EXPECT_EQ(same.fingerprint(base.data(), base.size()), original) << "the same values, the same fingerprint";
+}
+
+TEST(Segments, AStrandUsesItsLengthOfCpuTimeWhateverTheLoopsSpeed) {
+  // busy_wait spins until the thread's CPU clock has advanced by the length. Before, a
+  // strand was a fixed number of iterations from a calibration taken once per process:
+  // calibrated while another process loaded the machine, the policy tests' jobs then ran
+  // 22 % shorter than declared (9.7 ms for 12.6 ms). Here the steps are sized for a
+  // loop 4 times faster and 4 times slower than calibrated: the CPU time is 10 ms
+  // either way, plus at most one step, an eighth of the length at the assumed speed
+  // (1.25 ms; 5 ms of real time where the loop is 4 times slower than assumed). The
+  // upper bounds allow the loop twice that (a loaded machine slows it), far below what
+  // a fixed count of iterations gives with such a calibration (2.5 and 40 ms).
+  using namespace std::chrono_literals;
+  const double rate = takt::apps::busy_units_per_ns();
+  for (const double factor : {0.25, 1.0, 4.0}) {
+    const auto t0 = takt::os::thread_cpu_time();
+    takt::apps::busy_wait(10ms, rate * factor);
+    const auto used = takt::os::thread_cpu_time() - t0;
+    EXPECT_GE(used, 10ms) << "factor " << factor;
+    EXPECT_LE(used, factor > 1 ? 20ms : 12500us) << "factor " << factor;
+  }
 }

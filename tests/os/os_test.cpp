@@ -10,7 +10,10 @@
 
 #include <gtest/gtest.h>
 
+#include <pthread.h>
+
 #include <atomic>
+#include <csignal>
 #include <cstdlib>
 #include <mutex>
 #include <string>
@@ -85,12 +88,47 @@ TEST(Futex, WaitForTimesOut) {
 
 TEST(Clock, SleepUntilIsAbsolute) {
   auto target = takt::os::monotonic_now() + 3ms;
-  EXPECT_TRUE(takt::os::sleep_until(target));
+  takt::os::sleep_until(target);
   EXPECT_GE(takt::os::monotonic_now(), target);
   // A time in the past returns immediately.
   auto t0 = takt::os::monotonic_now();
-  EXPECT_TRUE(takt::os::sleep_until(t0 - 1s));
+  takt::os::sleep_until(t0 - 1s);
   EXPECT_LT(takt::os::monotonic_now() - t0, 1s);
+}
+
+namespace {
+std::atomic<int> handled_signals{0};
+void count_signal(int) { handled_signals.fetch_add(1); }
+}  // namespace
+
+TEST(Clock, ASignalHandlerDoesNotEndASleepEarly) {
+  // partitioned-dm's team threads sleep until a segment's release; a SIGINT handled on
+  // such a thread (takt's stop handler is process-wide, without SA_RESTART, which
+  // clock_nanosleep ignores anyway) returned EINTR, and the thread started its segment
+  // early. The sleeper gets SIGUSR1 three times during a 60 ms sleep.
+  struct sigaction action {};
+  struct sigaction old {};
+  action.sa_handler = count_signal;
+  sigemptyset(&action.sa_mask);
+  ASSERT_EQ(sigaction(SIGUSR1, &action, &old), 0);
+  handled_signals = 0;
+  std::atomic<bool> asleep{false};
+  std::chrono::nanoseconds woke{};
+  const auto target = takt::os::monotonic_now() + 60ms;
+  std::thread sleeper([&] {
+    asleep = true;
+    takt::os::sleep_until(target);
+    woke = takt::os::monotonic_now();
+  });
+  while (!asleep) std::this_thread::yield();
+  for (int i = 0; i < 3; ++i) {
+    std::this_thread::sleep_for(5ms);
+    pthread_kill(sleeper.native_handle(), SIGUSR1);
+  }
+  sleeper.join();
+  sigaction(SIGUSR1, &old, nullptr);
+  EXPECT_EQ(handled_signals.load(), 3);
+  EXPECT_GE(woke, target);
 }
 
 TEST(Clock, SpinNeverSleeps) {
