@@ -242,8 +242,11 @@ ext::Work GedfPaws::preempt(const ext::YieldPoint& point) noexcept {
   sched::Task* t = scheduler_->schedule(pe);
   if (t == nullptr) return {};
   if (key_of(*t) >= point.key) {
-    // Another core took the earlier one meanwhile: put this one back and go on.
+    // Another core took the earlier one meanwhile: put this one back and go on. While
+    // it was out of the queue an idle worker may have found the queue empty and gone to
+    // sleep: wake one (else it sleeps until its timeout, up to 1 s, beside queued work).
     scheduler_->relinquish(*t);
+    pool_->extension().notify_work();
     return {};
   }
   preemptions_.fetch_add(1, std::memory_order_relaxed);
