@@ -8,18 +8,20 @@
 //    (`federated-greedy`, QueueStrategy::centralized_greedy);
 //  - every other task runs sequentially on the shared core the analysis packed it on
 //    (first-fit or worst-fit by density, Σ C/D ≤ 1 per core). Each shared core is a
-//    cluster of one executor thread pinned there. Its jobs are ordered by absolute
-//    deadline in the topology (EDF) and run to completion, one at a time
-//    (non-preemptive EDF): the analysis assumed preemptive uniprocessor EDF, so a job
-//    may additionally wait for at most one job of another light task on its core that
-//    started before it was released (blocking ≤ the longest such job's execution).
+//    cluster with one executor thread per light task placed there, pinned to it. A
+//    released job goes to an idle executor in deadline order, and the core is re-ranked:
+//    every executor holding a job gets the SCHED_FIFO level of its job's deadline rank
+//    among the core's jobs (79, 78, ...; fifo::rank_priority), so the kernel runs the
+//    earliest deadline and preempts a later one at a release: preemptive EDF, as the
+//    analysis' density test assumes (docs/policies.md). Without SCHED_FIFO the kernel
+//    time-shares the core among the active jobs, whatever their deadlines.
 //    SCHED_DEADLINE is not used for them: the kernel refuses it for threads pinned to
 //    a subset of the root domain's CPUs without exclusive cpusets.
 //  - One release lane per cluster (SCHED_FIFO 90) releases the cluster's tasks and
 //    admits each job to the topology with its task's cluster; the cluster's workers
 //    (SCHED_FIFO 80) get it through schedule(pe): a pool's idle worker asks the
-//    topology through the runtime's work source (PAWS rule D's hook), an executor asks
-//    after it is woken.
+//    topology through the runtime's work source (PAWS rule D's hook); the lane hands a
+//    shared core's jobs to its executors and wakes them.
 // Without SCHED_FIFO every thread runs in SCHED_OTHER, pinned the same way.
 #pragma once
 
