@@ -9,12 +9,27 @@ namespace takt::platform {
 /// target.abandon() (second); a third restores the default action and re-raises, so
 /// a user can always get out. The handler only touches atomics and futexes. One
 /// SignalStop may be alive at a time; the previous handlers come back on destruction.
+///
+/// Without a target (constructed without one, or after detach()) the signals are
+/// counted and nothing else happens, except that the third still ends the process: a
+/// command keeps one alive from before its run until its results are written, so that
+/// a second Ctrl-C soon after the first does not kill it while it writes them. A
+/// target attached after signals came gets them at once (request_stop(), and abandon()
+/// after two).
 class SignalStop {
  public:
+  /// Installs the handlers without a target. Throws takt::Error if another SignalStop
+  /// is alive.
+  SignalStop();
   explicit SignalStop(Stoppable& target);
   ~SignalStop();
   SignalStop(const SignalStop&) = delete;
   SignalStop& operator=(const SignalStop&) = delete;
+
+  /// Signals now go to `target` (one at a time; replaces none: detach() first).
+  void attach(Stoppable& target);
+  /// Signals are only counted again; returns when no handler uses the old target.
+  void detach() noexcept;
 
   /// Signals received while this object was alive.
   [[nodiscard]] int signals_received() const noexcept;

@@ -4,6 +4,7 @@
 #include "platform/metrics.hpp"
 #include "platform/release_engine.hpp"
 #include "platform/signal_stop.hpp"
+#include "takt/error.hpp"
 
 #include "os/clock.hpp"
 
@@ -11,6 +12,7 @@
 
 #include <condition_variable>
 #include <csignal>
+#include <cstdlib>
 #include <deque>
 #include <mutex>
 #include <thread>
@@ -212,6 +214,48 @@ TEST(ReleaseEngineThreads, SecondSignalAbandons) {
   EXPECT_TRUE(engine.stop_requested());
   EXPECT_TRUE(engine.abandoned());
   EXPECT_EQ(signals.signals_received(), 2);
+}
+
+TEST(ReleaseEngineThreads, SignalsWithoutATargetAreCountedAndReachTheTargetAttachedLater) {
+  // A command holds its SignalStop from before the run until its results are written.
+  // Before, the run's SignalStop put the default handlers back when the run ended, so a
+  // second Ctrl-C 10 ms after the first killed takt while it wrote the table and trace.
+  ReleaseEngine first({periodic(5ms, 5ms)}, ReleaseConfig{});
+  ReleaseEngine second({periodic(5ms, 5ms)}, ReleaseConfig{});
+  SignalStop signals;
+  std::raise(SIGINT);  // before the run: counted, nothing to stop yet
+  EXPECT_EQ(signals.signals_received(), 1);
+  signals.attach(first);
+  EXPECT_TRUE(first.stop_requested());  // the signal that came before
+  EXPECT_FALSE(first.abandoned());
+  std::raise(SIGTERM);
+  EXPECT_TRUE(first.abandoned());
+  signals.detach();  // the run is over: the engine may go; its outputs are written now
+  signals.attach(second);
+  EXPECT_TRUE(second.stop_requested());
+  EXPECT_TRUE(second.abandoned());
+  EXPECT_EQ(signals.last_signal(), SIGTERM);
+  // A second SignalStop while one is alive is refused, naming the fix.
+  try {
+    SignalStop another;
+    FAIL() << "expected an error";
+  } catch (const takt::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("handle_signals = false"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ReleaseEngineThreads, ADetachedSignalStopStillLetsTheThirdSignalEndTheProcess) {
+  // Counting signals without a target must not trap the user: the third one restores
+  // the default action and re-raises (exit by SIGINT), as during a run.
+  EXPECT_EXIT(
+      {
+        SignalStop signals;
+        std::raise(SIGINT);
+        std::raise(SIGINT);
+        std::raise(SIGINT);
+        std::exit(0);
+      },
+      ::testing::KilledBySignal(SIGINT), "");
 }
 
 namespace {
