@@ -15,6 +15,7 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <vector>
 
 namespace takt::model {
 namespace {
@@ -276,6 +277,11 @@ YAML::Node load_yaml(std::string_view text, const std::string& source) {
                                                static_cast<unsigned char>(text[0]) == 0xFF ||
                                                text[0] == '\0' || (text.size() > 1 && text[1] == '\0'));
   if (!other_unicode) {
+    if (const std::size_t zero = text.find('\0'); zero != std::string_view::npos) {
+      throw Error(mark_at(text, zero).where(source) +
+                  ": a zero byte (0x00), which no YAML or JSON text holds; remove it (is the file binary, "
+                  "or cut short while it was written?)");
+    }
     if (const std::size_t bad = first_bad_utf8(text); bad != std::string_view::npos) {
       char hex[8];
       std::snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned char>(text[bad]));
@@ -284,7 +290,15 @@ YAML::Node load_yaml(std::string_view text, const std::string& source) {
     }
   }
   try {
-    return YAML::Load(std::string(text));
+    std::vector<YAML::Node> documents = YAML::LoadAll(std::string(text));
+    if (documents.size() > 1) {
+      // yaml-cpp's Load reads the first document and ignores the rest silently.
+      throw Error(
+          mark_of(documents[1].Mark()).where(source) +
+          ": a second YAML document (after a '---' line) starts here; a file holds one task set: remove "
+          "the '---' line, or put the second set in a file of its own");
+    }
+    return documents.empty() ? YAML::Node() : documents.front();
   } catch (const YAML::DeepRecursion& e) {
     // yaml-cpp's own message for this is "bad file".
     throw Error(mark_of(e.mark).where(source) +

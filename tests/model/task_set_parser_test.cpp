@@ -426,6 +426,17 @@ TEST(TaskSetParser, OtherSyntaxErrorsKeepTheParsersWordsAndSayWhatToCheck) {
   expect_error("a: b: c\n", "ts.yaml:1:5", "illegal map value; a YAML syntax error");
 }
 
+TEST(TaskSetParser, ASecondYamlDocumentAndAZeroByteAreErrors) {
+  // yaml-cpp's Load read the first document and dropped the rest silently; a zero byte
+  // gave "unknown escape character" with a raw line break in the message.
+  const std::string task = "tasks:\n  - {name: a, period: 10ms, work: 1ms, span: 1ms}\n";
+  expect_error(task + "---\ntasks: []\n", "ts.yaml:4:1", "a second YAML document (after a '---' line)");
+  expect_error("tasks:\n  - {name: \"a" + std::string(1, '\0') + "b\", period: 10ms, work: 1ms, span: 1ms}\n",
+               "ts.yaml:2:14", "a zero byte (0x00)");
+  EXPECT_EQ(error_of("---\n" + task), "no error");  // one document with its start marker
+  EXPECT_EQ(error_of(task + "...\n"), "no error");  // and with its end marker
+}
+
 TEST(TaskSetParser, TextThatIsNotUtf8IsBadInputAtItsPosition) {
   // A name in an 8-bit encoding used to pass, and then cost the run its JSON outputs.
   const std::string task = ", period: 10ms, work: 1ms, span: 1ms}\n";
