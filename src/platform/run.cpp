@@ -25,6 +25,7 @@
 #include <algorithm>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <set>
 
 namespace takt::platform {
@@ -114,6 +115,21 @@ struct InitialisedTasks {
   }
 };
 
+/// Everything a policy's threads can reach through the RunContext during a run. Freed
+/// when run_task_set returns with every thread joined; when a job was left running on
+/// one of them, deliberately leaked (owned by nobody), since that thread goes on using
+/// the engine, the recorder, the task objects and the context until its job ends.
+struct RunState {
+  explicit RunState(CoreMap map) : cores(std::move(map)) {}
+  const CoreMap cores;
+  std::unique_ptr<InitialisedTasks> tasks = std::make_unique<InitialisedTasks>();
+  std::unique_ptr<ReleaseEngine> engine;
+  RealtimeSettings realtime;
+  std::optional<sched::TopologySpec> topology;
+  std::unique_ptr<Recorder> recorder;
+  std::optional<RunContext> ctx;
+};
+
 }  // namespace
 
 std::vector<std::string> program_arguments(const model::Task& task) {
@@ -196,13 +212,14 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
                       t.name, model::format_duration(t.period), model::format_duration(kShortestPeriod)));
     }
   }
-  const CoreMap cores = CoreMap::for_this_process(verdict.cores);
+  auto state = std::make_unique<RunState>(CoreMap::for_this_process(verdict.cores));
+  const CoreMap& cores = state->cores;
 
   // Tasks: one object per task, initialised with its arguments.
   // Every built-in program can be named by `program:` (docs/programs.md).
   apps::register_segments_program();
   apps::register_builtin_programs();
-  auto tasks = std::make_unique<InitialisedTasks>();
+  std::unique_ptr<InitialisedTasks>& tasks = state->tasks;
   std::vector<PeriodicTask> timing;
   const std::filesystem::path base = std::filesystem::path(set.source).parent_path();
   try {
@@ -252,13 +269,15 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
   } else {
     config.duration = options.default_duration;
   }
-  auto engine = std::make_unique<ReleaseEngine>(timing, config);
+  state->engine = std::make_unique<ReleaseEngine>(timing, config);
+  std::unique_ptr<ReleaseEngine>& engine = state->engine;
 
-  RealtimeSettings realtime = RealtimeSettings::probe();
-  const sched::TopologySpec topology =
-      set.topology ? sched::parse_topology(*set.topology, set.source) : policy.default_topology();
+  RealtimeSettings& realtime = state->realtime = RealtimeSettings::probe();
+  const sched::TopologySpec& topology = state->topology.emplace(
+      set.topology ? sched::parse_topology(*set.topology, set.source) : policy.default_topology());
 
-  RunContext ctx{set, verdict, cores, engine->tasks(), tasks->pointers, *engine, realtime, topology};
+  RunContext& ctx = state->ctx.emplace(
+      RunContext{set, verdict, cores, engine->tasks(), tasks->pointers, *engine, realtime, topology});
   RecordingPlan plan;
   try {
     plan = policy.plan(ctx);
@@ -266,7 +285,8 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
     tasks->finalize_all();
     throw;
   }
-  auto recorder = std::make_unique<Recorder>(size_recorder(plan, engine->tasks(), config));
+  state->recorder = std::make_unique<Recorder>(size_recorder(plan, engine->tasks(), config));
+  std::unique_ptr<Recorder>& recorder = state->recorder;
   ctx.recorder = recorder.get();
 
   try {
@@ -402,10 +422,9 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
   result.output_errors = fmt::format("{}", fmt::join(failures, "; "));
 
   if (result.jobs_left_running) {
-    // A job still runs on one of the policy's threads and uses these: keep them alive.
-    (void)tasks.release();
-    (void)recorder.release();
-    (void)engine.release();
+    // A job still runs on one of the policy's threads and uses the engine, the
+    // recorder, the tasks and the context: leaked on purpose (RunState).
+    (void)state.release();
   }
   return result;
 }
