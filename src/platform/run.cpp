@@ -289,60 +289,79 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
   std::unique_ptr<Recorder>& recorder = state->recorder;
   ctx.recorder = recorder.get();
 
+  // From prepare() on, the policy's threads exist and use the engine, the recorder and
+  // the tasks. Whatever throws before the run has ended stops the run as a second
+  // signal would, lets the policy stop and join its threads and finalises the tasks
+  // before the exception leaves; when a job still runs on one of the threads, the
+  // state it uses is leaked instead, as after a run that left a job running.
+  auto end_after_failure = [&] {
+    engine->abandon();
+    if (policy.shutdown()) {
+      tasks->finalize_all();
+    } else {
+      (void)state.release();  // leaked on purpose: a job still runs on it (RunState)
+    }
+  };
   try {
     policy.prepare(ctx);
   } catch (...) {
-    policy.shutdown();
-    tasks->finalize_all();
+    end_after_failure();
     throw;
   }
 
   std::optional<SignalStop> signals;
-  if (options.handle_signals) signals.emplace(*engine);
-  if (options.lock_memory && realtime.lock_memory && !os::lock_memory()) {
-    // The probe locks one page; mlockall of the whole process can still exceed
-    // RLIMIT_MEMLOCK. Report what the run got, not what the probe saw.
-    realtime.lock_memory = false;
-    os::Privileges got = os::privileges();
-    got.mlock = false;
-    realtime.privileges = got.summary() + " (refused for this process: RLIMIT_MEMLOCK)";
-  }
-  if (options.messages != nullptr) {
-    const std::string length =
-        config.duration ? fmt::format("{:g} s", static_cast<double>(config.duration->count()) / 1e9)
-                        : fmt::format("{} jobs per task", *config.jobs_per_task);
-    fmt::print(options.messages, "takt run: {} task(s) under {} for {}, overrun \"{}\"; {}\n", set.tasks.size(),
-               policy.name(), length, to_string(config.overrun), cores.describe());
-    fmt::print(options.messages, "takt run: {}\n", realtime.describe());
-    std::fflush(options.messages);
-  }
   std::optional<os::WakeupLatencyRequest> qos;
-  if (options.lock_memory && realtime.fifo) qos.emplace();
-  const std::optional<std::uint64_t> planned = engine->planned_releases();
   std::optional<ProgressLine> progress;
-  progress.emplace(
-      [&recorder, planned] {
-        const RecorderProgress p = recorder->progress();
-        return ProgressLine::Counts{p.jobs_done, p.misses, planned};
-      },
-      stderr, options.progress);
-
   nanoseconds stop_seen = nanoseconds::max();
-  ctx.overdue = [&engine, &stop_seen, drain = options.drain, messages = options.messages] {
-    if (!engine->stop_requested()) {
-      const std::optional<Stall> stall = engine->abandon_if_stalled();
-      if (stall && messages != nullptr) report_stall(messages, *stall, engine->tasks());
-      return false;
+  SystemSample before;
+  try {
+    if (options.handle_signals) signals.emplace(*engine);
+    if (options.lock_memory && realtime.lock_memory && !os::lock_memory()) {
+      // The probe locks one page; mlockall of the whole process can still exceed
+      // RLIMIT_MEMLOCK. Report what the run got, not what the probe saw.
+      realtime.lock_memory = false;
+      os::Privileges got = os::privileges();
+      got.mlock = false;
+      realtime.privileges = got.summary() + " (refused for this process: RLIMIT_MEMLOCK)";
     }
-    const nanoseconds now = os::monotonic_now();
-    if (stop_seen == nanoseconds::max()) stop_seen = now;
-    const nanoseconds limit = engine->abandoned() ? nanoseconds(200ms) : drain + 500ms;
-    return now - stop_seen > limit;
-  };
+    if (options.messages != nullptr) {
+      const std::string length =
+          config.duration ? fmt::format("{:g} s", static_cast<double>(config.duration->count()) / 1e9)
+                          : fmt::format("{} jobs per task", *config.jobs_per_task);
+      fmt::print(options.messages, "takt run: {} task(s) under {} for {}, overrun \"{}\"; {}\n",
+                 set.tasks.size(), policy.name(), length, to_string(config.overrun), cores.describe());
+      fmt::print(options.messages, "takt run: {}\n", realtime.describe());
+      std::fflush(options.messages);
+    }
+    if (options.lock_memory && realtime.fifo) qos.emplace();
+    const std::optional<std::uint64_t> planned = engine->planned_releases();
+    progress.emplace(
+        [&recorder, planned] {
+          const RecorderProgress p = recorder->progress();
+          return ProgressLine::Counts{p.jobs_done, p.misses, planned};
+        },
+        stderr, options.progress);
 
-  const SystemSample before = sample_system();
-  engine->start(os::monotonic_now() + options.start_delay);
-  policy.run(ctx);
+    ctx.overdue = [&engine, &stop_seen, drain = options.drain, messages = options.messages] {
+      if (!engine->stop_requested()) {
+        const std::optional<Stall> stall = engine->abandon_if_stalled();
+        if (stall && messages != nullptr) report_stall(messages, *stall, engine->tasks());
+        return false;
+      }
+      const nanoseconds now = os::monotonic_now();
+      if (stop_seen == nanoseconds::max()) stop_seen = now;
+      const nanoseconds limit = engine->abandoned() ? nanoseconds(200ms) : drain + 500ms;
+      return now - stop_seen > limit;
+    };
+
+    before = sample_system();
+    engine->start(os::monotonic_now() + options.start_delay);
+    policy.run(ctx);
+  } catch (...) {
+    progress.reset();
+    end_after_failure();
+    throw;
+  }
   progress.reset();
   const SystemSample after = sample_system();
   const nanoseconds end = os::monotonic_now();

@@ -5,6 +5,7 @@
 // loaded machine; structure is: every job accounted for, work / cores as a floor on
 // responses, the injected overruns and failures counted where they were injected.
 #include "analysis/generator.hpp"
+#include "platform/signal_stop.hpp"
 #include "run_support.hpp"
 
 #include <gtest/gtest.h>
@@ -15,6 +16,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <thread>
@@ -577,6 +579,51 @@ tasks:
         std::_Exit(0);
       },
       ::testing::ExitedWithCode(0), "survived");
+}
+
+/// Threads of this process now.
+std::size_t threads_of_this_process() {
+  std::size_t n = 0;
+  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator("/proc/self/task")) ++n;
+  return n;
+}
+
+TEST_P(EveryPolicy, AnErrorAfterPrepareStopsTheRunAndJoinsThePolicyBeforeItLeaves) {
+  // Installing the run's SignalStop throws when another one is installed (a second run
+  // in the process). Only plan() and prepare() were guarded: run_task_set threw with
+  // the policy's threads running, freed the engine, the recorder and the tasks under
+  // them without finalising the tasks, and destroying the policy then read the freed
+  // engine.
+  register_held_program();
+  HeldTask::finalized = 0;
+  const model::TaskSet set = model::parse_task_set(R"(
+global: {cores: 1}
+tasks:
+  - {name: held, period: 20ms, program: test-held, work: 1ms, span: 1ms}
+)");
+  analysis::AnalysisOptions options;
+  options.policy = GetParam();
+  const analysis::AnalysisResult verdict = analysis::analyse(set, options);
+  struct Inert final : platform::Stoppable {
+    void request_stop() noexcept override {}
+    void abandon() noexcept override {}
+  } inert;
+  const std::size_t threads_before = threads_of_this_process();
+  auto policy = policies::make_policy(GetParam());
+  {
+    const platform::SignalStop other(inert);
+    platform::RunOptions run;
+    run.duration = 100ms;
+    run.table = nullptr;
+    run.messages = nullptr;
+    run.progress = false;
+    run.lock_memory = false;
+    run.handle_signals = true;
+    EXPECT_THROW(platform::run_task_set(set, verdict, *policy, run), takt::Error);
+  }
+  EXPECT_EQ(HeldTask::finalized.load(), 1) << "the task was not finalised";
+  EXPECT_LE(threads_of_this_process(), threads_before) << "the policy's threads outlived run_task_set()";
+  policy.reset();
 }
 
 TEST(PartitionedDm, AProgramThatCannotRunStrandsIsRefusedNamingThePolicies) {
