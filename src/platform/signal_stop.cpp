@@ -41,7 +41,10 @@ void on_signal(int sig) {
 SignalStop::SignalStop(Stoppable& target) {
   Stoppable* expected = nullptr;
   if (!g_target.compare_exchange_strong(expected, &target)) {
-    throw Error("SignalStop: another stop handler is already installed");
+    throw Error(
+        "cannot handle SIGINT/SIGTERM: another run (or another SignalStop) in this process handles "
+        "them already, and only one can; run one run at a time in a process, or set "
+        "RunOptions::handle_signals = false for the runs that need not stop on a signal");
   }
   g_count.store(0);
   g_last.store(0);
