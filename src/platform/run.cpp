@@ -368,7 +368,14 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
 
   RunResult result;
   result.jobs_left_running = !policy.shutdown();
-  if (!result.jobs_left_running) tasks->finalize_all();
+  if (!result.jobs_left_running) {
+    tasks->finalize_all();
+  } else {
+    // A job still runs on one of the policy's threads and uses the engine, the
+    // recorder, the tasks and the context: leaked on purpose (RunState), at once, so
+    // that nothing thrown while the results are made can free them.
+    (void)state.release();
+  }
   const nlohmann::json details = policy.details();
   warn_withheld(details);
 
@@ -440,11 +447,6 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
   }
   result.output_errors = fmt::format("{}", fmt::join(failures, "; "));
 
-  if (result.jobs_left_running) {
-    // A job still runs on one of the policy's threads and uses the engine, the
-    // recorder, the tasks and the context: leaked on purpose (RunState).
-    (void)state.release();
-  }
   return result;
 }
 
