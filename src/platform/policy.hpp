@@ -16,9 +16,11 @@
 //   run(ctx)       the engine is started: runs every release lane until the engine's
 //                  run has ended for it (limits reached, or stopped) and returns.
 //   shutdown()     stops and joins every thread it created, or, when a job is still
-//                  running (abandoned), leaves them and returns false; the policy's
-//                  destructor must then not wait for them either (it leaks them: the
-//                  program is about to end).
+//                  running (abandoned), leaves them and returns false. The threads left
+//                  running go on using the policy object: it must then outlive them,
+//                  so destroying it must leak it instead (the built-in policies'
+//                  factories wrap it in policies::LeakedWhenLeftRunning), and the run
+//                  loop leaks the engine, the recorder, the tasks and the RunContext.
 //   details()      policy-specific measurements for the JSON (pool and scheduler
 //                  statistics), after shutdown.
 #pragma once
@@ -42,7 +44,9 @@
 
 namespace takt::platform {
 
-/// Everything a policy works with.
+/// Everything a policy works with. `set` and `analysis` are the caller's and may be gone
+/// once run_task_set() has returned: a thread that may be left running in a job must
+/// not read them (the rest is leaked with it, see shutdown() above).
 struct RunContext {
   const model::TaskSet& set;
   const analysis::AnalysisResult& analysis;

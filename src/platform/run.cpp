@@ -25,6 +25,7 @@
 #include <algorithm>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <set>
 
 namespace takt::platform {
@@ -114,6 +115,21 @@ struct InitialisedTasks {
   }
 };
 
+/// Everything a policy's threads can reach through the RunContext during a run. Freed
+/// when run_task_set returns with every thread joined; when a job was left running on
+/// one of them, deliberately leaked (owned by nobody), since that thread goes on using
+/// the engine, the recorder, the task objects and the context until its job ends.
+struct RunState {
+  explicit RunState(CoreMap map) : cores(std::move(map)) {}
+  const CoreMap cores;
+  std::unique_ptr<InitialisedTasks> tasks = std::make_unique<InitialisedTasks>();
+  std::unique_ptr<ReleaseEngine> engine;
+  RealtimeSettings realtime;
+  std::optional<sched::TopologySpec> topology;
+  std::unique_ptr<Recorder> recorder;
+  std::optional<RunContext> ctx;
+};
+
 }  // namespace
 
 std::vector<std::string> program_arguments(const model::Task& task) {
@@ -196,13 +212,14 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
                       t.name, model::format_duration(t.period), model::format_duration(kShortestPeriod)));
     }
   }
-  const CoreMap cores = CoreMap::for_this_process(verdict.cores);
+  auto state = std::make_unique<RunState>(CoreMap::for_this_process(verdict.cores));
+  const CoreMap& cores = state->cores;
 
   // Tasks: one object per task, initialised with its arguments.
   // Every built-in program can be named by `program:` (docs/programs.md).
   apps::register_segments_program();
   apps::register_builtin_programs();
-  auto tasks = std::make_unique<InitialisedTasks>();
+  std::unique_ptr<InitialisedTasks>& tasks = state->tasks;
   std::vector<PeriodicTask> timing;
   const std::filesystem::path base = std::filesystem::path(set.source).parent_path();
   try {
@@ -252,13 +269,15 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
   } else {
     config.duration = options.default_duration;
   }
-  auto engine = std::make_unique<ReleaseEngine>(timing, config);
+  state->engine = std::make_unique<ReleaseEngine>(timing, config);
+  std::unique_ptr<ReleaseEngine>& engine = state->engine;
 
-  RealtimeSettings realtime = RealtimeSettings::probe();
-  const sched::TopologySpec topology =
-      set.topology ? sched::parse_topology(*set.topology, set.source) : policy.default_topology();
+  RealtimeSettings& realtime = state->realtime = RealtimeSettings::probe();
+  const sched::TopologySpec& topology = state->topology.emplace(
+      set.topology ? sched::parse_topology(*set.topology, set.source) : policy.default_topology());
 
-  RunContext ctx{set, verdict, cores, engine->tasks(), tasks->pointers, *engine, realtime, topology};
+  RunContext& ctx = state->ctx.emplace(
+      RunContext{set, verdict, cores, engine->tasks(), tasks->pointers, *engine, realtime, topology});
   RecordingPlan plan;
   try {
     plan = policy.plan(ctx);
@@ -266,70 +285,97 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
     tasks->finalize_all();
     throw;
   }
-  auto recorder = std::make_unique<Recorder>(size_recorder(plan, engine->tasks(), config));
+  state->recorder = std::make_unique<Recorder>(size_recorder(plan, engine->tasks(), config));
+  std::unique_ptr<Recorder>& recorder = state->recorder;
   ctx.recorder = recorder.get();
 
+  // From prepare() on, the policy's threads exist and use the engine, the recorder and
+  // the tasks. Whatever throws before the run has ended stops the run as a second
+  // signal would, lets the policy stop and join its threads and finalises the tasks
+  // before the exception leaves; when a job still runs on one of the threads, the
+  // state it uses is leaked instead, as after a run that left a job running.
+  auto end_after_failure = [&] {
+    engine->abandon();
+    if (policy.shutdown()) {
+      tasks->finalize_all();
+    } else {
+      (void)state.release();  // leaked on purpose: a job still runs on it (RunState)
+    }
+  };
   try {
     policy.prepare(ctx);
   } catch (...) {
-    policy.shutdown();
-    tasks->finalize_all();
+    end_after_failure();
     throw;
   }
 
   std::optional<SignalStop> signals;
-  if (options.handle_signals) signals.emplace(*engine);
-  if (options.lock_memory && realtime.lock_memory && !os::lock_memory()) {
-    // The probe locks one page; mlockall of the whole process can still exceed
-    // RLIMIT_MEMLOCK. Report what the run got, not what the probe saw.
-    realtime.lock_memory = false;
-    os::Privileges got = os::privileges();
-    got.mlock = false;
-    realtime.privileges = got.summary() + " (refused for this process: RLIMIT_MEMLOCK)";
-  }
-  if (options.messages != nullptr) {
-    const std::string length =
-        config.duration ? fmt::format("{:g} s", static_cast<double>(config.duration->count()) / 1e9)
-                        : fmt::format("{} jobs per task", *config.jobs_per_task);
-    fmt::print(options.messages, "takt run: {} task(s) under {} for {}, overrun \"{}\"; {}\n", set.tasks.size(),
-               policy.name(), length, to_string(config.overrun), cores.describe());
-    fmt::print(options.messages, "takt run: {}\n", realtime.describe());
-    std::fflush(options.messages);
-  }
   std::optional<os::WakeupLatencyRequest> qos;
-  if (options.lock_memory && realtime.fifo) qos.emplace();
-  const std::optional<std::uint64_t> planned = engine->planned_releases();
   std::optional<ProgressLine> progress;
-  progress.emplace(
-      [&recorder, planned] {
-        const RecorderProgress p = recorder->progress();
-        return ProgressLine::Counts{p.jobs_done, p.misses, planned};
-      },
-      stderr, options.progress);
-
   nanoseconds stop_seen = nanoseconds::max();
-  ctx.overdue = [&engine, &stop_seen, drain = options.drain, messages = options.messages] {
-    if (!engine->stop_requested()) {
-      const std::optional<Stall> stall = engine->abandon_if_stalled();
-      if (stall && messages != nullptr) report_stall(messages, *stall, engine->tasks());
-      return false;
+  SystemSample before;
+  try {
+    if (options.handle_signals) signals.emplace(*engine);
+    if (options.lock_memory && realtime.lock_memory && !os::lock_memory()) {
+      // The probe locks one page; mlockall of the whole process can still exceed
+      // RLIMIT_MEMLOCK. Report what the run got, not what the probe saw.
+      realtime.lock_memory = false;
+      os::Privileges got = os::privileges();
+      got.mlock = false;
+      realtime.privileges = got.summary() + " (refused for this process: RLIMIT_MEMLOCK)";
     }
-    const nanoseconds now = os::monotonic_now();
-    if (stop_seen == nanoseconds::max()) stop_seen = now;
-    const nanoseconds limit = engine->abandoned() ? nanoseconds(200ms) : drain + 500ms;
-    return now - stop_seen > limit;
-  };
+    if (options.messages != nullptr) {
+      const std::string length =
+          config.duration ? fmt::format("{:g} s", static_cast<double>(config.duration->count()) / 1e9)
+                          : fmt::format("{} jobs per task", *config.jobs_per_task);
+      fmt::print(options.messages, "takt run: {} task(s) under {} for {}, overrun \"{}\"; {}\n",
+                 set.tasks.size(), policy.name(), length, to_string(config.overrun), cores.describe());
+      fmt::print(options.messages, "takt run: {}\n", realtime.describe());
+      std::fflush(options.messages);
+    }
+    if (options.lock_memory && realtime.fifo) qos.emplace();
+    const std::optional<std::uint64_t> planned = engine->planned_releases();
+    progress.emplace(
+        [&recorder, planned] {
+          const RecorderProgress p = recorder->progress();
+          return ProgressLine::Counts{p.jobs_done, p.misses, planned};
+        },
+        stderr, options.progress);
 
-  const SystemSample before = sample_system();
-  engine->start(os::monotonic_now() + options.start_delay);
-  policy.run(ctx);
+    ctx.overdue = [&engine, &stop_seen, drain = options.drain, messages = options.messages] {
+      if (!engine->stop_requested()) {
+        const std::optional<Stall> stall = engine->abandon_if_stalled();
+        if (stall && messages != nullptr) report_stall(messages, *stall, engine->tasks());
+        return false;
+      }
+      const nanoseconds now = os::monotonic_now();
+      if (stop_seen == nanoseconds::max()) stop_seen = now;
+      const nanoseconds limit = engine->abandoned() ? nanoseconds(200ms) : drain + 500ms;
+      return now - stop_seen > limit;
+    };
+
+    before = sample_system();
+    engine->start(os::monotonic_now() + options.start_delay);
+    policy.run(ctx);
+  } catch (...) {
+    progress.reset();
+    end_after_failure();
+    throw;
+  }
   progress.reset();
   const SystemSample after = sample_system();
   const nanoseconds end = os::monotonic_now();
 
   RunResult result;
   result.jobs_left_running = !policy.shutdown();
-  if (!result.jobs_left_running) tasks->finalize_all();
+  if (!result.jobs_left_running) {
+    tasks->finalize_all();
+  } else {
+    // A job still runs on one of the policy's threads and uses the engine, the
+    // recorder, the tasks and the context: leaked on purpose (RunState), at once, so
+    // that nothing thrown while the results are made can free them.
+    (void)state.release();
+  }
   const nlohmann::json details = policy.details();
   warn_withheld(details);
 
@@ -401,12 +447,6 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
   }
   result.output_errors = fmt::format("{}", fmt::join(failures, "; "));
 
-  if (result.jobs_left_running) {
-    // A job still runs on one of the policy's threads and uses these: keep them alive.
-    (void)tasks.release();
-    (void)recorder.release();
-    (void)engine.release();
-  }
   return result;
 }
 

@@ -61,8 +61,11 @@ struct RunOptions {
 struct RunResult {
   RunMetrics metrics;
   /// Some job was still running when the run ended (abandoned after a stop): the
-  /// policy's threads, the tasks and the recorder were left alive for it (leaked), and
-  /// the tasks were not finalised. A program should exit soon (std::_Exit).
+  /// policy's threads, and the engine, recorder, tasks and RunContext they use, were
+  /// left alive for it (leaked), and the tasks were not finalised. Destroying the policy
+  /// then leaks it too (policies::make_policy), so the program may go on, but those
+  /// threads keep their CPUs until the job ends; a program should exit soon
+  /// (std::_Exit) when it can.
   bool jobs_left_running = false;
   /// The process should end with a failure: an output could not be written.
   std::string output_errors;

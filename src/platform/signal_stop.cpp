@@ -54,8 +54,9 @@ SignalStop::SignalStop() {
   bool expected = false;
   if (!g_installed.compare_exchange_strong(expected, true)) {
     throw Error(
-        "SignalStop: another stop handler is already installed; run one run at a time in a process, or set "
-        "RunOptions::handle_signals = false");
+        "cannot handle SIGINT/SIGTERM: another run (or another SignalStop) in this process handles "
+        "them already, and only one can; run one run at a time in a process, or set "
+        "RunOptions::handle_signals = false for the runs that need not stop on a signal");
   }
   g_target.store(nullptr);
   g_count.store(0);

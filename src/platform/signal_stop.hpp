@@ -8,7 +8,8 @@ namespace takt::platform {
 /// While alive, SIGINT and SIGTERM call target.request_stop() (first signal) and
 /// target.abandon() (second); a third restores the default action and re-raises, so
 /// a user can always get out. The handler only touches atomics and futexes. One
-/// SignalStop may be alive at a time; the previous handlers come back on destruction.
+/// SignalStop may be alive at a time (constructing a second throws takt::Error saying
+/// what to change); the previous handlers come back on destruction.
 ///
 /// Without a target (constructed without one, or after detach()) the signals are
 /// counted and nothing else happens, except that the third still ends the process: a

@@ -18,6 +18,7 @@
 #include "policies/builtin_topologies.hpp"
 #include "policies/fork_join_events.hpp"
 #include "policies/job_slot.hpp"
+#include "policies/leaked_when_left_running.hpp"
 #include "policies/statistics_json.hpp"
 #include "sched/scheduler.hpp"
 #include "takt/error.hpp"
@@ -127,15 +128,11 @@ class Federated final : public platform::Policy {
   bool shut_down_ = false;
 };
 
+// Never runs after a shutdown() that left a job running: make_federated's wrapper then
+// leaks the whole object, which the executors (Executor::owner) and the pools' work
+// sources (Source::owner) still use.
 Federated::~Federated() {
   if (!shut_down_ && !left_running_) shutdown();
-  if (left_running_) {
-    // A job still runs on these: the program is about to end; do not wait for it.
-    for (auto& c : clusters_) (void)c->pool.release();
-    (void)scheduler_.release();
-    for (auto& s : slots_) (void)s.release();
-    for (auto& c : clusters_) (void)c.release();
-  }
 }
 
 void Federated::build_clusters(const RunContext& ctx) {
@@ -483,7 +480,7 @@ nlohmann::json Federated::details() const {
 }  // namespace
 
 std::unique_ptr<platform::Policy> make_federated(QueueStrategy strategy) {
-  return std::make_unique<Federated>(strategy);
+  return std::make_unique<LeakedWhenLeftRunning>(std::make_unique<Federated>(strategy));
 }
 
 }  // namespace takt::policies

@@ -9,6 +9,7 @@
 #include "policies/edf_preemption.hpp"
 #include "policies/fork_join_events.hpp"
 #include "policies/job_slot.hpp"
+#include "policies/leaked_when_left_running.hpp"
 #include "policies/statistics_json.hpp"
 #include "sched/scheduler.hpp"
 #include "takt/error.hpp"
@@ -103,15 +104,11 @@ class GedfPaws final : public platform::Policy, ext::WorkSource, ext::YieldPolic
   bool shut_down_ = false;
 };
 
+// Never runs after a shutdown() that left a job running: make_gedf_paws's wrapper then
+// leaks the whole object, which the pool's workers still use (it is their work source,
+// yield policy and recording context).
 GedfPaws::~GedfPaws() {
   if (!shut_down_ && !left_running_) shutdown();
-  if (left_running_) {
-    (void)pool_.release();
-    (void)scheduler_.release();
-    for (auto& s : slots_) (void)s.release();
-    (void)entries_.release();
-    (void)recording_.release();
-  }
 }
 
 platform::RecordingPlan GedfPaws::plan(const RunContext& ctx) {
@@ -382,6 +379,8 @@ nlohmann::json GedfPaws::details() const {
 
 }  // namespace
 
-std::unique_ptr<platform::Policy> make_gedf_paws() { return std::make_unique<GedfPaws>(); }
+std::unique_ptr<platform::Policy> make_gedf_paws() {
+  return std::make_unique<LeakedWhenLeftRunning>(std::make_unique<GedfPaws>());
+}
 
 }  // namespace takt::policies

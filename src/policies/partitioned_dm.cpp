@@ -10,6 +10,7 @@
 #include "platform/thread_recording.hpp"
 #include "policies/builtin_topologies.hpp"
 #include "policies/job_slot.hpp"
+#include "policies/leaked_when_left_running.hpp"
 #include "policies/statistics_json.hpp"
 #include "sched/scheduler.hpp"
 #include "takt/error.hpp"
@@ -89,12 +90,10 @@ class PartitionedDm final : public platform::Policy {
   bool shut_down_ = false;
 };
 
+// Never runs after a shutdown() that left a job running: make_partitioned_dm's wrapper
+// then leaks the whole object, whose teams the team threads still use.
 PartitionedDm::~PartitionedDm() {
   if (!shut_down_ && !left_running_) shutdown();
-  if (left_running_) {
-    for (auto& t : teams_) (void)t.release();
-    (void)scheduler_.release();
-  }
 }
 
 platform::RecordingPlan PartitionedDm::plan(const RunContext& ctx) {
@@ -397,6 +396,8 @@ nlohmann::json PartitionedDm::details() const {
 
 }  // namespace
 
-std::unique_ptr<platform::Policy> make_partitioned_dm() { return std::make_unique<PartitionedDm>(); }
+std::unique_ptr<platform::Policy> make_partitioned_dm() {
+  return std::make_unique<LeakedWhenLeftRunning>(std::make_unique<PartitionedDm>());
+}
 
 }  // namespace takt::policies

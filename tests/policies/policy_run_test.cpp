@@ -5,6 +5,7 @@
 // loaded machine; structure is: every job accounted for, work / cores as a floor on
 // responses, the injected overruns and failures counted where they were injected.
 #include "analysis/generator.hpp"
+#include "platform/signal_stop.hpp"
 #include "run_support.hpp"
 
 #include <gtest/gtest.h>
@@ -13,6 +14,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <thread>
@@ -492,6 +496,142 @@ tasks:
   EXPECT_TRUE(clock.held.load()) << "the lane was not held: the test did not set up its case";
   EXPECT_TRUE(joined);
   EXPECT_TRUE(returned) << "shutdown() returned while the lane was still in the release engine";
+}
+
+/// Each job runs until the test opens the gate (3 s at most, so that no thread is left
+/// running for good). Counts, over every object in the process, the jobs that ended
+/// and the finalize calls.
+class HeldTask final : public Task {
+ public:
+  void run(const Job&) override {
+    const nanoseconds until = os::monotonic_now() + 3s;
+    while (!open.load() && os::monotonic_now() < until) std::this_thread::sleep_for(1ms);
+    jobs_ended.fetch_add(1);
+  }
+  void finalize() override { finalized.fetch_add(1); }
+  static inline std::atomic<bool> open{false};
+  static inline std::atomic<int> jobs_ended{0};
+  static inline std::atomic<int> finalized{0};
+};
+
+void register_held_program() {
+  register_test_programs();
+  if (!programs().contains("test-held")) {
+    programs().add<HeldTask>("test-held",
+                             "runs each job until the test opens it; counts jobs and finalize calls");
+  }
+}
+
+/// Overwrites the memory that a returned run_task_set() and a destroyed policy left
+/// behind (the stack below the caller's frame and recently freed heap blocks, which
+/// the next allocations of their sizes reuse), so that a thread still using it fails
+/// at once instead of by chance. The blocks stay allocated.
+[[gnu::noinline]] void scrub_freed_memory() {
+  volatile unsigned char frame[256 * 1024];
+  for (std::size_t i = 0; i < sizeof frame; ++i) frame[i] = 0xa5;
+  for (std::size_t size = 16; size <= 4096; size += 16) {
+    for (int k = 0; k < 32; ++k) std::memset(std::malloc(size), 0xa5, size);
+  }
+}
+
+TEST_P(EveryPolicy, DestroyingThePolicyAfterARunLeftAJobRunningIsSafe) {
+  // The run gives up on job 0 while it runs (drain 0 after its deadline; partitioned-dm,
+  // whose lane runs the job itself, by the stall limit after about 0.5 s) and returns
+  // with jobs_left_running. Destroying the policy then freed the object its threads
+  // still use (federated's executors and its pools' work sources, gedf-paws's pool,
+  // whose work source and yield policy it is), and partitioned-dm's team thread read
+  // the RunContext, a local of run_task_set(): once the job ended, they crashed. In a
+  // child process, where the threads left running stay.
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  register_held_program();
+  const model::Policy policy = GetParam();
+  EXPECT_EXIT(
+      {
+        const model::TaskSet set = model::parse_task_set(R"(
+global: {cores: 1}
+tasks:
+  - {name: held, period: 20ms, program: test-held, work: 1ms, span: 1ms}
+)");
+        analysis::AnalysisOptions options;
+        options.policy = policy;
+        const analysis::AnalysisResult verdict = analysis::analyse(set, options);
+        auto p = policies::make_policy(policy);
+        platform::RunOptions run;
+        run.duration = 10ms;  // job 0 only
+        run.drain = 0ns;
+        run.start_delay = 10ms;
+        run.table = nullptr;
+        run.messages = nullptr;
+        run.progress = false;
+        run.handle_signals = false;
+        run.lock_memory = false;
+        const platform::RunResult r = platform::run_task_set(set, verdict, *p, run);
+        if (!r.jobs_left_running || HeldTask::jobs_ended.load() != 0) {
+          std::fputs("the run left no job running: the test did not set up its case\n", stderr);
+          std::_Exit(2);
+        }
+        p.reset();
+        scrub_freed_memory();
+        HeldTask::open = true;  // the job ends; its threads go on with what the run left them
+        while (HeldTask::jobs_ended.load() == 0) std::this_thread::sleep_for(1ms);
+        std::this_thread::sleep_for(200ms);
+        std::fputs("survived\n", stderr);
+        std::_Exit(0);
+      },
+      ::testing::ExitedWithCode(0), "survived");
+}
+
+/// Threads of this process now.
+std::size_t threads_of_this_process() {
+  std::size_t n = 0;
+  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator("/proc/self/task")) ++n;
+  return n;
+}
+
+TEST_P(EveryPolicy, AnErrorAfterPrepareStopsTheRunAndJoinsThePolicyBeforeItLeaves) {
+  // Installing the run's SignalStop throws when another one is installed (a second run
+  // in the process). Only plan() and prepare() were guarded: run_task_set threw with
+  // the policy's threads running, freed the engine, the recorder and the tasks under
+  // them without finalising the tasks, and destroying the policy then read the freed
+  // engine.
+  register_held_program();
+  HeldTask::finalized = 0;
+  const model::TaskSet set = model::parse_task_set(R"(
+global: {cores: 1}
+tasks:
+  - {name: held, period: 20ms, program: test-held, work: 1ms, span: 1ms}
+)");
+  analysis::AnalysisOptions options;
+  options.policy = GetParam();
+  const analysis::AnalysisResult verdict = analysis::analyse(set, options);
+  struct Inert final : platform::Stoppable {
+    void request_stop() noexcept override {}
+    void abandon() noexcept override {}
+  } inert;
+  const std::size_t threads_before = threads_of_this_process();
+  auto policy = policies::make_policy(GetParam());
+  {
+    const platform::SignalStop other(inert);
+    platform::RunOptions run;
+    run.duration = 100ms;
+    run.table = nullptr;
+    run.messages = nullptr;
+    run.progress = false;
+    run.lock_memory = false;
+    run.handle_signals = true;
+    try {
+      platform::run_task_set(set, verdict, *policy, run);
+      ADD_FAILURE() << "expected takt::Error";
+    } catch (const takt::Error& e) {
+      // It says what to change.
+      const std::string what = e.what();
+      EXPECT_NE(what.find("one run at a time in a process"), std::string::npos) << what;
+      EXPECT_NE(what.find("RunOptions::handle_signals = false"), std::string::npos) << what;
+    }
+  }
+  EXPECT_EQ(HeldTask::finalized.load(), 1) << "the task was not finalised";
+  EXPECT_LE(threads_of_this_process(), threads_before) << "the policy's threads outlived run_task_set()";
+  policy.reset();
 }
 
 TEST(PartitionedDm, AProgramThatCannotRunStrandsIsRefusedNamingThePolicies) {
