@@ -389,7 +389,11 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
   info.stalled = engine->stalled();
   info.abandoned = engine->abandoned() || result.jobs_left_running;
   info.signal = signals ? signals->last_signal() : 0;
-  signals.reset();
+  // The handlers stay until the results are written (the SignalStop goes when this
+  // function returns): a second or third Ctrl-C soon after the first would otherwise
+  // find the default action and end the process before the JSON, trace and table. They
+  // only count now, except that a third signal still ends the process.
+  if (signals) signals->detach();
   qos.reset();
 
   // A lane still inside a job (partitioned-dm runs jobs on its lanes) never considered
@@ -436,7 +440,7 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
   if (options.trace) {
     try {
       write_trace(*options.trace, engine->tasks(), events, info.origin, result.metrics.system.events_dropped,
-                  result.metrics.jobs);
+                  result.metrics.jobs, &result.metrics.run);
     } catch (const std::exception& e) {
       failures.emplace_back(e.what());
     }

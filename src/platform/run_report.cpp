@@ -31,7 +31,8 @@ RunMetrics report_run(std::span<const PeriodicTask> tasks, const Recorder& recor
   }
   if (outputs.trace) {
     try {
-      write_trace(*outputs.trace, tasks, events, run.origin, metrics.system.events_dropped, metrics.jobs);
+      write_trace(*outputs.trace, tasks, events, run.origin, metrics.system.events_dropped, metrics.jobs,
+                  &metrics.run);
     } catch (const std::exception& e) {
       failures.emplace_back(e.what());
     }

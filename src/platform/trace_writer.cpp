@@ -67,7 +67,7 @@ std::vector<int> nest(std::vector<Slice>& slices) {
 
 nlohmann::json make_trace(std::span<const PeriodicTask> tasks, std::span<const Event> events,
                           nanoseconds origin, std::uint64_t events_dropped,
-                          std::span<const JobResult> outcomes) {
+                          std::span<const JobResult> outcomes, const RunInfo* run) {
   nanoseconds base = origin;
   for (const Event& e : events) base = std::min(base, e.time);
   auto ts = [&](nanoseconds t) { return static_cast<double>((t - base).count()) / 1e3; };
@@ -291,13 +291,28 @@ nlohmann::json make_trace(std::span<const PeriodicTask> tasks, std::span<const E
         "job "
         "whose strands were dropped is drawn as one slice on the CPU it started on";
   }
+  if (run != nullptr) {
+    doc["otherData"]["run"] = {{"stopped", run->stopped},
+                               {"abandoned", run->abandoned},
+                               {"stalled", run->stalled},
+                               {"signal", run->signal}};
+    const bool incomplete = run->stopped || run->abandoned;
+    doc["otherData"]["incomplete"] = incomplete;
+    if (incomplete) {
+      doc["otherData"]["run_note"] =
+          std::string(run->abandoned ? "the run was stopped and its running jobs abandoned"
+                                     : "the run was stopped before its length") +
+          (run->signal != 0 ? " (signal " + std::to_string(run->signal) + ")" : std::string()) +
+          ": releases end at the stop, and a job still running then ends where its events do";
+    }
+  }
   return doc;
 }
 
 void write_trace(const std::filesystem::path& path, std::span<const PeriodicTask> tasks,
                  std::span<const Event> events, nanoseconds origin, std::uint64_t events_dropped,
-                 std::span<const JobResult> outcomes) {
-  write_json_file(path, make_trace(tasks, events, origin, events_dropped, outcomes));
+                 std::span<const JobResult> outcomes, const RunInfo* run) {
+  write_json_file(path, make_trace(tasks, events, origin, events_dropped, outcomes, run));
 }
 
 }  // namespace takt::platform

@@ -27,14 +27,17 @@ namespace takt::platform {
 /// jobs (RunMetrics::jobs); a job's status and deadline-miss marker are its outcome's
 /// (a job still running at the end is unfinished when its deadline passed by the run's
 /// end). A job without one is judged from the events alone, its deadline against the
-/// trace's last event.
+/// trace's last event. `run` (if given): how the run ended, in otherData.run (stopped,
+/// abandoned, stalled, signal, as the metrics' run), with `incomplete` true and a note
+/// when it was stopped or abandoned.
 nlohmann::json make_trace(std::span<const PeriodicTask> tasks, std::span<const Event> events,
                           std::chrono::nanoseconds origin, std::uint64_t events_dropped = 0,
-                          std::span<const JobResult> outcomes = {});
+                          std::span<const JobResult> outcomes = {}, const RunInfo* run = nullptr);
 
 /// make_trace() written to `path` (write_json_file: never half a file).
 void write_trace(const std::filesystem::path& path, std::span<const PeriodicTask> tasks,
                  std::span<const Event> events, std::chrono::nanoseconds origin,
-                 std::uint64_t events_dropped = 0, std::span<const JobResult> outcomes = {});
+                 std::uint64_t events_dropped = 0, std::span<const JobResult> outcomes = {},
+                 const RunInfo* run = nullptr);
 
 }  // namespace takt::platform

@@ -7,6 +7,7 @@
 #include "platform/core_map.hpp"
 #include "platform/realtime_settings.hpp"
 #include "platform/run.hpp"
+#include "policies/policy_registry.hpp"
 #include "takt/error.hpp"
 
 #include <gtest/gtest.h>
@@ -15,6 +16,9 @@
 
 #include <array>
 #include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <latch>
 #include <thread>
@@ -134,6 +138,46 @@ TEST(RunTaskSet, AnOutputPathThatCannotBeWrittenIsRefusedBeforeTheRun) {
     }
     EXPECT_FALSE(policy.reached);
   }
+}
+
+namespace {
+int table_writes = 0;
+ssize_t write_and_signal(void*, const char*, size_t size) {
+  // The first two writes of the table each get a SIGINT, as a user's repeated Ctrl-C.
+  if (++table_writes <= 2) std::raise(SIGINT);
+  return static_cast<ssize_t>(size);
+}
+}  // namespace
+
+TEST(RunTaskSet, SignalsWhileTheResultsAreWrittenDoNotEndTheProcess) {
+  // The run's SignalStop used to put the default handlers back before the JSON, trace
+  // and table were written: a second Ctrl-C 10 ms after the first killed takt there
+  // (exit 130, no table, often no trace). Now the handlers stay until the results are
+  // written; two signals then only count (a third would still end the process).
+  namespace fs = std::filesystem;
+  const fs::path json =
+      fs::temp_directory_path() / ("takt_signal_outputs_" + std::to_string(::getpid()) + ".json");
+  EXPECT_EXIT(
+      {
+        const auto set = takt::model::parse_task_set(
+            "global: {cores: 1}\ntasks: [{name: a, period: 10ms, program: segments, segments: [{length: "
+            "1ms}]}]\n");
+        const auto verdict = takt::analysis::analyse(set);
+        auto policy = takt::policies::make_policy(takt::model::Policy::federated);
+        takt::platform::RunOptions options;
+        options.messages = nullptr;
+        options.progress = false;
+        options.lock_memory = false;
+        options.jobs = 3;
+        options.json = json;
+        options.table =
+            fopencookie(nullptr, "w", cookie_io_functions_t{nullptr, write_and_signal, nullptr, nullptr});
+        (void)takt::platform::run_task_set(set, verdict, *policy, options);
+        std::fclose(options.table);
+        std::_Exit(table_writes >= 1 && fs::exists(json) ? 0 : 3);
+      },
+      ::testing::ExitedWithCode(0), "");
+  fs::remove(json);
 }
 
 TEST(GrantedCores, FollowTheAnalysis) {

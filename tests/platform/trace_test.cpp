@@ -261,3 +261,23 @@ TEST(Trace, ANameThatIsNotUtf8IsWrittenWithReplacementCharacters) {
   EXPECT_TRUE(found) << doc.dump();
   std::filesystem::remove(path);
 }
+
+TEST(Trace, AStoppedRunSaysSoInOtherData) {
+  // Only the metrics JSON said that a run was stopped; a trace of it looked complete.
+  const std::vector<PeriodicTask> one{PeriodicTask{"A", 10ms, 10ms, 0ms, 1}};
+  const std::vector<Event> evs{ev(EventKind::release, 0, 0, 1s, 0)};
+  RunInfo run;
+  run.stopped = true;
+  run.signal = 15;
+  nlohmann::json doc = make_trace(one, evs, 1s, 0, {}, &run);
+  EXPECT_TRUE(doc["otherData"]["incomplete"].get<bool>());
+  EXPECT_TRUE(doc["otherData"]["run"]["stopped"].get<bool>());
+  EXPECT_FALSE(doc["otherData"]["run"]["abandoned"].get<bool>());
+  EXPECT_EQ(doc["otherData"]["run"]["signal"], 15);
+  EXPECT_NE(doc["otherData"]["run_note"].get<std::string>().find("stopped before its length (signal 15)"),
+            std::string::npos);
+  run = RunInfo{};  // a run that ended by its limits
+  doc = make_trace(one, evs, 1s, 0, {}, &run);
+  EXPECT_FALSE(doc["otherData"]["incomplete"].get<bool>());
+  EXPECT_FALSE(doc["otherData"].contains("run_note"));
+}
