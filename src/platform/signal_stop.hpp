@@ -12,9 +12,10 @@ namespace takt::platform {
 /// what to change); the previous handlers come back on destruction.
 ///
 /// Without a target (constructed without one, or after detach()) the signals are
-/// counted and nothing else happens, except that the third still ends the process: a
-/// command keeps one alive from before its run until its results are written, so that
-/// a second Ctrl-C soon after the first does not kill it while it writes them. A
+/// counted and nothing else happens, except that the third still ends the process:
+/// run_task_set() detaches its SignalStop when the run ends and keeps it until the
+/// results are written, so that a second Ctrl-C soon after the first does not kill the
+/// process while it writes them. A
 /// target attached after signals came gets them at once (request_stop(), and abandon()
 /// after two).
 class SignalStop {
