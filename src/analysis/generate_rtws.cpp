@@ -1,4 +1,5 @@
 // The task-set generator of rtws §VII.A: measured programs, mean utilizations {1, 3, 6, 12, 15}.
+#include "analysis/exact.hpp"
 #include "analysis/generator_methods.hpp"
 #include "takt/error.hpp"
 
@@ -6,6 +7,7 @@
 #include <array>
 #include <cmath>
 #include <map>
+#include <optional>
 
 namespace takt::analysis {
 namespace {
@@ -14,6 +16,7 @@ using std::chrono::nanoseconds;
 
 constexpr std::array<double, 5> kMeanUtilizations{1, 3, 6, 12, 15};
 constexpr double kStopBelow = 0.05;  // what may stay unfilled of the target
+constexpr i128 kMaxPeriod = 4'000'000'000'000'000'000;  // ns
 
 }  // namespace
 
@@ -45,17 +48,52 @@ GeneratedSet generate_rtws(const GeneratorOptions& options, Random& random) {
       std::all_of(pool.begin(), pool.end(), [](auto* p) { return p->burdened_span.has_value(); });
   out.set.global.policy = model::Policy::federated;
   if (burdened) out.set.global.delta = model::Decimal{15, 10};
-  // A program can take utilization u when D = C/u leaves room for its span: L ≤ D
-  // (C/L ≥ u; a task needs no less), or with --span-limit half-deadline L̂ ≤ D/2
-  // (C/L̂ ≥ 2u). The paper draws u without such a filter; it is not needed for its
-  // programs, whose Cilkprof spans left ample parallelism.
+  // A program can take utilization u when D = C/u leaves room for its span, strictly
+  // where the core count needs it (see docs/analysis.md):
+  //  - default, no δ: L < D (C/L > u): the classic count ⌈(C − L)/(D − L)⌉ needs D > L;
+  //  - default, δ set (every profile has a burdened span): δ·L̂ < D (C/(δ·L̂) > u):
+  //    rtws eq. 3 deems a task with D ≤ δ·L̂ unschedulable;
+  //  - --span-limit half-deadline: L̂ ≤ D/2 (C/L̂ ≥ 2u), the capacity-augmentation
+  //    condition, which implies both of the above (δ = 1.5 < 2).
+  // The paper draws u without such a filter; it is not needed for its programs, whose
+  // Cilkprof spans left ample parallelism.
   const bool half = options.span_limit == SpanLimit::half_deadline;
-  const double factor = half ? 2.0 : 1.0;
-  auto limiting_span = [half](const model::ProgramProfile& p) {
-    return half ? p.burdened_span.value_or(p.span) : p.span;
+  const std::optional<model::Decimal> delta = out.set.global.delta;
+  // The limit as an exact fraction of nanoseconds: D must exceed (or, half-deadline,
+  // reach) limit_num/limit_den.
+  auto limit_num = [&](const model::ProgramProfile& p) -> i128 {
+    if (half) return 2 * wide(p.burdened_span.value_or(p.span));
+    if (delta) return static_cast<i128>(delta->numerator) * wide(*p.burdened_span);
+    return wide(p.span);
   };
-  auto parallelism = [&](const model::ProgramProfile* p) {
-    return static_cast<double>(p->work.count()) / static_cast<double>(limiting_span(*p).count());
+  const i128 limit_den = !half && delta ? static_cast<i128>(delta->denominator) : 1;
+  // The smallest whole-nanosecond deadline within the limit.
+  auto min_deadline = [&](const model::ProgramProfile& p) -> i128 {
+    return half ? ceil_div(limit_num(p), limit_den) : floor_div(limit_num(p), limit_den) + 1;
+  };
+  auto parallelism = [&](const model::ProgramProfile* p) {  // C/limit: the largest u it takes
+    return static_cast<double>(p->work.count()) * static_cast<double>(limit_den) /
+           static_cast<double>(limit_num(*p));
+  };
+  // Fallback (no program can take u), default limit: the smallest deadline at which the
+  // task alone needs at most m cores, and at least the smallest one within the limit:
+  //   classic:  ⌈(C − L)/(D − L)⌉ ≤ m   ⇔  D ≥ L + ⌈(C − L)/m⌉;
+  //   eq. 3 with δ = p/q: ⌈(q(C + D) − p·L̂)/(qD − p·L̂)⌉ = 1 + ⌈qC/(qD − p·L̂)⌉ ≤ m
+  //     ⇔  D ≥ (p·L̂·(m − 1) + q·C)/(q·(m − 1))  (m ≥ 2),
+  //   or D = C (u = 1: a low task, run sequentially on one core) when that is smaller.
+  auto fallback_deadline = [&](const model::ProgramProfile& p) -> i128 {
+    const i128 m = options.cores, c = wide(p.work);
+    i128 d;
+    if (!delta) {
+      d = wide(p.span) + ceil_div(c - wide(p.span), m);
+    } else {
+      d = c;
+      if (m >= 2) {
+        const i128 num = static_cast<i128>(delta->numerator), den = static_cast<i128>(delta->denominator);
+        d = std::min(d, ceil_div(num * wide(*p.burdened_span) * (m - 1) + den * c, den * (m - 1)));
+      }
+    }
+    return std::max(d, min_deadline(p));
   };
   double total = 0;
   std::map<std::string, int> count;
@@ -63,23 +101,26 @@ GeneratedSet generate_rtws(const GeneratorOptions& options, Random& random) {
     double u = rtws_task_utilization(options.utilization - total, random);
     std::vector<const model::ProgramProfile*> fitting;
     for (auto* p : pool) {
-      if (parallelism(p) >= factor * u) fitting.push_back(p);
+      if (half ? parallelism(p) >= u : parallelism(p) > u) fitting.push_back(p);
     }
     const model::ProgramProfile* chosen;
+    i128 period;  // T = D, in nanoseconds
     if (fitting.empty()) {
-      // No program has that much parallelism: the most parallel one, at the most it
-      // can take.
+      // No program has that much parallelism: the most parallel one, at a u it can take
+      // (half-deadline: exactly at its limit, D = 2·L̂; otherwise the largest u at which
+      // it fits on the m cores alone, strictly below its limit).
       chosen = *std::max_element(pool.begin(), pool.end(),
                                  [&](auto* a, auto* b) { return parallelism(a) < parallelism(b); });
-      u = parallelism(chosen) / factor;
+      period = half ? min_deadline(*chosen) : fallback_deadline(*chosen);
     } else {
       chosen = fitting[static_cast<std::size_t>(
           random.uniform_int(0, static_cast<std::int64_t>(fitting.size()) - 1))];
+      // T = C/u, never outside the span limit after rounding to whole nanoseconds.
+      const double rounded = std::round(static_cast<double>(chosen->work.count()) / u);
+      period =
+          std::max(rounded > 4.0e18 ? kMaxPeriod + 1 : static_cast<i128>(rounded), min_deadline(*chosen));
     }
-    // T = C/u, never below the span limit after rounding to whole nanoseconds.
-    const double period = std::max(std::round(static_cast<double>(chosen->work.count()) / u),
-                                   std::ceil(factor * static_cast<double>(limiting_span(*chosen).count())));
-    if (period > 4.0e18) {
+    if (period > kMaxPeriod) {
       throw Error("rtws: a task of '" + chosen->name +
                   "' would need a period above 146 years; raise --utilization");
     }

@@ -21,7 +21,9 @@ std::optional<GeneratorMethod> parse_generator_method(std::string_view text);
 
 /// rtws: which programs may take a drawn utilization u (task period C/u).
 enum class SpanLimit {
-  deadline,       ///< L ≤ D, i.e. C/L ≥ u: only what a valid task needs (the paper has no filter)
+  /// L < D (C/L > u), or δ·L̂ < D when δ is set: what a finite federated core count needs
+  /// (the paper has no filter)
+  deadline,
   half_deadline,  ///< L̂ ≤ D/2, i.e. C/L̂ ≥ 2u: the capacity-augmentation condition
 };
 
@@ -70,9 +72,10 @@ struct GeneratedSet {
 ///  - rtws (rtws §VII.A): programs with measured work and span; mean utilization the
 ///    largest of {1, 3, 6, 12, 15} that keeps Σu ≤ U, u_i uniform in
 ///    [mean/2, 3·mean/2]; T_i = D_i = C_i / u_i; the program drawn uniformly among
-///    those that can take u_i under `span_limit` (L ≤ D by default; when none can,
-///    the most parallel one with u_i lowered to what it can take); policy federated
-///    (δ = 1.5 when the profiles carry burdened spans).
+///    those that can take u_i under `span_limit` (by default L < D, or δ·L̂ < D when
+///    the profiles carry burdened spans; when none can, the most parallel one with
+///    u_i lowered to the largest value at which it alone needs at most m cores);
+///    policy federated (δ = 1.5 when the profiles carry burdened spans).
 ///  - synthetic (rtws §IV.A): synchronous tasks of type 1, 2 or 3 (10–20 segments;
 ///    type 1: 100,000–200,000 strands of 5–10 ns; type 2: 10,000–20,000 of
 ///    2,000–4,500 ns; type 3: 1,000–2,000 of 20,000–50,000 ns); utilizations as

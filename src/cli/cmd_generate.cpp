@@ -137,8 +137,9 @@ int run_generate(const GenerateArgs& a) {
           app.add_option("--type", args->type, "synthetic: task type 1, 2 or 3 (default: random per task)");
       auto* span_limit =
           app.add_option("--span-limit", args->span_limit,
-                         "rtws: a program takes a utilization u when its span L ≤ D = C/u ('deadline', the "
-                         "default) or its burdened span L̂ ≤ D/2 ('half-deadline')");
+                         "rtws: a program takes a utilization u when its span L < D = C/u, or δ·L̂ < D when "
+                         "the profiles have burdened spans ('deadline', the default), or when its burdened "
+                         "span L̂ ≤ D/2 ('half-deadline')");
       app.add_flag("--json", args->json, "Write JSON instead of YAML");
       return [args, timescale, programs, program, type, span_limit] {
         // An option of another method would be ignored silently: say so instead.

@@ -1,5 +1,6 @@
 // Tests of the task-set generators: reproducible, and each follows its paper's recipe.
 #include "analysis/generator.hpp"
+#include "analysis/federated.hpp"
 #include "analysis/generator_methods.hpp"
 #include "analysis/random.hpp"
 #include "model/duration.hpp"
@@ -230,13 +231,64 @@ TEST(Generators, RtwsReachesTheLargeMeanUtilizations) {
   }
   EXPECT_GT(highest, 15.0);
   EXPECT_LE(highest, 22.5);
-  // heat alone (C/L = 19.7) takes u up to 19.7; a larger draw goes to it at u = C/L, D = L.
+  // heat alone (C/L = 19.7) takes u below 19.7; a larger draw goes to it at a u it can take
+  // (RtwsEveryTaskGetsAFiniteCoreCount).
   auto heat = options(GeneratorMethod::rtws, 30, 20.0, 3);
   heat.program = "heat";
   for (const auto& t : generate(heat).set.tasks) {
-    EXPECT_LE(t.span(), t.deadline);
-    EXPECT_LE(t.utilization(), 51.7 / 2.62 + 1e-9);
+    EXPECT_LT(t.span(), t.deadline);
+    EXPECT_LT(t.utilization(), 51.7 / 2.62);
   }
+}
+
+TEST(Generators, RtwsEveryTaskGetsAFiniteCoreCount) {
+  // The program filter was C/L ≥ u and its fallback set u = C/L: D = L, for which the
+  // classic count ⌈(C − L)/(D − L)⌉ is undefined ("none: D = L"). heat on 30 cores at
+  // U = 28 (seed 2) drew u > 19.7 = C/L first and got T = D = L = 2.62s. Now the filter is
+  // strict and the fallback takes the smallest D at which the task alone needs at most m
+  // cores: D = L + ⌈(C − L)/m⌉ = 2.62s + ⌈49.08s/30⌉ = 2.62s + 1.636s = 4.256s, and
+  // n = ⌈49.08s/1.636s⌉ = 30.
+  auto heat = options(GeneratorMethod::rtws, 30, 28.0, 2);
+  heat.program = "heat";
+  const auto set = generate(heat).set;
+  ASSERT_FALSE(set.global.delta.has_value());
+  for (const auto& t : set.tasks) {
+    SCOPED_TRACE(t.name);
+    EXPECT_LT(t.span(), t.deadline);
+    EXPECT_TRUE(takt::analysis::federated_cores(t.work(), t.span(), t.deadline).has_value());
+  }
+  ASSERT_FALSE(set.tasks.empty());
+  EXPECT_EQ(set.tasks.front().deadline, 4256ms);
+  EXPECT_EQ(takt::analysis::federated_cores(set.tasks.front().work(), set.tasks.front().span(), 4256ms), 30);
+
+  // With burdened spans the set carries δ = 1.5, and rtws eq. 3 deems D ≤ δ·L̂
+  // unschedulable; the filter looked at L ≤ D. Work 10s, span 1s, burdened span 1.2s:
+  // δ·L̂ = 1.8s, so u must stay below 10/1.8 = 5.56; m = 16, U = 8 draws u up to 9 (mean
+  // 6). The fallback: 1 + ⌈qC/(qD − p·L̂)⌉ ≤ m with δ = p/q = 3/2 ⇔
+  // D ≥ (3·1.2s·15 + 2·10s)/(2·15) = 74s/30 = 2.466666667s (rounded up to the ns), where
+  // n = 1 + ⌈20s/(4.933333334s − 3.6s)⌉ = 1 + ⌈14.99999999⌉ = 16.
+  auto burdened = options(GeneratorMethod::rtws, 16, 8.0, 2);
+  burdened.programs = {{"p", "cholesky", {"1"}, 10s, 1s, 1200ms}};
+  int fallbacks = 0;
+  for (std::uint64_t seed = 2; seed <= 4; ++seed) {
+    burdened.seed = seed;
+    const auto b = generate(burdened).set;
+    ASSERT_TRUE(b.global.delta.has_value());
+    for (const auto& t : b.tasks) {
+      SCOPED_TRACE("seed " + std::to_string(seed) + ", " + t.name);
+      EXPECT_GT(2 * t.deadline.count(), 3 * 1'200'000'000LL);  // D > δ·L̂
+      if (t.work() > t.deadline) {
+        auto n = takt::analysis::federated_cores_with_overhead(t.work(), 1200ms, t.deadline, *b.global.delta);
+        EXPECT_TRUE(n.has_value());
+      }
+      if (t.deadline == 2466666667ns) {
+        ++fallbacks;
+        EXPECT_EQ(
+            takt::analysis::federated_cores_with_overhead(t.work(), 1200ms, t.deadline, *b.global.delta), 16);
+      }
+    }
+  }
+  EXPECT_GT(fallbacks, 0);
 }
 
 TEST(Generators, RtwsHalfDeadlineSpanLimit) {
