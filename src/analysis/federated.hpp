@@ -31,8 +31,10 @@ std::optional<std::int64_t> federated_cores_with_overhead(std::chrono::nanosecon
 
 /// E[R_i] ≤ C_i/n_i + δ·L̂_i + (δ/ln 2)² / (2·(D_i − C_i/n_i − δ·L̂_i)) (rtws §V.B), in
 /// nanoseconds. The variance term (δ/ln 2)² is in unit time steps squared; takt's
-/// time step is 1 ns. nullopt when the denominator is not positive. Throws takt::Error
-/// when δ < 1.
+/// time step is 1 ns. The inter-arrival time of rtws's Lemma 2 is Y = D_i, as the paper
+/// writes for implicit deadlines; for D_i < T_i takt keeps Y = D_i (a true lower bound
+/// on the inter-arrival time T_i, giving the larger bound). nullopt when the denominator
+/// is not positive. Throws takt::Error when δ < 1.
 std::optional<double> expected_response_bound(std::chrono::nanoseconds work,
                                               std::chrono::nanoseconds burdened_span,
                                               std::chrono::nanoseconds deadline, model::Decimal delta,
