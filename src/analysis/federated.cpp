@@ -283,6 +283,7 @@ FederatedResult analyse_federated(const model::TaskSet& set, const FederatedOpti
   RatioSum total;
   for (const model::Task& t : set.tasks) {
     total.add(t.work().count(), (cap.densities ? t.deadline : t.period).count());
+    // L ≤ D/2, not rtws's strict L < D/2: see CapacityAugmentation.
     if (2 * wide(t.span()) > wide(t.deadline)) cap.long_span_tasks.push_back(t.name);
   }
   cap.total_utilization = static_cast<double>(total.value());

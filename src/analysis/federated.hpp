@@ -68,7 +68,12 @@ struct SharedCore {
 };
 
 /// The capacity-augmentation bound of 2 (rtws §V.A): Σu ≤ m/2 and L_i ≤ D_i/2
-/// guarantee schedulability; reported beside the verdict, not part of it. Proved for
+/// guarantee schedulability; reported beside the verdict, not part of it. rtws §V.A writes
+/// the span condition strictly, L_i < D_i/2; takt checks L_i ≤ D_i/2 (the reading of
+/// issue 3, docs/analysis.md). The two differ only at L_i = D_i/2, where a high task's
+/// count is still finite and below twice its utilization, n_i = ⌈(C_i − L_i)/(D_i − L_i)⌉
+/// = ⌈2u_i − 1⌉ < 2u_i (D = T); the test AugmentationBoundsThatHoldComeWithASchedulableVerdict
+/// checks "holds ⇒ schedulable" on generated sets. Proved for
 /// implicit deadlines and the classic core count: when some task has D < T the
 /// densities C/D stand in for the utilizations (see analyse_federated), and with δ
 /// (eq. 3) the bound does not apply.
