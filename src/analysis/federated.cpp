@@ -90,6 +90,11 @@ std::optional<double> expected_response_bound(nanoseconds work, nanoseconds burd
                                               nanoseconds deadline, model::Decimal delta,
                                               std::int64_t cores) {
   check_delta(delta);
+  // Lemma 2 of rtws §V.B with the inter-arrival time Y = D_i ("implicit deadline is the
+  // inter-arrival time Y = D_i"). For D_i < T_i takt keeps Y = D_i rather than T_i: jobs
+  // arrive at least T_i ≥ D_i apart, so a minimum inter-arrival time of D_i is also true,
+  // the lemma applies with it, and its bound (decreasing in Y) is the larger, safe one;
+  // E[X] < D_i is needed for the deadline anyway.
   const double d = delta.value();
   const double mean = static_cast<double>(work.count()) / static_cast<double>(cores) +
                       d * static_cast<double>(burdened_span.count());
@@ -278,6 +283,7 @@ FederatedResult analyse_federated(const model::TaskSet& set, const FederatedOpti
   RatioSum total;
   for (const model::Task& t : set.tasks) {
     total.add(t.work().count(), (cap.densities ? t.deadline : t.period).count());
+    // L ≤ D/2, not rtws's strict L < D/2: see CapacityAugmentation.
     if (2 * wide(t.span()) > wide(t.deadline)) cap.long_span_tasks.push_back(t.name);
   }
   cap.total_utilization = static_cast<double>(total.value());

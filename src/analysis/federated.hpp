@@ -31,8 +31,10 @@ std::optional<std::int64_t> federated_cores_with_overhead(std::chrono::nanosecon
 
 /// E[R_i] ≤ C_i/n_i + δ·L̂_i + (δ/ln 2)² / (2·(D_i − C_i/n_i − δ·L̂_i)) (rtws §V.B), in
 /// nanoseconds. The variance term (δ/ln 2)² is in unit time steps squared; takt's
-/// time step is 1 ns. nullopt when the denominator is not positive. Throws takt::Error
-/// when δ < 1.
+/// time step is 1 ns. The inter-arrival time of rtws's Lemma 2 is Y = D_i, as the paper
+/// writes for implicit deadlines; for D_i < T_i takt keeps Y = D_i (a true lower bound
+/// on the inter-arrival time T_i, giving the larger bound). nullopt when the denominator
+/// is not positive. Throws takt::Error when δ < 1.
 std::optional<double> expected_response_bound(std::chrono::nanoseconds work,
                                               std::chrono::nanoseconds burdened_span,
                                               std::chrono::nanoseconds deadline, model::Decimal delta,
@@ -66,7 +68,12 @@ struct SharedCore {
 };
 
 /// The capacity-augmentation bound of 2 (rtws §V.A): Σu ≤ m/2 and L_i ≤ D_i/2
-/// guarantee schedulability; reported beside the verdict, not part of it. Proved for
+/// guarantee schedulability; reported beside the verdict, not part of it. rtws §V.A writes
+/// the span condition strictly, L_i < D_i/2; takt checks L_i ≤ D_i/2 (the reading of
+/// issue 3, docs/analysis.md). The two differ only at L_i = D_i/2, where a high task's
+/// count is still finite and below twice its utilization, n_i = ⌈(C_i − L_i)/(D_i − L_i)⌉
+/// = ⌈2u_i − 1⌉ < 2u_i (D = T); the test AugmentationBoundsThatHoldComeWithASchedulableVerdict
+/// checks "holds ⇒ schedulable" on generated sets. Proved for
 /// implicit deadlines and the classic core count: when some task has D < T the
 /// densities C/D stand in for the utilizations (see analyse_federated), and with δ
 /// (eq. 3) the bound does not apply.

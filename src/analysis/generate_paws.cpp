@@ -44,6 +44,17 @@ model::Task make_task(int index, double u, int cores, Random& random) {
 }  // namespace
 
 GeneratedSet generate_paws(const GeneratorOptions& options, Random& random) {
+  // The window [U − 0.02m, U]. paws §5 (m = 2) lists [0.28, 0.30], [0.58, 0.60],
+  // [0.78, 0.80], [0.83, 0.85] (Table 1: "28-30%" to "83-85%"); takt reads them as
+  // shares of the capacity m, so the window is 2 % of m wide (0.04 on 2 cores) and the
+  // paper's first set is --utilization 30% (Σu in [0.56, 0.60]). The other reading takes
+  // them as Σu itself, 0.02 wide whatever m, as §5's condition U_min ≤ Σu_k ≤ U_max reads
+  // literally (with §2's U_Π = Σu_i, not a share of m). takt's reading is the
+  // one that fits the set-up: with u_max = 0.4 on 2 cores the GFB bound of §2 is
+  // m − (m − 1)·u_max = 1.6 = 0.8·m, exactly the top of the window [0.78, 0.80], and
+  // [0.83, 0.85] lies just past it; SCHED_DEADLINE misses deadlines only in those two.
+  // As Σu, every window would sit below 1 on 2 cores, far from any bound. See
+  // docs/analysis.md.
   const double high = options.utilization;
   const double low = high - 0.02 * options.cores;
   if (high < kMinTaskUtilization) {

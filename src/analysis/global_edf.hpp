@@ -21,7 +21,7 @@ struct GlobalEdfTask {
 };
 
 struct GlobalEdfResult {
-  bool schedulable = false;
+  bool schedulable = false;  ///< the GFB test holds
   int cores = 0;
   std::vector<int> core_ids;  ///< every task may run on every core
   double total_density = 0;   ///< U_Π = Σ C_i / D_i
@@ -32,19 +32,23 @@ struct GlobalEdfResult {
   /// GFB (Goossens, Funk, Baruah; paws §2): U_Π ≤ m − (m − 1)·u_Π and u_Π ≤ 1.
   bool gfb_holds = false;
   double gfb_bound = 0;  ///< m − (m − 1)·u_Π
-  /// Li et al.: Σu ≤ m / 2.618 and L_i ≤ D_i / 2.618 for every task.
+  /// Li et al.: Σu ≤ m / 2.618 and L_i ≤ D_i / 2.618 for every task. Information
+  /// only: not part of `schedulable` (see analyse_global_edf).
   bool capacity_holds = false;
   double capacity_bound = 0;  ///< m / 2.618
   std::vector<GlobalEdfTask> tasks;
   std::vector<Finding> findings;
 };
 
-/// Admits `set` on `cores` under global EDF when either sufficient test holds: the
-/// GFB test that PAWS relies on (each job's work C_i seen as sequential demand,
-/// needs every u_i ≤ 1), or the capacity-augmentation test for parallel tasks. With
-/// constrained deadlines both use densities C_i/D_i (a task with D < T is treated as
-/// one with period D, which only adds jobs). Comparisons are exact in integers
-/// where the sums fit (see RatioSum); √5 is handled by squaring.
+/// Admits `set` on `cores` under global EDF by the GFB test that PAWS relies on (paws
+/// §2; each job's work C_i seen as sequential demand, so every u_i ≤ 1). The
+/// capacity-augmentation test for parallel tasks (Li et al.) is computed and reported
+/// beside the verdict, not used for it: it is proved for a greedy, fully preemptive
+/// global EDF, and gedf-paws preempts only at spawn and sync points (GFB assumes
+/// preemptive global EDF too; docs/analysis.md). With constrained deadlines both use
+/// densities C_i/D_i (a task with D < T is treated as one with period D, which only
+/// adds jobs). Comparisons are exact in integers where the sums fit (see RatioSum);
+/// √5 is handled by squaring. Only the GFB test contributes findings.
 GlobalEdfResult analyse_global_edf(const model::TaskSet& set, const model::Cores& cores);
 
 }  // namespace takt::analysis

@@ -371,7 +371,9 @@ std::string global_edf_text(const analysis::GlobalEdfResult& r) {
          (r.gfb_holds ? " — holds\n" : " — does not hold\n");
   out += "capacity bound 2.618 (Li et al." + note + "): " + (r.densities ? "Σ C/D" : "Σu") + " = " +
          number(r.total_density) + ", m/2.618 = " + number(r.capacity_bound) +
-         (r.capacity_holds ? " — holds\n" : " — does not hold\n");
+         (r.capacity_holds ? " — holds" : " — does not hold") +
+         " (information only: proved for fully preemptive global EDF, which gedf-paws is not; the "
+         "verdict below is the GFB test's)\n";
   return out;
 }
 

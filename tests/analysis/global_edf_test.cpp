@@ -1,4 +1,5 @@
-// Tests of the gedf-paws tests: GFB (paws §2) and the 2.618 capacity bound of global EDF.
+// Tests of the gedf-paws tests: GFB (paws §2, the admission test) and the 2.618 capacity bound of
+// global EDF (reported beside the verdict).
 #include "analysis/global_edf.hpp"
 #include "model/task_set_parser.hpp"
 
@@ -38,7 +39,7 @@ TEST(GlobalEdf, GfbHoldsWithMarginFromThePaperFormula) {
   EXPECT_TRUE(found);
 }
 
-TEST(GlobalEdf, GfbFailsAndCapacityDecides) {
+TEST(GlobalEdf, GfbFailsAndSoDoesTheCapacityBound) {
   // m = 2, u = 0.9, 0.9: U = 1.8 > 2 − 0.9 = 1.1: GFB fails by 0.7. Capacity: 1.8 > 2/2.618 =
   // 0.764: fails too.
   auto r =
@@ -51,17 +52,39 @@ TEST(GlobalEdf, GfbFailsAndCapacityDecides) {
   EXPECT_NEAR(r.gfb_bound - r.total_density, -0.7, 1e-12);
 }
 
-TEST(GlobalEdf, ParallelTaskNeedsTheCapacityBound) {
-  // m = 4, one task with u = 1.5 (> 1, GFB cannot apply), L = 3.8 ms ≤ D/2.618 = 3.82 ms;
-  // Σu = 1.5 ≤ 4/2.618 = 1.528: the capacity bound admits it.
-  auto r = run("  - {name: p, period: 10ms, work: 15ms, span: 3.8ms}\n", 4);
+TEST(GlobalEdf, TheCapacityBoundIsReportedButDoesNotAdmit) {
+  // Li et al.'s bound 2.618 is proved for a greedy, fully preemptive global EDF; gedf-paws
+  // preempts only at spawn and sync points, so admission is by GFB (paws §2) alone.
+  // m = 8, one task T = D = 10 ms, C = 30 ms, L = 1 ms: u = 3 > 1, so GFB fails; the
+  // capacity bound holds (Σu = 3 ≤ 8/2.618 = 3.056, L = 1 ms ≤ D/2.618 = 3.82 ms), which
+  // used to admit the set.
+  auto r = run("  - {name: p, period: 10ms, work: 30ms, span: 1ms}\n", 8);
   EXPECT_FALSE(r.gfb_holds);
   EXPECT_TRUE(r.capacity_holds);
-  EXPECT_TRUE(r.schedulable);
-  // L = 3.9 ms > 3.82 ms: the span condition fails.
-  auto r2 = run("  - {name: p, period: 10ms, work: 15ms, span: 3.9ms}\n", 4);
+  EXPECT_TRUE(r.tasks[0].span_ok);
+  EXPECT_NEAR(r.capacity_bound, 8 / 2.6180339887498948482, 1e-12);
+  EXPECT_FALSE(r.schedulable);
+  // The findings are GFB's only: the failed u_max ≤ 1 is the reason.
+  ASSERT_EQ(r.findings.size(), 1u);
+  EXPECT_EQ(r.findings[0].test, "GFB: u_max ≤ 1");
+  EXPECT_FALSE(r.findings[0].passed);
+  // m = 4, u = 1.5, L = 3.8 ms ≤ D/2.618 = 3.82 ms: the bound holds, GFB does not.
+  auto r2 = run("  - {name: p, period: 10ms, work: 15ms, span: 3.8ms}\n", 4);
+  EXPECT_TRUE(r2.capacity_holds);
   EXPECT_FALSE(r2.schedulable);
-  EXPECT_FALSE(r2.tasks[0].span_ok);
+  // L = 3.9 ms > 3.82 ms: the span condition fails.
+  auto r3 = run("  - {name: p, period: 10ms, work: 15ms, span: 3.9ms}\n", 4);
+  EXPECT_FALSE(r3.capacity_holds);
+  EXPECT_FALSE(r3.tasks[0].span_ok);
+  // Where GFB holds the set is admitted whatever the bound says: m = 2, u = 0.5, 0.5, 0.4
+  // (GfbHoldsWithMarginFromThePaperFormula), Σu = 1.4 > 2/2.618 = 0.764.
+  auto r4 =
+      run("  - {name: a, period: 10ms, work: 5ms, span: 1ms}\n"
+          "  - {name: b, period: 20ms, work: 10ms, span: 1ms}\n"
+          "  - {name: c, period: 10ms, work: 4ms, span: 1ms}\n",
+          2);
+  EXPECT_FALSE(r4.capacity_holds);
+  EXPECT_TRUE(r4.schedulable);
 }
 
 TEST(GlobalEdf, CapacityBoundIsExactAtTheBoundary) {

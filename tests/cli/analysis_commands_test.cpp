@@ -127,6 +127,34 @@ TEST_F(Commands, GedfPawsLabelsDensitySumsAsDensities) {
   EXPECT_NE(r.out.find("capacity bound 2.618 (Li et al.): Σu = 0.800"), std::string::npos) << r.out;
 }
 
+TEST_F(Commands, GedfPawsAdmitsByGfbAloneAndReportsTheCapacityBound) {
+  // m = 8, T = D = 10 ms, C = 30 ms, L = 1 ms: u = 3 > 1 fails GFB; Σu = 3 ≤ 8/2.618 = 3.056
+  // and L ≤ D/2.618 = 3.82 ms meet the capacity bound, which is proved for fully preemptive
+  // global EDF only and so no longer admits the set under the cooperative gedf-paws.
+  const std::string one =
+      "global: {cores: 8, policy: gedf-paws}\n"
+      "tasks:\n"
+      "  - {name: p, period: 10ms, work: 30ms, span: 1ms}\n";
+  Outcome r = takt("analyze " + write("cap.yaml", one).string());
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(
+      r.out.find("capacity bound 2.618 (Li et al.): Σu = 3.000, m/2.618 = 3.056 — holds (information "
+                 "only: proved for fully preemptive global EDF, which gedf-paws is not; the verdict below "
+                 "is the GFB test's)"),
+      std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("verdict: NOT SCHEDULABLE under gedf-paws\n  - task 'p': GFB: u_max ≤ 1:"),
+            std::string::npos)
+      << r.out;
+  r = takt("analyze " + write("cap.yaml", one).string() + " --json");
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_FALSE(j["schedulable"].get<bool>());
+  EXPECT_TRUE(j["gedf_paws"]["capacity_augmentation"]["holds"].get<bool>());
+  EXPECT_FALSE(j["gedf_paws"]["gfb"]["holds"].get<bool>());
+  ASSERT_EQ(j["reasons"].size(), 1u);
+  EXPECT_EQ(j["reasons"][0]["test"], "GFB: u_max ≤ 1");
+}
+
 TEST_F(Commands, AnalyzeOverridesPolicyAndCores) {
   Outcome r = takt("analyze " + example("rt-openmp-fig2.yaml") + " --policy gedf-paws --cores 1 --json");
   ASSERT_EQ(r.status, 0) << r.err;
