@@ -190,8 +190,9 @@ int run_main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    // --help and --version end here too: CLI11 prints them.
-    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(e);
+    // --help and --version end here too: CLI11 prints them (a failed write is an error).
+    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success))
+      return check_standard_output(app.exit(e));
     // The deepest command the words reached, for its --help.
     std::string path = "takt";
     std::size_t depth = 0;

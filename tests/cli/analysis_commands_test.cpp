@@ -317,6 +317,14 @@ TEST_F(Commands, OutputThatCannotBeWrittenIsAnErrorNotSuccess) {
   EXPECT_EQ(WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, 1);
   EXPECT_NE(takt::testing::slurp(err).find("writing to standard output failed"), std::string::npos)
       << takt::testing::slurp(err);
+  // --help and --version too.
+  for (const char* args : {"--help", "--version", "run --help", "bench runtime --help"}) {
+    const int status =
+        std::system((std::string(TAKT_BINARY) + " " + args + " >/dev/full 2>" + err.string()).c_str());
+    EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 1) << args;
+    EXPECT_NE(takt::testing::slurp(err).find("writing to standard output failed"), std::string::npos)
+        << args << ": " << takt::testing::slurp(err);
+  }
 }
 
 TEST_F(Commands, WholeNumberOptionsSayWhatTheyExpect) {
