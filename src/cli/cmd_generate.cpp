@@ -131,6 +131,7 @@ int run_generate(const GenerateArgs& a) {
       auto* programs = app.add_option(
           "--programs", args->programs,
           "rtws: file of measured programs (see docs/task-set-format.md); default: rtws Table II values");
+      programs->check(input_file("the --programs file"));
       auto* program = app.add_option("--program", args->program,
                                      "rtws: use only this program (e.g. cholesky); default: all");
       auto* type =

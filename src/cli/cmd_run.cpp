@@ -103,7 +103,9 @@ int run_run(const RunArgs& a) {
     "under its policy, and print the results (and write JSON and a Perfetto trace)",
     [](CLI::App& app) -> Action {
       auto args = std::make_shared<RunArgs>();
-      app.add_option("file", args->file, "Task-set file (YAML or JSON; see docs/task-set-format.md)")->required();
+      app.add_option("file", args->file, "Task-set file (YAML or JSON; see docs/task-set-format.md)")
+          ->required()
+          ->check(input_file("the task-set file"));
       app.add_option("--policy", args->policy,
                      "federated, federated-greedy, partitioned-dm or gedf-paws (default: global.policy)");
       app.add_option("--cores", args->cores,
