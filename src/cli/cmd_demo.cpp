@@ -135,8 +135,7 @@ std::string demo_task_set(int m, std::string_view duration) {
 int run_platform_demo(const PlatformDemoOptions& options) {
   apps::register_segments_program();
   const int m = static_cast<int>(os::allowed_cpus().size());
-  const std::chrono::nanoseconds duration = model::parse_duration(options.duration);
-  if (duration <= std::chrono::nanoseconds::zero()) throw Error("--duration must be positive");
+  const std::chrono::nanoseconds duration = model::parse_duration(options.duration);  // duration_option(true)
   const std::string text = demo_task_set(m, model::format_duration(duration));
   if (options.print_set) {
     fmt::print("{}", text);
@@ -180,7 +179,8 @@ int run_platform_demo(const PlatformDemoOptions& options) {
     "and print the results (`takt demo runtime`: the fork-join runtime alone)",
     [](CLI::App& app) -> Action {
       auto options = std::make_shared<PlatformDemoOptions>();
-      app.add_option("--duration", options->duration, "How long to run (default 10s)");
+      app.add_option("--duration", options->duration, "How long to run (default 10s)")
+          ->check(duration_option(true));
       app.add_option("--json", options->json, "Write the metrics as JSON to this file")->check(output_file());
       app.add_option("--trace", options->trace, "Write a Chrome trace-event timeline (ui.perfetto.dev)")
           ->check(output_file());

@@ -278,9 +278,11 @@ int run_profile(const ProfileArgs& a) {
                      "With --profiles: the entry's name (default: program-arg1-arg2...)")
           ->needs(profiles);
       app.add_option("--burden-spawn", args->burden_spawn,
-                     "Burden per continuation edge, e.g. 1.5us (default: calibrated on this machine)");
+                     "Burden per continuation edge, e.g. 1.5us (default: calibrated on this machine)")
+          ->check(duration_option(false));
       app.add_option("--burden-sync", args->burden_sync,
-                     "Burden per return edge, e.g. 1us (with --burden-spawn)");
+                     "Burden per return edge, e.g. 1us (with --burden-spawn)")
+          ->check(duration_option(false));
       app.add_option("--cpus", args->cpus, "CPUs to profile on, a cpulist like 0-1 (default: all allowed)");
       app.add_option(
              "--priority", args->priority,

@@ -1,6 +1,7 @@
 // The subcommand registry of the takt program: each cmd_*.cpp registers itself.
 #include "cli/command.hpp"
 
+#include "model/duration.hpp"
 #include "model/task_set.hpp"
 #include "platform/metrics_json.hpp"
 
@@ -153,6 +154,22 @@ CLI::Validator whole_at_least(long long minimum) {
         return {};
       },
       fmt::format("INT>={}", minimum));
+}
+
+CLI::Validator duration_option(bool positive) {
+  return CLI::Validator(
+      [positive](std::string& text) -> std::string {
+        try {
+          const std::chrono::nanoseconds value = model::parse_duration(text);
+          if (positive && value <= std::chrono::nanoseconds::zero()) {
+            return fmt::format("must be positive, not '{}'", text);
+          }
+        } catch (const Error& e) {
+          return e.what();
+        }
+        return {};
+      },
+      positive ? "DURATION>0" : "DURATION");
 }
 
 CLI::Validator output_file() {

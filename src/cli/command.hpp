@@ -46,6 +46,11 @@ CLI::Validator output_file();
 /// same file (the second would overwrite the first). `what` says what the file is.
 CLI::Validator input_file(const std::string& what);
 
+/// A CLI11 check for an option that takes a duration (model::parse_duration: "10s",
+/// "1.5ms"), whose message names the option ("--duration: '1' has no unit; add one of
+/// ..."), as every command-line mistake does. With `positive`, zero is refused too.
+CLI::Validator duration_option(bool positive);
+
 /// The value of a --delta option (δ of rtws eq. 3: a decimal of at least 1); throws
 /// takt::Error naming --delta when `text` is no such number.
 model::Decimal delta_option(const std::string& text);

@@ -387,6 +387,10 @@ TEST_F(Commands, CommandLineErrorsStartWithTheErrorPrefixAndNameTheHelpToRead) {
       {"run " + set + " --cores 0", "--cores: expects a whole number of at least 1, not '0'"},
       {"run " + set + " --nosuch", "--nosuch"},
       {"run", "file is required"},
+      // A duration's message names its option.
+      {"run " + set + " --duration 1", "--duration: '1' has no unit"},
+      {"run " + set + " --duration -1s", "--duration: '-1s'"},
+      {"run " + set + " --duration 0s", "--duration: must be positive, not '0s'"},
   };
   for (const auto& [args, message] : cases) {
     Outcome r = takt(args);
@@ -401,6 +405,19 @@ TEST_F(Commands, CommandLineErrorsStartWithTheErrorPrefixAndNameTheHelpToRead) {
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(r.err.rfind("takt: error: ", 0), 0u) << r.err;
   EXPECT_NE(r.err.find("'takt bench runtime --help'"), std::string::npos) << r.err;
+  for (const auto& [args, message] :
+       {std::pair<std::string, std::string>{"demo --duration 1", "--duration: '1'"},
+        {"profile fib 5 --burden-spawn -1us --burden-sync 1us", "--burden-spawn: '-1us'"},
+        {"profile fib 5 --burden-spawn 1us --burden-sync 1", "--burden-sync: '1' has no unit"},
+        {"generate --method rt-openmp --cores 2 --utilization 1 --timescale 2",
+         "--timescale: '2' has no unit"}}) {
+    r = takt(args);
+    EXPECT_EQ(r.status, 1) << args;
+    EXPECT_EQ(r.err.rfind("takt: error: " + message, 0), 0u) << args << ": " << r.err;
+    const std::string command = args.substr(0, args.find(' '));
+    EXPECT_NE(r.err.find("Run 'takt " + command + " --help'"), std::string::npos) << args << ": " << r.err;
+    EXPECT_EQ(r.out, "") << args;
+  }
   r = takt("--nosuch");
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(r.err.rfind("takt: error: ", 0), 0u) << r.err;
