@@ -185,6 +185,25 @@ TEST_F(ProfileCommand, ASharedObjectTaskUsesTheRuntimeOfTheTaktProgram) {
   EXPECT_GT(j["parallelism"].get<double>(), 2.0);
 }
 
+TEST_F(ProfileCommand, UpdateOfAJsonTaskSetKeepsItJson) {
+  // docs/task-set-format.md: JSON is a task-set form; the update must leave valid JSON.
+  const std::filesystem::path file = dir_ / "set.json";
+  std::ofstream(file)
+      << R"({"tasks":[{"name":"f","period":"10ms","program":"fib","args":[12],"work":"1ms","span":"1ms"}]})";
+  Outcome o = takt("profile --jobs 1 --update " + file.string() + kBurdens, "TAKT_NO_RT=1");
+  ASSERT_EQ(o.status, 0) << o.err;
+  const std::string text = slurp(file);
+  nlohmann::json j;
+  ASSERT_NO_THROW(j = nlohmann::json::parse(text)) << text;
+  const nlohmann::json& task = j["tasks"][0];
+  for (const char* key : {"work", "span", "burdened_span"}) {
+    ASSERT_TRUE(task.contains(key)) << text;
+    EXPECT_TRUE(task[key].is_string()) << text;
+  }
+  EXPECT_NE(task["work"], "1ms") << text;
+  EXPECT_NO_THROW(takt::model::parse_task_set_file(file.string()));
+}
+
 TEST_F(ProfileCommand, BadInputIsExitOneWithAMessage) {
   Outcome unknown = takt("profile nosuchprogram --jobs 1" + kBurdens);
   EXPECT_EQ(unknown.status, 1);
