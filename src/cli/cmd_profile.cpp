@@ -4,6 +4,7 @@
 #include "cli/command.hpp"
 #include "model/duration.hpp"
 #include "model/measurement_update.hpp"
+#include "model/program_profile.hpp"
 #include "model/task_set_parser.hpp"
 #include "os/cpu.hpp"
 #include "platform/metrics_json.hpp"
@@ -222,6 +223,16 @@ int run_profile(const ProfileArgs& a) {
   }
   std::optional<model::TaskSet> set;
   if (!a.update.empty()) set = task_set_to_update(a.update);  // before measuring: fail fast
+  if (!a.profiles.empty() && std::filesystem::exists(a.profiles)) {
+    try {
+      (void)model::parse_program_profiles_file(a.profiles);  // the file the entry is added to
+    } catch (const Error& e) {
+      throw Error(
+          std::string(e.what()) +
+          " (--profiles adds an entry to a valid program-profiles file, or creates a new one: fix the "
+          "file or give another path)");
+    }
+  }
   profiler::ProfileResult result = profile_program(a.program, a.args, {}, o);
   // The results are printed before anything is written: a failing update keeps them.
   if (a.json) {

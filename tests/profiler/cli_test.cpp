@@ -204,6 +204,19 @@ TEST_F(ProfileCommand, UpdateOfAJsonTaskSetKeepsItJson) {
   EXPECT_NO_THROW(takt::model::parse_task_set_file(file.string()));
 }
 
+TEST_F(ProfileCommand, AProfilesFileIsCheckedBeforeMeasuring) {
+  // As --update: a file that is there must be a valid profiles file before anything is measured.
+  const std::filesystem::path file = dir_ / "bad.yaml";
+  std::ofstream(file) << "programs: [oops\n";
+  Outcome o = takt("profile fib 12 --jobs 1 --profiles " + file.string() + kBurdens);
+  EXPECT_EQ(o.status, 1);
+  EXPECT_NE(o.err.find(file.string()), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("--profiles adds an entry to a valid program-profiles file"), std::string::npos)
+      << o.err;
+  EXPECT_EQ(o.out, "") << "nothing measured";
+  EXPECT_EQ(slurp(file), "programs: [oops\n");
+}
+
 TEST_F(ProfileCommand, BadInputIsExitOneWithAMessage) {
   Outcome unknown = takt("profile nosuchprogram --jobs 1" + kBurdens);
   EXPECT_EQ(unknown.status, 1);
