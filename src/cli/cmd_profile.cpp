@@ -90,6 +90,18 @@ profiler::ProfileOptions options_of(const ProfileArgs& a) {
                               allowed.to_string()));
     }
   }
+  // T_P pins its P workers to the first P CPUs: more workers than CPUs would share them.
+  const os::CpuSet cpus = o.cpus.empty() ? os::allowed_cpus() : o.cpus;
+  for (std::size_t p : a.parallel) {
+    if (p < 1) throw Error("--parallel 0: give worker counts of at least 1");
+    if (p > cpus.size()) {
+      throw Error(fmt::format(
+          "--parallel {}: T_P runs on P workers pinned to the first P of the {} CPU(s) {} ({}); more workers "
+          "than CPUs would share them, which T_P does not measure; give at most {}",
+          p, cpus.size(), a.cpus.empty() ? "this process may use" : "of --cpus", cpus.to_string(),
+          cpus.size()));
+    }
+  }
   if (a.burden_spawn.empty() != a.burden_sync.empty()) {
     throw Error("give both --burden-spawn and --burden-sync, or neither (then they are calibrated here)");
   }

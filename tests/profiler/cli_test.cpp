@@ -6,6 +6,7 @@
 #include "../support/command_test.hpp"
 
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <sys/wait.h>
 #include <nlohmann/json.hpp>
 
@@ -215,6 +216,28 @@ TEST_F(ProfileCommand, AProfilesFileIsCheckedBeforeMeasuring) {
       << o.err;
   EXPECT_EQ(o.out, "") << "nothing measured";
   EXPECT_EQ(slurp(file), "programs: [oops\n");
+}
+
+TEST_F(ProfileCommand, MoreParallelWorkersThanCpusAreRefused) {
+  // T_P pins P workers to the first P CPUs: with more workers than CPUs it would report
+  // "T3 (3 pinned workers)" on two CPUs.
+  cpu_set_t allowed;
+  ASSERT_EQ(sched_getaffinity(0, sizeof allowed, &allowed), 0);
+  const int cpus = CPU_COUNT(&allowed);
+  Outcome o = takt("profile fib 10 --jobs 1 --parallel 1," + std::to_string(cpus + 1) + kBurdens);
+  EXPECT_EQ(o.status, 1);
+  EXPECT_NE(o.err.find("--parallel " + std::to_string(cpus + 1) + ": "), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("give at most " + std::to_string(cpus)), std::string::npos) << o.err;
+  EXPECT_EQ(o.out, "");
+  int first = 0;
+  while (!CPU_ISSET(first, &allowed)) ++first;
+  o = takt("profile fib 10 --jobs 1 --cpus " + std::to_string(first) + " --parallel 2" + kBurdens);
+  EXPECT_EQ(o.status, 1);
+  EXPECT_NE(o.err.find("of --cpus (" + std::to_string(first) + ")"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("give at most 1"), std::string::npos) << o.err;
+  o = takt("profile fib 10 --jobs 1 --parallel 0" + kBurdens);
+  EXPECT_EQ(o.status, 1);
+  EXPECT_NE(o.err.find("--parallel 0"), std::string::npos) << o.err;
 }
 
 TEST_F(ProfileCommand, BadInputIsExitOneWithAMessage) {
