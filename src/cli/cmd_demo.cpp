@@ -9,6 +9,7 @@
 #include "os/cpu.hpp"
 #include "os/realtime.hpp"
 #include "platform/metrics_json.hpp"
+#include "platform/metrics_table.hpp"
 #include "platform/run.hpp"
 #include "policies/policy_registry.hpp"
 #include "takt/error.hpp"
@@ -162,8 +163,14 @@ int run_platform_demo(const PlatformDemoOptions& options) {
   platform::RunOptions run;
   if (!options.json.empty()) run.json = options.json;
   if (!options.trace.empty()) run.trace = options.trace;
+  run.table = nullptr;  // printed below: the demo's set is no file to give `takt profile --update`
   std::unique_ptr<platform::Policy> policy = policies::make_policy(verdict.policy);
   platform::RunResult result = platform::run_task_set(set, verdict, *policy, run);
+  fmt::print("{}",
+             platform::format_table(result.metrics,
+                                    "write the demo's set to a file with `takt demo --print-set > FILE`, "
+                                    "then `takt profile --update FILE` and `takt run FILE`"));
+  std::fflush(stdout);
   if (!result.output_errors.empty()) {
     fmt::print(stderr, "takt: error: {}\n", result.output_errors);
     return exit_bad_input;
