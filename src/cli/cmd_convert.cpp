@@ -46,7 +46,7 @@ int run_convert(const ConvertArgs& a) {
     "Convert an .rtpt task set (WUSTL federated-scheduling tools) to takt's YAML",
     [](CLI::App& app) -> Action {
       auto args = std::make_shared<ConvertArgs>();
-      app.add_option("file", args->file, "The .rtpt file")->required();
+      app.add_option("file", args->file, "The .rtpt file")->required()->check(input_file("the .rtpt file"));
       app.add_option("-o,--output", args->output, "Write the task set to this file instead of stdout")
           ->check(output_file());
       app.add_flag("--json", args->json, "Write JSON instead of YAML");

@@ -9,6 +9,7 @@
 #include "os/cpu.hpp"
 #include "os/realtime.hpp"
 #include "platform/metrics_json.hpp"
+#include "platform/metrics_table.hpp"
 #include "platform/run.hpp"
 #include "policies/policy_registry.hpp"
 #include "takt/error.hpp"
@@ -135,8 +136,7 @@ std::string demo_task_set(int m, std::string_view duration) {
 int run_platform_demo(const PlatformDemoOptions& options) {
   apps::register_segments_program();
   const int m = static_cast<int>(os::allowed_cpus().size());
-  const std::chrono::nanoseconds duration = model::parse_duration(options.duration);
-  if (duration <= std::chrono::nanoseconds::zero()) throw Error("--duration must be positive");
+  const std::chrono::nanoseconds duration = model::parse_duration(options.duration);  // duration_option(true)
   const std::string text = demo_task_set(m, model::format_duration(duration));
   if (options.print_set) {
     fmt::print("{}", text);
@@ -163,8 +163,14 @@ int run_platform_demo(const PlatformDemoOptions& options) {
   platform::RunOptions run;
   if (!options.json.empty()) run.json = options.json;
   if (!options.trace.empty()) run.trace = options.trace;
+  run.table = nullptr;  // printed below: the demo's set is no file to give `takt profile --update`
   std::unique_ptr<platform::Policy> policy = policies::make_policy(verdict.policy);
   platform::RunResult result = platform::run_task_set(set, verdict, *policy, run);
+  fmt::print("{}",
+             platform::format_table(result.metrics,
+                                    "write the demo's set to a file with `takt demo --print-set > FILE`, "
+                                    "then `takt profile --update FILE` and `takt run FILE`"));
+  std::fflush(stdout);
   if (!result.output_errors.empty()) {
     fmt::print(stderr, "takt: error: {}\n", result.output_errors);
     return exit_bad_input;
@@ -180,7 +186,8 @@ int run_platform_demo(const PlatformDemoOptions& options) {
     "and print the results (`takt demo runtime`: the fork-join runtime alone)",
     [](CLI::App& app) -> Action {
       auto options = std::make_shared<PlatformDemoOptions>();
-      app.add_option("--duration", options->duration, "How long to run (default 10s)");
+      app.add_option("--duration", options->duration, "How long to run (default 10s)")
+          ->check(duration_option(true));
       app.add_option("--json", options->json, "Write the metrics as JSON to this file")->check(output_file());
       app.add_option("--trace", options->trace, "Write a Chrome trace-event timeline (ui.perfetto.dev)")
           ->check(output_file());

@@ -70,11 +70,7 @@ int run_generate(const GenerateArgs& a) {
   o.cores = a.cores;
   o.utilization = parse_utilization(a.utilization, a.cores);
   o.seed = a.seed;
-  try {
-    o.timescale = model::parse_duration(a.timescale);
-  } catch (const Error& e) {
-    throw Error(std::string("--timescale: ") + e.what());
-  }
+  o.timescale = model::parse_duration(a.timescale);  // checked by duration_option()
   o.program = a.program;
   o.synthetic_type = a.type;
   auto span_limit = analysis::parse_span_limit(a.span_limit);
@@ -128,9 +124,11 @@ int run_generate(const GenerateArgs& a) {
           "--timescale", args->timescale,
           "rt-openmp: minimum task period (rt-openmp Table I: 2048ms, 32ms, 16ms, 8ms, 4ms, 2ms; "
           "default 16ms)");
+      timescale->check(duration_option(false));
       auto* programs = app.add_option(
           "--programs", args->programs,
           "rtws: file of measured programs (see docs/task-set-format.md); default: rtws Table II values");
+      programs->check(input_file("the --programs file"));
       auto* program = app.add_option("--program", args->program,
                                      "rtws: use only this program (e.g. cholesky); default: all");
       auto* type =

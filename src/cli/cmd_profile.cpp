@@ -4,6 +4,7 @@
 #include "cli/command.hpp"
 #include "model/duration.hpp"
 #include "model/measurement_update.hpp"
+#include "model/program_profile.hpp"
 #include "model/task_set_parser.hpp"
 #include "os/cpu.hpp"
 #include "platform/metrics_json.hpp"
@@ -87,6 +88,18 @@ profiler::ProfileOptions options_of(const ProfileArgs& a) {
     if (o.cpus.intersect(allowed) != o.cpus) {
       throw Error(fmt::format("--cpus {}: this process may use CPUs {} only; give CPUs among them", a.cpus,
                               allowed.to_string()));
+    }
+  }
+  // T_P pins its P workers to the first P CPUs: more workers than CPUs would share them.
+  const os::CpuSet cpus = o.cpus.empty() ? os::allowed_cpus() : o.cpus;
+  for (std::size_t p : a.parallel) {
+    if (p < 1) throw Error("--parallel 0: give worker counts of at least 1");
+    if (p > cpus.size()) {
+      throw Error(fmt::format(
+          "--parallel {}: T_P runs on P workers pinned to the first P of the {} CPU(s) {} ({}); more workers "
+          "than CPUs would share them, which T_P does not measure; give at most {}",
+          p, cpus.size(), a.cpus.empty() ? "this process may use" : "of --cpus", cpus.to_string(),
+          cpus.size()));
     }
   }
   if (a.burden_spawn.empty() != a.burden_sync.empty()) {
@@ -222,6 +235,16 @@ int run_profile(const ProfileArgs& a) {
   }
   std::optional<model::TaskSet> set;
   if (!a.update.empty()) set = task_set_to_update(a.update);  // before measuring: fail fast
+  if (!a.profiles.empty() && std::filesystem::exists(a.profiles)) {
+    try {
+      (void)model::parse_program_profiles_file(a.profiles);  // the file the entry is added to
+    } catch (const Error& e) {
+      throw Error(
+          std::string(e.what()) +
+          " (--profiles adds an entry to a valid program-profiles file, or creates a new one: fix the "
+          "file or give another path)");
+    }
+  }
   profiler::ProfileResult result = profile_program(a.program, a.args, {}, o);
   // The results are printed before anything is written: a failing update keeps them.
   if (a.json) {
@@ -278,9 +301,11 @@ int run_profile(const ProfileArgs& a) {
                      "With --profiles: the entry's name (default: program-arg1-arg2...)")
           ->needs(profiles);
       app.add_option("--burden-spawn", args->burden_spawn,
-                     "Burden per continuation edge, e.g. 1.5us (default: calibrated on this machine)");
+                     "Burden per continuation edge, e.g. 1.5us (default: calibrated on this machine)")
+          ->check(duration_option(false));
       app.add_option("--burden-sync", args->burden_sync,
-                     "Burden per return edge, e.g. 1us (with --burden-spawn)");
+                     "Burden per return edge, e.g. 1us (with --burden-spawn)")
+          ->check(duration_option(false));
       app.add_option("--cpus", args->cpus, "CPUs to profile on, a cpulist like 0-1 (default: all allowed)");
       app.add_option(
              "--priority", args->priority,

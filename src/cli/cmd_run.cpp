@@ -58,8 +58,7 @@ int run_run(const RunArgs& a) {
 
   platform::RunOptions run;
   if (!a.duration.empty()) {
-    run.duration = model::parse_duration(a.duration);
-    if (*run.duration <= std::chrono::nanoseconds::zero()) throw Error("--duration must be positive");
+    run.duration = model::parse_duration(a.duration);  // positive: checked by duration_option()
   }
   if (a.jobs > 0) run.jobs = static_cast<std::uint64_t>(a.jobs);
   if (!a.json.empty()) run.json = a.json;
@@ -103,7 +102,9 @@ int run_run(const RunArgs& a) {
     "under its policy, and print the results (and write JSON and a Perfetto trace)",
     [](CLI::App& app) -> Action {
       auto args = std::make_shared<RunArgs>();
-      app.add_option("file", args->file, "Task-set file (YAML or JSON; see docs/task-set-format.md)")->required();
+      app.add_option("file", args->file, "Task-set file (YAML or JSON; see docs/task-set-format.md)")
+          ->required()
+          ->check(input_file("the task-set file"));
       app.add_option("--policy", args->policy,
                      "federated, federated-greedy, partitioned-dm or gedf-paws (default: global.policy)");
       app.add_option("--cores", args->cores,
@@ -111,8 +112,10 @@ int run_run(const RunArgs& a) {
           ->check(whole_at_least(1));
       app.add_option("--delta", args->delta, kDeltaHelp);
       app.add_option("--fit", args->fit, "first-fit or worst-fit (partitioned-dm strands, federated light tasks)");
-      auto* duration = app.add_option("--duration", args->duration,
-                                      "Run length, e.g. 10s (default: global.duration or global.jobs, else 10s)");
+      auto* duration =
+          app.add_option("--duration", args->duration,
+                         "Run length, e.g. 10s (default: global.duration or global.jobs, else 10s)")
+              ->check(duration_option(true));
       auto* jobs = app.add_option("--jobs", args->jobs, "Jobs per task instead of a duration")
                        ->check(whole_at_least(1));
       duration->excludes(jobs);

@@ -1,6 +1,7 @@
 // The subcommand registry of the takt program: each cmd_*.cpp registers itself.
 #include "cli/command.hpp"
 
+#include "model/duration.hpp"
 #include "model/task_set.hpp"
 #include "platform/metrics_json.hpp"
 
@@ -15,6 +16,7 @@
 #include <charconv>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <memory>
 
@@ -29,6 +31,82 @@ struct Registry {
 Registry& registry() {
   static Registry r;
   return r;
+}
+
+// The names of the validators that mark file options for check_files().
+constexpr std::string_view kOutputFile = "takt:output-file";
+constexpr std::string_view kInputFile = "takt:input-file:";  // then what the file is
+
+/// Whether paths `a` and `b` name the same regular file (a link, a hard link or another
+/// spelling of it), or the same path where no file exists yet. A device or a FIFO
+/// (/dev/null) is written in place and may take several outputs.
+bool same_file(const std::string& a, const std::string& b) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status sa = fs::status(a, ec);
+  const fs::file_status sb = fs::status(b, ec);
+  if (fs::exists(sa) != fs::exists(sb)) return false;
+  if (fs::exists(sa)) {
+    if (!fs::is_regular_file(sa) || !fs::is_regular_file(sb)) return false;
+    const bool same = fs::equivalent(a, b, ec);
+    return same && !ec;
+  }
+  const fs::path ca = fs::weakly_canonical(fs::absolute(a), ec);
+  if (ec) return false;
+  const fs::path cb = fs::weakly_canonical(fs::absolute(b), ec);
+  return !ec && ca == cb;
+}
+
+/// Refuses file options of one command that name the same file: an output that is an
+/// input would destroy the input, and the second of two outputs would replace the first.
+/// Returns the message, or "" when every file is named once.
+std::string check_files(CLI::App& command) {
+  struct File {
+    std::string option;
+    std::string path;
+    std::string input;  // what the file is, for an input
+  };
+  std::vector<File> outputs, inputs;
+  for (CLI::Option* option : command.get_options()) {
+    if (option->count() == 0) continue;
+    for (int i = 0;; ++i) {
+      const CLI::Validator* validator = nullptr;
+      try {
+        validator = option->get_validator(i);
+      } catch (const CLI::OptionNotFound&) {
+        break;
+      }
+      const std::string& name = validator->get_name();
+      for (const std::string& value : option->results()) {
+        if (name == kOutputFile) outputs.push_back({option->get_name(), value, {}});
+        if (name.rfind(kInputFile, 0) == 0) {
+          inputs.push_back({option->get_name(), value, name.substr(kInputFile.size())});
+        }
+      }
+    }
+  }
+  for (const File& out : outputs) {
+    for (const File& in : inputs) {
+      if (same_file(out.path, in.path)) {
+        return fmt::format(
+            "{}: '{}' is {} this command reads{}; writing it would destroy it: give {} "
+            "another file",
+            out.option, out.path, in.input, in.path == out.path ? std::string() : " ('" + in.path + "')",
+            out.option);
+      }
+    }
+  }
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    for (std::size_t j = i + 1; j < outputs.size(); ++j) {
+      if (same_file(outputs[i].path, outputs[j].path)) {
+        return fmt::format(
+            "{} '{}' and {} '{}' name the same file, so one would replace the other: give "
+            "each its own file",
+            outputs[i].option, outputs[i].path, outputs[j].option, outputs[j].path);
+      }
+    }
+  }
+  return {};
 }
 
 }  // namespace
@@ -78,6 +156,22 @@ CLI::Validator whole_at_least(long long minimum) {
       fmt::format("INT>={}", minimum));
 }
 
+CLI::Validator duration_option(bool positive) {
+  return CLI::Validator(
+      [positive](std::string& text) -> std::string {
+        try {
+          const std::chrono::nanoseconds value = model::parse_duration(text);
+          if (positive && value <= std::chrono::nanoseconds::zero()) {
+            return fmt::format("must be positive, not '{}'", text);
+          }
+        } catch (const Error& e) {
+          return e.what();
+        }
+        return {};
+      },
+      positive ? "DURATION>0" : "DURATION");
+}
+
 CLI::Validator output_file() {
   return CLI::Validator(
       [](std::string& path) -> std::string {
@@ -89,7 +183,11 @@ CLI::Validator output_file() {
         }
         return {};
       },
-      "");
+      "", std::string(kOutputFile));
+}
+
+CLI::Validator input_file(const std::string& what) {
+  return CLI::Validator([](std::string&) { return std::string(); }, "", std::string(kInputFile) + what);
 }
 
 int check_standard_output(int code) {
@@ -187,12 +285,9 @@ int run_main(int argc, char** argv) {
     }
   }
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    // --help and --version end here too: CLI11 prints them.
-    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(e);
-    // The deepest command the words reached, for its --help.
+  // A mistake on the command line: the message, and the --help of the deepest command
+  // the words reached.
+  auto command_line_error = [&apps](const std::string& message) {
     std::string path = "takt";
     std::size_t depth = 0;
     for (const auto& [words, sub] : apps) {
@@ -201,23 +296,31 @@ int run_main(int argc, char** argv) {
         path = fmt::format("takt {}", fmt::join(words, " "));
       }
     }
-    fmt::print(stderr, "takt: error: {}\nRun '{} --help' for the options and what they take.\n", e.what(),
+    fmt::print(stderr, "takt: error: {}\nRun '{} --help' for the options and what they take.\n", message,
                path);
     return exit_bad_input;
+  };
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help and --version end here too: CLI11 prints them (a failed write is an error).
+    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success))
+      return check_standard_output(app.exit(e));
+    return command_line_error(e.what());
   }
-  // An option given an empty value (--policy "") would read as if it were absent.
   for (const auto& [path, sub] : apps) {
     if (!path.empty() && !sub->parsed()) continue;
+    // An option given an empty value (--policy "") would read as if it were absent.
     for (const CLI::Option* option : sub->get_options()) {
       if (option->count() == 0 || option->get_type_size() == 0) continue;
       for (const std::string& value : option->results()) {
         if (value.empty()) {
-          fmt::print(stderr, "takt: error: {} was given an empty value; give it one or leave it out\n",
-                     option->get_name());
-          return exit_bad_input;
+          return command_line_error(
+              fmt::format("{} was given an empty value; give it one or leave it out", option->get_name()));
         }
       }
     }
+    if (std::string clash = check_files(*sub); !clash.empty()) return command_line_error(clash);
   }
 
   try {

@@ -39,6 +39,18 @@ CLI::Validator whole_at_least(long long minimum);
 /// An empty value passes (run_main() reports it).
 CLI::Validator output_file();
 
+/// Marks an option (or positional argument) that names a file the command reads, e.g.
+/// input_file("the task-set file"). It checks nothing itself; run_main() refuses, before
+/// the command runs, an output_file() option that names the same file as such an option
+/// (writing it would destroy the input), and two output_file() options that name the
+/// same file (the second would overwrite the first). `what` says what the file is.
+CLI::Validator input_file(const std::string& what);
+
+/// A CLI11 check for an option that takes a duration (model::parse_duration: "10s",
+/// "1.5ms"), whose message names the option ("--duration: '1' has no unit; add one of
+/// ..."), as every command-line mistake does. With `positive`, zero is refused too.
+CLI::Validator duration_option(bool positive);
+
 /// The value of a --delta option (δ of rtws eq. 3: a decimal of at least 1); throws
 /// takt::Error naming --delta when `text` is no such number.
 model::Decimal delta_option(const std::string& text);

@@ -74,33 +74,57 @@ std::string update_measurements(std::string_view text, const std::string& source
     if (task == nullptr) throw Error(source + ": no task named '" + u.task + "' to update");
     const TaskMarks& marks = task->marks;
     bool flow = marks.task.offset >= 0 && at(marks.task) < text.size() && text[at(marks.task)] == '{';
-    std::string insertion;
+    // Quoted as the file quotes: a replaced value as the value it replaces (or, a bare
+    // `0`, as its key if that has double quotes: JSON), a new key as the task's `name`
+    // key and a new value as its `period` value (in JSON both are).
+    auto quote_at = [&](const SourceMark& m) -> std::string {
+      if (m.offset < 0 || at(m) >= text.size()) return {};
+      const char c = text[at(m)];
+      return c == '"' || c == '\'' ? std::string(1, c) : std::string();
+    };
+    const std::string key_quote = quote_at(marks.keys.at("name"));
+    const std::string value_quote = quote_at(marks.period);
+    std::vector<std::string> added;  // "key: value" for each key the task lacks
     auto set_value = [&](std::string_view key, const SourceMark& value_mark,
                          std::optional<std::chrono::nanoseconds> value) {
       if (!value) return;
       std::string written = format_duration(*value);
       if (value_mark.offset >= 0) {
         const std::size_t begin = at(value_mark);
-        edits.push_back({begin, scalar_end(text, begin, flow), written});
-      } else if (flow) {
-        insertion += ", " + std::string(key) + ": " + written;
+        std::string quote = quote_at(value_mark);
+        const auto key_mark = marks.keys.find(key);
+        if (quote.empty() && key_mark != marks.keys.end() && quote_at(key_mark->second) == "\"") quote = "\"";
+        edits.push_back({begin, scalar_end(text, begin, flow), quote + written + quote});
       } else {
-        // Indent like the task's `name:` key.
-        int column = marks.keys.at("name").column;
-        insertion +=
-            std::string(static_cast<std::size_t>(column - 1), ' ') + std::string(key) + ": " + written + "\n";
+        added.push_back(key_quote + std::string(key) + key_quote + ": " + value_quote + written +
+                        value_quote);
       }
     };
     set_value("work", marks.work, u.work);
     set_value("span", marks.span, u.span);
     set_value("burdened_span", marks.burdened_span, u.burdened_span);
-    if (insertion.empty()) continue;
+    if (added.empty()) continue;
+    // New keys are indented like the task's `name` key.
+    const std::string indent(static_cast<std::size_t>(marks.keys.at("name").column - 1), ' ');
+    std::string insertion;
     if (flow) {
       std::size_t close = closing_brace(text, at(marks.task));
       if (close == std::string_view::npos)
         throw Error(marks.task.where(source) + ": cannot find the end of this task");
+      // A mapping written one key a line (pretty-printed JSON): a new line per key after
+      // the last value, unless a comment ends that line; else ", key: value" before '}'.
+      std::size_t last = close;
+      while (last > 0 && std::string_view(" \t\r\n").find(text[last - 1]) != std::string_view::npos) --last;
+      const std::size_t newline = text.rfind('\n', last - 1);
+      const std::size_t line_start = newline == std::string_view::npos ? 0 : newline + 1;
+      const std::string_view last_line = text.substr(line_start, last - line_start);
+      const bool one_key_a_line = text.substr(last, close - last).find('\n') != std::string_view::npos &&
+                                  last_line.find('#') == std::string_view::npos && text[last - 1] != '{';
+      for (const std::string& entry : added) insertion += (one_key_a_line ? ",\n" + indent : ", ") + entry;
+      if (one_key_a_line) close = last;
       edits.push_back({close, close, insertion});
     } else {
+      for (const std::string& entry : added) insertion += indent + entry + "\n";
       // After the line of the task's last timing key: those values are durations,
       // always one line long, and `period` is always there; a new key line at the
       // mapping's indentation may stand between any two keys.

@@ -177,6 +177,18 @@ Error folder_error(const std::filesystem::path& path) {
   return Error(fmt::format("cannot write '{}': it is a folder; give a file name", path.string()));
 }
 
+/// Refuses a temporary file `tmp` (for `path`) that is there and is no plain file: a
+/// folder left behind, say, which no write could replace.
+void check_temporary(const std::filesystem::path& path, const std::filesystem::path& tmp) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status status = fs::symlink_status(tmp, ec);
+  if (!fs::exists(status) || fs::is_regular_file(status)) return;
+  throw Error(fmt::format("cannot write '{}': '{}', where takt writes it first, is {}; remove it",
+                          path.string(), tmp.string(),
+                          fs::is_directory(status) ? "a folder" : "not a plain file"));
+}
+
 }  // namespace
 
 void check_writable(const std::filesystem::path& path) {
@@ -212,6 +224,7 @@ void check_writable(const std::filesystem::path& path) {
   // The temporary file write_text_file() creates; removed again unless it was there before.
   fs::path tmp = target;
   tmp += ".partial";
+  check_temporary(path, tmp);
   bool created = true;
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
   if (fd < 0 && errno == EEXIST) {
@@ -247,6 +260,7 @@ void write_text_file(const std::filesystem::path& path, std::string_view text) {
         write_in_place(path, target, text);  // the file is writable, its folder is not
         return;
       }
+      check_temporary(path, tmp);
       throw Error(fmt::format("cannot write '{}': {}; check that the folder exists and is writable",
                               path.string(), std::strerror(error)));
     }

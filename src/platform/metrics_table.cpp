@@ -19,7 +19,7 @@ double us(nanoseconds d) { return static_cast<double>(d.count()) / 1e3; }
 constexpr double kWorkRatioWarning = 1.05;
 }  // namespace
 
-std::string format_table(const RunMetrics& m) {
+std::string format_table(const RunMetrics& m, std::string_view work_remedy) {
   std::string out;
   auto it = std::back_inserter(out);
   fmt::format_to(it, "run: {:.2f} s{}, overrun \"{}\"{}\n",
@@ -62,8 +62,8 @@ std::string format_table(const RunMetrics& m) {
         it,
         "warning: the jobs of {} executed {:.2f}x its declared work C = {:.3f} ms on average ({:.3f} "
         "ms): the analysis assumed C and does not cover these jobs; measure C on this machine "
-        "(takt profile --update FILE)\n",
-        t.name, t.work_ratio, ms(t.declared_work), ms(t.executed.mean));
+        "({})\n",
+        t.name, t.work_ratio, ms(t.declared_work), ms(t.executed.mean), work_remedy);
   }
 
   const auto& s = m.system;

@@ -345,6 +345,14 @@ TEST_F(Commands, OutputThatCannotBeWrittenIsAnErrorNotSuccess) {
   EXPECT_EQ(WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, 1);
   EXPECT_NE(takt::testing::slurp(err).find("writing to standard output failed"), std::string::npos)
       << takt::testing::slurp(err);
+  // --help and --version too.
+  for (const char* args : {"--help", "--version", "run --help", "bench runtime --help"}) {
+    const int status =
+        std::system((std::string(TAKT_BINARY) + " " + args + " >/dev/full 2>" + err.string()).c_str());
+    EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 1) << args;
+    EXPECT_NE(takt::testing::slurp(err).find("writing to standard output failed"), std::string::npos)
+        << args << ": " << takt::testing::slurp(err);
+  }
 }
 
 TEST_F(Commands, WholeNumberOptionsSayWhatTheyExpect) {
@@ -407,6 +415,10 @@ TEST_F(Commands, CommandLineErrorsStartWithTheErrorPrefixAndNameTheHelpToRead) {
       {"run " + set + " --cores 0", "--cores: expects a whole number of at least 1, not '0'"},
       {"run " + set + " --nosuch", "--nosuch"},
       {"run", "file is required"},
+      // A duration's message names its option.
+      {"run " + set + " --duration 1", "--duration: '1' has no unit"},
+      {"run " + set + " --duration -1s", "--duration: '-1s'"},
+      {"run " + set + " --duration 0s", "--duration: must be positive, not '0s'"},
   };
   for (const auto& [args, message] : cases) {
     Outcome r = takt(args);
@@ -421,6 +433,19 @@ TEST_F(Commands, CommandLineErrorsStartWithTheErrorPrefixAndNameTheHelpToRead) {
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(r.err.rfind("takt: error: ", 0), 0u) << r.err;
   EXPECT_NE(r.err.find("'takt bench runtime --help'"), std::string::npos) << r.err;
+  for (const auto& [args, message] :
+       {std::pair<std::string, std::string>{"demo --duration 1", "--duration: '1'"},
+        {"profile fib 5 --burden-spawn -1us --burden-sync 1us", "--burden-spawn: '-1us'"},
+        {"profile fib 5 --burden-spawn 1us --burden-sync 1", "--burden-sync: '1' has no unit"},
+        {"generate --method rt-openmp --cores 2 --utilization 1 --timescale 2",
+         "--timescale: '2' has no unit"}}) {
+    r = takt(args);
+    EXPECT_EQ(r.status, 1) << args;
+    EXPECT_EQ(r.err.rfind("takt: error: " + message, 0), 0u) << args << ": " << r.err;
+    const std::string command = args.substr(0, args.find(' '));
+    EXPECT_NE(r.err.find("Run 'takt " + command + " --help'"), std::string::npos) << args << ": " << r.err;
+    EXPECT_EQ(r.out, "") << args;
+  }
   r = takt("--nosuch");
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(r.err.rfind("takt: error: ", 0), 0u) << r.err;
@@ -476,4 +501,76 @@ TEST_F(Commands, EveryOutputFileOptionIsCheckedBeforeTheCommandWorks) {
     EXPECT_EQ(r.out, "") << args;
   }
   EXPECT_FALSE(fs::exists(dir_ / "none"));
+}
+
+TEST_F(Commands, FileOptionsThatNameTheSameFileAreRefusedBeforeAnythingRuns) {
+  // Two outputs on one file: the second would replace the first (takt run wrote the trace
+  // over the metrics and exited 0). An output on an input destroys the input.
+  const std::string set_text = takt::testing::slurp(example("10-run.yaml"));
+  const fs::path set = write("set.yaml", set_text);
+  const fs::path out = dir_ / "out.json";
+  const fs::path rtpt =
+      write("a.rtpt", "0 1\nsynthetic_task 1 1 0 100000\n0 100000 0 100000 0 1000000 0 1000000 0 0 1\n");
+  const std::string rtpt_text = takt::testing::slurp(rtpt);
+  const fs::path programs = write("pr.yaml",
+                                  "programs:\n  - {name: fib-30, program: fib, args: [30], work: 20ms, span: "
+                                  "1ms, burdened_span: 1.2ms}\n");
+  const std::string programs_text = takt::testing::slurp(programs);
+  fs::create_directories(dir_ / "sub");
+  const std::string file = set.string();
+  struct Case {
+    std::string args, message, help;
+  };
+  const Case cases[] = {
+      {"run " + file + " --jobs 1 --json " + out.string() + " --trace " + out.string(),
+       "--json '" + out.string() + "' and --trace '" + out.string() + "' name the same file", "takt run"},
+      // Another spelling of the same path.
+      {"run " + file + " --jobs 1 --json " + out.string() + " --trace " +
+           (dir_ / "sub" / ".." / "out.json").string(),
+       "name the same file", "takt run"},
+      {"demo --json " + out.string() + " --trace " + out.string(), "name the same file", "takt demo"},
+      {"profile fib 5 --update " + file + " --profiles " + file, "--update '" + file + "' and --profiles",
+       "takt profile"},
+      {"run " + file + " --jobs 1 --json " + file,
+       "--json: '" + file +
+           "' is the task-set file this command reads; writing it would destroy it: give "
+           "--json another file",
+       "takt run"},
+      {"run " + file + " --jobs 1 --trace " + (dir_ / "sub" / ".." / "set.yaml").string(),
+       "is the task-set file this command reads ('" + file + "')", "takt run"},
+      {"generate --method rtws --cores 2 --utilization 1 --programs " + programs.string() + " -o " +
+           programs.string(),
+       "--output: '" + programs.string() + "' is the --programs file this command reads", "takt generate"},
+      {"convert " + rtpt.string() + " -o " + rtpt.string(),
+       "--output: '" + rtpt.string() + "' is the .rtpt file this command reads", "takt convert"},
+  };
+  for (const Case& c : cases) {
+    Outcome r = takt(c.args);
+    EXPECT_EQ(r.status, 1) << c.args;
+    EXPECT_EQ(r.err.rfind("takt: error: ", 0), 0u) << c.args << ": " << r.err;
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << c.args << ": " << r.err;
+    EXPECT_NE(r.err.find("Run '" + c.help + " --help'"), std::string::npos) << c.args << ": " << r.err;
+    EXPECT_EQ(r.out, "") << c.args;
+  }
+  EXPECT_FALSE(fs::exists(out));
+  EXPECT_EQ(takt::testing::slurp(set), set_text);
+  EXPECT_EQ(takt::testing::slurp(rtpt), rtpt_text);
+  EXPECT_EQ(takt::testing::slurp(programs), programs_text);
+
+  // The same existing file through a hard link and through a symbolic link.
+  write("old.json", "{}\n");
+  fs::create_hard_link(dir_ / "old.json", dir_ / "hard.json");
+  fs::create_symlink(dir_ / "old.json", dir_ / "soft.json");
+  for (const char* other : {"hard.json", "soft.json"}) {
+    Outcome r = takt("run " + file + " --jobs 1 --json " + (dir_ / "old.json").string() + " --trace " +
+                     (dir_ / other).string());
+    EXPECT_EQ(r.status, 1) << other;
+    EXPECT_NE(r.err.find("name the same file"), std::string::npos) << other << ": " << r.err;
+  }
+  EXPECT_EQ(takt::testing::slurp(dir_ / "old.json"), "{}\n");
+  // A device takes several outputs (written in place); distinct files pass the check.
+  Outcome r = takt("demo --print-set --json /dev/null --trace /dev/null");
+  EXPECT_EQ(r.status, 0) << r.err;
+  r = takt("convert " + rtpt.string() + " -o " + (dir_ / "a.yaml").string());
+  EXPECT_EQ(r.status, 0) << r.err;
 }

@@ -33,7 +33,7 @@ tasks:
     program: heat
     work: 31ms       # measured last week
     span: 2.1ms
-    burdened_span: 2.6ms
+    burdened_span: "2.6ms"
   - name: other
     period: 50ms
     work: 1ms
@@ -110,4 +110,26 @@ TEST(MeasurementUpdate, ByteOffsetsSurviveMultiByteCharactersAndABom) {
       "\xEF\xBB\xBF# µµµ\ntasks:\n  - {name: \"µ\", period: 10ms, work: 2ms, span: 1ms}\n";
   const std::string after = update_measurements(before, "t.yaml", {{"µ", 3ms, std::nullopt, std::nullopt}});
   EXPECT_EQ(after, "\xEF\xBB\xBF# µµµ\ntasks:\n  - {name: \"µ\", period: 10ms, work: 3ms, span: 1ms}\n");
+}
+
+TEST(MeasurementUpdate, JsonStaysJson) {
+  // A JSON task set: replaced values keep their quotes, new keys and values get them.
+  const std::string one_line =
+      R"({"tasks":[{"name":"f","period":"10ms","program":"fib","args":[12],"work":"1ms","span":"1ms"}]})";
+  EXPECT_EQ(
+      update_measurements(one_line, "t.json", {{"f", 16us, 5us, 9us}}),
+      R"({"tasks":[{"name":"f","period":"10ms","program":"fib","args":[12],"work":"16us","span":"5us", )"
+      R"("burdened_span": "9us"}]})");
+  // Pretty-printed (as `takt generate --json` writes): one key a line, indented alike.
+  const std::string pretty =
+      "{\n  \"tasks\": [\n    {\n      \"name\": \"f\",\n      \"period\": \"10ms\",\n"
+      "      \"work\": \"1ms\",\n      \"span\": \"1ms\"\n    }\n  ]\n}\n";
+  EXPECT_EQ(update_measurements(pretty, "t.json", {{"f", 16us, 5us, 9us}}),
+            "{\n  \"tasks\": [\n    {\n      \"name\": \"f\",\n      \"period\": \"10ms\",\n"
+            "      \"work\": \"16us\",\n      \"span\": \"5us\",\n      \"burdened_span\": \"9us\"\n    }\n  "
+            "]\n}\n");
+  // Single-quoted YAML values stay single-quoted.
+  EXPECT_EQ(update_measurements("tasks:\n  - {name: a, period: '10ms', work: '1ms', span: '1ms'}\n", "t.yaml",
+                                {{"a", 2ms, 1ms, 1500us}}),
+            "tasks:\n  - {name: a, period: '10ms', work: '2ms', span: '1ms', burdened_span: '1.5ms'}\n");
 }

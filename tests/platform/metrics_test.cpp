@@ -462,6 +462,24 @@ TEST(TextFile, AnOutputPathIsCheckedWithoutLeavingAFileBehind) {
   EXPECT_EQ(writable_problem(dir / "left.json"), "");
   EXPECT_EQ(read_all(dir / "left.json.partial"), "half");
   EXPECT_FALSE(fs::exists(dir / "left.json"));
+  // A folder left where the temporary file goes: named, with what to do.
+  fs::create_directories(dir / "out.json.partial");
+  const std::string left = writable_problem(dir / "out.json");
+  EXPECT_NE(left.find("'" + (dir / "out.json.partial").string() +
+                      "', where takt writes it first, is a folder; "
+                      "remove it"),
+            std::string::npos)
+      << left;
+  try {
+    write_text_file(dir / "out.json", "x");
+    ADD_FAILURE() << "expected takt::Error";
+  } catch (const takt::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("is a folder; remove it"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(fs::exists(dir / "out.json"));
+  // A FIFO there would block the check's open: refused the same way.
+  ASSERT_EQ(::mkfifo((dir / "pipe.json.partial").c_str(), 0600), 0);
+  EXPECT_NE(writable_problem(dir / "pipe.json").find("is not a plain file; remove it"), std::string::npos);
   // A FIFO without a reader: checked without waiting for one.
   ASSERT_EQ(::mkfifo((dir / "fifo").c_str(), 0600), 0);
   EXPECT_EQ(writable_problem(dir / "fifo"), "");
@@ -495,6 +513,12 @@ TEST(Metrics, TableShowsTasksTotalsAndSystem) {
       << t;
   EXPECT_EQ(t.find("the jobs of B"), std::string::npos) << t;
   EXPECT_NE(t.find("takt profile --update FILE"), std::string::npos) << t;
+  // A caller without a task-set file (takt demo) names its own remedy.
+  t = format_table(scenario_metrics(), "takt demo --print-set > FILE, then takt profile --update FILE");
+  EXPECT_NE(
+      t.find("measure C on this machine (takt demo --print-set > FILE, then takt profile --update FILE)\n"),
+      std::string::npos)
+      << t;
 }
 
 TEST(Metrics, EmptyRunIsAllZero) {

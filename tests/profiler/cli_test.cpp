@@ -6,6 +6,7 @@
 #include "../support/command_test.hpp"
 
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <sys/wait.h>
 #include <nlohmann/json.hpp>
 
@@ -183,6 +184,60 @@ TEST_F(ProfileCommand, ASharedObjectTaskUsesTheRuntimeOfTheTaktProgram) {
   const nlohmann::json j = nlohmann::json::parse(o.out);
   EXPECT_EQ(j["spawns"], 63);
   EXPECT_GT(j["parallelism"].get<double>(), 2.0);
+}
+
+TEST_F(ProfileCommand, UpdateOfAJsonTaskSetKeepsItJson) {
+  // docs/task-set-format.md: JSON is a task-set form; the update must leave valid JSON.
+  const std::filesystem::path file = dir_ / "set.json";
+  std::ofstream(file)
+      << R"({"tasks":[{"name":"f","period":"10ms","program":"fib","args":[12],"work":"1ms","span":"1ms"}]})";
+  Outcome o = takt("profile --jobs 1 --update " + file.string() + kBurdens, "TAKT_NO_RT=1");
+  ASSERT_EQ(o.status, 0) << o.err;
+  const std::string text = slurp(file);
+  nlohmann::json j;
+  ASSERT_NO_THROW(j = nlohmann::json::parse(text)) << text;
+  const nlohmann::json& task = j["tasks"][0];
+  for (const char* key : {"work", "span", "burdened_span"}) {
+    ASSERT_TRUE(task.contains(key)) << text;
+    EXPECT_TRUE(task[key].is_string()) << text;
+  }
+  EXPECT_NE(task["work"], "1ms") << text;
+  EXPECT_NO_THROW(takt::model::parse_task_set_file(file.string()));
+}
+
+TEST_F(ProfileCommand, AProfilesFileIsCheckedBeforeMeasuring) {
+  // As --update: a file that is there must be a valid profiles file before anything is measured.
+  const std::filesystem::path file = dir_ / "bad.yaml";
+  std::ofstream(file) << "programs: [oops\n";
+  Outcome o = takt("profile fib 12 --jobs 1 --profiles " + file.string() + kBurdens);
+  EXPECT_EQ(o.status, 1);
+  EXPECT_NE(o.err.find(file.string()), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("--profiles adds an entry to a valid program-profiles file"), std::string::npos)
+      << o.err;
+  EXPECT_EQ(o.out, "") << "nothing measured";
+  EXPECT_EQ(slurp(file), "programs: [oops\n");
+}
+
+TEST_F(ProfileCommand, MoreParallelWorkersThanCpusAreRefused) {
+  // T_P pins P workers to the first P CPUs: with more workers than CPUs it would report
+  // "T3 (3 pinned workers)" on two CPUs.
+  cpu_set_t allowed;
+  ASSERT_EQ(sched_getaffinity(0, sizeof allowed, &allowed), 0);
+  const int cpus = CPU_COUNT(&allowed);
+  Outcome o = takt("profile fib 10 --jobs 1 --parallel 1," + std::to_string(cpus + 1) + kBurdens);
+  EXPECT_EQ(o.status, 1);
+  EXPECT_NE(o.err.find("--parallel " + std::to_string(cpus + 1) + ": "), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("give at most " + std::to_string(cpus)), std::string::npos) << o.err;
+  EXPECT_EQ(o.out, "");
+  int first = 0;
+  while (!CPU_ISSET(first, &allowed)) ++first;
+  o = takt("profile fib 10 --jobs 1 --cpus " + std::to_string(first) + " --parallel 2" + kBurdens);
+  EXPECT_EQ(o.status, 1);
+  EXPECT_NE(o.err.find("of --cpus (" + std::to_string(first) + ")"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("give at most 1"), std::string::npos) << o.err;
+  o = takt("profile fib 10 --jobs 1 --parallel 0" + kBurdens);
+  EXPECT_EQ(o.status, 1);
+  EXPECT_NE(o.err.find("--parallel 0"), std::string::npos) << o.err;
 }
 
 TEST_F(ProfileCommand, BadInputIsExitOneWithAMessage) {
