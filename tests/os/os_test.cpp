@@ -105,7 +105,13 @@ TEST(Clock, ASignalHandlerDoesNotEndASleepEarly) {
   // partitioned-dm's team threads sleep until a segment's release; a SIGINT handled on
   // such a thread (takt's stop handler is process-wide, without SA_RESTART, which
   // clock_nanosleep ignores anyway) returned EINTR, and the thread started its segment
-  // early. The sleeper gets SIGUSR1 three times during a 60 ms sleep.
+  // early. The sleeper gets SIGUSR1 three times, 5 ms apart, during a 200 ms sleep.
+  //
+  // How many handler calls that makes is not fixed: two signals sent before the sleeper
+  // runs merge into one (standard signals do not queue), and under ThreadSanitizer the
+  // handler of a signal that interrupts a system call TSan does not intercept (as
+  // clock_nanosleep) is deferred to the thread's next intercepted call and kept once per
+  // signal number, so three arrive as one. At least one must have been handled.
   struct sigaction action {};
   struct sigaction old {};
   action.sa_handler = count_signal;
@@ -114,20 +120,25 @@ TEST(Clock, ASignalHandlerDoesNotEndASleepEarly) {
   handled_signals = 0;
   std::atomic<bool> asleep{false};
   std::chrono::nanoseconds woke{};
-  const auto target = takt::os::monotonic_now() + 60ms;
+  const auto target = takt::os::monotonic_now() + 200ms;
   std::thread sleeper([&] {
     asleep = true;
     takt::os::sleep_until(target);
     woke = takt::os::monotonic_now();
   });
   while (!asleep) std::this_thread::yield();
+  std::chrono::nanoseconds first_sent{};
   for (int i = 0; i < 3; ++i) {
     std::this_thread::sleep_for(5ms);
-    pthread_kill(sleeper.native_handle(), SIGUSR1);
+    EXPECT_EQ(pthread_kill(sleeper.native_handle(), SIGUSR1), 0);
+    if (i == 0) first_sent = takt::os::monotonic_now();
   }
   sleeper.join();
   sigaction(SIGUSR1, &old, nullptr);
-  EXPECT_EQ(handled_signals.load(), 3);
+  // A machine so loaded that the first signal came after the sleep ended tests nothing.
+  if (first_sent >= target) GTEST_SKIP() << "the first signal was sent after the sleep ended";
+  EXPECT_GE(handled_signals.load(), 1);
+  EXPECT_LE(handled_signals.load(), 3);
   EXPECT_GE(woke, target);
 }
 
