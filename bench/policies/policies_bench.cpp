@@ -215,6 +215,14 @@ PoliciesReport run_policies_bench(const PoliciesBenchOptions& options) {
           report.stopped = fmt::format("stopped by signal {}", r.metrics.run.signal);
           return report;
         }
+        if (r.signal_after_run != 0) {
+          // The set ran whole; the signal came while its results were made.
+          set_means();
+          report.cells.push_back(cell);
+          report.stopped = fmt::format("stopped by signal {} after {} {}% set {} under {}", r.signal_after_run,
+                                       w.name, w.utilization, s + 1, cell.policy);
+          return report;
+        }
       }
       set_means();
       cell.short_of_jobs = cell.jobs < options.min_jobs;

@@ -14,6 +14,13 @@ namespace takt::platform {
 
 using std::chrono::nanoseconds;
 
+std::string_view how_run_ended(const RunInfo& run) {
+  if (run.stopped) return run.abandoned ? "stopped (running jobs abandoned)" : "stopped early";
+  if (run.stalled) return "running jobs abandoned (no job released or finished after the last release)";
+  if (run.abandoned) return "running jobs abandoned at the end";
+  return "";
+}
+
 std::string_view to_string(JobStatus status) {
   switch (status) {
     case JobStatus::met:

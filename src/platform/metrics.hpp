@@ -143,6 +143,12 @@ struct RunInfo {
   int signal = 0;          ///< the signal that stopped it, 0 if none
 };
 
+/// How a run ended early, in the words of the table and the trace: "stopped early",
+/// "stopped (running jobs abandoned)", "running jobs abandoned (no job released or
+/// finished after the last release)" or "running jobs abandoned at the end"; "" for a
+/// run that ended by its limits with every job finished.
+std::string_view how_run_ended(const RunInfo& run);
+
 struct RunMetrics {
   RunInfo run;
   std::vector<TaskMetrics> tasks;

@@ -25,11 +25,7 @@ std::string format_table(const RunMetrics& m, std::string_view work_remedy) {
   fmt::format_to(it, "run: {:.2f} s{}, overrun \"{}\"{}\n",
                  static_cast<double>((m.run.end - m.run.origin).count()) / 1e9,
                  m.run.policy.empty() ? std::string() : ", policy " + m.run.policy, to_string(m.run.overrun),
-                 m.run.stopped ? (m.run.abandoned ? ", stopped (running jobs abandoned)" : ", stopped early")
-                 : m.run.stalled
-                     ? ", running jobs abandoned (no job released or finished after the last release)"
-                 : m.run.abandoned ? ", running jobs abandoned at the end"
-                                   : "");
+                 how_run_ended(m.run).empty() ? std::string() : fmt::format(", {}", how_run_ended(m.run)));
   if (!m.run.privileges.empty()) fmt::format_to(it, "privileges: {}\n", m.run.privileges);
 
   std::size_t name_width = 5;

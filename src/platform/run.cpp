@@ -450,7 +450,12 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
     std::fflush(options.table);
   }
   result.output_errors = fmt::format("{}", fmt::join(failures, "; "));
-
+  if (signals) {
+    // From here on a signal goes to the handlers of before; one that came while the
+    // results were made reached no target and is passed on to the caller.
+    signals->restore_handlers();
+    result.signal_after_run = signals->signal_since_detach();
+  }
   return result;
 }
 

@@ -14,6 +14,8 @@ std::atomic<Stoppable*> g_target{nullptr};
 std::atomic<int> g_in_handler{0};  ///< handlers between loading the target and using it
 std::atomic<int> g_count{0};
 std::atomic<int> g_last{0};
+std::atomic<int> g_count_at_detach{-1};  ///< g_count when the target was last detached; -1: attached or never
+std::atomic<bool> g_restored{false};      ///< the handlers of before are back
 struct sigaction g_old_int {};
 struct sigaction g_old_term {};
 
@@ -30,7 +32,9 @@ void give_up(int sig) {
 }
 
 void on_signal(int sig) {
-  const int n = g_count.fetch_add(1, std::memory_order_acq_rel) + 1;
+  // seq_cst, as attach()'s load of the count: with the target's store and load below
+  // (and attach()'s), a signal either finds the target or is seen by attach().
+  const int n = g_count.fetch_add(1, std::memory_order_seq_cst) + 1;
   g_last.store(sig, std::memory_order_release);
   if (n >= 3) {
     give_up(sig);
@@ -61,27 +65,45 @@ SignalStop::SignalStop() {
   g_target.store(nullptr);
   g_count.store(0);
   g_last.store(0);
+  g_count_at_detach.store(-1);
+  g_restored.store(false);
+  sigaction(SIGINT, nullptr, &g_old_int);
+  sigaction(SIGTERM, nullptr, &g_old_term);
+  install(false);
+}
+
+void SignalStop::install(bool restart) {
   struct sigaction sa {};
   sa.sa_handler = on_signal;
   sigemptyset(&sa.sa_mask);
-  sa.sa_flags = 0;  // no SA_RESTART: a blocking call returns EINTR and re-checks
-  sigaction(SIGINT, &sa, &g_old_int);
-  sigaction(SIGTERM, &sa, &g_old_term);
+  // Without SA_RESTART while a target listens: a blocking call returns EINTR and
+  // re-checks. With it once detached: a write of the results to a full pipe goes on
+  // instead of failing with EINTR.
+  sa.sa_flags = restart ? SA_RESTART : 0;
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
 }
 
 SignalStop::SignalStop(Stoppable& target) : SignalStop() { attach(target); }
 
 SignalStop::~SignalStop() {
-  sigaction(SIGINT, &g_old_int, nullptr);
-  sigaction(SIGTERM, &g_old_term, nullptr);
+  restore_handlers();
   detach();
   g_installed.store(false);
 }
 
+void SignalStop::restore_handlers() noexcept {
+  if (g_restored.exchange(true)) return;
+  sigaction(SIGINT, &g_old_int, nullptr);
+  sigaction(SIGTERM, &g_old_term, nullptr);
+}
+
 void SignalStop::attach(Stoppable& target) {
+  if (!g_restored.load()) install(false);
+  g_count_at_detach.store(-1);
   g_target.store(&target, std::memory_order_seq_cst);
   // Signals that came before: the handler saw no target then.
-  const int before = g_count.load(std::memory_order_acquire);
+  const int before = g_count.load(std::memory_order_seq_cst);
   if (before >= 1) target.request_stop();
   if (before >= 2) target.abandon();
 }
@@ -91,6 +113,14 @@ void SignalStop::detach() noexcept {
   // A handler that loaded the old target may still be using it (on another thread).
   while (g_in_handler.load(std::memory_order_seq_cst) != 0) {
   }
+  if (g_count_at_detach.load() < 0) g_count_at_detach.store(g_count.load(std::memory_order_seq_cst));
+  if (!g_restored.load()) install(true);
+}
+
+int SignalStop::signal_since_detach() const noexcept {
+  const int at = g_count_at_detach.load(std::memory_order_seq_cst);
+  if (at < 0 || g_count.load(std::memory_order_seq_cst) <= at) return 0;
+  return g_last.load(std::memory_order_acquire);
 }
 
 int SignalStop::signals_received() const noexcept { return g_count.load(std::memory_order_acquire); }

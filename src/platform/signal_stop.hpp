@@ -15,7 +15,8 @@ namespace takt::platform {
 /// counted and nothing else happens, except that the third still ends the process:
 /// run_task_set() detaches its SignalStop when the run ends and keeps it until the
 /// results are written, so that a second Ctrl-C soon after the first does not kill the
-/// process while it writes them. A
+/// process while it writes them; a signal that came then and that no target got is
+/// reported (signal_since_detach(), RunResult::signal_after_run), never dropped. A
 /// target attached after signals came gets them at once (request_stop(), and abandon()
 /// after two).
 class SignalStop {
@@ -30,13 +31,25 @@ class SignalStop {
 
   /// Signals now go to `target` (one at a time; replaces none: detach() first).
   void attach(Stoppable& target);
-  /// Signals are only counted again; returns when no handler uses the old target.
+  /// Signals are only counted again (and the handlers restart interrupted system calls,
+  /// SA_RESTART, so that writing the results to a full pipe does not fail with EINTR);
+  /// returns when no handler uses the old target.
   void detach() noexcept;
+  /// The handlers that were there before come back now (the destructor does it too);
+  /// a signal from then on is theirs.
+  void restore_handlers() noexcept;
 
   /// Signals received while this object was alive.
   [[nodiscard]] int signals_received() const noexcept;
   /// The last signal number received, 0 if none.
   [[nodiscard]] int last_signal() const noexcept;
+  /// The last signal received since the first detach() after the last attach(), 0 if none
+  /// came (or no target was detached): a signal no target got. run_task_set() reports it
+  /// as RunResult::signal_after_run.
+  [[nodiscard]] int signal_since_detach() const noexcept;
+
+ private:
+  static void install(bool restart);
 };
 
 }  // namespace takt::platform

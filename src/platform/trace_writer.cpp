@@ -296,14 +296,15 @@ nlohmann::json make_trace(std::span<const PeriodicTask> tasks, std::span<const E
                                {"abandoned", run->abandoned},
                                {"stalled", run->stalled},
                                {"signal", run->signal}};
-    const bool incomplete = run->stopped || run->abandoned;
+    const bool incomplete = !how_run_ended(*run).empty();
     doc["otherData"]["incomplete"] = incomplete;
     if (incomplete) {
+      // The table's words; releases end at a stop, and at the run's length otherwise.
       doc["otherData"]["run_note"] =
-          std::string(run->abandoned ? "the run was stopped and its running jobs abandoned"
-                                     : "the run was stopped before its length") +
-          (run->signal != 0 ? " (signal " + std::to_string(run->signal) + ")" : std::string()) +
-          ": releases end at the stop, and a job still running then ends where its events do";
+          fmt::format("{}{}: {}", how_run_ended(*run),
+                      run->signal != 0 ? fmt::format(" (signal {})", run->signal) : std::string(),
+                      run->stopped ? "releases end at the stop, and a job still running then ends where its events do"
+                                   : "a job still running at the end ends where its events do");
     }
   }
   return doc;

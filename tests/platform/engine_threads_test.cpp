@@ -244,6 +244,53 @@ TEST(ReleaseEngineThreads, SignalsWithoutATargetAreCountedAndReachTheTargetAttac
   }
 }
 
+namespace {
+int sa_flags_of(int sig) {
+  struct sigaction now {};
+  sigaction(sig, nullptr, &now);
+  return now.sa_flags;
+}
+}  // namespace
+
+TEST(ReleaseEngineThreads, ASignalThatNoTargetGotIsReportedAndTheHandlersRestartCallsOnceDetached) {
+  // run_task_set() keeps its SignalStop, detached, while it writes the results. A first
+  // Ctrl-C then was only counted and nothing reported it (takt bench policies went on
+  // to its next set); and without SA_RESTART a table written to a full pipe failed with
+  // EINTR. Now the signal is reported, and the detached handlers restart system calls.
+  struct sigaction before {};
+  sigaction(SIGTERM, nullptr, &before);
+  {
+    ReleaseEngine engine({periodic(5ms, 5ms)}, ReleaseConfig{});
+    SignalStop signals(engine);
+    EXPECT_EQ(sa_flags_of(SIGINT) & SA_RESTART, 0) << "a blocking call must see EINTR during the run";
+    EXPECT_EQ(signals.signal_since_detach(), 0);
+    signals.detach();
+    EXPECT_NE(sa_flags_of(SIGINT) & SA_RESTART, 0);
+    EXPECT_NE(sa_flags_of(SIGTERM) & SA_RESTART, 0);
+    EXPECT_EQ(signals.signal_since_detach(), 0);
+    std::raise(SIGTERM);
+    EXPECT_FALSE(engine.stop_requested());
+    EXPECT_EQ(signals.signal_since_detach(), SIGTERM);
+    signals.restore_handlers();
+    struct sigaction now {};
+    sigaction(SIGTERM, nullptr, &now);
+    EXPECT_EQ(now.sa_handler, before.sa_handler) << "the handler of before is back";
+    EXPECT_EQ(signals.signal_since_detach(), SIGTERM);
+  }
+  {
+    // A signal the target got before detach() is not one "since detach".
+    ReleaseEngine engine({periodic(5ms, 5ms)}, ReleaseConfig{});
+    SignalStop signals(engine);
+    std::raise(SIGINT);
+    EXPECT_TRUE(engine.stop_requested());
+    signals.detach();
+    EXPECT_EQ(signals.signal_since_detach(), 0);
+    std::raise(SIGINT);  // the second: counted, not passed on to the (detached) engine
+    EXPECT_FALSE(engine.abandoned());
+    EXPECT_EQ(signals.signal_since_detach(), SIGINT);
+  }
+}
+
 TEST(ReleaseEngineThreads, ADetachedSignalStopStillLetsTheThirdSignalEndTheProcess) {
   // Counting signals without a target must not trap the user: the third one restores
   // the default action and re-raises (exit by SIGINT), as during a run.

@@ -180,6 +180,50 @@ TEST(RunTaskSet, SignalsWhileTheResultsAreWrittenDoNotEndTheProcess) {
   fs::remove(json);
 }
 
+namespace {
+bool restart_while_writing = false;
+int late_writes = 0;
+ssize_t write_and_signal_once(void*, const char*, size_t size) {
+  // One SIGTERM during the table, the first of the run: it came after the run ended.
+  if (++late_writes == 1) {
+    struct sigaction now {};
+    sigaction(SIGTERM, nullptr, &now);
+    restart_while_writing = (now.sa_flags & SA_RESTART) != 0;
+    std::raise(SIGTERM);
+  }
+  return static_cast<ssize_t>(size);
+}
+}  // namespace
+
+TEST(RunTaskSet, ASignalWhileTheResultsAreWrittenIsReportedToTheCaller) {
+  // A first SIGTERM that came while the results were written was counted and then
+  // forgotten: RunResult had no word of it, so takt bench policies went on to its next
+  // set as if nobody had asked it to stop.
+  EXPECT_EXIT(
+      {
+        const auto set = takt::model::parse_task_set(
+            "global: {cores: 1}\ntasks: [{name: a, period: 10ms, program: segments, segments: [{length: "
+            "1ms}]}]\n");
+        const auto verdict = takt::analysis::analyse(set);
+        auto policy = takt::policies::make_policy(takt::model::Policy::federated);
+        takt::platform::RunOptions options;
+        options.messages = nullptr;
+        options.progress = false;
+        options.lock_memory = false;
+        options.jobs = 3;
+        options.table =
+            fopencookie(nullptr, "w", cookie_io_functions_t{nullptr, write_and_signal_once, nullptr, nullptr});
+        const takt::platform::RunResult r = takt::platform::run_task_set(set, verdict, *policy, options);
+        std::fclose(options.table);
+        int code = 0;
+        if (r.signal_after_run != SIGTERM) code |= 1;
+        if (r.metrics.run.stopped) code |= 2;  // the run itself ended by its jobs
+        if (!restart_while_writing) code |= 4;
+        std::_Exit(code);
+      },
+      ::testing::ExitedWithCode(0), "");
+}
+
 TEST(GrantedCores, FollowTheAnalysis) {
   const auto set = takt::model::parse_task_set(R"(
 global: {cores: 2}

@@ -274,8 +274,23 @@ TEST(Trace, AStoppedRunSaysSoInOtherData) {
   EXPECT_TRUE(doc["otherData"]["run"]["stopped"].get<bool>());
   EXPECT_FALSE(doc["otherData"]["run"]["abandoned"].get<bool>());
   EXPECT_EQ(doc["otherData"]["run"]["signal"], 15);
-  EXPECT_NE(doc["otherData"]["run_note"].get<std::string>().find("stopped before its length (signal 15)"),
-            std::string::npos);
+  EXPECT_EQ(doc["otherData"]["run_note"].get<std::string>(),
+            "stopped early (signal 15): releases end at the stop, and a job still running then ends where its "
+            "events do");
+  // Nobody stopped these two: a job held the run after its last release (stalled), and a
+  // job outlived the drain at the end. The note said "the run was stopped" for both.
+  run = RunInfo{};
+  run.stalled = true;
+  run.abandoned = true;
+  doc = make_trace(one, evs, 1s, 0, {}, &run);
+  EXPECT_TRUE(doc["otherData"]["incomplete"].get<bool>());
+  EXPECT_EQ(doc["otherData"]["run_note"].get<std::string>(),
+            "running jobs abandoned (no job released or finished after the last release): a job still running "
+            "at the end ends where its events do");
+  run.stalled = false;
+  doc = make_trace(one, evs, 1s, 0, {}, &run);
+  EXPECT_EQ(doc["otherData"]["run_note"].get<std::string>(),
+            "running jobs abandoned at the end: a job still running at the end ends where its events do");
   run = RunInfo{};  // a run that ended by its limits
   doc = make_trace(one, evs, 1s, 0, {}, &run);
   EXPECT_FALSE(doc["otherData"]["incomplete"].get<bool>());
