@@ -69,6 +69,11 @@ std::string update_measurements(std::string_view text, const std::string& source
   const long bom = text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
   auto at = [&](const SourceMark& m) { return static_cast<std::size_t>(m.offset + bom); };
   std::vector<Edit> edits;
+  // New lines end as the file's lines do (CRLF when its first line does).
+  const std::size_t first_newline = text.find('\n');
+  const std::string eol =
+      first_newline != std::string_view::npos && first_newline > 0 && text[first_newline - 1] == '\r' ? "\r\n"
+                                                                                                       : "\n";
   for (const MeasurementUpdate& u : updates) {
     const Task* task = set.find(u.task);
     if (task == nullptr) throw Error(source + ": no task named '" + u.task + "' to update");
@@ -120,11 +125,17 @@ std::string update_measurements(std::string_view text, const std::string& source
       const std::string_view last_line = text.substr(line_start, last - line_start);
       const bool one_key_a_line = text.substr(last, close - last).find('\n') != std::string_view::npos &&
                                   last_line.find('#') == std::string_view::npos && text[last - 1] != '{';
-      for (const std::string& entry : added) insertion += (one_key_a_line ? ",\n" + indent : ", ") + entry;
-      if (one_key_a_line) close = last;
+      // YAML allows a ',' after the last item ({a: 1, b: 2, }): then each new entry
+      // goes after it and keeps one of its own, instead of a second ',' before it.
+      const bool trailing_comma = text[last - 1] == ',';
+      for (const std::string& entry : added) {
+        const std::string before = one_key_a_line ? eol + indent : std::string(" ");
+        insertion += trailing_comma ? before + entry + "," : "," + before + entry;
+      }
+      if (one_key_a_line || trailing_comma) close = last;
       edits.push_back({close, close, insertion});
     } else {
-      for (const std::string& entry : added) insertion += indent + entry + "\n";
+      for (const std::string& entry : added) insertion += indent + entry + eol;
       // After the line of the task's last timing key: those values are durations,
       // always one line long, and `period` is always there; a new key line at the
       // mapping's indentation may stand between any two keys.
@@ -134,7 +145,7 @@ std::string update_measurements(std::string_view text, const std::string& source
         if (it != marks.keys.end()) last = std::max(last, at(it->second));
       }
       const std::size_t end = line_end(text, last);
-      if (end == text.size() && !text.empty() && text.back() != '\n') insertion.insert(0, "\n");
+      if (end == text.size() && !text.empty() && text.back() != '\n') insertion.insert(0, eol);
       edits.push_back({end, end, insertion});
     }
   }

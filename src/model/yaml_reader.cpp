@@ -271,11 +271,23 @@ std::string explain_syntax_error(std::string_view text, const YAML::Mark& mark, 
 
 YAML::Node load_yaml(std::string_view text, const std::string& source) {
   // YAML and JSON files are Unicode text; a file in another 8-bit encoding would put its
-  // bytes into names that no JSON output can hold. (A UTF-16 or UTF-32 file starts with
-  // a byte-order mark or a zero byte, which yaml-cpp reads itself.)
-  const bool other_unicode = !text.empty() && (static_cast<unsigned char>(text[0]) == 0xFE ||
-                                               static_cast<unsigned char>(text[0]) == 0xFF ||
-                                               text[0] == '\0' || (text.size() > 1 && text[1] == '\0'));
+  // bytes into names that no JSON output can hold. A UTF-16 or UTF-32 file, which
+  // yaml-cpp reads itself, starts with a byte-order mark or, as YAML 1.2 §5.2 detects
+  // it, with ASCII characters and zero bytes in the pattern of its encoding (two
+  // characters "ta" are 74 00 61 00 in UTF-16LE). Any other zero byte is an error, also
+  // the first or second byte of the file ("#\0\n..." was taken for UTF-16).
+  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+  bool other_unicode = false;
+  if (text.size() >= 2 && ((byte(0) == 0xFE && byte(1) == 0xFF) || (byte(0) == 0xFF && byte(1) == 0xFE))) {
+    other_unicode = true;  // UTF-16 (or UTF-32LE) byte-order mark
+  } else if (text.size() >= 4) {
+    const bool z0 = byte(0) == 0, z1 = byte(1) == 0, z2 = byte(2) == 0, z3 = byte(3) == 0;
+    other_unicode = (z0 && z1 && byte(2) == 0xFE && byte(3) == 0xFF) ||  // UTF-32BE mark
+                    (z0 && z1 && z2 && !z3) || (!z0 && z1 && z2 && z3) ||  // UTF-32BE, LE
+                    (z0 && !z1 && z2 && !z3) || (!z0 && z1 && !z2 && z3);  // UTF-16BE, LE
+  } else if (text.size() >= 2) {
+    other_unicode = (byte(0) == 0) != (byte(1) == 0);  // one UTF-16 character
+  }
   if (!other_unicode) {
     if (const std::size_t zero = text.find('\0'); zero != std::string_view::npos) {
       throw Error(mark_at(text, zero).where(source) +
@@ -291,10 +303,14 @@ YAML::Node load_yaml(std::string_view text, const std::string& source) {
   }
   try {
     std::vector<YAML::Node> documents = YAML::LoadAll(std::string(text));
-    if (documents.size() > 1) {
-      // yaml-cpp's Load reads the first document and ignores the rest silently.
+    // yaml-cpp's Load reads the first document and ignores the rest silently. A '---'
+    // with nothing after it (but comments) makes an empty document, which holds nothing
+    // to lose.
+    const auto second = std::find_if(documents.begin() + (documents.empty() ? 0 : 1), documents.end(),
+                                     [](const YAML::Node& d) { return !d.IsNull(); });
+    if (second != documents.end()) {
       throw Error(
-          mark_of(documents[1].Mark()).where(source) +
+          mark_of(second->Mark()).where(source) +
           ": a second YAML document (after a '---' line) starts here; a file holds one task set: remove "
           "the '---' line, or put the second set in a file of its own");
     }

@@ -133,3 +133,31 @@ TEST(MeasurementUpdate, JsonStaysJson) {
                                 {{"a", 2ms, 1ms, 1500us}}),
             "tasks:\n  - {name: a, period: '10ms', work: '2ms', span: '1ms', burdened_span: '1.5ms'}\n");
 }
+
+TEST(MeasurementUpdate, AFlowMappingWithATrailingCommaGetsNoSecondComma) {
+  // YAML allows a ',' after a flow mapping's last item; takt analyze reads such a file,
+  // but the update wrote ",, burdened_span" (one line) and ",\n,\n" (one key a line) and
+  // then refused its own result ("keys of task 'f' must be plain words").
+  EXPECT_EQ(update_measurements("tasks:\n  - {name: f, period: 10ms, work: 1ms, span: 1ms, }\n", "t.yaml",
+                                {{"f", 2ms, 1ms, 1500us}}),
+            "tasks:\n  - {name: f, period: 10ms, work: 2ms, span: 1ms, burdened_span: 1.5ms, }\n");
+  EXPECT_EQ(update_measurements("tasks:\n  - {name: f,\n     period: 10ms,\n     segments: [{length: 1ms}],\n  }\n",
+                                "t.yaml", {{"f", 2ms, 1ms, 1500us}}),
+            "tasks:\n  - {name: f,\n     period: 10ms,\n     segments: [{length: 1ms}],\n     work: 2ms,\n"
+            "     span: 1ms,\n     burdened_span: 1.5ms,\n  }\n");
+}
+
+TEST(MeasurementUpdate, NewLinesEndAsTheFilesLinesDo) {
+  // A CRLF file got LF-only lines for the keys it lacked.
+  const std::string pretty =
+      "{\r\n  \"tasks\": [\r\n    {\r\n      \"name\": \"f\",\r\n      \"period\": \"10ms\",\r\n"
+      "      \"work\": \"1ms\",\r\n      \"span\": \"1ms\"\r\n    }\r\n  ]\r\n}\r\n";
+  EXPECT_EQ(update_measurements(pretty, "t.json", {{"f", 16us, 5us, 9us}}),
+            "{\r\n  \"tasks\": [\r\n    {\r\n      \"name\": \"f\",\r\n      \"period\": \"10ms\",\r\n"
+            "      \"work\": \"16us\",\r\n      \"span\": \"5us\",\r\n      \"burdened_span\": \"9us\"\r\n    }\r\n"
+            "  ]\r\n}\r\n");
+  EXPECT_EQ(update_measurements("tasks:\r\n  - name: a\r\n    period: 10ms\r\n    segments: [{length: 1ms}]\r\n",
+                                "t.yaml", {{"a", 1ms, 1ms, std::nullopt}}),
+            "tasks:\r\n  - name: a\r\n    period: 10ms\r\n    work: 1ms\r\n    span: 1ms\r\n"
+            "    segments: [{length: 1ms}]\r\n");
+}

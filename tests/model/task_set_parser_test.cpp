@@ -437,6 +437,36 @@ TEST(TaskSetParser, ASecondYamlDocumentAndAZeroByteAreErrors) {
   EXPECT_EQ(error_of(task + "...\n"), "no error");  // and with its end marker
 }
 
+TEST(TaskSetParser, AZeroByteAtTheStartIsAnErrorUnlessTheFileIsUtf16Or32) {
+  // A zero as the first or second byte made the file count as UTF-16/32, whatever came
+  // next: "#\0\n..." was read as UTF-16 and reported "the file is empty". YAML 1.2 §5.2
+  // detects UTF-16/32 by a byte-order mark or by the zero pattern of ASCII characters.
+  const std::string task = "tasks:\n  - {name: a, period: 10ms, work: 1ms, span: 1ms}\n";
+  expect_error("#" + std::string(1, '\0') + "\n" + task, "ts.yaml:1:2", "a zero byte (0x00)");
+  expect_error("t" + std::string(1, '\0') + task.substr(1), "ts.yaml:1:2", "a zero byte (0x00)");
+  expect_error(std::string(1, '\0') + task, "ts.yaml:1:1", "a zero byte (0x00)");
+  // The same set in UTF-16LE, with and without its byte-order mark, and in UTF-16BE.
+  std::string le, be;
+  for (char c : task) {
+    le += c;
+    le += '\0';
+    be += '\0';
+    be += c;
+  }
+  EXPECT_EQ(error_of(le), "no error");
+  EXPECT_EQ(error_of("\xFF\xFE" + le), "no error");
+  EXPECT_EQ(error_of(be), "no error");
+}
+
+TEST(TaskSetParser, AnEmptyDocumentAfterTheSetIsNotASecondSet) {
+  // A '---' at the end (with nothing or only a comment after it) was reported as a
+  // second document one line past the end of the file.
+  const std::string task = "tasks:\n  - {name: a, period: 10ms, work: 1ms, span: 1ms}\n";
+  EXPECT_EQ(error_of(task + "---\n"), "no error");
+  EXPECT_EQ(error_of(task + "---\n# nothing more\n"), "no error");
+  expect_error(task + "---\n# a second set\ntasks: []\n", "ts.yaml:5:1", "a second YAML document");
+}
+
 TEST(TaskSetParser, TextThatIsNotUtf8IsBadInputAtItsPosition) {
   // A name in an 8-bit encoding used to pass, and then cost the run its JSON outputs.
   const std::string task = ", period: 10ms, work: 1ms, span: 1ms}\n";
