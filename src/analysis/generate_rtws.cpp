@@ -122,7 +122,8 @@ GeneratedSet generate_rtws(const GeneratorOptions& options, Random& random) {
     }
     if (period > kMaxPeriod) {
       throw Error("rtws: a task of '" + chosen->name +
-                  "' would need a period above 146 years; raise --utilization");
+                  "' would need a period above 4·10^18 ns (about 126 years), the generator's limit; raise "
+                  "--utilization");
     }
     model::Task t;
     t.name = chosen->name + "-" + std::to_string(++count[chosen->name]);
