@@ -3,6 +3,7 @@
 
 #include "os/clock.hpp"
 #include "os/futex.hpp"
+#include "platform/release_engine.hpp"
 
 #include <chrono>
 
@@ -58,6 +59,11 @@ bool RunThreads::wait(const std::function<bool()>& give_up) {
 bool RunThreads::wait_for(std::chrono::nanoseconds limit) {
   const std::chrono::nanoseconds until = os::monotonic_now() + limit;
   return wait([until] { return os::monotonic_now() > until; });
+}
+
+bool lanes_returned(const ReleaseEngine* engine, RunThreads& lanes) {
+  if (engine != nullptr && engine->started() && engine->jobs_in_flight() > 0) return false;
+  return lanes.wait_for(kLaneReturn);
 }
 
 }  // namespace takt::platform

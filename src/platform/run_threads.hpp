@@ -11,6 +11,8 @@
 
 namespace takt::platform {
 
+class ReleaseEngine;
+
 /// How long a policy's shutdown() waits for a release lane the run gave up on to return
 /// (the engine has stopped: a lane out of a job skips the releases due and returns).
 inline constexpr std::chrono::nanoseconds kLaneReturn = std::chrono::seconds(2);
@@ -49,5 +51,12 @@ class RunThreads {
   std::vector<std::unique_ptr<Slot>> threads_;
   std::shared_ptr<State> state_ = std::make_shared<State>();
 };
+
+/// What every policy's shutdown() checks before it frees what its lanes use: no job of
+/// `engine` (null: none was made) is in flight, since a lane inside a job is left
+/// running, and every lane returns within kLaneReturn (a lane the run gave up on returns
+/// at once once the engine has stopped). True when all lanes are joined; false when the
+/// policy must leave its threads running (and leak what they use).
+bool lanes_returned(const ReleaseEngine* engine, RunThreads& lanes);
 
 }  // namespace takt::platform

@@ -431,14 +431,9 @@ void Federated::stop_executors() noexcept {
 
 bool Federated::shutdown() {
   if (shut_down_) return true;
-  if (engine_ != nullptr && engine_->started() && engine_->jobs_in_flight() > 0) {
-    left_running_ = true;
-    stop_executors();
-    return false;
-  }
-  // A lane the run gave up on (its lanes run no jobs) may still be in the release
-  // engine: join it before the engine and the recorder go.
-  if (!lanes_.wait_for(platform::kLaneReturn)) {
+  // A job in flight, or a lane the run gave up on that does not come back from the
+  // release engine (its lanes run no jobs): leave them running.
+  if (!platform::lanes_returned(engine_, lanes_)) {
     left_running_ = true;
     stop_executors();
     return false;

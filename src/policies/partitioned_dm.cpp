@@ -365,15 +365,12 @@ void PartitionedDm::run(RunContext& ctx) {
 
 bool PartitionedDm::shutdown() {
   if (shut_down_) return true;
-  if (engine_ != nullptr && engine_->started() && engine_->jobs_in_flight() > 0) {
-    left_running_ = true;
-    return false;
-  }
-  // A lane the run gave up on inside its job, whose job has finished since, is back in
-  // the release engine (the engine has stopped: it skips the releases due meanwhile and
-  // returns) or on its way out: join it before the engine and the recorder go. One that
-  // does not return in time is left running like a lane still inside its job.
-  if (!lanes_.wait_for(platform::kLaneReturn)) {
+  // A lane still inside its job is left running. One the run gave up on inside its job,
+  // whose job has finished since, is back in the release engine (the engine has
+  // stopped: it skips the releases due meanwhile and returns) or on its way out: it is
+  // joined before the engine and the recorder go, or left running if it does not
+  // return in time.
+  if (!platform::lanes_returned(engine_, lanes_)) {
     left_running_ = true;
     return false;
   }
