@@ -115,8 +115,11 @@ GeneratedSet generate_rtws(const GeneratorOptions& options, Random& random) {
     } else {
       chosen = fitting[static_cast<std::size_t>(
           random.uniform_int(0, static_cast<std::int64_t>(fitting.size()) - 1))];
-      // T = C/u, never outside the span limit after rounding to whole nanoseconds.
-      const double rounded = std::round(static_cast<double>(chosen->work.count()) / u);
+      // T = C/u, never outside the span limit after rounding to whole nanoseconds, and
+      // rounded up: a rounded-down T gave C/T a little above u, and the last task (whose u
+      // is what is left of the target) a Σu above the target (8 cores at 50 %: Σu =
+      // 4.000000000000133 > m/2, so the capacity bound the set was made for failed).
+      const double rounded = std::ceil(static_cast<double>(chosen->work.count()) / u);
       period =
           std::max(rounded > 4.0e18 ? kMaxPeriod + 1 : static_cast<i128>(rounded), min_deadline(*chosen));
     }

@@ -217,6 +217,20 @@ TEST(Generators, RtwsFollowsSectionVIIA) {
   EXPECT_THROW((void)generate(o), takt::Error);
 }
 
+TEST(Generators, RtwsNeverExceedsTheTargetUtilization) {
+  // T was C/u rounded to the nearest nanosecond, so C/T could come out above u: on 8
+  // cores at 50 % with L ≤ D/2 (the sets of rtws §V's capacity bound, Σu ≤ m/2), seed 1
+  // gave Σu = 4.000000000000133 and the bound it was made for failed. Each C/T ≤ its u.
+  for (int cores : {4, 8, 16}) {
+    for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+      auto o = options(GeneratorMethod::rtws, cores, cores / 2.0, seed);
+      o.span_limit = takt::analysis::SpanLimit::half_deadline;
+      const auto g = generate(o);
+      EXPECT_LE(g.set.total_utilization(), cores / 2.0) << cores << " cores, seed " << seed;
+    }
+  }
+}
+
 TEST(Generators, RtwsReachesTheLargeMeanUtilizations) {
   // The default profiles have parallelism C/L = 32.31/1.23 = 26.3 (cholesky), 16.76/0.64 =
   // 26.2 (lu) and 51.7/2.62 = 19.7 (heat). The means 12 and 15 draw u up to 18 and 22.5.
