@@ -44,7 +44,8 @@ GeneratedSet generate_synthetic(const GeneratorOptions& options, Random& random)
       t.segments.push_back({nanoseconds{length}, static_cast<int>(strands), {}});
     }
     const double u = rtws_task_utilization(options.utilization - total, random);
-    t.period = nanoseconds{std::llround(static_cast<double>(t.work().count()) / u)};
+    // Rounded up, as rtws: C/T ≤ u, so Σu never exceeds the target.
+    t.period = nanoseconds{static_cast<std::int64_t>(std::ceil(static_cast<double>(t.work().count()) / u))};
     t.deadline = t.period;
     t.program = std::string(model::kSegmentsProgram);
     total += t.utilization();

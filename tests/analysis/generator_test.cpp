@@ -227,6 +227,10 @@ TEST(Generators, RtwsNeverExceedsTheTargetUtilization) {
       o.span_limit = takt::analysis::SpanLimit::half_deadline;
       const auto g = generate(o);
       EXPECT_LE(g.set.total_utilization(), cores / 2.0) << cores << " cores, seed " << seed;
+      // The synthetic tasks' periods are drawn the same way.
+      EXPECT_LE(generate(options(GeneratorMethod::synthetic, cores, cores / 2.0, seed)).set.total_utilization(),
+                cores / 2.0)
+          << "synthetic, " << cores << " cores, seed " << seed;
     }
   }
 }
