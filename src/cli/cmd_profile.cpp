@@ -126,8 +126,18 @@ profiler::ProfileResult profile_program(const Program& resolved, const std::stri
 }
 
 /// The task set to update, read before anything is measured. The file must already be
-/// a valid task set: update_measurements replaces values where they stand.
+/// a valid task set: update_measurements replaces values where they stand. It is read
+/// and written back, so it must be a regular file: a FIFO or a device would wait for
+/// input or hold no task set.
 model::TaskSet task_set_to_update(const std::string& path) {
+  std::error_code ec;
+  const std::filesystem::file_status status = std::filesystem::status(path, ec);
+  if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status) &&
+      !std::filesystem::is_directory(status)) {
+    throw Error(fmt::format("--update: '{}' is no regular file (a FIFO or a device); --update reads the task "
+                            "set from the file and writes it back: give the task-set file",
+                            path));
+  }
   try {
     return model::parse_task_set_file(path);
   } catch (const Error& e) {
@@ -273,9 +283,9 @@ int run_profile(const ProfileArgs& a) {
   const Program program = resolve_program(a.program);
   std::vector<std::string> names;
   if (!a.update.empty()) names = tasks_to_update(task_set_to_update(a.update), a);
-  if (!a.profiles.empty() && std::filesystem::exists(a.profiles)) {
+  if (!a.profiles.empty()) {
     try {
-      (void)model::parse_program_profiles_file(a.profiles);  // the file the entry is added to
+      (void)profiler::existing_profiles(a.profiles);  // the entries the new one is added to
     } catch (const Error& e) {
       throw Error(
           std::string(e.what()) +
@@ -336,7 +346,8 @@ int run_profile(const ProfileArgs& a) {
           ->needs(update);
       auto* profiles = app.add_option(
           "--profiles", args->profiles,
-          "Add the result to this program-profiles file (for takt generate --method rtws --programs)");
+          "Add the result to this program-profiles file (for takt generate --method rtws --programs); "
+          "created if missing or empty; a FIFO or a device is not read, only written");
       profiles->check(output_file());
       app.add_option("--name", args->name,
                      "With --profiles: the entry's name (default: program-arg1-arg2...)")

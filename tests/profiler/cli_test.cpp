@@ -6,8 +6,11 @@
 #include "../support/command_test.hpp"
 
 #include <gtest/gtest.h>
+#include <fcntl.h>
 #include <sched.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include <nlohmann/json.hpp>
 
 #include <array>
@@ -16,6 +19,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 
 namespace {
 
@@ -272,6 +276,48 @@ TEST_F(ProfileCommand, AProfilesFileIsCheckedBeforeMeasuring) {
       << o.err;
   EXPECT_EQ(o.out, "") << "nothing measured";
   EXPECT_EQ(slurp(file), "programs: [oops\n");
+}
+
+TEST_F(ProfileCommand, AnEmptyProfilesFileOrADeviceHoldsNoEntries) {
+  // An empty file was refused ("the file is empty"), and so was /dev/null.
+  const std::filesystem::path empty = write("empty.yaml", "");
+  Outcome o = takt("profile fib 10 --jobs 1 --profiles " + empty.string() + kBurdens, "TAKT_NO_RT=1");
+  ASSERT_EQ(o.status, 0) << o.err;
+  const auto profiles = takt::model::parse_program_profiles_file(empty.string());
+  ASSERT_EQ(profiles.size(), 1u);
+  EXPECT_EQ(profiles[0].name, "fib-10");
+  o = takt("profile fib 10 --jobs 1 --profiles /dev/null" + kBurdens, "TAKT_NO_RT=1");
+  EXPECT_EQ(o.status, 0) << o.err;
+}
+
+TEST_F(ProfileCommand, AProfilesFifoIsWrittenNotRead) {
+  // Reading a FIFO (or /dev/stdout on a pipe) waited for input that never came: takt hung.
+  const std::filesystem::path fifo = dir_ / "profiles.fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::string got;
+  std::thread reader([&] {
+    std::ifstream in(fifo);  // blocks until a writer opens it
+    std::stringstream text;
+    text << in.rdbuf();
+    got = text.str();
+  });
+  Outcome o =
+      takt("profile fib 10 --jobs 1 --profiles " + fifo.string() + kBurdens, "TAKT_NO_RT=1 timeout 30");
+  // Let the reader go when takt never opened the FIFO for writing.
+  const int fd = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK);
+  if (fd >= 0) ::close(fd);
+  reader.join();
+  ASSERT_EQ(o.status, 0) << o.err;
+  const auto profiles = takt::model::parse_program_profiles(got, "fifo");
+  ASSERT_EQ(profiles.size(), 1u);
+  EXPECT_EQ(profiles[0].name, "fib-10");
+}
+
+TEST_F(ProfileCommand, UpdateOfAFifoOrADeviceIsRefused) {
+  Outcome o = takt("profile fib 10 --jobs 1 --update /dev/null" + kBurdens, "TAKT_NO_RT=1");
+  EXPECT_EQ(o.status, 1);
+  EXPECT_NE(o.err.find("--update: '/dev/null' is no regular file"), std::string::npos) << o.err;
+  EXPECT_EQ(o.out, "") << "nothing measured";
 }
 
 TEST_F(ProfileCommand, MoreParallelWorkersThanCpusAreRefused) {
