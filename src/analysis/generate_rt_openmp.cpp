@@ -75,7 +75,12 @@ bool work_too_large(const model::Task& t) {
 }  // namespace
 
 GeneratedSet generate_rt_openmp(const GeneratorOptions& options, Random& random) {
-  if (options.timescale.count() < 2048) throw Error("--timescale must be at least 2048ns (one unit per ns)");
+  if (options.timescale < kMinTimescale) {  // checked on the command line too
+    throw Error("--timescale " + model::format_duration(options.timescale) +
+                " is too small: the minimum period is 2^11 = 2048 time units, and a unit is at least 1 ns; "
+                "use at least --timescale " +
+                model::format_duration(kMinTimescale));
+  }
   if (options.timescale > kMaxTimescale) {
     throw Error("--timescale " + model::format_duration(options.timescale) +
                 " is too large: the longest period, 2^16 units = 32 timescales, must stay within 2^62 ns; "

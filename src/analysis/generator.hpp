@@ -31,6 +31,10 @@ enum class SpanLimit {
 std::string_view to_string(SpanLimit limit);
 std::optional<SpanLimit> parse_span_limit(std::string_view text);
 
+/// The smallest rt-openmp --timescale: the minimum period is 2^11 = 2048 time units,
+/// and a unit is at least 1 ns.
+inline constexpr std::chrono::nanoseconds kMinTimescale{2048};
+
 struct GeneratorOptions {
   GeneratorMethod method = GeneratorMethod::rt_openmp;
   int cores = 2;             ///< m
@@ -38,7 +42,7 @@ struct GeneratorOptions {
   std::uint64_t seed = 1;
   /// rt-openmp: the minimum task period of Table I (2^11 time units); all periods
   /// and lengths scale with it. The paper's timescales: 2048ms, 32ms, 16ms, 8ms,
-  /// 4ms, 2ms. At least 2048 ns, at most model::kMaxDuration / 32 (the longest
+  /// 4ms, 2ms. At least kMinTimescale, at most model::kMaxDuration / 32 (the longest
   /// period, 2^16 units, must fit).
   std::chrono::nanoseconds timescale = std::chrono::milliseconds(16);
   /// rtws: the measured programs to draw tasks from.

@@ -122,9 +122,11 @@ int run_generate(const GenerateArgs& a) {
           ->check(output_file());
       auto* timescale = app.add_option(
           "--timescale", args->timescale,
-          "rt-openmp: minimum task period (rt-openmp Table I: 2048ms, 32ms, 16ms, 8ms, 4ms, 2ms; "
-          "default 16ms)");
-      timescale->check(duration_option(false));
+          "rt-openmp: minimum task period, at least 2.048us = 2^11 units of 1 ns (rt-openmp Table I: 2048ms, "
+          "32ms, 16ms, 8ms, 4ms, 2ms; default 16ms)");
+      timescale->check(duration_at_least(analysis::kMinTimescale,
+                                         "the minimum period is 2^11 = 2048 time units, and a unit is at "
+                                         "least 1 ns"));
       auto* programs = app.add_option(
           "--programs", args->programs,
           "rtws: file of measured programs (see docs/task-set-format.md); default: rtws Table II values");

@@ -114,10 +114,9 @@ profiler::ProfileOptions options_of(const ProfileArgs& a) {
   return o;
 }
 
-profiler::ProfileResult profile_program(const std::string& program, const std::vector<std::string>& args,
-                                        const std::filesystem::path& base_dir,
+profiler::ProfileResult profile_program(const Program& resolved, const std::string& program,
+                                        const std::vector<std::string>& args,
                                         const profiler::ProfileOptions& o) {
-  Program resolved = resolve_program(program, base_dir);
   std::unique_ptr<Task> task = resolved.create();
   const os::CpuSet cpus = o.cpus.empty() ? os::allowed_cpus() : o.cpus;
   task->init({program, args, static_cast<unsigned>(cpus.size())});
@@ -126,10 +125,19 @@ profiler::ProfileResult profile_program(const std::string& program, const std::v
   return result;
 }
 
-/// The tasks of `set` that run `program` with `args`, or the one named `--task`.
 /// The task set to update, read before anything is measured. The file must already be
-/// a valid task set: update_measurements replaces values where they stand.
+/// a valid task set: update_measurements replaces values where they stand. It is read
+/// and written back, so it must be a regular file: a FIFO or a device would wait for
+/// input or hold no task set.
 model::TaskSet task_set_to_update(const std::string& path) {
+  std::error_code ec;
+  const std::filesystem::file_status status = std::filesystem::status(path, ec);
+  if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status) &&
+      !std::filesystem::is_directory(status)) {
+    throw Error(fmt::format("--update: '{}' is no regular file (a FIFO or a device); --update reads the task "
+                            "set from the file and writes it back: give the task-set file",
+                            path));
+  }
   try {
     return model::parse_task_set_file(path);
   } catch (const Error& e) {
@@ -139,16 +147,21 @@ model::TaskSet task_set_to_update(const std::string& path) {
   }
 }
 
+/// The task of `set` named by --task.
+const model::Task& named_task(const model::TaskSet& set, const ProfileArgs& a) {
+  std::string known;
+  for (const auto& t : set.tasks) {
+    if (t.name == a.task) return t;
+    known += (known.empty() ? "" : ", ") + t.name;
+  }
+  throw Error(fmt::format("--task '{}' is not a task of {} (its tasks: {}); give one of them", a.task,
+                          a.update, known));
+}
+
+/// The tasks of `set` that run `program` with `args`, or the one named `--task`.
 std::vector<std::string> tasks_to_update(const model::TaskSet& set, const ProfileArgs& a) {
   std::vector<std::string> names;
-  if (!a.task.empty()) {
-    std::string known;
-    for (const auto& t : set.tasks) {
-      if (t.name == a.task) return {a.task};
-      known += (known.empty() ? "" : ", ") + t.name;
-    }
-    throw Error(fmt::format("--task '{}' is not a task of {} (its tasks: {})", a.task, a.update, known));
-  }
+  if (!a.task.empty()) return {named_task(set, a).name};
   for (const auto& t : set.tasks) {
     if (t.program == a.program && t.args == a.args) names.push_back(t.name);
   }
@@ -182,14 +195,46 @@ std::string profiles_header(const ProfileArgs& a, const os::CpuSet& cpus) {
       a.percentile >= 100 ? std::string("the maximum") : fmt::format("the p{:g}", a.percentile));
 }
 
-/// Profiles every distinct program and arguments of the task-set file and updates it.
+/// Resolves the program of task `t` of the file `path`; an error names the task and
+/// where its program is written.
+Program resolve_task_program(const model::Task& t, const std::string& path,
+                             const std::filesystem::path& base) {
+  try {
+    return resolve_program(t.program, base);
+  } catch (const Error& e) {
+    const auto key = t.marks.keys.find("program");
+    const model::SourceMark mark = key != t.marks.keys.end() ? key->second : t.marks.task;
+    throw Error(fmt::format("{}: task '{}': {}", mark.where(path), t.name, e.what()));
+  }
+}
+
+/// Profiles every distinct program and arguments of the task-set file (or the task
+/// named by --task) and updates it. Every program is resolved before anything is measured.
 int profile_file(const ProfileArgs& a, const profiler::ProfileOptions& o) {
   const model::TaskSet set = task_set_to_update(a.update);
   const std::filesystem::path base = std::filesystem::path(a.update).parent_path();
+  std::vector<const model::Task*> chosen;
+  if (!a.task.empty()) {
+    const model::Task& t = named_task(set, a);
+    if (t.program.empty()) {
+      throw Error(fmt::format("{}: task '{}' names no program, so there is nothing to profile; give it a "
+                              "`program:` (docs/task-set-format.md) or name another task with --task",
+                              t.marks.task.where(a.update), t.name));
+    }
+    chosen.push_back(&t);
+  } else {
+    for (const auto& t : set.tasks) chosen.push_back(&t);
+  }
+  std::vector<std::optional<Program>> programs;  // resolved before anything is measured
+  for (const model::Task* t : chosen) {
+    programs.push_back(t->program.empty() ? std::nullopt
+                                          : std::optional<Program>(resolve_task_program(*t, a.update, base)));
+  }
   std::vector<model::MeasurementUpdate> updates;
   nlohmann::json tasks = nlohmann::json::array();
   std::vector<std::pair<std::string, profiler::ProfileResult>> done;  // by program + args
-  for (const auto& t : set.tasks) {
+  for (std::size_t i = 0; i < chosen.size(); ++i) {
+    const model::Task& t = *chosen[i];
     if (t.program.empty()) {
       fmt::print(stderr, "task '{}' names no program: not profiled\n", t.name);
       continue;
@@ -203,7 +248,7 @@ int profile_file(const ProfileArgs& a, const profiler::ProfileOptions& o) {
       if (k == key) result = &r;
     }
     if (result == nullptr) {
-      done.emplace_back(key, profile_program(t.program, args, base, o));
+      done.emplace_back(key, profile_program(*programs[i], t.program, args, o));
       result = &done.back().second;
       if (!a.json) fmt::print("task '{}': {}", t.name, profiler::profile_text(*result));
     } else if (!a.json) {
@@ -233,11 +278,14 @@ int run_profile(const ProfileArgs& a) {
     if (!a.profiles.empty()) throw Error("--profiles needs a program to profile");
     return profile_file(a, o);
   }
-  std::optional<model::TaskSet> set;
-  if (!a.update.empty()) set = task_set_to_update(a.update);  // before measuring: fail fast
-  if (!a.profiles.empty() && std::filesystem::exists(a.profiles)) {
+  // Everything that can fail before measuring fails first: the program, the task set
+  // and the tasks to write into, the profiles file.
+  const Program program = resolve_program(a.program);
+  std::vector<std::string> names;
+  if (!a.update.empty()) names = tasks_to_update(task_set_to_update(a.update), a);
+  if (!a.profiles.empty()) {
     try {
-      (void)model::parse_program_profiles_file(a.profiles);  // the file the entry is added to
+      (void)profiler::existing_profiles(a.profiles);  // the entries the new one is added to
     } catch (const Error& e) {
       throw Error(
           std::string(e.what()) +
@@ -245,7 +293,7 @@ int run_profile(const ProfileArgs& a) {
           "file or give another path)");
     }
   }
-  profiler::ProfileResult result = profile_program(a.program, a.args, {}, o);
+  profiler::ProfileResult result = profile_program(program, a.program, a.args, o);
   // The results are printed before anything is written: a failing update keeps them.
   if (a.json) {
     fmt::print("{}\n", profiler::profile_json(result).dump(2));
@@ -254,7 +302,7 @@ int run_profile(const ProfileArgs& a) {
   }
   if (!a.update.empty()) {
     std::vector<model::MeasurementUpdate> updates;
-    for (const std::string& name : tasks_to_update(*set, a)) {
+    for (const std::string& name : names) {
       updates.push_back(profiler::measurement_update(result, name));
     }
     write_measurements(a.update, updates);
@@ -289,13 +337,17 @@ int run_profile(const ProfileArgs& a) {
       auto* update = app.add_option(
           "--update", args->update,
           "Write work, span and burdened_span into this task-set file (with a program: into the "
-          "tasks that run it with these arguments, or --task; without: profile every task of the file)");
+          "tasks that run it with these arguments, or --task; without: profile every task of the file, or "
+          "the one named by --task)");
       update->check(output_file());
-      app.add_option("--task", args->task, "With --update: the task to write the measurements to")
+      app.add_option("--task", args->task,
+                     "With --update and a program: the task to write the measurements to; with --update "
+                     "alone: the one task of the file to profile")
           ->needs(update);
       auto* profiles = app.add_option(
           "--profiles", args->profiles,
-          "Add the result to this program-profiles file (for takt generate --method rtws --programs)");
+          "Add the result to this program-profiles file (for takt generate --method rtws --programs); "
+          "created if missing or empty; a FIFO or a device is not read, only written");
       profiles->check(output_file());
       app.add_option("--name", args->name,
                      "With --profiles: the entry's name (default: program-arg1-arg2...)")

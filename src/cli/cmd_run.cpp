@@ -74,7 +74,21 @@ int run_run(const RunArgs& a) {
                  f.test, f.detail);
     }
     if (!a.force) {
-      fmt::print(stderr, "takt run: not running it (pass --force to run it anyway and measure the misses)\n");
+      // --force runs the set anyway, but only tasks that name a program can run at all.
+      std::string without_program;
+      for (const model::Task& t : set.tasks) {
+        if (t.program.empty()) without_program += (without_program.empty() ? "'" : ", '") + t.name + "'";
+      }
+      if (without_program.empty()) {
+        fmt::print(stderr,
+                   "takt run: not running it (pass --force to run it anyway and measure the misses)\n");
+      } else {
+        fmt::print(stderr,
+                   "takt run: not running it (--force runs it anyway, but only when every task names a "
+                   "program, and these name none: {}; give each a `program:`, e.g. `program: segments` with "
+                   "`segments:`, docs/writing-tasks.md)\n",
+                   without_program);
+      }
       return exit_unschedulable;
     }
     fmt::print(stderr, "takt run: running it anyway (--force)\n");

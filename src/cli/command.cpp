@@ -156,6 +156,22 @@ CLI::Validator whole_at_least(long long minimum) {
       fmt::format("INT>={}", minimum));
 }
 
+CLI::Validator duration_at_least(std::chrono::nanoseconds minimum, std::string meaning) {
+  const std::string shown = model::format_duration(minimum);
+  return CLI::Validator(
+      [minimum, shown, meaning](std::string& text) -> std::string {
+        try {
+          if (model::parse_duration(text) < minimum) {
+            return fmt::format("must be at least {} ({}), not '{}'", shown, meaning, text);
+          }
+        } catch (const Error& e) {
+          return e.what();
+        }
+        return {};
+      },
+      "DURATION>=" + shown);
+}
+
 CLI::Validator duration_option(bool positive) {
   return CLI::Validator(
       [positive](std::string& text) -> std::string {

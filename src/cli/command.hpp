@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <chrono>
 #include <functional>
 #include <string>
 #include <vector>
@@ -50,6 +51,10 @@ CLI::Validator input_file(const std::string& what);
 /// "1.5ms"), whose message names the option ("--duration: '1' has no unit; add one of
 /// ..."), as every command-line mistake does. With `positive`, zero is refused too.
 CLI::Validator duration_option(bool positive);
+/// As duration_option(), for an option of at least `minimum`; `meaning` says why, and
+/// the message names the option, the minimum and the reason ("--timescale: must be at
+/// least 2.048us (...), not '0s'"). The --help line shows DURATION>=minimum.
+CLI::Validator duration_at_least(std::chrono::nanoseconds minimum, std::string meaning);
 
 /// The value of a --delta option (δ of rtws eq. 3: a decimal of at least 1); throws
 /// takt::Error naming --delta when `text` is no such number.

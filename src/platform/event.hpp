@@ -14,7 +14,8 @@ enum class EventKind : std::uint8_t {
   finish,        ///< the job completed (flag `failed`: its run threw or returned an error; flag
                  ///< `cpu_timed`: `arg` = the CPU time its thread spent in it)
   strand_begin,  ///< a strand of the job starts (or resumes) executing on this core; `arg` = strand id
-  strand_end,    ///< that strand stops executing on this core (flag `preempted`: it will resume)
+  strand_end,    ///< that strand stops executing on this core (flag `preempted`: it will resume;
+                 ///< flag `cpu_timed`: `aux` = the CPU time its thread spent in the segment)
   steal,         ///< this core's worker stole work of the job; `arg` = the victim's CPU
   preemption,    ///< work of the job was preempted on this core; `arg` = strand id
   migration,     ///< work resumed on this core after running on another; `arg` = the previous CPU
@@ -28,7 +29,8 @@ inline constexpr std::uint8_t preempted = 4;      ///< strand_end: the strand wa
 inline constexpr std::uint8_t at_stop = 8;        ///< skip: the release was due but the run was stopping
 inline constexpr std::uint8_t thread_moved = 16;  ///< migration: the OS moved the recording thread
 /// finish: one thread ran the whole job (no strands) and `arg` is the CPU time it spent
-/// in it (CLOCK_THREAD_CPUTIME_ID), which leaves out the time other threads preempted it
+/// in it (CLOCK_THREAD_CPUTIME_ID), which leaves out the time other threads preempted it;
+/// strand_end: `aux` is the CPU time the thread spent in the segment (partitioned-dm)
 inline constexpr std::uint8_t cpu_timed = 32;
 }  // namespace event_flag
 
@@ -36,7 +38,7 @@ inline constexpr std::uint8_t cpu_timed = 32;
 struct Event {
   std::chrono::nanoseconds time{};     ///< when it happened
   std::chrono::nanoseconds release{};  ///< the nominal release of the job concerned (origin + offset + k·T)
-  std::chrono::nanoseconds aux{};      ///< release: eligible time; otherwise 0
+  std::chrono::nanoseconds aux{};      ///< release: eligible time; cpu_timed strand_end: CPU time; else 0
   std::uint64_t job = 0;               ///< job index k
   std::uint64_t arg = 0;               ///< strand id, victim CPU or previous CPU (see EventKind)
   std::uint32_t task = 0;              ///< task index in the run's task list

@@ -85,6 +85,7 @@ struct JobSeen {
   int start_cpu = -1;
   int finish_cpu = -1;
   nanoseconds strand_time{};  // sum of the job's closed strand segments
+  bool wall_clock_strands = false;      // a segment without its CPU time counted its wall-clock time
   std::optional<nanoseconds> cpu_time;  // from a cpu_timed finish
 };
 
@@ -151,11 +152,17 @@ RunMetrics compute_metrics(const MetricsInput& in) {
         open_strands[{e.task, e.job, e.arg, e.cpu}] = e.time;
         break;
       case EventKind::strand_end: {
-        job().has_strands = true;
+        JobSeen& s = job();
+        s.has_strands = true;
         auto it = open_strands.find({e.task, e.job, e.arg, e.cpu});
         if (it != open_strands.end()) {
-          job_time[e.cpu] += e.time - it->second;
-          job().strand_time += e.time - it->second;
+          // The thread's CPU time in the segment when it measured it (partitioned-dm),
+          // else the segment's wall-clock time.
+          const bool cpu_timed = (e.flags & event_flag::cpu_timed) != 0;
+          const nanoseconds segment = cpu_timed ? e.aux : e.time - it->second;
+          if (!cpu_timed) s.wall_clock_strands = true;
+          job_time[e.cpu] += segment;
+          s.strand_time += segment;
           open_strands.erase(it);
         }
         break;
@@ -204,8 +211,10 @@ RunMetrics compute_metrics(const MetricsInput& in) {
       r.start_cpu = s.start_cpu;
       if (s.has_strands) {
         r.executed = s.strand_time;
+        r.executed_cpu_time = !s.wall_clock_strands;
       } else if (s.cpu_time) {
         r.executed = *s.cpu_time;  // its thread's CPU time: preemptions left out
+        r.executed_cpu_time = true;
       } else if (s.start && s.finish) {
         r.executed = *s.finish - *s.start;
       }
@@ -256,6 +265,7 @@ RunMetrics compute_metrics(const MetricsInput& in) {
         responses.push_back(*r.response());
         if (r.executed_known) {
           executed.push_back(r.executed);
+          if (!r.executed_cpu_time) ++tm.executed_wall_clock;
         } else {
           ++tm.executed_unknown;
         }

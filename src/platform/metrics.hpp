@@ -55,10 +55,14 @@ struct JobResult {
   std::optional<std::chrono::nanoseconds> finish;
   bool late = false;
   int start_cpu = -1;
-  /// Time the job executed: the sum of its recorded strand segments on every core; for
-  /// a job that recorded no strands, the CPU time of the thread that ran it (a
-  /// cpu_timed finish), else start → finish (0 before it finished).
+  /// Time the job executed: the sum of its recorded strand segments on every core (each
+  /// the CPU time its thread spent in it when recorded, a cpu_timed strand_end, else its
+  /// wall-clock time); for a job that recorded no strands, the CPU time of the thread
+  /// that ran it (a cpu_timed finish), else start → finish (0 before it finished).
   std::chrono::nanoseconds executed{};
+  /// True when `executed` is CPU time throughout; false when some of it is wall-clock
+  /// time, which also counts the time other threads ran on the job's cores.
+  bool executed_cpu_time = false;
   /// False when the job finished after the recorder first dropped an event: some of its
   /// strand events may be missing, so `executed` is not known (and left 0).
   bool executed_known = true;
@@ -90,6 +94,9 @@ struct TaskMetrics {
   DurationStats release_latency;
   DurationStats executed;                    ///< JobResult::executed over finished, non-failed jobs
   std::uint64_t executed_unknown = 0;        ///< of those jobs, the ones whose executed time is not known
+  /// Of the jobs in `executed`, those whose executed time is (partly) wall-clock time
+  /// (JobResult::executed_cpu_time false): it includes preemption by other threads.
+  std::uint64_t executed_wall_clock = 0;
   std::chrono::nanoseconds declared_work{};  ///< C from the task set (0: none declared)
   /// executed.mean / declared C: above 1, the jobs ran longer than the C the analysis
   /// assumed (0 when no C is declared or no job finished).

@@ -72,6 +72,7 @@ nlohmann::json metrics_to_json(const RunMetrics& m, bool with_jobs) {
     j["release_latency_us"] = stats_json(t.release_latency, us, true);
     j["executed_ms"] = stats_json(t.executed, ms, true);
     j["executed_unknown"] = t.executed_unknown;
+    j["executed_wall_clock"] = t.executed_wall_clock;
     j["declared_work_ms"] = ms(t.declared_work);
     j["work_ratio"] = t.work_ratio;
     j["errors"] = t.errors;

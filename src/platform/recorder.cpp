@@ -213,9 +213,14 @@ void ThreadRecorder::strand_begin(std::uint32_t task, std::uint64_t job, std::ui
 }
 
 void ThreadRecorder::strand_end(std::uint32_t task, std::uint64_t job, std::uint64_t strand,
-                                std::chrono::nanoseconds at, bool preempted) noexcept {
+                                std::chrono::nanoseconds at, bool preempted,
+                                std::optional<std::chrono::nanoseconds> cpu_time) noexcept {
   Event e = strand_event(EventKind::strand_end, task, job, strand, at);
   e.flags = preempted ? event_flag::preempted : 0;
+  if (cpu_time) {
+    e.flags |= event_flag::cpu_timed;
+    e.aux = *cpu_time;
+  }
   record(e);
 }
 

@@ -115,8 +115,11 @@ class ThreadRecorder {
                   std::optional<std::chrono::nanoseconds> cpu_time = std::nullopt) noexcept;
   void strand_begin(std::uint32_t task, std::uint64_t job, std::uint64_t strand,
                     std::chrono::nanoseconds at) noexcept;
+  /// `cpu_time`: the CPU time the thread spent in the segment (flag cpu_timed, in `aux`),
+  /// when the caller measured it.
   void strand_end(std::uint32_t task, std::uint64_t job, std::uint64_t strand, std::chrono::nanoseconds at,
-                  bool preempted = false) noexcept;
+                  bool preempted = false,
+                  std::optional<std::chrono::nanoseconds> cpu_time = std::nullopt) noexcept;
   void steal(std::uint32_t task, std::uint64_t job, int victim_cpu, std::chrono::nanoseconds at) noexcept;
   void preemption(std::uint32_t task, std::uint64_t job, std::uint64_t strand,
                   std::chrono::nanoseconds at) noexcept;

@@ -261,6 +261,9 @@ void PartitionedDm::dispatch(Team& team, const Member& member, const platform::R
         }
         rec->strand_begin(team.task, job.job, number, begin);
       }
+      // The segment's CPU time: its wall-clock time counts the time threads of higher
+      // priority (other tasks' segments on this core) preempted it.
+      const nanoseconds cpu_begin = rec != nullptr ? os::thread_cpu_time() : nanoseconds::zero();
       try {
         if (team.synchronous != nullptr) {
           team.synchronous->run_strand(view, j, strand);
@@ -274,7 +277,10 @@ void PartitionedDm::dispatch(Team& team, const Member& member, const platform::R
           rec->job_error(team.task, job.job, message);
         }
       }
-      if (rec != nullptr) rec->strand_end(team.task, job.job, number, os::monotonic_now());
+      if (rec != nullptr) {
+        const nanoseconds cpu = os::thread_cpu_time() - cpu_begin;
+        rec->strand_end(team.task, job.job, number, os::monotonic_now(), false, cpu);
+      }
       if (fifo) os::set_fifo(platform::fifo::dispatch);
     }
     // Line 11: the team barrier; the last thread through the last one finishes the job.

@@ -2,6 +2,7 @@
 #include "profiler/profile_output.hpp"
 
 #include "model/duration.hpp"
+#include "model/yaml_reader.hpp"
 #include "platform/metrics_json.hpp"
 #include "takt/error.hpp"
 
@@ -180,10 +181,19 @@ model::ProgramProfile program_profile(const ProfileResult& r, std::string name) 
   return p;
 }
 
+std::vector<model::ProgramProfile> existing_profiles(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status status = fs::status(path, ec);
+  if (!fs::exists(status) || (!fs::is_regular_file(status) && !fs::is_directory(status))) return {};
+  const std::string text = model::read_text_file(path, "profile file");
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) return {};
+  return model::parse_program_profiles(text, path);
+}
+
 void update_profiles_file(const std::string& path, const model::ProgramProfile& entry,
                           const std::string& header) {
-  std::vector<model::ProgramProfile> profiles;
-  if (std::filesystem::exists(path)) profiles = model::parse_program_profiles_file(path);
+  std::vector<model::ProgramProfile> profiles = existing_profiles(path);
   bool replaced = false;
   for (model::ProgramProfile& p : profiles) {
     if (p.name == entry.name) {

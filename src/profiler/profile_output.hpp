@@ -38,8 +38,15 @@ model::ProgramProfile program_profile(const ProfileResult& result, std::string n
 /// A default entry name: the program and its arguments joined by '-' ("cholesky-512-32").
 std::string default_profile_name(const ProfileResult& result);
 
+/// The entries of the profiles file at `path`, which update_profiles_file() keeps: none
+/// when the file is missing, empty (nothing but white space), or no regular file (a FIFO
+/// or a device such as /dev/stdout or /dev/null is not read, as reading it would wait for
+/// input or find nothing; the new entry is written into it alone). Throws takt::Error
+/// when a regular file does not parse as a profiles file.
+std::vector<model::ProgramProfile> existing_profiles(const std::string& path);
+
 /// Adds `entry` to the profiles file at `path` (created when missing), replacing an
-/// entry of the same name and keeping the others in their order. The file's header
+/// entry of the same name and keeping the others (existing_profiles()) in their order. The file's header
 /// comment is replaced by `header`. Throws takt::Error when an existing file does not
 /// parse or cannot be written.
 void update_profiles_file(const std::string& path, const model::ProgramProfile& entry,

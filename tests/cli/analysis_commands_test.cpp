@@ -438,7 +438,13 @@ TEST_F(Commands, CommandLineErrorsStartWithTheErrorPrefixAndNameTheHelpToRead) {
         {"profile fib 5 --burden-spawn -1us --burden-sync 1us", "--burden-spawn: '-1us'"},
         {"profile fib 5 --burden-spawn 1us --burden-sync 1", "--burden-sync: '1' has no unit"},
         {"generate --method rt-openmp --cores 2 --utilization 1 --timescale 2",
-         "--timescale: '2' has no unit"}}) {
+         "--timescale: '2' has no unit"},
+        // The minimum, while the command line is read (it failed later, without the help line).
+        {"generate --method rt-openmp --cores 2 --utilization 1 --timescale 0s",
+         "--timescale: must be at least 2.048us (the minimum period is 2^11 = 2048 time units, and a unit is "
+         "at least 1 ns), not '0s'"},
+        {"generate --method rt-openmp --cores 2 --utilization 1 --timescale 2047ns",
+         "--timescale: must be at least 2.048us"}}) {
     r = takt(args);
     EXPECT_EQ(r.status, 1) << args;
     EXPECT_EQ(r.err.rfind("takt: error: " + message, 0), 0u) << args << ": " << r.err;
@@ -446,6 +452,9 @@ TEST_F(Commands, CommandLineErrorsStartWithTheErrorPrefixAndNameTheHelpToRead) {
     EXPECT_NE(r.err.find("Run 'takt " + command + " --help'"), std::string::npos) << args << ": " << r.err;
     EXPECT_EQ(r.out, "") << args;
   }
+  EXPECT_EQ(takt("generate --method rt-openmp --cores 2 --utilization 1 --timescale 2048ns").status, 0);
+  r = takt("generate --help");
+  EXPECT_NE(r.out.find("DURATION>=2.048us"), std::string::npos) << "the minimum is shown: " << r.out;
   r = takt("--nosuch");
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(r.err.rfind("takt: error: ", 0), 0u) << r.err;

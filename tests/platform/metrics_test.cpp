@@ -295,6 +295,50 @@ TEST(Metrics, AJobRunByOneThreadCountsItsThreadsCpuTimeNotTheTimeOthersPreempted
   EXPECT_EQ(m.system.cores[0].job_time, 10950us);  // 3.95 + 1 + 6
 }
 
+TEST(Metrics, AStrandSegmentTimedByItsThreadsCpuTimeCountsThatTime) {
+  // partitioned-dm records each segment's CPU time (a cpu_timed strand_end, in aux). B#0's
+  // strand 1 was on cpu 1 from 0.1 to 3.1 ms, but its thread ran 2 ms of it: a thread of
+  // higher priority preempted it for the rest. The whole 3 ms counted, and the table told
+  // the user to measure C again.
+  const RunMetrics before = scenario_metrics();
+  std::vector<Event> events = scenario();
+  for (Event& e : events) {
+    if (e.kind == EventKind::strand_end && e.task == 1 && e.job == 0 && e.arg == 1) {
+      e.flags |= event_flag::cpu_timed;
+      e.aux = 2ms;
+    }
+  }
+  MetricsInput in = scenario_input();
+  in.events = events;
+  RunMetrics m = compute_metrics(in);
+  auto b0 = [](const RunMetrics& r) {
+    for (const JobResult& j : r.jobs) {
+      if (j.task == 1 && j.index == 0) return j;
+    }
+    return JobResult{};
+  };
+  EXPECT_EQ(b0(before).executed, 4ms);  // 3 + 1 ms of wall-clock segments
+  EXPECT_EQ(b0(m).executed, 3ms);       // 2 ms of CPU time + strand 2's 1 ms of wall clock
+  EXPECT_FALSE(b0(m).executed_cpu_time) << "strand 2 is still wall-clock time";
+  EXPECT_EQ(m.tasks[1].executed_wall_clock, 1u);
+  ASSERT_EQ(m.system.cores.size(), 2u);
+  EXPECT_EQ(m.system.cores[1].job_time, before.system.cores[1].job_time - 1ms);
+  // Both segments timed by CPU time: the job's executed time is CPU time throughout.
+  for (Event& e : events) {
+    if (e.kind == EventKind::strand_end && e.task == 1 && e.job == 0 && e.arg == 2) {
+      e.flags |= event_flag::cpu_timed;
+      e.aux = 500us;
+    }
+  }
+  in.events = events;
+  m = compute_metrics(in);
+  EXPECT_EQ(b0(m).executed, 2500us);
+  EXPECT_TRUE(b0(m).executed_cpu_time);
+  EXPECT_EQ(m.tasks[1].executed_wall_clock, 0u);
+  EXPECT_EQ(metrics_to_json(m)["tasks"][1]["executed_wall_clock"], 0);
+  EXPECT_EQ(metrics_to_json(before)["tasks"][1]["executed_wall_clock"], 1);
+}
+
 TEST(Metrics, SystemNumbersDerivedByHand) {
   RunMetrics m = scenario_metrics();
   const SystemMetrics& s = m.system;
@@ -507,9 +551,12 @@ TEST(Metrics, TableShowsTasksTotalsAndSystem) {
   EXPECT_NE(t.find("work/C"), std::string::npos) << t;
   EXPECT_NE(t.find("  0.50\n"), std::string::npos) << "B's work/C\n" << t;
   // A ran 1.575 x its C: a warning that names the task and the remedy; B (0.5) gets none.
-  EXPECT_NE(
-      t.find("warning: the jobs of A executed 1.57x its declared work C = 5.000 ms on average (7.875 ms)"),
-      std::string::npos)
+  // A's jobs are timed start -> finish, by the wall clock, which counts preemption too:
+  // the warning says so rather than blame C alone (it said "measure C on this machine").
+  EXPECT_NE(t.find("warning: the jobs of A took 1.57x its declared work C = 5.000 ms on average (7.875 ms), "
+                   "timed by the wall clock on 2 of its 2 jobs: this counts the time other threads or "
+                   "processes ran on its cores, so it need not mean that C is too small"),
+            std::string::npos)
       << t;
   EXPECT_EQ(t.find("the jobs of B"), std::string::npos) << t;
   EXPECT_NE(t.find("takt profile --update FILE"), std::string::npos) << t;
@@ -519,6 +566,26 @@ TEST(Metrics, TableShowsTasksTotalsAndSystem) {
       t.find("measure C on this machine (takt demo --print-set > FILE, then takt profile --update FILE)\n"),
       std::string::npos)
       << t;
+}
+
+TEST(Metrics, TheWorkWarningOfJobsTimedByCpuTimeTellsToMeasureC) {
+  // A's two finished jobs ran on one thread each, 6 ms of CPU time: 1.2 x its C.
+  std::vector<Event> events = scenario();
+  for (Event& e : events) {
+    if (e.kind == EventKind::finish && e.task == 0) {
+      e.flags |= event_flag::cpu_timed;
+      e.arg = 6'000'000;
+    }
+  }
+  MetricsInput in = scenario_input();
+  in.events = events;
+  const std::string t = format_table(compute_metrics(in));
+  EXPECT_NE(t.find("warning: the jobs of A executed 1.20x its declared work C = 5.000 ms on average "
+                   "(6.000 ms of CPU time): the analysis assumed C and does not cover these jobs; measure C "
+                   "on this machine (takt profile --update FILE)\n"),
+            std::string::npos)
+      << t;
+  EXPECT_EQ(t.find("wall clock"), std::string::npos) << t;
 }
 
 TEST(Metrics, EmptyRunIsAllZero) {

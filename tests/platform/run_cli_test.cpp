@@ -86,7 +86,13 @@ TEST_F(RunCommand, AnUnschedulableSetExitsWithTwoAndTheReasonUnlessForced) {
   EXPECT_EQ(r.status, 2) << r.err;
   EXPECT_NE(r.err.find("NOT SCHEDULABLE under federated"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("task 'wide': federated core count"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("--force"), std::string::npos) << r.err;
+  // Its tasks name no program, so --force would not run it either: not offered alone
+  // (it said "pass --force to run it anyway", then --force failed).
+  EXPECT_NE(r.err.find("--force runs it anyway, but only when every task names a program, and these name "
+                       "none: 'heavy', 'wide'"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("pass --force"), std::string::npos) << r.err;
   // Forced (on 2 cores, which every machine running the tests allows), it gets as far
   // as the tasks, which name no program: bad input.
   const Outcome forced = takt("run " + example("07-unschedulable.yaml") + " --cores 2 --force");
@@ -104,6 +110,11 @@ tasks:
   - {name: a, period: 10ms, program: segments, segments: [{length: 8ms}]}
   - {name: b, period: 10ms, program: segments, segments: [{length: 8ms}]}
 )");
+  // Without --force: every task names a program, so --force is offered.
+  const Outcome refused = takt("run " + set.string() + " --duration 300ms --no-progress");
+  EXPECT_EQ(refused.status, 2) << refused.err;
+  EXPECT_NE(refused.err.find("pass --force to run it anyway and measure the misses"), std::string::npos)
+      << refused.err;
   const fs::path json = dir_ / "over.json";
   const Outcome r = takt("run " + set.string() + " --force --duration 300ms --no-progress --json " + json.string());
   ASSERT_EQ(r.status, 0) << r.err;

@@ -348,6 +348,29 @@ tasks:
   EXPECT_EQ(o.details["teams"][0]["segments"].size(), 3u);
 }
 
+/// A segment that a segment of higher priority (a task of shorter deadline) preempts on
+/// its core executed only the time it ran: its thread's CPU time, not begin -> end.
+TEST(PartitionedDm, APreemptedSegmentCountsOnlyTheTimeItRan) {
+  const model::TaskSet set = model::parse_task_set(R"(
+global: {cores: 1, policy: partitioned-dm}
+tasks:
+  - {name: long, period: 20ms, program: segments, segments: [{length: 10ms}]}
+  - {name: short, period: 2500us, program: segments, segments: [{length: 1ms}]}
+)");
+  const Outcome o = run_set(set, model::Policy::partitioned_dm, kRun);
+  expect_consistent(set, o, kRun);
+  // Each long segment shares its core with about four short ones (4 ms): its wall-clock
+  // time made it about 1.4 times its C, and the table told the user to measure C again.
+  const platform::TaskMetrics& long_task = o.metrics.tasks[0];
+  ASSERT_GT(long_task.executed.count, 0u);
+  EXPECT_LT(long_task.work_ratio, 1.15) << "mean executed " << long_task.executed.mean.count() << " ns";
+  EXPECT_EQ(long_task.executed_wall_clock, 0u) << "every segment is timed by its thread's CPU time";
+  const nanoseconds run = o.metrics.run.end - o.metrics.run.origin;
+  for (const platform::CoreMetrics& c : o.metrics.system.cores) {
+    EXPECT_LE(c.job_time, run) << "cpu " << c.cpu;
+  }
+}
+
 /// Blocks its job until opened; says which thread runs it.
 class GateTask final : public Task {
  public:

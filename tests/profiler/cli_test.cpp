@@ -6,8 +6,11 @@
 #include "../support/command_test.hpp"
 
 #include <gtest/gtest.h>
+#include <fcntl.h>
 #include <sched.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include <nlohmann/json.hpp>
 
 #include <array>
@@ -16,6 +19,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 
 namespace {
 
@@ -136,14 +140,70 @@ TEST_F(ProfileCommand, AParallelListBeforeTheProgramTakesOnlyItsOwnValue) {
   EXPECT_EQ(j["parallel"][1]["workers"], 2);
 }
 
-TEST_F(ProfileCommand, UpdateOfATaskThatDoesNotRunTheProgramNamesTheFix) {
+TEST_F(ProfileCommand, UpdateOfATaskThatDoesNotRunTheProgramNamesTheFixBeforeMeasuring) {
+  // Which tasks get the measurements is known before measuring: nothing is measured
+  // (and printed) when none does (it measured, printed, then failed).
   const std::filesystem::path file = dir_ / "other.yaml";
-  std::ofstream(file)
-      << "tasks:\n  - {name: a, period: 1s, program: fib, args: [12], work: 1ms, span: 1ms}\n";
+  const std::string text =
+      "tasks:\n  - {name: a, period: 1s, program: fib, args: [12], work: 1ms, span: 1ms}\n";
+  std::ofstream(file) << text;
   Outcome o = takt("profile matmul 16 --jobs 1 --update " + file.string() + kBurdens);
   EXPECT_EQ(o.status, 1);
   EXPECT_NE(o.err.find("--task NAME"), std::string::npos) << o.err;
-  EXPECT_NE(o.out.find("profile of matmul 16"), std::string::npos) << "the results are printed anyway";
+  EXPECT_EQ(o.out, "") << "nothing measured";
+  o = takt("profile fib 12 --jobs 1 --update " + file.string() + " --task nosuch" + kBurdens);
+  EXPECT_EQ(o.status, 1);
+  EXPECT_NE(o.err.find("--task 'nosuch' is not a task of " + file.string() + " (its tasks: a)"),
+            std::string::npos)
+      << o.err;
+  EXPECT_EQ(o.out, "") << "nothing measured";
+  EXPECT_EQ(slurp(file), text);
+}
+
+TEST_F(ProfileCommand, UpdateWithoutAProgramProfilesOnlyTheTaskNamedByTask) {
+  // --task without a program was ignored: every task was measured and rewritten.
+  const std::string text =
+      "tasks:\n"
+      "  - {name: a, period: 1s, program: fib, args: [12], work: 1ms, span: 1ms}\n"
+      "  - {name: b, period: 1s, program: fib, args: [10], work: 1ms, span: 1ms}\n";
+  const std::filesystem::path file = write("two.yaml", text);
+  Outcome o = takt("profile --jobs 1 --update " + file.string() + " --task b" + kBurdens, "TAKT_NO_RT=1");
+  ASSERT_EQ(o.status, 0) << o.err;
+  const auto set = takt::model::parse_task_set_file(file.string());
+  ASSERT_EQ(set.tasks.size(), 2u);
+  EXPECT_FALSE(set.tasks[0].burdened_span) << "task a is left as it was:\n" << slurp(file);
+  EXPECT_EQ(set.tasks[0].measured_work, std::chrono::milliseconds(1));
+  EXPECT_TRUE(set.tasks[1].burdened_span) << slurp(file);
+  EXPECT_EQ(o.out.find("task 'a'"), std::string::npos) << o.out;
+
+  write("two.yaml", text);
+  o = takt("profile --jobs 1 --update " + file.string() + " --task nosuch" + kBurdens, "TAKT_NO_RT=1");
+  EXPECT_EQ(o.status, 1);
+  EXPECT_NE(o.err.find("--task 'nosuch' is not a task of " + file.string() + " (its tasks: a, b)"),
+            std::string::npos)
+      << o.err;
+  EXPECT_EQ(o.out, "") << "nothing measured";
+  EXPECT_EQ(slurp(file), text);
+}
+
+TEST_F(ProfileCommand, UpdateWithoutAProgramResolvesEveryProgramBeforeMeasuring) {
+  // The second task's unknown program was found after the first task was measured, and
+  // named neither the task nor where it is written.
+  const std::string text =
+      "tasks:\n"
+      "  - {name: a, period: 1s, program: fib, args: [12], work: 1ms, span: 1ms}\n"
+      "  - name: b\n"
+      "    period: 1s\n"
+      "    program: nosuch\n"
+      "    work: 1ms\n"
+      "    span: 1ms\n";
+  const std::filesystem::path file = write("mix.yaml", text);
+  Outcome o = takt("profile --jobs 1 --update " + file.string() + kBurdens, "TAKT_NO_RT=1");
+  EXPECT_EQ(o.status, 1);
+  EXPECT_NE(o.err.find(file.string() + ":5:5: task 'b': unknown program 'nosuch'"), std::string::npos)
+      << o.err;
+  EXPECT_EQ(o.out, "") << "nothing measured";
+  EXPECT_EQ(slurp(file), text);
 }
 
 TEST_F(ProfileCommand, UpdateOfAFileWithoutPlaceholdersSaysWhatToAdd) {
@@ -216,6 +276,48 @@ TEST_F(ProfileCommand, AProfilesFileIsCheckedBeforeMeasuring) {
       << o.err;
   EXPECT_EQ(o.out, "") << "nothing measured";
   EXPECT_EQ(slurp(file), "programs: [oops\n");
+}
+
+TEST_F(ProfileCommand, AnEmptyProfilesFileOrADeviceHoldsNoEntries) {
+  // An empty file was refused ("the file is empty"), and so was /dev/null.
+  const std::filesystem::path empty = write("empty.yaml", "");
+  Outcome o = takt("profile fib 10 --jobs 1 --profiles " + empty.string() + kBurdens, "TAKT_NO_RT=1");
+  ASSERT_EQ(o.status, 0) << o.err;
+  const auto profiles = takt::model::parse_program_profiles_file(empty.string());
+  ASSERT_EQ(profiles.size(), 1u);
+  EXPECT_EQ(profiles[0].name, "fib-10");
+  o = takt("profile fib 10 --jobs 1 --profiles /dev/null" + kBurdens, "TAKT_NO_RT=1");
+  EXPECT_EQ(o.status, 0) << o.err;
+}
+
+TEST_F(ProfileCommand, AProfilesFifoIsWrittenNotRead) {
+  // Reading a FIFO (or /dev/stdout on a pipe) waited for input that never came: takt hung.
+  const std::filesystem::path fifo = dir_ / "profiles.fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::string got;
+  std::thread reader([&] {
+    std::ifstream in(fifo);  // blocks until a writer opens it
+    std::stringstream text;
+    text << in.rdbuf();
+    got = text.str();
+  });
+  Outcome o =
+      takt("profile fib 10 --jobs 1 --profiles " + fifo.string() + kBurdens, "TAKT_NO_RT=1 timeout 30");
+  // Let the reader go when takt never opened the FIFO for writing.
+  const int fd = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK);
+  if (fd >= 0) ::close(fd);
+  reader.join();
+  ASSERT_EQ(o.status, 0) << o.err;
+  const auto profiles = takt::model::parse_program_profiles(got, "fifo");
+  ASSERT_EQ(profiles.size(), 1u);
+  EXPECT_EQ(profiles[0].name, "fib-10");
+}
+
+TEST_F(ProfileCommand, UpdateOfAFifoOrADeviceIsRefused) {
+  Outcome o = takt("profile fib 10 --jobs 1 --update /dev/null" + kBurdens, "TAKT_NO_RT=1");
+  EXPECT_EQ(o.status, 1);
+  EXPECT_NE(o.err.find("--update: '/dev/null' is no regular file"), std::string::npos) << o.err;
+  EXPECT_EQ(o.out, "") << "nothing measured";
 }
 
 TEST_F(ProfileCommand, MoreParallelWorkersThanCpusAreRefused) {
