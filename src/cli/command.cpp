@@ -38,8 +38,9 @@ constexpr std::string_view kOutputFile = "takt:output-file";
 constexpr std::string_view kInputFile = "takt:input-file:";  // then what the file is
 
 /// Whether paths `a` and `b` name the same regular file (a link, a hard link or another
-/// spelling of it), or the same path where no file exists yet. A device or a FIFO
-/// (/dev/null) is written in place and may take several outputs.
+/// spelling of it), or the same path where no file exists yet (a link to it included:
+/// platform::write_target()). A device or a FIFO (/dev/null) is written in place and may
+/// take several outputs.
 bool same_file(const std::string& a, const std::string& b) {
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -51,9 +52,16 @@ bool same_file(const std::string& a, const std::string& b) {
     const bool same = fs::equivalent(a, b, ec);
     return same && !ec;
   }
-  const fs::path ca = fs::weakly_canonical(fs::absolute(a), ec);
+  fs::path ta, tb;
+  try {
+    ta = platform::write_target(a);
+    tb = platform::write_target(b);
+  } catch (const Error&) {
+    return false;  // a loop of links: output_file() has said so
+  }
+  const fs::path ca = fs::weakly_canonical(fs::absolute(ta), ec);
   if (ec) return false;
-  const fs::path cb = fs::weakly_canonical(fs::absolute(b), ec);
+  const fs::path cb = fs::weakly_canonical(fs::absolute(tb), ec);
   return !ec && ca == cb;
 }
 

@@ -162,17 +162,6 @@ void write_in_place(const std::filesystem::path& shown, const std::filesystem::p
   if (!out) throw Error(fmt::format("writing '{}' failed (disk full?)", shown.string()));
 }
 
-/// The file write_text_file() writes for `path`: a symbolic link stays a link, the file
-/// it names is replaced.
-std::filesystem::path write_target(const std::filesystem::path& path) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  fs::path target = path;
-  if (fs::is_symlink(fs::symlink_status(path, ec))) target = fs::weakly_canonical(path, ec);
-  if (ec) target = path;
-  return target;
-}
-
 Error folder_error(const std::filesystem::path& path) {
   return Error(fmt::format("cannot write '{}': it is a folder; give a file name", path.string()));
 }
@@ -190,6 +179,26 @@ void check_temporary(const std::filesystem::path& path, const std::filesystem::p
 }
 
 }  // namespace
+
+std::filesystem::path write_target(const std::filesystem::path& path) {
+  namespace fs = std::filesystem;
+  // Followed link by link rather than by weakly_canonical(), which leaves a link to a
+  // file not there yet as it is (and the rename would then replace the link).
+  constexpr int kMaxLinks = 40;  // Linux's limit on the links of one path
+  fs::path target = path;
+  for (int links = 0;; ++links) {
+    std::error_code ec;
+    if (!fs::is_symlink(fs::symlink_status(target, ec))) return target;
+    const fs::path next = fs::read_symlink(target, ec);
+    if (ec) return target;
+    if (links == kMaxLinks) {
+      throw Error(fmt::format("cannot write '{}': its symbolic links go round in a loop; point the "
+                              "link at a file",
+                              path.string()));
+    }
+    target = next.is_absolute() ? next : target.parent_path() / next;
+  }
+}
 
 void check_writable(const std::filesystem::path& path) {
   namespace fs = std::filesystem;

@@ -16,11 +16,17 @@ nlohmann::json metrics_to_json(const RunMetrics& metrics, bool with_jobs = true)
 
 /// Writes `text` to `path` through a temporary file (`path` + ".partial") renamed into
 /// place, so a reader never sees half a file and a failed write leaves the old file. A
-/// symbolic link stays a link (the file it names is replaced); a FIFO or a device
-/// (/dev/stdout) is written in place. Throws takt::Error naming the path; a folder is
-/// refused before anything is written, and if the rename fails the message names the
-/// temporary file, which keeps the contents.
+/// symbolic link stays a link (the file it names, write_target(), is replaced, or
+/// created when it is not there yet); a FIFO or a device (/dev/stdout) is written in
+/// place. Throws takt::Error naming the path; a folder is refused before anything is
+/// written, and if the rename fails the message names the temporary file, which keeps
+/// the contents.
 void write_text_file(const std::filesystem::path& path, std::string_view text);
+
+/// The file write_text_file() writes for `path`: `path`, or for a symbolic link the file
+/// at the end of its links, whether or not that file is there. Throws takt::Error for
+/// links that go round in a loop.
+std::filesystem::path write_target(const std::filesystem::path& path);
 
 /// Checks, before anything is computed, that write_text_file() could write `path`: throws
 /// takt::Error naming the path for a folder, a path whose folder does not exist (or is no

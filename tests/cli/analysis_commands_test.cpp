@@ -568,6 +568,13 @@ TEST_F(Commands, FileOptionsThatNameTheSameFileAreRefusedBeforeAnythingRuns) {
     EXPECT_NE(r.err.find("name the same file"), std::string::npos) << other << ": " << r.err;
   }
   EXPECT_EQ(takt::testing::slurp(dir_ / "old.json"), "{}\n");
+  // A link to a file not there yet, and that file: both write it.
+  fs::create_symlink("new.json", dir_ / "dangling.json");
+  Outcome d = takt("run " + file + " --jobs 1 --json " + (dir_ / "dangling.json").string() + " --trace " +
+                   (dir_ / "new.json").string());
+  EXPECT_EQ(d.status, 1);
+  EXPECT_NE(d.err.find("name the same file"), std::string::npos) << d.err;
+  EXPECT_FALSE(fs::exists(dir_ / "new.json"));
   // A device takes several outputs (written in place); distinct files pass the check.
   Outcome r = takt("demo --print-set --json /dev/null --trace /dev/null");
   EXPECT_EQ(r.status, 0) << r.err;

@@ -493,6 +493,35 @@ TEST(TextFile, AnOutputPathIsCheckedWithoutLeavingAFileBehind) {
   fs::remove_all(dir);
 }
 
+TEST(TextFile, ALinkToAFileNotThereYetStaysALinkAndTheFileIsCreated) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("takt_text_file_dangling_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "sub");
+  fs::create_symlink("sub/tgt.json", dir / "dl.json");
+  fs::create_symlink("dl.json", dir / "chain.json");  // a link to the link
+  EXPECT_EQ(writable_problem(dir / "chain.json"), "");
+  EXPECT_FALSE(fs::exists(dir / "sub" / "tgt.json"));
+  EXPECT_FALSE(fs::exists(dir / "sub" / "tgt.json.partial"));
+  EXPECT_EQ(write_target(dir / "chain.json"), dir / "sub" / "tgt.json");
+  write_text_file(dir / "chain.json", "new\n");
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(dir / "chain.json")));
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(dir / "dl.json")));
+  EXPECT_TRUE(fs::is_regular_file(fs::symlink_status(dir / "sub" / "tgt.json")));
+  EXPECT_EQ(read_all(dir / "sub" / "tgt.json"), "new\n");
+  EXPECT_FALSE(fs::exists(dir / "sub" / "tgt.json.partial"));
+  EXPECT_FALSE(fs::exists(dir / "dl.json.partial"));
+  // Links that go round in a loop name no file.
+  fs::create_symlink("b.json", dir / "a.json");
+  fs::create_symlink("a.json", dir / "b.json");
+  EXPECT_NE(writable_problem(dir / "a.json").find("its symbolic links go round in a loop"), std::string::npos)
+      << writable_problem(dir / "a.json");
+  EXPECT_THROW(write_text_file(dir / "a.json", "x"), takt::Error);
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(dir / "a.json")));
+  EXPECT_FALSE(fs::exists(dir / "a.json.partial"));
+  fs::remove_all(dir);
+}
+
 TEST(Metrics, TableShowsTasksTotalsAndSystem) {
   std::string t = format_table(scenario_metrics());
   EXPECT_NE(t.find("policy test"), std::string::npos) << t;
