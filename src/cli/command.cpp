@@ -69,6 +69,7 @@ bool same_file(const std::string& a, const std::string& b) {
 /// input would destroy the input, and the second of two outputs would replace the first.
 /// Returns the message, or "" when every file is named once.
 std::string check_files(CLI::App& command) {
+  namespace fs = std::filesystem;
   struct File {
     std::string option;
     std::string path;
@@ -87,7 +88,9 @@ std::string check_files(CLI::App& command) {
       const std::string& name = validator->get_name();
       for (const std::string& value : option->results()) {
         if (name == kOutputFile) outputs.push_back({option->get_name(), value, {}});
-        if (name.rfind(kInputFile, 0) == 0) {
+        // An input that is not there cannot be destroyed: the command says it is missing.
+        std::error_code ec;
+        if (name.rfind(kInputFile, 0) == 0 && fs::exists(fs::status(value, ec))) {
           inputs.push_back({option->get_name(), value, name.substr(kInputFile.size())});
         }
       }

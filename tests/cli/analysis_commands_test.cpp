@@ -575,6 +575,18 @@ TEST_F(Commands, FileOptionsThatNameTheSameFileAreRefusedBeforeAnythingRuns) {
   EXPECT_EQ(d.status, 1);
   EXPECT_NE(d.err.find("name the same file"), std::string::npos) << d.err;
   EXPECT_FALSE(fs::exists(dir_ / "new.json"));
+  // An input that is not there is reported missing, not as one an output would destroy.
+  const std::string none = (dir_ / "none.yaml").string();
+  for (const std::string& args : {"run " + none + " --jobs 1 --json " + none,
+                                  "generate --method rtws --cores 2 --utilization 1 --programs " + none +
+                                      " -o " + none}) {
+    Outcome m = takt(args);
+    EXPECT_EQ(m.status, 1) << args;
+    EXPECT_NE(m.err.find(none), std::string::npos) << args << ": " << m.err;
+    EXPECT_NE(m.err.find("No such file or directory"), std::string::npos) << args << ": " << m.err;
+    EXPECT_EQ(m.err.find("destroy"), std::string::npos) << args << ": " << m.err;
+    EXPECT_FALSE(fs::exists(none)) << args;
+  }
   // A device takes several outputs (written in place); distinct files pass the check.
   Outcome r = takt("demo --print-set --json /dev/null --trace /dev/null");
   EXPECT_EQ(r.status, 0) << r.err;
