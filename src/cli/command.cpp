@@ -201,12 +201,12 @@ CLI::Validator input_file(const std::string& what) {
   return CLI::Validator([](std::string&) { return std::string(); }, "", std::string(kInputFile) + what);
 }
 
-int check_standard_output(int code) {
+int check_standard_output(int code, bool file_option) {
   if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
     fmt::print(stderr,
                "takt: error: writing to standard output failed ({}); redirect it to a file or "
-               "folder with space, or use the command's file option (-o, --json)\n",
-               std::strerror(errno));
+               "folder with space{}\n",
+               std::strerror(errno), file_option ? ", or use the command's file option (-o, --json)" : "");
     code = code == exit_ok ? exit_bad_input : code;
   }
   std::fflush(stderr);
@@ -316,7 +316,7 @@ int run_main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     // --help and --version end here too: CLI11 prints them (a failed write is an error).
     if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success))
-      return check_standard_output(app.exit(e));
+      return check_standard_output(app.exit(e), false);  // no file option takes them
     return command_line_error(e.what());
   }
   for (const auto& [path, sub] : apps) {

@@ -352,6 +352,9 @@ TEST_F(Commands, OutputThatCannotBeWrittenIsAnErrorNotSuccess) {
     EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 1) << args;
     EXPECT_NE(takt::testing::slurp(err).find("writing to standard output failed"), std::string::npos)
         << args << ": " << takt::testing::slurp(err);
+    // No file option takes the help or the version: none is suggested.
+    EXPECT_EQ(takt::testing::slurp(err).find("file option"), std::string::npos)
+        << args << ": " << takt::testing::slurp(err);
   }
 }
 
