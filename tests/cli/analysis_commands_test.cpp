@@ -468,6 +468,11 @@ TEST_F(Commands, BenchPoliciesWritesItsMarkdownTablesWhole) {
   // on stdout, written through a temporary file that is renamed into place (none is left).
   const fs::path md = dir_ / "tables.md";
   write("tables.md", "an older file\n");
+  // A reader that opened the older file before sees it whole to the end: the new file
+  // took its name, the older one was not cut short and written over in place (as a plain
+  // fopen("w") did).
+  std::ifstream before(md);
+  ASSERT_TRUE(before);
   Outcome r = takt(
       "bench policies --utilization 30 --workload fine --sets 1 --min-jobs 1 --no-cyclictest --markdown " +
       md.string());
@@ -477,6 +482,8 @@ TEST_F(Commands, BenchPoliciesWritesItsMarkdownTablesWhole) {
   EXPECT_NE(text.find("| 30% | gedf-paws |"), std::string::npos) << text;
   EXPECT_EQ(text, r.out);
   EXPECT_FALSE(fs::exists(dir_ / "tables.md.partial"));
+  const std::string older((std::istreambuf_iterator<char>(before)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(older, "an older file\n");
 }
 
 TEST_F(Commands, EveryOutputFileOptionIsCheckedBeforeTheCommandWorks) {
