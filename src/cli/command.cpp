@@ -38,8 +38,9 @@ constexpr std::string_view kOutputFile = "takt:output-file";
 constexpr std::string_view kInputFile = "takt:input-file:";  // then what the file is
 
 /// Whether paths `a` and `b` name the same regular file (a link, a hard link or another
-/// spelling of it), or the same path where no file exists yet. A device or a FIFO
-/// (/dev/null) is written in place and may take several outputs.
+/// spelling of it), or the same path where no file exists yet (a link to it included:
+/// platform::write_target()). A device or a FIFO (/dev/null) is written in place and may
+/// take several outputs.
 bool same_file(const std::string& a, const std::string& b) {
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -51,9 +52,16 @@ bool same_file(const std::string& a, const std::string& b) {
     const bool same = fs::equivalent(a, b, ec);
     return same && !ec;
   }
-  const fs::path ca = fs::weakly_canonical(fs::absolute(a), ec);
+  fs::path ta, tb;
+  try {
+    ta = platform::write_target(a);
+    tb = platform::write_target(b);
+  } catch (const Error&) {
+    return false;  // a loop of links: output_file() has said so
+  }
+  const fs::path ca = fs::weakly_canonical(fs::absolute(ta), ec);
   if (ec) return false;
-  const fs::path cb = fs::weakly_canonical(fs::absolute(b), ec);
+  const fs::path cb = fs::weakly_canonical(fs::absolute(tb), ec);
   return !ec && ca == cb;
 }
 
@@ -61,6 +69,7 @@ bool same_file(const std::string& a, const std::string& b) {
 /// input would destroy the input, and the second of two outputs would replace the first.
 /// Returns the message, or "" when every file is named once.
 std::string check_files(CLI::App& command) {
+  namespace fs = std::filesystem;
   struct File {
     std::string option;
     std::string path;
@@ -79,7 +88,9 @@ std::string check_files(CLI::App& command) {
       const std::string& name = validator->get_name();
       for (const std::string& value : option->results()) {
         if (name == kOutputFile) outputs.push_back({option->get_name(), value, {}});
-        if (name.rfind(kInputFile, 0) == 0) {
+        // An input that is not there cannot be destroyed: the command says it is missing.
+        std::error_code ec;
+        if (name.rfind(kInputFile, 0) == 0 && fs::exists(fs::status(value, ec))) {
           inputs.push_back({option->get_name(), value, name.substr(kInputFile.size())});
         }
       }
@@ -206,12 +217,12 @@ CLI::Validator input_file(const std::string& what) {
   return CLI::Validator([](std::string&) { return std::string(); }, "", std::string(kInputFile) + what);
 }
 
-int check_standard_output(int code) {
+int check_standard_output(int code, bool file_option) {
   if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
     fmt::print(stderr,
                "takt: error: writing to standard output failed ({}); redirect it to a file or "
-               "folder with space, or use the command's file option (-o, --json)\n",
-               std::strerror(errno));
+               "folder with space{}\n",
+               std::strerror(errno), file_option ? ", or use the command's file option (-o, --json)" : "");
     code = code == exit_ok ? exit_bad_input : code;
   }
   std::fflush(stderr);
@@ -321,7 +332,7 @@ int run_main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     // --help and --version end here too: CLI11 prints them (a failed write is an error).
     if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success))
-      return check_standard_output(app.exit(e));
+      return check_standard_output(app.exit(e), false);  // no file option takes them
     return command_line_error(e.what());
   }
   for (const auto& [path, sub] : apps) {

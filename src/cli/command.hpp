@@ -73,9 +73,11 @@ bool register_group(std::vector<std::string> path, std::string description);
 
 /// Flushes stdout and stderr. Output lost on the way out (a full disk, a closed file) is
 /// an error, not success: when writing stdout failed, says so on stderr and returns
-/// exit_bad_input for an `code` of exit_ok (`code` otherwise). run_main() applies it
-/// after every command; a command that ends the process itself calls it first.
-int check_standard_output(int code);
+/// exit_bad_input for an `code` of exit_ok (`code` otherwise). The message suggests the
+/// command's file option (-o, --json) unless `file_option` is false (--help, --version).
+/// run_main() applies it after every command; a command that ends the process itself
+/// calls it first.
+int check_standard_output(int code, bool file_option = true);
 
 /// Builds the whole command tree on `app`, parses argv, runs the chosen action and
 /// returns the process's exit code. Errors the user can fix (takt::Error) print

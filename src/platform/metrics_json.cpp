@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <string_view>
 
 namespace takt::platform {
 
@@ -163,23 +164,13 @@ void write_in_place(const std::filesystem::path& shown, const std::filesystem::p
   if (!out) throw Error(fmt::format("writing '{}' failed (disk full?)", shown.string()));
 }
 
-/// The file write_text_file() writes for `path`: a symbolic link stays a link, the file
-/// it names is replaced.
-std::filesystem::path write_target(const std::filesystem::path& path) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  fs::path target = path;
-  if (fs::is_symlink(fs::symlink_status(path, ec))) target = fs::weakly_canonical(path, ec);
-  if (ec) target = path;
-  return target;
-}
-
 Error folder_error(const std::filesystem::path& path) {
   return Error(fmt::format("cannot write '{}': it is a folder; give a file name", path.string()));
 }
 
 /// Refuses a temporary file `tmp` (for `path`) that is there and is no plain file: a
-/// folder left behind, say, which no write could replace.
+/// folder left behind, say, which no write could replace, or a symbolic link or a FIFO,
+/// which a write would follow or wait on.
 void check_temporary(const std::filesystem::path& path, const std::filesystem::path& tmp) {
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -187,10 +178,43 @@ void check_temporary(const std::filesystem::path& path, const std::filesystem::p
   if (!fs::exists(status) || fs::is_regular_file(status)) return;
   throw Error(fmt::format("cannot write '{}': '{}', where takt writes it first, is {}; remove it",
                           path.string(), tmp.string(),
-                          fs::is_directory(status) ? "a folder" : "not a plain file"));
+                          fs::is_directory(status)  ? "a folder"
+                          : fs::is_symlink(status) ? "a symbolic link"
+                                                   : "not a plain file"));
+}
+
+/// Writes all of `text` to `fd`; false (errno set) when a write failed.
+bool write_all(int fd, std::string_view text) {
+  while (!text.empty()) {
+    const ssize_t n = ::write(fd, text.data(), text.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    text.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return true;
 }
 
 }  // namespace
+
+std::filesystem::path write_target(const std::filesystem::path& path) {
+  namespace fs = std::filesystem;
+  // Followed link by link rather than by weakly_canonical(), which leaves a link to a
+  // file not there yet as it is (and the rename would then replace the link).
+  constexpr int kMaxLinks = 40;  // Linux's limit on the links of one path
+  fs::path target = path;
+  for (int links = 0;; ++links) {
+    std::error_code ec;
+    if (!fs::is_symlink(fs::symlink_status(target, ec))) return target;
+    const fs::path next = fs::read_symlink(target, ec);
+    if (ec) return target;
+    if (links == kMaxLinks) {
+      throw Error(fmt::format("cannot write '{}': its symbolic links go round in a loop; point the "
+                              "link at a file",
+                              path.string()));
+    }
+    target = next.is_absolute() ? next : target.parent_path() / next;
+  }
+}
 
 void check_writable(const std::filesystem::path& path) {
   namespace fs = std::filesystem;
@@ -198,12 +222,16 @@ void check_writable(const std::filesystem::path& path) {
   const fs::path target = write_target(path);
   const fs::file_status status = fs::status(target, ec);
   if (fs::is_directory(status)) throw folder_error(path);
+  if (fs::exists(status) && !fs::is_regular_file(status)) {
+    if (::access(target.c_str(), W_OK) == 0) return;
+    throw Error(fmt::format("cannot write '{}': {}", path.string(), std::strerror(errno)));
+  }
+  // The temporary file write_text_file() creates; removed again unless it was there before.
+  fs::path tmp = target;
+  tmp += ".partial";
+  check_temporary(path, tmp);
   int error = 0;  // why the file itself cannot be opened
   if (fs::exists(status)) {
-    if (!fs::is_regular_file(status)) {
-      if (::access(target.c_str(), W_OK) == 0) return;
-      throw Error(fmt::format("cannot write '{}': {}", path.string(), std::strerror(errno)));
-    }
     const int fd = ::open(target.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
     if (fd >= 0) {
       ::close(fd);
@@ -222,15 +250,11 @@ void check_writable(const std::filesystem::path& path) {
     throw Error(fmt::format("cannot write '{}': '{}' is not a folder; give a path in a folder", path.string(),
                             folder.string()));
   }
-  // The temporary file write_text_file() creates; removed again unless it was there before.
-  fs::path tmp = target;
-  tmp += ".partial";
-  check_temporary(path, tmp);
   bool created = true;
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
   if (fd < 0 && errno == EEXIST) {
-    created = false;
-    fd = ::open(tmp.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+    created = false;  // a plain file (check_temporary): neither followed nor waited on
+    fd = ::open(tmp.c_str(), O_WRONLY | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   }
   if (fd < 0) {
     if (error == 0) error = errno;
@@ -253,25 +277,30 @@ void write_text_file(const std::filesystem::path& path, std::string_view text) {
   }
   fs::path tmp = target;
   tmp += ".partial";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) {
-      const int error = errno;
-      if (fs::is_regular_file(status) && ::access(target.c_str(), W_OK) == 0) {
-        write_in_place(path, target, text);  // the file is writable, its folder is not
-        return;
-      }
-      check_temporary(path, tmp);
-      throw Error(fmt::format("cannot write '{}': {}; check that the folder exists and is writable",
-                              path.string(), std::strerror(error)));
+  check_temporary(path, tmp);
+  // A plain file left there (a rename that failed) is removed, not opened: the new one is
+  // created afresh (O_EXCL), so no link there is followed, no FIFO waited on, and no other
+  // name of the old file (a hard link) truncated.
+  int error = 0;
+  if (::unlink(tmp.c_str()) != 0 && errno != ENOENT) error = errno;
+  int fd = -1;
+  if (error == 0) {
+    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd < 0) error = errno;
+  }
+  if (fd < 0) {
+    if (fs::is_regular_file(status) && ::access(target.c_str(), W_OK) == 0) {
+      write_in_place(path, target, text);  // the file is writable, its folder is not
+      return;
     }
-    out << text;
-    out.flush();
-    if (!out) {
-      out.close();
-      fs::remove(tmp, ec);
-      throw Error(fmt::format("writing '{}' failed (disk full?)", path.string()));
-    }
+    check_temporary(path, tmp);  // put there since the check above
+    throw Error(fmt::format("cannot write '{}': {}; check that the folder exists and is writable",
+                            path.string(), std::strerror(error)));
+  }
+  const bool written = write_all(fd, text);
+  if (::close(fd) != 0 || !written) {
+    fs::remove(tmp, ec);
+    throw Error(fmt::format("writing '{}' failed (disk full?)", path.string()));
   }
   fs::rename(tmp, target, ec);
   if (ec) {

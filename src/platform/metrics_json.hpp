@@ -16,18 +16,27 @@ nlohmann::json metrics_to_json(const RunMetrics& metrics, bool with_jobs = true)
 
 /// Writes `text` to `path` through a temporary file (`path` + ".partial") renamed into
 /// place, so a reader never sees half a file and a failed write leaves the old file. A
-/// symbolic link stays a link (the file it names is replaced); a FIFO or a device
-/// (/dev/stdout) is written in place. Throws takt::Error naming the path; a folder is
-/// refused before anything is written, and if the rename fails the message names the
-/// temporary file, which keeps the contents.
+/// symbolic link stays a link (the file it names, write_target(), is replaced, or
+/// created when it is not there yet); a FIFO or a device (/dev/stdout) is written in
+/// place. The temporary file is created afresh (a plain file left there is removed
+/// first), so a link put there is not followed nor a FIFO waited on. Throws takt::Error
+/// naming the path; a folder, and a temporary file there that is no plain file (a
+/// folder, a link, a FIFO), are refused before anything is written, and if the rename
+/// fails the message names the temporary file, which keeps the contents.
 void write_text_file(const std::filesystem::path& path, std::string_view text);
+
+/// The file write_text_file() writes for `path`: `path`, or for a symbolic link the file
+/// at the end of its links, whether or not that file is there. Throws takt::Error for
+/// links that go round in a loop.
+std::filesystem::path write_target(const std::filesystem::path& path);
 
 /// Checks, before anything is computed, that write_text_file() could write `path`: throws
 /// takt::Error naming the path for a folder, a path whose folder does not exist (or is no
-/// folder), and a file that can neither be opened for writing nor replaced. Changes
-/// nothing: a file it creates to find out is removed again, and an existing file is only
-/// opened for appending. A FIFO or a device is checked for write permission only (opening
-/// a FIFO without a reader would wait).
+/// folder), a file that can neither be opened for writing nor replaced, and a temporary
+/// file (`path` + ".partial") that is no plain file, whether or not `path` is there.
+/// Changes nothing: a file it creates to find out is removed again, and an existing file
+/// is only opened for appending. A FIFO or a device is checked for write permission only
+/// (opening a FIFO without a reader would wait).
 void check_writable(const std::filesystem::path& path);
 
 /// write_text_file() of `document`, pretty-printed.

@@ -352,6 +352,9 @@ TEST_F(Commands, OutputThatCannotBeWrittenIsAnErrorNotSuccess) {
     EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 1) << args;
     EXPECT_NE(takt::testing::slurp(err).find("writing to standard output failed"), std::string::npos)
         << args << ": " << takt::testing::slurp(err);
+    // No file option takes the help or the version: none is suggested.
+    EXPECT_EQ(takt::testing::slurp(err).find("file option"), std::string::npos)
+        << args << ": " << takt::testing::slurp(err);
   }
 }
 
@@ -474,6 +477,11 @@ TEST_F(Commands, BenchPoliciesWritesItsMarkdownTablesWhole) {
   // on stdout, written through a temporary file that is renamed into place (none is left).
   const fs::path md = dir_ / "tables.md";
   write("tables.md", "an older file\n");
+  // A reader that opened the older file before sees it whole to the end: the new file
+  // took its name, the older one was not cut short and written over in place (as a plain
+  // fopen("w") did).
+  std::ifstream before(md);
+  ASSERT_TRUE(before);
   Outcome r = takt(
       "bench policies --utilization 30 --workload fine --sets 1 --min-jobs 1 --no-cyclictest --markdown " +
       md.string());
@@ -483,6 +491,8 @@ TEST_F(Commands, BenchPoliciesWritesItsMarkdownTablesWhole) {
   EXPECT_NE(text.find("| 30% | gedf-paws |"), std::string::npos) << text;
   EXPECT_EQ(text, r.out);
   EXPECT_FALSE(fs::exists(dir_ / "tables.md.partial"));
+  const std::string older((std::istreambuf_iterator<char>(before)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(older, "an older file\n");
 }
 
 TEST_F(Commands, EveryOutputFileOptionIsCheckedBeforeTheCommandWorks) {
@@ -577,6 +587,25 @@ TEST_F(Commands, FileOptionsThatNameTheSameFileAreRefusedBeforeAnythingRuns) {
     EXPECT_NE(r.err.find("name the same file"), std::string::npos) << other << ": " << r.err;
   }
   EXPECT_EQ(takt::testing::slurp(dir_ / "old.json"), "{}\n");
+  // A link to a file not there yet, and that file: both write it.
+  fs::create_symlink("new.json", dir_ / "dangling.json");
+  Outcome d = takt("run " + file + " --jobs 1 --json " + (dir_ / "dangling.json").string() + " --trace " +
+                   (dir_ / "new.json").string());
+  EXPECT_EQ(d.status, 1);
+  EXPECT_NE(d.err.find("name the same file"), std::string::npos) << d.err;
+  EXPECT_FALSE(fs::exists(dir_ / "new.json"));
+  // An input that is not there is reported missing, not as one an output would destroy.
+  const std::string none = (dir_ / "none.yaml").string();
+  for (const std::string& args : {"run " + none + " --jobs 1 --json " + none,
+                                  "generate --method rtws --cores 2 --utilization 1 --programs " + none +
+                                      " -o " + none}) {
+    Outcome m = takt(args);
+    EXPECT_EQ(m.status, 1) << args;
+    EXPECT_NE(m.err.find(none), std::string::npos) << args << ": " << m.err;
+    EXPECT_NE(m.err.find("No such file or directory"), std::string::npos) << args << ": " << m.err;
+    EXPECT_EQ(m.err.find("destroy"), std::string::npos) << args << ": " << m.err;
+    EXPECT_FALSE(fs::exists(none)) << args;
+  }
   // A device takes several outputs (written in place); distinct files pass the check.
   Outcome r = takt("demo --print-set --json /dev/null --trace /dev/null");
   EXPECT_EQ(r.status, 0) << r.err;

@@ -14,6 +14,7 @@
 #include <string>
 #include <thread>
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -534,6 +535,85 @@ TEST(TextFile, AnOutputPathIsCheckedWithoutLeavingAFileBehind) {
     EXPECT_NE(writable_problem(dir / "locked" / "x.json").find("Permission denied"), std::string::npos);
     fs::permissions(dir / "locked", fs::perms::owner_all);
   }
+  fs::remove_all(dir);
+}
+
+TEST(TextFile, ALinkOrAFifoAtThePartialNameIsRefusedNeitherFollowedNorWaitedOn) {
+  // Next to an existing file, too: the check used to stop at "the file may be written".
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("takt_text_file_partial_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "victim.txt") << "precious\n";
+  std::ofstream(dir / "z.json") << "old\n";
+  fs::create_symlink("victim.txt", dir / "z.json.partial");
+  const std::string remedy = "'" + (dir / "z.json.partial").string() +
+                             "', where takt writes it first, is a symbolic link; remove it";
+  EXPECT_NE(writable_problem(dir / "z.json").find(remedy), std::string::npos)
+      << writable_problem(dir / "z.json");
+  try {
+    write_text_file(dir / "z.json", "new\n");
+    ADD_FAILURE() << "expected takt::Error";
+  } catch (const takt::Error& e) {
+    EXPECT_NE(std::string(e.what()).find(remedy), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(read_all(dir / "victim.txt"), "precious\n");
+  EXPECT_TRUE(fs::is_regular_file(fs::symlink_status(dir / "z.json")));
+  EXPECT_EQ(read_all(dir / "z.json"), "old\n");
+
+  // A FIFO. A reader holds it open, so that a write into it would not wait (and the test
+  // would not hang) but go into the pipe.
+  std::ofstream(dir / "y.json") << "old\n";
+  ASSERT_EQ(::mkfifo((dir / "y.json.partial").c_str(), 0600), 0);
+  const int reader = ::open((dir / "y.json.partial").c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  ASSERT_GE(reader, 0);
+  EXPECT_NE(writable_problem(dir / "y.json").find("y.json.partial', where takt writes it first, is not a "
+                                                  "plain file; remove it"),
+            std::string::npos)
+      << writable_problem(dir / "y.json");
+  EXPECT_THROW(write_text_file(dir / "y.json", "new\n"), takt::Error);
+  ::close(reader);
+  ASSERT_TRUE(fs::is_regular_file(fs::symlink_status(dir / "y.json")));
+  EXPECT_EQ(read_all(dir / "y.json"), "old\n");
+
+  // A plain file left there is replaced, not written through: another name of it (a hard
+  // link) keeps its contents.
+  std::ofstream(dir / "other.txt") << "other\n";
+  fs::create_hard_link(dir / "other.txt", dir / "h.json.partial");
+  EXPECT_EQ(writable_problem(dir / "h.json"), "");
+  write_text_file(dir / "h.json", "new\n");
+  EXPECT_EQ(read_all(dir / "h.json"), "new\n");
+  EXPECT_EQ(read_all(dir / "other.txt"), "other\n");
+  EXPECT_FALSE(fs::exists(dir / "h.json.partial"));
+  fs::remove_all(dir);
+}
+
+TEST(TextFile, ALinkToAFileNotThereYetStaysALinkAndTheFileIsCreated) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("takt_text_file_dangling_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "sub");
+  fs::create_symlink("sub/tgt.json", dir / "dl.json");
+  fs::create_symlink("dl.json", dir / "chain.json");  // a link to the link
+  EXPECT_EQ(writable_problem(dir / "chain.json"), "");
+  EXPECT_FALSE(fs::exists(dir / "sub" / "tgt.json"));
+  EXPECT_FALSE(fs::exists(dir / "sub" / "tgt.json.partial"));
+  EXPECT_EQ(write_target(dir / "chain.json"), dir / "sub" / "tgt.json");
+  write_text_file(dir / "chain.json", "new\n");
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(dir / "chain.json")));
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(dir / "dl.json")));
+  EXPECT_TRUE(fs::is_regular_file(fs::symlink_status(dir / "sub" / "tgt.json")));
+  EXPECT_EQ(read_all(dir / "sub" / "tgt.json"), "new\n");
+  EXPECT_FALSE(fs::exists(dir / "sub" / "tgt.json.partial"));
+  EXPECT_FALSE(fs::exists(dir / "dl.json.partial"));
+  // Links that go round in a loop name no file.
+  fs::create_symlink("b.json", dir / "a.json");
+  fs::create_symlink("a.json", dir / "b.json");
+  EXPECT_NE(writable_problem(dir / "a.json").find("its symbolic links go round in a loop"), std::string::npos)
+      << writable_problem(dir / "a.json");
+  EXPECT_THROW(write_text_file(dir / "a.json", "x"), takt::Error);
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(dir / "a.json")));
+  EXPECT_FALSE(fs::exists(dir / "a.json.partial"));
   fs::remove_all(dir);
 }
 

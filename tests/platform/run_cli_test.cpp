@@ -200,6 +200,11 @@ TEST_F(RunCommand, AnOutputPathThatCannotBeWrittenIsRefusedBeforeAnythingRuns) {
   // These ran the whole duration (here 30 s) and only then failed.
   const std::string run = "run " + example("10-run.yaml") + " --duration 30s --no-progress";
   const fs::path existing = write("existing.json", "kept\n");
+  // A link where the file is written first, next to an existing file: it was followed
+  // (victim.txt got the metrics and z.json became a link to it).
+  const fs::path victim = write("victim.txt", "precious\n");
+  const fs::path z = write("z.json", "old\n");
+  fs::create_symlink(victim, dir_ / "z.json.partial");
   const std::pair<std::string, std::string> cases[] = {
       {run + " --json " + dir_.string(), "--json: cannot write '" + dir_.string() + "': it is a folder"},
       {run + " --json " + (dir_ / "none" / "m.json").string(),
@@ -210,6 +215,9 @@ TEST_F(RunCommand, AnOutputPathThatCannotBeWrittenIsRefusedBeforeAnythingRuns) {
       {run + " --json " + existing.string() + " --trace " + (existing / "t.json").string(),
        "'" + existing.string() + "' is not a folder"},
       {"demo --duration 30s --trace " + dir_.string(), "--trace: cannot write '" + dir_.string() + "'"},
+      {run + " --json " + z.string(),
+       "--json: cannot write '" + z.string() + "': '" + z.string() +
+           ".partial', where takt writes it first, is a symbolic link; remove it"},
   };
   for (const auto& [args, message] : cases) {
     const auto start = std::chrono::steady_clock::now();
@@ -225,6 +233,9 @@ TEST_F(RunCommand, AnOutputPathThatCannotBeWrittenIsRefusedBeforeAnythingRuns) {
   EXPECT_FALSE(fs::exists(dir_ / "new.json.partial"));
   EXPECT_FALSE(fs::exists(dir_ / "none"));
   EXPECT_EQ(takt::testing::slurp(existing), "kept\n");
+  EXPECT_EQ(takt::testing::slurp(victim), "precious\n");
+  EXPECT_TRUE(fs::is_regular_file(fs::symlink_status(z)));
+  EXPECT_EQ(takt::testing::slurp(z), "old\n");
 }
 
 TEST_F(RunCommand, ATopologyThatWithholdsEveryJobIsNamedInAWarning) {
