@@ -21,6 +21,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <latch>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -147,6 +148,26 @@ ssize_t write_and_signal(void*, const char*, size_t size) {
   if (++table_writes <= 2) std::raise(SIGINT);
   return static_cast<ssize_t>(size);
 }
+
+/// Three jobs of a 1 ms segments task under federated, handling signals, the table
+/// written through `write` (a cookie that raises signals while it is written).
+takt::platform::RunResult run_three_jobs(cookie_write_function_t* write,
+                                         std::optional<std::filesystem::path> json = std::nullopt) {
+  const auto set = takt::model::parse_task_set(
+      "global: {cores: 1}\ntasks: [{name: a, period: 10ms, program: segments, segments: [{length: 1ms}]}]\n");
+  const auto verdict = takt::analysis::analyse(set);
+  auto policy = takt::policies::make_policy(takt::model::Policy::federated);
+  takt::platform::RunOptions options;
+  options.messages = nullptr;
+  options.progress = false;
+  options.lock_memory = false;
+  options.jobs = 3;
+  options.json = std::move(json);
+  options.table = fopencookie(nullptr, "w", cookie_io_functions_t{nullptr, write, nullptr, nullptr});
+  takt::platform::RunResult r = takt::platform::run_task_set(set, verdict, *policy, options);
+  std::fclose(options.table);
+  return r;
+}
 }  // namespace
 
 TEST(RunTaskSet, SignalsWhileTheResultsAreWrittenDoNotEndTheProcess) {
@@ -159,21 +180,7 @@ TEST(RunTaskSet, SignalsWhileTheResultsAreWrittenDoNotEndTheProcess) {
       fs::temp_directory_path() / ("takt_signal_outputs_" + std::to_string(::getpid()) + ".json");
   EXPECT_EXIT(
       {
-        const auto set = takt::model::parse_task_set(
-            "global: {cores: 1}\ntasks: [{name: a, period: 10ms, program: segments, segments: [{length: "
-            "1ms}]}]\n");
-        const auto verdict = takt::analysis::analyse(set);
-        auto policy = takt::policies::make_policy(takt::model::Policy::federated);
-        takt::platform::RunOptions options;
-        options.messages = nullptr;
-        options.progress = false;
-        options.lock_memory = false;
-        options.jobs = 3;
-        options.json = json;
-        options.table =
-            fopencookie(nullptr, "w", cookie_io_functions_t{nullptr, write_and_signal, nullptr, nullptr});
-        (void)takt::platform::run_task_set(set, verdict, *policy, options);
-        std::fclose(options.table);
+        (void)run_three_jobs(write_and_signal, json);
         std::_Exit(table_writes >= 1 && fs::exists(json) ? 0 : 3);
       },
       ::testing::ExitedWithCode(0), "");
@@ -201,20 +208,7 @@ TEST(RunTaskSet, ASignalWhileTheResultsAreWrittenIsReportedToTheCaller) {
   // set as if nobody had asked it to stop.
   EXPECT_EXIT(
       {
-        const auto set = takt::model::parse_task_set(
-            "global: {cores: 1}\ntasks: [{name: a, period: 10ms, program: segments, segments: [{length: "
-            "1ms}]}]\n");
-        const auto verdict = takt::analysis::analyse(set);
-        auto policy = takt::policies::make_policy(takt::model::Policy::federated);
-        takt::platform::RunOptions options;
-        options.messages = nullptr;
-        options.progress = false;
-        options.lock_memory = false;
-        options.jobs = 3;
-        options.table =
-            fopencookie(nullptr, "w", cookie_io_functions_t{nullptr, write_and_signal_once, nullptr, nullptr});
-        const takt::platform::RunResult r = takt::platform::run_task_set(set, verdict, *policy, options);
-        std::fclose(options.table);
+        const takt::platform::RunResult r = run_three_jobs(write_and_signal_once);
         int code = 0;
         if (r.signal_after_run != SIGTERM) code |= 1;
         if (r.metrics.run.stopped) code |= 2;  // the run itself ended by its jobs
