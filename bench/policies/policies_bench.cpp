@@ -203,24 +203,22 @@ PoliciesReport run_policies_bench(const PoliciesBenchOptions& options) {
             }
           }
         }
-        if (r.jobs_left_running || r.metrics.run.stopped) set_means();
+        // The experiment ends with this set: a job left running, a stop by a signal, or a
+        // signal that came after the set ran whole, while its results were made.
+        std::string stop;
         if (r.jobs_left_running) {
-          report.cells.push_back(cell);
-          report.stopped = fmt::format("{} {}% set {} under {}: a job was still running at the end", w.name,
-                                       w.utilization, s + 1, cell.policy);
-          return report;
+          stop = fmt::format("{} {}% set {} under {}: a job was still running at the end", w.name, w.utilization,
+                             s + 1, cell.policy);
+        } else if (r.metrics.run.stopped) {
+          stop = fmt::format("stopped by signal {}", r.metrics.run.signal);
+        } else if (r.signal_after_run != 0) {
+          stop = fmt::format("stopped by signal {} after {} {}% set {} under {}", r.signal_after_run, w.name,
+                             w.utilization, s + 1, cell.policy);
         }
-        if (r.metrics.run.stopped) {
-          report.cells.push_back(cell);
-          report.stopped = fmt::format("stopped by signal {}", r.metrics.run.signal);
-          return report;
-        }
-        if (r.signal_after_run != 0) {
-          // The set ran whole; the signal came while its results were made.
+        if (!stop.empty()) {
           set_means();
           report.cells.push_back(cell);
-          report.stopped = fmt::format("stopped by signal {} after {} {}% set {} under {}", r.signal_after_run,
-                                       w.name, w.utilization, s + 1, cell.policy);
+          report.stopped = std::move(stop);
           return report;
         }
       }

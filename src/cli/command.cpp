@@ -167,34 +167,39 @@ CLI::Validator whole_at_least(long long minimum) {
       fmt::format("INT>={}", minimum));
 }
 
-CLI::Validator duration_at_least(std::chrono::nanoseconds minimum, std::string meaning) {
-  const std::string shown = model::format_duration(minimum);
+namespace {
+/// A duration option's validator: the text must parse (the parser's message says what is
+/// wrong), and `refuse(value, text)` says why a value is refused ("" to accept).
+template <class Refuse>
+CLI::Validator duration_validator(Refuse refuse, std::string description) {
   return CLI::Validator(
-      [minimum, shown, meaning](std::string& text) -> std::string {
+      [refuse](std::string& text) -> std::string {
         try {
-          if (model::parse_duration(text) < minimum) {
-            return fmt::format("must be at least {} ({}), not '{}'", shown, meaning, text);
-          }
+          return refuse(model::parse_duration(text), text);
         } catch (const Error& e) {
           return e.what();
         }
-        return {};
+      },
+      std::move(description));
+}
+}  // namespace
+
+CLI::Validator duration_at_least(std::chrono::nanoseconds minimum, std::string meaning) {
+  const std::string shown = model::format_duration(minimum);
+  return duration_validator(
+      [minimum, shown, meaning](std::chrono::nanoseconds value, const std::string& text) {
+        return value < minimum ? fmt::format("must be at least {} ({}), not '{}'", shown, meaning, text)
+                               : std::string();
       },
       "DURATION>=" + shown);
 }
 
 CLI::Validator duration_option(bool positive) {
-  return CLI::Validator(
-      [positive](std::string& text) -> std::string {
-        try {
-          const std::chrono::nanoseconds value = model::parse_duration(text);
-          if (positive && value <= std::chrono::nanoseconds::zero()) {
-            return fmt::format("must be positive, not '{}'", text);
-          }
-        } catch (const Error& e) {
-          return e.what();
-        }
-        return {};
+  return duration_validator(
+      [positive](std::chrono::nanoseconds value, const std::string& text) {
+        return positive && value <= std::chrono::nanoseconds::zero()
+                   ? fmt::format("must be positive, not '{}'", text)
+                   : std::string();
       },
       positive ? "DURATION>0" : "DURATION");
 }

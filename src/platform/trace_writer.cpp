@@ -296,12 +296,13 @@ nlohmann::json make_trace(std::span<const PeriodicTask> tasks, std::span<const E
                                {"abandoned", run->abandoned},
                                {"stalled", run->stalled},
                                {"signal", run->signal}};
-    const bool incomplete = !how_run_ended(*run).empty();
+    const std::string_view ended = how_run_ended(*run);
+    const bool incomplete = !ended.empty();
     doc["otherData"]["incomplete"] = incomplete;
     if (incomplete) {
       // The table's words; releases end at a stop, and at the run's length otherwise.
       doc["otherData"]["run_note"] =
-          fmt::format("{}{}: {}", how_run_ended(*run),
+          fmt::format("{}{}: {}", ended,
                       run->signal != 0 ? fmt::format(" (signal {})", run->signal) : std::string(),
                       run->stopped ? "releases end at the stop, and a job still running then ends where its events do"
                                    : "a job still running at the end ends where its events do");
