@@ -15,6 +15,7 @@
 #include "bench/runtime/interference.hpp"
 #include "bench/runtime/kernels.hpp"
 #include "bench/runtime/sample_statistics.hpp"
+#include "model/duration.hpp"
 #include "os/cpu.hpp"
 #include "os/realtime.hpp"
 #include "platform/metrics_json.hpp"
@@ -685,6 +686,8 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
   std::vector<Row> rows;
   std::vector<Target> targets;
   std::string interference_policy;
+  InterferenceSettings load_settings;
+  load_settings.period = options.load_period;
   auto ratio = [&](const Row& row, Runtime other) -> std::optional<double> {
     const Row* o = find(rows, row.kernel, other, row.condition);
     if (o == nullptr || o->stats.median_ms <= 0) return std::nullopt;
@@ -704,10 +707,9 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
     j["workers"] = workers;
     j["takt_pinned"] = options.pin;
     j["takt_caller_joins"] = options.caller_joins;
-    j["takt_pinned"] = options.pin;
     j["cpus"] = cpus.to_string();
-    j["multiprogrammed_load"] = {{"period_ms", 1},
-                                 {"utilization", 0.25},
+    j["multiprogrammed_load"] = {{"period_ms", std::chrono::duration<double, std::milli>(load_settings.period).count()},
+                                 {"utilization", load_settings.utilization},
                                  {"phases", "staggered by period/P"},
                                  {"policy", interference_policy}};
     j["method"] =
@@ -763,7 +765,7 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
   for (Condition condition : {Condition::isolated, Condition::multiprogrammed}) {
     std::optional<Interference> load;
     if (condition == Condition::multiprogrammed) {
-      load.emplace(cpus, InterferenceSettings{});
+      load.emplace(cpus, load_settings);
       interference_policy = load->policy();
     }
     for (const Kernel& k : kernels) {
@@ -877,8 +879,8 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
         row.ns_per_spawn ? fmt::format("{:.1f}", *row.ns_per_spawn) : "", row.correct ? "" : "  WRONG");
     all_correct = all_correct && row.correct;
   }
-  fmt::print("\nmultiprogrammed load: one thread per CPU, busy 25 % of every 1 ms (phases staggered), {}\n",
-             interference_policy);
+  fmt::print("\nmultiprogrammed load: one thread per CPU, busy {:.0f} % of every {} (phases staggered), {}\n",
+             load_settings.utilization * 100, model::format_duration(load_settings.period), interference_policy);
   fmt::print("targets{}:\n", quick ? " (quick mode: smaller sizes than the targets are stated for)" : "");
   for (const Target& t : targets) {
     if (t.noise) {

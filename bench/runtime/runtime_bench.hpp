@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,9 @@ struct RuntimeBenchOptions {
   /// n of the fib kernels (0 = 30, or 25 with quick); other sizes show how a runtime's
   /// tail ratio depends on the length of its run.
   std::uint64_t fib_n = 0;
+  /// Period of the multiprogrammed condition's load (busy a quarter of each period): the
+  /// same share of the CPUs taken in fewer, longer preemptions, or more, shorter ones.
+  std::chrono::nanoseconds load_period = std::chrono::milliseconds(1);
 };
 
 /// Runs the benchmark, prints a table and the targets, writes JSON. Returns the exit code.

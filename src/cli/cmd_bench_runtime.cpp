@@ -1,8 +1,11 @@
 // `takt bench runtime`: the runtime benchmark against oneTBB and OpenMP.
 #include "bench/runtime/runtime_bench.hpp"
 #include "cli/command.hpp"
+#include "model/duration.hpp"
 
+#include <chrono>
 #include <memory>
+#include <string>
 
 namespace takt::cli {
 namespace {
@@ -14,6 +17,7 @@ namespace {
     "targets, each tail target with a bootstrap interval",
     [](CLI::App& app) -> Action {
       auto options = std::make_shared<bench::RuntimeBenchOptions>();
+      auto load_period = std::make_shared<std::string>("1ms");
       app.add_option("--json", options->json_path, "Write the results as JSON to this file")
           ->check(output_file());
       app.add_option("--repetitions", options->repetitions,
@@ -33,6 +37,10 @@ namespace {
           "P-1 threads with the caller as worker 0 (as oneTBB's arena and OpenMP's team run)");
       app.add_option("--fib-n", options->fib_n, "n of the fib kernels (default 30; 25 with --quick)")
           ->check(CLI::Range(2, 40));
+      app.add_option("--load-period", *load_period,
+                     "Period of the multiprogrammed condition's load on each CPU, busy a quarter of "
+                     "it (default 1ms)")
+          ->check(duration_at_least(std::chrono::microseconds(100), "shorter busy parts drown in wake-up latency"));
       app.add_option("--kernels", options->kernels,
                      "Run only these kernels: fib, fib-1worker, uts, uts-t3-style, matmul, synthetic-1, "
                      "synthetic-2, synthetic-3")
@@ -41,7 +49,10 @@ namespace {
              "--runtimes", options->runtimes,
              "Run only these runtimes: takt, onetbb, openmp, serial (a target needs both of its runtimes)")
           ->delimiter(',');
-      return [options] { return bench::run_runtime_bench(*options); };
+      return [options, load_period] {
+        options->load_period = model::parse_duration(*load_period);  // checked by duration_at_least()
+        return bench::run_runtime_bench(*options);
+      };
     },
 });
 

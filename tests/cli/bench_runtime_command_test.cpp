@@ -199,6 +199,25 @@ TEST_F(BenchRuntime, AFinishedRunSaysItIsComplete) {
   EXPECT_TRUE(j.contains("targets"));
 }
 
+TEST_F(BenchRuntime, LoadPeriodSetsTheMultiprogrammedLoadAndIsRecorded) {
+  Outcome r;
+  nlohmann::json j = run("--quick --kernels fib --runtimes takt --repetitions 2 --load-period 2.5ms",
+                         "TAKT_NO_RT=1", &r);
+  EXPECT_DOUBLE_EQ(j["multiprogrammed_load"]["period_ms"].get<double>(), 2.5);
+  EXPECT_DOUBLE_EQ(j["multiprogrammed_load"]["utilization"].get<double>(), 0.25);
+  EXPECT_NE(r.out.find("busy 25 % of every 2.5ms"), std::string::npos) << r.out;
+  // The default, 1 ms, as before the option.
+  j = run("--quick --kernels fib --runtimes takt --repetitions 2");
+  EXPECT_DOUBLE_EQ(j["multiprogrammed_load"]["period_ms"].get<double>(), 1.0);
+  // Too short a period, or no duration, is refused before anything runs.
+  Outcome bad = takt("bench runtime --quick --load-period 50us");
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_NE(bad.err.find("--load-period: must be at least 100us"), std::string::npos) << bad.err;
+  bad = takt("bench runtime --quick --load-period 3");
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_NE(bad.err.find("--load-period"), std::string::npos) << bad.err;
+}
+
 TEST_F(BenchRuntime, AFibNOutOfRangeIsAClearError) {
   Outcome r = takt("bench runtime --quick --fib-n 41");
   EXPECT_NE(r.status, 0);
