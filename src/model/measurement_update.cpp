@@ -37,22 +37,44 @@ std::size_t scalar_end(std::string_view text, std::size_t begin, bool in_flow) {
   return i;
 }
 
-// The position of the '}' closing the flow mapping that opens at `open`.
-std::size_t closing_brace(std::string_view text, std::size_t open) {
+// A YAML comment begins with '#' at the start of a line or after white space.
+bool starts_comment(std::string_view text, std::size_t i) {
+  return text[i] == '#' && (i == 0 || std::string_view(" \t\r\n").find(text[i - 1]) != std::string_view::npos);
+}
+
+// Where the flow mapping that opens at `open` ends: its closing '}', and the end of its
+// last token (just after the last character before the '}' that is neither white space
+// nor part of a comment or a nested collection's inside), and whether a comment follows
+// that token (`span: 1ms, # measured\n}`).
+struct FlowMappingEnd {
+  std::size_t close = std::string_view::npos;
+  std::size_t last = std::string_view::npos;
+  bool comment_after_last = false;
+};
+
+FlowMappingEnd flow_mapping_end(std::string_view text, std::size_t open) {
+  FlowMappingEnd end;
   int depth = 0;
   for (std::size_t i = open; i < text.size(); ++i) {
-    char c = text[i];
+    const char c = text[i];
+    if (std::string_view(" \t\r\n").find(c) != std::string_view::npos) continue;
+    if (starts_comment(text, i)) {
+      while (i + 1 < text.size() && text[i + 1] != '\n') ++i;
+      end.comment_after_last = true;
+      continue;
+    }
     if (c == '"' || c == '\'') {
       i = scalar_end(text, i, true) - 1;
-    } else if (c == '#' && i > 0 && (text[i - 1] == ' ' || text[i - 1] == '\t')) {
-      while (i < text.size() && text[i] != '\n') ++i;
     } else if (c == '{' || c == '[') {
       ++depth;
-    } else if (c == '}' || c == ']') {
-      if (--depth == 0) return i;
+    } else if ((c == '}' || c == ']') && --depth == 0) {
+      end.close = i;
+      return end;
     }
+    end.last = i + 1;
+    end.comment_after_last = false;
   }
-  return std::string_view::npos;
+  return end;
 }
 
 std::size_t line_end(std::string_view text, std::size_t pos) {
@@ -113,18 +135,15 @@ std::string update_measurements(std::string_view text, const std::string& source
     const std::string indent(static_cast<std::size_t>(marks.keys.at("name").column - 1), ' ');
     std::string insertion;
     if (flow) {
-      std::size_t close = closing_brace(text, at(marks.task));
-      if (close == std::string_view::npos)
+      const FlowMappingEnd end = flow_mapping_end(text, at(marks.task));
+      if (end.close == std::string_view::npos)
         throw Error(marks.task.where(source) + ": cannot find the end of this task");
       // A mapping written one key a line (pretty-printed JSON): a new line per key after
-      // the last value, unless a comment ends that line; else ", key: value" before '}'.
-      std::size_t last = close;
-      while (last > 0 && std::string_view(" \t\r\n").find(text[last - 1]) != std::string_view::npos) --last;
-      const std::size_t newline = text.rfind('\n', last - 1);
-      const std::size_t line_start = newline == std::string_view::npos ? 0 : newline + 1;
-      const std::string_view last_line = text.substr(line_start, last - line_start);
-      const bool one_key_a_line = text.substr(last, close - last).find('\n') != std::string_view::npos &&
-                                  last_line.find('#') == std::string_view::npos && text[last - 1] != '{';
+      // the last value. When a comment follows the last value, the new keys go between
+      // the two, on its line. Else ", key: value" before the '}'.
+      const std::size_t last = end.last;
+      const bool one_key_a_line = text.substr(last, end.close - last).find('\n') != std::string_view::npos &&
+                                  !end.comment_after_last && text[last - 1] != '{';
       // YAML allows a ',' after the last item ({a: 1, b: 2, }): then each new entry
       // goes after it and keeps one of its own, instead of a second ',' before it.
       const bool trailing_comma = text[last - 1] == ',';
@@ -132,8 +151,8 @@ std::string update_measurements(std::string_view text, const std::string& source
         const std::string before = one_key_a_line ? eol + indent : std::string(" ");
         insertion += trailing_comma ? before + entry + "," : "," + before + entry;
       }
-      if (one_key_a_line || trailing_comma) close = last;
-      edits.push_back({close, close, insertion});
+      const std::size_t where = one_key_a_line || trailing_comma || end.comment_after_last ? last : end.close;
+      edits.push_back({where, where, insertion});
     } else {
       for (const std::string& entry : added) insertion += indent + entry + eol;
       // After the line of the task's last timing key: those values are durations,

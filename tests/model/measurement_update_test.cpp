@@ -147,6 +147,23 @@ TEST(MeasurementUpdate, AFlowMappingWithATrailingCommaGetsNoSecondComma) {
             "     span: 1ms,\n     burdened_span: 1.5ms,\n  }\n");
 }
 
+TEST(MeasurementUpdate, AFlowMappingsLastItemFollowedByACommentGetsTheNewKeysBeforeIt) {
+  // The trailing comma hidden behind a comment was not seen: ", burdened_span" went
+  // before the '}' after "1ms, # c", and takt refused its own result (two commas).
+  EXPECT_EQ(update_measurements("tasks:\n  - {name: f, period: 10ms, work: 1ms,\n     span: 1ms, # measured\n  }\n",
+                                "t.yaml", {{"f", 2ms, 1ms, 1500us}}),
+            "tasks:\n  - {name: f, period: 10ms, work: 2ms,\n     span: 1ms, burdened_span: 1.5ms, # measured\n  }\n");
+  // Without a comma: after the value, before the comment (it still ends the line).
+  EXPECT_EQ(update_measurements("tasks:\n  - {name: f, period: 10ms,\n     segments: [{length: 1ms}] # one\n  }\n",
+                                "t.yaml", {{"f", 2ms, 1ms, std::nullopt}}),
+            "tasks:\n  - {name: f, period: 10ms,\n     segments: [{length: 1ms}], work: 2ms, span: 1ms # one\n  }\n");
+  // A comment line of its own before the '}', and a '#' inside a quoted value or a
+  // word, which begins no comment.
+  EXPECT_EQ(update_measurements("tasks:\n  - {name: 'f #1', period: 10ms, work: 1ms, span: 1ms,\n# last\n  }\n",
+                                "t.yaml", {{"f #1", 2ms, 1ms, 1500us}}),
+            "tasks:\n  - {name: 'f #1', period: 10ms, work: 2ms, span: 1ms, burdened_span: 1.5ms,\n# last\n  }\n");
+}
+
 TEST(MeasurementUpdate, NewLinesEndAsTheFilesLinesDo) {
   // A CRLF file got LF-only lines for the keys it lacked.
   const std::string pretty =
