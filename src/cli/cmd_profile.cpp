@@ -9,6 +9,7 @@
 #include "os/cpu.hpp"
 #include "platform/metrics_json.hpp"
 #include "platform/run.hpp"
+#include "platform/signal_stop.hpp"
 #include "profiler/profile.hpp"
 #include "profiler/profile_output.hpp"
 #include "takt/error.hpp"
@@ -17,7 +18,10 @@
 #include <fmt/core.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
+#include <csignal>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -75,6 +79,36 @@ std::string today() {
   std::strftime(text, sizeof text, "%Y-%m-%d", &utc);
   return text;
 }
+
+/// SIGINT/SIGTERM while measuring: profiling ends before the next job (a job that has
+/// begun is finished, the task's code is not interrupted), and what was measured is
+/// printed and written. SignalStop's third signal still ends the process at once.
+class ProfileStop final : public platform::Stoppable {
+ public:
+  void request_stop() noexcept override { requested_.store(true, std::memory_order_relaxed); }
+  void abandon() noexcept override { requested_.store(true, std::memory_order_relaxed); }
+  [[nodiscard]] bool requested() const noexcept { return requested_.load(std::memory_order_relaxed); }
+
+ private:
+  std::atomic<bool> requested_{false};
+};
+
+/// The signals' handlers and where they lead, from just before the first measurement
+/// until the results are written.
+struct StopOnSignal {
+  ProfileStop stop;
+  platform::SignalStop signals{stop};
+
+  /// "SIGINT", for the messages.
+  [[nodiscard]] std::string signal_name() const {
+    const int sig = signals.last_signal();
+    const char* abbrev = sig > 0 ? sigabbrev_np(sig) : nullptr;
+    return abbrev != nullptr ? fmt::format("SIG{}", abbrev) : fmt::format("signal {}", sig);
+  }
+  /// Measuring is over: a signal from now on is only counted (a third still ends the
+  /// process), and the results are written in full.
+  void measured() noexcept { signals.detach(); }
+};
 
 profiler::ProfileOptions options_of(const ProfileArgs& a) {
   profiler::ProfileOptions o;
@@ -185,13 +219,13 @@ void write_measurements(const std::string& path, const std::vector<model::Measur
   }
 }
 
-std::string profiles_header(const ProfileArgs& a, const os::CpuSet& cpus) {
+std::string profiles_header(const ProfileArgs& a, std::size_t jobs, const os::CpuSet& cpus) {
   return fmt::format(
       "Program profiles for `takt generate --method rtws --programs FILE`, measured on\n"
       "{} ({}) by `takt profile PROGRAM ARGS... --jobs {} --profiles FILE`\n"
       "(examples/profiles/measure.sh runs all of them): work = {} of the jobs' T1 on one\n"
       "worker; span and burdened span from the strand events of one-worker runs (docs/profiling.md).",
-      machine_description(cpus), today(), a.jobs,
+      machine_description(cpus), today(), jobs,
       a.percentile >= 100 ? std::string("the maximum") : fmt::format("the p{:g}", a.percentile));
 }
 
@@ -233,6 +267,10 @@ int profile_file(const ProfileArgs& a, const profiler::ProfileOptions& o) {
   std::vector<model::MeasurementUpdate> updates;
   nlohmann::json tasks = nlohmann::json::array();
   std::vector<std::pair<std::string, profiler::ProfileResult>> done;  // by program + args
+  StopOnSignal signals;
+  profiler::ProfileOptions options = o;
+  options.stop_requested = [&signals] { return signals.stop.requested(); };
+  std::vector<std::string> not_measured;  // tasks a signal left unprofiled
   for (std::size_t i = 0; i < chosen.size(); ++i) {
     const model::Task& t = *chosen[i];
     if (t.program.empty()) {
@@ -248,9 +286,20 @@ int profile_file(const ProfileArgs& a, const profiler::ProfileOptions& o) {
       if (k == key) result = &r;
     }
     if (result == nullptr) {
-      done.emplace_back(key, profile_program(*programs[i], t.program, args, o));
+      if (signals.stop.requested()) {
+        not_measured.push_back(t.name);
+        continue;
+      }
+      done.emplace_back(key, profile_program(*programs[i], t.program, args, options));
       result = &done.back().second;
+      if (result->jobs == 0) {
+        not_measured.push_back(t.name);
+        continue;
+      }
       if (!a.json) fmt::print("task '{}': {}", t.name, profiler::profile_text(*result));
+    } else if (result->jobs == 0) {
+      not_measured.push_back(t.name);
+      continue;
     } else if (!a.json) {
       fmt::print("task '{}': same program and arguments as a task above\n", t.name);
     }
@@ -259,7 +308,20 @@ int profile_file(const ProfileArgs& a, const profiler::ProfileOptions& o) {
     entry["task"] = t.name;
     tasks.push_back(entry);
   }
-  if (a.json) fmt::print("{}\n", nlohmann::json{{"file", a.update}, {"tasks", tasks}}.dump(2));
+  signals.measured();
+  nlohmann::json report{{"file", a.update}, {"tasks", tasks}};
+  if (signals.stop.requested()) report["not_profiled"] = not_measured;
+  if (a.json) fmt::print("{}\n", report.dump(2));
+  if (signals.stop.requested()) {
+    if (updates.empty()) {
+      throw Error(fmt::format("stopped by {} before the first job was measured; nothing is written into {}",
+                              signals.signal_name(), a.update));
+    }
+    std::string left;
+    for (const std::string& name : not_measured) left += (left.empty() ? "'" : ", '") + name + "'";
+    fmt::print(stderr, "takt profile: stopped by {}; writing the tasks measured so far{}\n",
+               signals.signal_name(), left.empty() ? std::string() : " (not profiled, left as they are: " + left + ")");
+  }
   if (updates.empty()) throw Error("no task of " + a.update + " names a program to profile");
   write_measurements(a.update, updates);
   return exit_ok;
@@ -293,7 +355,19 @@ int run_profile(const ProfileArgs& a) {
           "file or give another path)");
     }
   }
+  StopOnSignal signals;
+  o.stop_requested = [&signals] { return signals.stop.requested(); };
   profiler::ProfileResult result = profile_program(program, a.program, a.args, o);
+  signals.measured();
+  if (result.stopped) {
+    if (result.jobs == 0) {
+      throw Error(fmt::format("stopped by {} before the first job was measured; nothing is {}",
+                              signals.signal_name(),
+                              a.update.empty() && a.profiles.empty() ? "reported" : "written"));
+    }
+    fmt::print(stderr, "takt profile: stopped by {} after {} of {} jobs; the results are of those jobs\n",
+               signals.signal_name(), result.jobs, result.jobs_requested);
+  }
   // The results are printed before anything is written: a failing update keeps them.
   if (a.json) {
     fmt::print("{}\n", profiler::profile_json(result).dump(2));
@@ -310,7 +384,7 @@ int run_profile(const ProfileArgs& a) {
   if (!a.profiles.empty()) {
     const std::string name = a.name.empty() ? profiler::default_profile_name(result) : a.name;
     profiler::update_profiles_file(a.profiles, profiler::program_profile(result, name),
-                                   profiles_header(a, o.cpus.empty() ? os::allowed_cpus() : o.cpus));
+                                   profiles_header(a, result.jobs, o.cpus.empty() ? os::allowed_cpus() : o.cpus));
     fmt::print(stderr, "wrote program profile '{}' into {}\n", name, a.profiles);
   }
   return exit_ok;

@@ -63,7 +63,7 @@ ProfileResult profile(Task& task, std::string program, std::vector<std::string> 
   ProfileResult result;
   result.program = std::move(program);
   result.args = std::move(args);
-  result.jobs = options.jobs;
+  result.jobs_requested = options.jobs;
   result.percentile = options.percentile;
 
   auto failed = [&](std::uint64_t index, std::string_view phase, const std::exception& e) {
@@ -91,6 +91,10 @@ ProfileResult profile(Task& task, std::string program, std::vector<std::string> 
     result.memory = measure([&] { task.run(profiling_job(result.program, 0, 1)); });
   } catch (const std::exception& e) {
     throw failed(0, "measurement", e);
+  }
+  if (options.stop_requested && options.stop_requested()) {
+    result.stopped = true;  // nothing measured: no job, no calibration
+    return result;
   }
   if (options.burden) {
     result.burden = *options.burden;
@@ -140,6 +144,10 @@ ProfileResult profile(Task& task, std::string program, std::vector<std::string> 
   };
 
   for (std::size_t k = 0; k < options.jobs; ++k) {
+    if (options.stop_requested && options.stop_requested()) {
+      result.stopped = true;
+      break;
+    }
     const std::uint64_t index = k + 1;
     say(fmt::format("job {} of {}", k + 1, options.jobs));
     JobProfile jp;
@@ -167,6 +175,8 @@ ProfileResult profile(Task& task, std::string program, std::vector<std::string> 
     result.per_job.push_back(std::move(jp));
   }
   span_pool.extension().set_observer(nullptr);
+  result.jobs = result.per_job.size();
+  if (result.per_job.empty()) return result;  // stopped before the first job
 
   std::vector<nanoseconds> work, span, burdened, strand_work;
   for (const JobProfile& j : result.per_job) {

@@ -38,6 +38,10 @@ struct ProfileOptions {
   int fifo_priority = 10;
   /// Called with a short line before each phase and job (may be empty).
   std::function<void(std::string_view)> progress;
+  /// Asked before each job (may be empty): true ends the measurement there, with the
+  /// jobs measured so far (ProfileResult::stopped). A job that has begun is finished:
+  /// the task's code cannot be interrupted safely.
+  std::function<bool()> stop_requested;
 };
 
 /// One job's measurements.
@@ -58,7 +62,11 @@ struct ParallelTime {
 struct ProfileResult {
   std::string program;
   std::vector<std::string> args;
-  std::size_t jobs = 0;
+  std::size_t jobs = 0;            ///< jobs measured: ProfileOptions::jobs unless stopped
+  std::size_t jobs_requested = 0;  ///< ProfileOptions::jobs
+  /// stop_requested() ended the measurement before jobs_requested jobs; with jobs = 0
+  /// nothing was measured (the statistics are empty).
+  bool stopped = false;
   double percentile = 100;
   Measurement memory;  ///< what takt::measure reported (depth D, peak stack, spawns)
   Burden burden;
@@ -99,6 +107,7 @@ struct ProfileResult {
 ///      - T_P on P workers for each P in parallel_workers.
 /// Each time is measured on the worker, around task.run(job). Throws takt::Error when
 /// the task throws (the message names the job) or the options are invalid.
+/// options.stop_requested is asked before each job: a stop keeps the jobs measured.
 ProfileResult profile(Task& task, std::string program, std::vector<std::string> args,
                       const ProfileOptions& options);
 

@@ -59,8 +59,10 @@ WrittenValues written_values(const ProfileResult& r) {
 }
 
 std::string profile_text(const ProfileResult& r) {
-  std::string out = fmt::format("profile of {}{}: {} job(s); per job: min, median, p99, max\n", r.program,
-                                joined_args(r.args), r.jobs);
+  std::string out = fmt::format("profile of {}{}: {} job(s){}; per job: min, median, p99, max\n", r.program,
+                                joined_args(r.args), r.jobs,
+                                r.stopped ? fmt::format(" (stopped after {} of {})", r.jobs, r.jobs_requested)
+                                          : std::string());
   out += fmt::format("  {:<26}{:>12}{:>12}{:>12}{:>12}\n", "", "min", "median", "p99", "max");
   out += stats_row("work C (T1, one worker)", r.work);
   out += stats_row("span L", r.span);
@@ -101,6 +103,8 @@ nlohmann::json profile_json(const ProfileResult& r) {
   j["program"] = r.program;
   j["args"] = r.args;
   j["jobs"] = r.jobs;
+  j["jobs_requested"] = r.jobs_requested;
+  j["stopped"] = r.stopped;
   j["percentile"] = r.percentile;
   j["work"] = stats_json(r.work);
   j["span"] = stats_json(r.span);

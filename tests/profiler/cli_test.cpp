@@ -14,12 +14,15 @@
 #include <nlohmann/json.hpp>
 
 #include <array>
+#include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace {
 
@@ -360,6 +363,85 @@ TEST_F(ProfileCommand, BadInputIsExitOneWithAMessage) {
   EXPECT_EQ(foreign_cpu.status, 1);
   EXPECT_NE(foreign_cpu.err.find("--cpus 4095: this process may use CPUs"), std::string::npos)
       << foreign_cpu.err;
+}
+
+}  // namespace
+
+namespace {
+
+/// Runs `takt ARGS...` (TAKT_NO_RT=1) with stdout and stderr into files of `dir`, sends
+/// it SIGINT after `wait`, and returns what it did.
+Outcome interrupted_takt(const std::filesystem::path& dir, const std::vector<std::string>& args,
+                         std::chrono::milliseconds wait) {
+  const std::filesystem::path out = dir / "stdout", err = dir / "stderr";
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int o = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (o < 0 || e < 0 || ::dup2(o, STDOUT_FILENO) < 0 || ::dup2(e, STDERR_FILENO) < 0) ::_exit(126);
+    ::setenv("TAKT_NO_RT", "1", 1);
+    std::vector<char*> argv{const_cast<char*>(TAKT_BINARY)};
+    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    ::execv(TAKT_BINARY, argv.data());
+    ::_exit(127);
+  }
+  Outcome r;
+  if (pid < 0) return r;
+  std::this_thread::sleep_for(wait);
+  ::kill(pid, SIGINT);
+  int raw = 0;
+  ::waitpid(pid, &raw, 0);
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  r.out = slurp(out);
+  r.err = slurp(err);
+  return r;
+}
+
+TEST_F(ProfileCommand, CtrlCEndsTheMeasurementAndKeepsTheJobsMeasured) {
+  // Jobs of 20 ms (CPU time), 1,000 of them: a minute of measuring, stopped after 2 s.
+  // It lost everything (SIGINT's default action) before takt handled it.
+  Outcome o = interrupted_takt(dir_,
+                               {"profile", "segments", "20ms", "--jobs", "1000", "--json", "--burden-spawn",
+                                "2us", "--burden-sync", "1us"},
+                               std::chrono::seconds(2));
+  ASSERT_EQ(o.status, 0) << o.err;
+  const nlohmann::json j = nlohmann::json::parse(o.out);
+  EXPECT_EQ(j["stopped"], true);
+  EXPECT_EQ(j["jobs_requested"], 1000);
+  const int jobs = j["jobs"];
+  EXPECT_GE(jobs, 1);
+  EXPECT_LT(jobs, 1000);
+  EXPECT_EQ(j["per_job"].size(), static_cast<std::size_t>(jobs));
+  EXPECT_GE(j["work"]["min_ns"].get<std::int64_t>(), 20'000'000);
+  EXPECT_NE(o.err.find("stopped by SIGINT after " + std::to_string(jobs) + " of 1000 jobs"), std::string::npos)
+      << o.err;
+}
+
+TEST_F(ProfileCommand, CtrlCDuringAnUpdateWritesTheTasksMeasuredAndNamesTheOthers) {
+  // 'quick' takes milliseconds, 'long' 100 jobs of 2 x 40 ms, stopped after 2 s: 'quick'
+  // and the jobs of 'long' measured by then are written, 'later' keeps its values.
+  const std::filesystem::path file = dir_ / "three.yaml";
+  std::ofstream(file)
+      << "tasks:\n"
+         "  - {name: quick, period: 1s, program: segments, segments: [{length: 100us}], work: 9ms, span: 9ms}\n"
+         "  - {name: long, period: 1s, program: segments, segments: [{length: 40ms}], work: 9ms, span: 9ms}\n"
+         "  - {name: later, period: 1s, program: segments, segments: [{length: 41ms}], work: 9ms, span: 9ms}\n";
+  Outcome o = interrupted_takt(dir_,
+                               {"profile", "--update", file.string(), "--jobs", "100", "--burden-spawn", "2us",
+                                "--burden-sync", "1us"},
+                               std::chrono::seconds(2));
+  ASSERT_EQ(o.status, 0) << o.err;
+  EXPECT_NE(o.err.find("stopped by SIGINT"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("not profiled, left as they are: 'later'"), std::string::npos) << o.err;
+  const auto set = takt::model::parse_task_set_file(file.string());
+  ASSERT_EQ(set.tasks.size(), 3u);
+  using std::chrono::milliseconds;
+  ASSERT_TRUE(set.tasks[0].measured_work && set.tasks[1].measured_work && set.tasks[2].measured_work);
+  EXPECT_LT(*set.tasks[0].measured_work, milliseconds(9)) << "quick: measured";
+  EXPECT_GE(*set.tasks[1].measured_work, milliseconds(40)) << "long: measured";
+  EXPECT_EQ(*set.tasks[2].measured_work, milliseconds(9)) << "later: left as it was";
+  EXPECT_FALSE(set.tasks[2].burdened_span) << "later: nothing added";
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "takt/runtime.hpp"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <functional>
 #include <vector>
@@ -135,6 +136,66 @@ TEST(KnownDags, SerialCodeIsOneStrand) {
   EXPECT_EQ(result.spawns, 0u);
   EXPECT_EQ(result.strands, 1u);
   EXPECT_EQ(result.burdened_span.min, result.span.min);
+}
+
+}  // namespace
+
+namespace {
+
+TEST(Profile, AStopKeepsTheJobsMeasuredBeforeIt) {
+  // Each job runs the task twice (the work run and the observed span run) after the one
+  // run of takt::measure; a stop asked once 3 jobs are done ends the profile there: 3
+  // jobs of 10, each of 200 µs of work, and the text says so.
+  int runs = 0;
+  FunctionTask task([&] {
+    ++runs;
+    takt::os::spin_for(200us);
+  });
+  takt::profiler::ProfileOptions options;
+  options.jobs = 10;
+  options.burden = takt::profiler::Burden{};
+  options.stop_requested = [&] { return runs >= 1 + 2 * 3; };
+  const takt::profiler::ProfileResult r = takt::profiler::profile(task, "test", {}, options);
+  EXPECT_TRUE(r.stopped);
+  EXPECT_EQ(r.jobs, 3u);
+  EXPECT_EQ(r.jobs_requested, 10u);
+  EXPECT_EQ(r.per_job.size(), 3u);
+  EXPECT_EQ(runs, 7);
+  EXPECT_GE(r.work.min, 200us);
+  EXPECT_GE(r.chosen_work, 200us);
+  EXPECT_NE(takt::profiler::profile_text(r).find("3 job(s) (stopped after 3 of 10)"), std::string::npos)
+      << takt::profiler::profile_text(r);
+  const nlohmann::json j = takt::profiler::profile_json(r);
+  EXPECT_EQ(j["jobs"], 3);
+  EXPECT_EQ(j["jobs_requested"], 10);
+  EXPECT_EQ(j["stopped"], true);
+}
+
+TEST(Profile, AStopBeforeTheFirstJobMeasuresNothingAndCalibratesNothing) {
+  int runs = 0;
+  FunctionTask task([&] { ++runs; });
+  takt::profiler::ProfileOptions options;
+  options.jobs = 10;  // no burden given: a calibration would come next
+  options.stop_requested = [] { return true; };
+  const takt::profiler::ProfileResult r = takt::profiler::profile(task, "test", {}, options);
+  EXPECT_TRUE(r.stopped);
+  EXPECT_EQ(r.jobs, 0u);
+  EXPECT_TRUE(r.per_job.empty());
+  EXPECT_FALSE(r.calibration.has_value());
+  EXPECT_EQ(runs, 1);  // takt::measure's run only
+}
+
+TEST(Profile, WithoutAStopEveryJobIsMeasured) {
+  FunctionTask task([] {});
+  takt::profiler::ProfileOptions options;
+  options.jobs = 4;
+  options.burden = takt::profiler::Burden{};
+  options.stop_requested = [] { return false; };
+  const takt::profiler::ProfileResult r = takt::profiler::profile(task, "test", {}, options);
+  EXPECT_FALSE(r.stopped);
+  EXPECT_EQ(r.jobs, 4u);
+  EXPECT_EQ(r.jobs_requested, 4u);
+  EXPECT_EQ(takt::profiler::profile_text(r).find("stopped"), std::string::npos);
 }
 
 }  // namespace
