@@ -55,6 +55,7 @@ struct FlowMappingEnd {
 FlowMappingEnd flow_mapping_end(std::string_view text, std::size_t open) {
   FlowMappingEnd end;
   int depth = 0;
+  char previous = '{';  // the last character before i that is neither white space nor in a comment
   for (std::size_t i = open; i < text.size(); ++i) {
     const char c = text[i];
     if (std::string_view(" \t\r\n").find(c) != std::string_view::npos) continue;
@@ -63,7 +64,9 @@ FlowMappingEnd flow_mapping_end(std::string_view text, std::size_t open) {
       end.comment_after_last = true;
       continue;
     }
-    if (c == '"' || c == '\'') {
+    // A quote opens a quoted scalar only where a scalar begins; inside a plain one
+    // (`name: it's`) it is an ordinary character.
+    if ((c == '"' || c == '\'') && std::string_view("{[,:").find(previous) != std::string_view::npos) {
       i = scalar_end(text, i, true) - 1;
     } else if (c == '{' || c == '[') {
       ++depth;
@@ -73,6 +76,7 @@ FlowMappingEnd flow_mapping_end(std::string_view text, std::size_t open) {
     }
     end.last = i + 1;
     end.comment_after_last = false;
+    previous = text[i];
   }
   return end;
 }

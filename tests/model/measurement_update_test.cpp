@@ -164,6 +164,23 @@ TEST(MeasurementUpdate, AFlowMappingsLastItemFollowedByACommentGetsTheNewKeysBef
             "tasks:\n  - {name: 'f #1', period: 10ms, work: 2ms, span: 1ms, burdened_span: 1.5ms,\n# last\n  }\n");
 }
 
+TEST(MeasurementUpdate, AQuoteInsideAPlainValueOpensNoQuotedString) {
+  // "it's" was read as the start of a quoted string: the task's end was not found
+  // (refused), or, with a quote in a later comment, burdened_span went into that comment.
+  EXPECT_EQ(update_measurements("tasks:\n  - {name: it's, period: 10ms, work: 1ms, span: 1ms}\n", "t.yaml",
+                                {{"it's", 2ms, 1ms, 1500us}}),
+            "tasks:\n  - {name: it's, period: 10ms, work: 2ms, span: 1ms, burdened_span: 1.5ms}\n");
+  const std::string two =
+      "tasks:\n  - {name: it's, period: 10ms, work: 1ms, span: 1ms}\n"
+      "  - {name: b, period: 10ms, work: 1ms, span: 1ms}  # b's }\n";
+  EXPECT_EQ(update_measurements(two, "t.yaml", {{"it's", 2ms, 1ms, 1500us}}),
+            "tasks:\n  - {name: it's, period: 10ms, work: 2ms, span: 1ms, burdened_span: 1.5ms}\n"
+            "  - {name: b, period: 10ms, work: 1ms, span: 1ms}  # b's }\n");
+  EXPECT_EQ(update_measurements("tasks:\n  - {name: a\"b, period: 10ms, work: 1ms, span: 1ms}\n", "t.yaml",
+                                {{"a\"b", 2ms, 1ms, 1500us}}),
+            "tasks:\n  - {name: a\"b, period: 10ms, work: 2ms, span: 1ms, burdened_span: 1.5ms}\n");
+}
+
 TEST(MeasurementUpdate, NewLinesEndAsTheFilesLinesDo) {
   // A CRLF file got LF-only lines for the keys it lacked.
   const std::string pretty =
