@@ -80,8 +80,11 @@ void SignalStop::install(bool restart) {
   // re-checks. With it once detached: a write of the results to a full pipe goes on
   // instead of failing with EINTR.
   sa.sa_flags = restart ? SA_RESTART : 0;
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
+  // A signal ignored when the handlers came stays ignored: a shell starts a script's
+  // background jobs with SIGINT ignored (and nohup, SIGHUP), so that Ctrl-C meant for
+  // the foreground does not reach them.
+  if (g_old_int.sa_handler != SIG_IGN) sigaction(SIGINT, &sa, nullptr);
+  if (g_old_term.sa_handler != SIG_IGN) sigaction(SIGTERM, &sa, nullptr);
 }
 
 SignalStop::SignalStop(Stoppable& target) : SignalStop() { attach(target); }

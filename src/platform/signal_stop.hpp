@@ -9,7 +9,9 @@ namespace takt::platform {
 /// target.abandon() (second); a third restores the default action and re-raises, so
 /// a user can always get out. The handler only touches atomics and futexes. One
 /// SignalStop may be alive at a time (constructing a second throws takt::Error saying
-/// what to change); the previous handlers come back on destruction.
+/// what to change); the previous handlers come back on destruction. A signal that was
+/// ignored (SIG_IGN) when the SignalStop was made stays ignored, as a shell's background
+/// job expects.
 ///
 /// Without a target (constructed without one, or after detach()) the signals are
 /// counted and nothing else happens, except that the third still ends the process:

@@ -291,6 +291,31 @@ TEST(ReleaseEngineThreads, ASignalThatNoTargetGotIsReportedAndTheHandlersRestart
   }
 }
 
+TEST(ReleaseEngineThreads, ASignalIgnoredBeforeStaysIgnored) {
+  // A shell starts a script's background jobs with SIGINT ignored; SignalStop installed
+  // its handler anyway, so a Ctrl-C meant for the foreground stopped them.
+  struct sigaction ignore {}, before {};
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  sigaction(SIGINT, &ignore, &before);
+  {
+    ReleaseEngine engine({periodic(5ms, 5ms)}, ReleaseConfig{});
+    SignalStop signals(engine);
+    std::raise(SIGINT);
+    EXPECT_EQ(signals.signals_received(), 0);
+    EXPECT_FALSE(engine.stop_requested());
+    signals.detach();  // installs the counting handlers: SIGINT still ignored
+    std::raise(SIGINT);
+    EXPECT_EQ(signals.signals_received(), 0);
+    std::raise(SIGTERM);  // not ignored before: handled
+    EXPECT_EQ(signals.signals_received(), 1);
+  }
+  struct sigaction now {};
+  sigaction(SIGINT, nullptr, &now);
+  EXPECT_EQ(now.sa_handler, SIG_IGN) << "still ignored after the SignalStop";
+  sigaction(SIGINT, &before, nullptr);
+}
+
 TEST(ReleaseEngineThreads, ADetachedSignalStopStillLetsTheThirdSignalEndTheProcess) {
   // Counting signals without a target must not trap the user: the third one restores
   // the default action and re-raises (exit by SIGINT), as during a run.
