@@ -21,10 +21,10 @@
 #include <atomic>
 #include <chrono>
 #include <csignal>
-#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -85,8 +85,14 @@ std::string today() {
 /// printed and written. SignalStop's third signal still ends the process at once.
 class ProfileStop final : public platform::Stoppable {
  public:
-  void request_stop() noexcept override { requested_.store(true, std::memory_order_relaxed); }
-  void abandon() noexcept override { requested_.store(true, std::memory_order_relaxed); }
+  void request_stop() noexcept override {
+    requested_.store(true, std::memory_order_relaxed);
+    // Said at once (write(2) is async-signal-safe): a job may take a while to finish.
+    static constexpr char notice[] =
+        "\ntakt profile: stopping after the job in flight; a third Ctrl-C ends takt at once, without results\n";
+    (void)!::write(STDERR_FILENO, notice, sizeof notice - 1);
+  }
+  void abandon() noexcept override {}  // the job in flight cannot be abandoned safely
   [[nodiscard]] bool requested() const noexcept { return requested_.load(std::memory_order_relaxed); }
 
  private:
@@ -99,11 +105,9 @@ struct StopOnSignal {
   ProfileStop stop;
   platform::SignalStop signals{stop};
 
-  /// "SIGINT", for the messages.
+  /// "SIGINT" or "SIGTERM" (the two handled), for the messages.
   [[nodiscard]] std::string signal_name() const {
-    const int sig = signals.last_signal();
-    const char* abbrev = sig > 0 ? sigabbrev_np(sig) : nullptr;
-    return abbrev != nullptr ? fmt::format("SIG{}", abbrev) : fmt::format("signal {}", sig);
+    return signals.last_signal() == SIGTERM ? "SIGTERM" : "SIGINT";
   }
   /// Measuring is over: a signal from now on is only counted (a third still ends the
   /// process), and the results are written in full.
@@ -219,13 +223,13 @@ void write_measurements(const std::string& path, const std::vector<model::Measur
   }
 }
 
-std::string profiles_header(const ProfileArgs& a, std::size_t jobs, const os::CpuSet& cpus) {
+std::string profiles_header(const ProfileArgs& a, const os::CpuSet& cpus) {
   return fmt::format(
       "Program profiles for `takt generate --method rtws --programs FILE`, measured on\n"
       "{} ({}) by `takt profile PROGRAM ARGS... --jobs {} --profiles FILE`\n"
       "(examples/profiles/measure.sh runs all of them): work = {} of the jobs' T1 on one\n"
       "worker; span and burdened span from the strand events of one-worker runs (docs/profiling.md).",
-      machine_description(cpus), today(), jobs,
+      machine_description(cpus), today(), a.jobs,
       a.percentile >= 100 ? std::string("the maximum") : fmt::format("the p{:g}", a.percentile));
 }
 
@@ -266,11 +270,12 @@ int profile_file(const ProfileArgs& a, const profiler::ProfileOptions& o) {
   }
   std::vector<model::MeasurementUpdate> updates;
   nlohmann::json tasks = nlohmann::json::array();
-  std::vector<std::pair<std::string, profiler::ProfileResult>> done;  // by program + args
+  std::deque<std::pair<std::string, profiler::ProfileResult>> done;  // by program + args (kept in place)
   StopOnSignal signals;
   profiler::ProfileOptions options = o;
   options.stop_requested = [&signals] { return signals.stop.requested(); };
   std::vector<std::string> not_measured;  // tasks a signal left unprofiled
+  std::string partial;  // the tasks a signal left with fewer jobs: "'a' (3 of 10 jobs)"
   for (std::size_t i = 0; i < chosen.size(); ++i) {
     const model::Task& t = *chosen[i];
     if (t.program.empty()) {
@@ -304,23 +309,33 @@ int profile_file(const ProfileArgs& a, const profiler::ProfileOptions& o) {
       fmt::print("task '{}': same program and arguments as a task above\n", t.name);
     }
     updates.push_back(profiler::measurement_update(*result, t.name));
+    if (result->stopped) {
+      partial += fmt::format("{}'{}' ({} of {} jobs)", partial.empty() ? "" : ", ", t.name, result->jobs,
+                             result->jobs_requested);
+    }
     nlohmann::json entry = profiler::profile_json(*result);
     entry["task"] = t.name;
     tasks.push_back(entry);
   }
   signals.measured();
+  if (signals.stop.requested() && updates.empty()) {
+    throw Error(fmt::format("stopped by {} before the first job was measured; nothing is written into {}",
+                            signals.signal_name(), a.update));
+  }
   nlohmann::json report{{"file", a.update}, {"tasks", tasks}};
   if (signals.stop.requested()) report["not_profiled"] = not_measured;
   if (a.json) fmt::print("{}\n", report.dump(2));
   if (signals.stop.requested()) {
-    if (updates.empty()) {
-      throw Error(fmt::format("stopped by {} before the first job was measured; nothing is written into {}",
-                              signals.signal_name(), a.update));
-    }
     std::string left;
     for (const std::string& name : not_measured) left += (left.empty() ? "'" : ", '") + name + "'";
-    fmt::print(stderr, "takt profile: stopped by {}; writing the tasks measured so far{}\n",
-               signals.signal_name(), left.empty() ? std::string() : " (not profiled, left as they are: " + left + ")");
+    if (partial.empty() && left.empty()) {
+      fmt::print(stderr, "takt profile: {} came after the last job: every task was measured\n",
+                 signals.signal_name());
+    } else {
+      fmt::print(stderr, "takt profile: stopped by {}; writing the tasks measured{}{}\n", signals.signal_name(),
+                 partial.empty() ? std::string() : ", some on fewer jobs: " + partial,
+                 left.empty() ? std::string() : "; not profiled, left as they are: " + left);
+    }
   }
   if (updates.empty()) throw Error("no task of " + a.update + " names a program to profile");
   write_measurements(a.update, updates);
@@ -381,10 +396,17 @@ int run_profile(const ProfileArgs& a) {
     }
     write_measurements(a.update, updates);
   }
-  if (!a.profiles.empty()) {
+  if (!a.profiles.empty() && result.stopped) {
+    // The file's one header says how many jobs every entry was measured on: an entry of
+    // fewer could not be told apart. Its values are printed above.
+    fmt::print(stderr,
+               "takt profile: not added to {}: measured on {} of the {} jobs its entries are measured on; run "
+               "it again to add it\n",
+               a.profiles, result.jobs, result.jobs_requested);
+  } else if (!a.profiles.empty()) {
     const std::string name = a.name.empty() ? profiler::default_profile_name(result) : a.name;
     profiler::update_profiles_file(a.profiles, profiler::program_profile(result, name),
-                                   profiles_header(a, result.jobs, o.cpus.empty() ? os::allowed_cpus() : o.cpus));
+                                   profiles_header(a, o.cpus.empty() ? os::allowed_cpus() : o.cpus));
     fmt::print(stderr, "wrote program profile '{}' into {}\n", name, a.profiles);
   }
   return exit_ok;

@@ -105,7 +105,7 @@ int run_run(const RunArgs& a) {
     // A job that never finished still runs on one of the policy's threads; the results
     // are written, so end here instead of waiting for it.
     fmt::print(stderr, "takt run: a job was still running at the end (abandoned); exiting without waiting\n");
-    std::_Exit(check_standard_output(code));
+    std::_Exit(finish_command(code));
   }
   return code;
 }

@@ -4,6 +4,7 @@
 #include "model/duration.hpp"
 #include "model/task_set.hpp"
 #include "platform/metrics_json.hpp"
+#include "platform/signal_stop.hpp"
 
 #include "takt/error.hpp"
 #include "takt/version.hpp"
@@ -355,22 +356,29 @@ int run_main(int argc, char** argv) {
     if (std::string clash = check_files(*sub); !clash.empty()) return command_line_error(clash);
   }
 
+  int code = exit_bad_input;
   try {
     // Run the deepest parsed subcommand that has an action.
-    for (auto it = actions.rbegin(); it != actions.rend(); ++it) {
-      if (it->first->parsed()) {
-        return check_standard_output(it->second());
-      }
+    auto it = std::find_if(actions.rbegin(), actions.rend(), [](const auto& a) { return a.first->parsed(); });
+    if (it != actions.rend()) {
+      code = it->second();
+    } else {
+      fmt::print(stderr, "takt: error: no subcommand given; see takt --help\n");
     }
-    fmt::print(stderr, "takt: error: no subcommand given; see takt --help\n");
-    return exit_bad_input;
   } catch (const takt::Error& e) {
     fmt::print(stderr, "takt: error: {}\n", e.what());
-    return exit_bad_input;
+    code = exit_bad_input;
   } catch (const std::exception& e) {
     fmt::print(stderr, "takt: internal error: {}\n", e.what());
-    return 3;
+    code = 3;
   }
+  return finish_command(code);
+}
+
+int finish_command(int code) {
+  code = check_standard_output(code);
+  if (const int sig = platform::first_handled_signal(); sig != 0) platform::end_by_signal(sig);
+  return code;
 }
 
 }  // namespace takt::cli

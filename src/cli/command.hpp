@@ -79,6 +79,12 @@ bool register_group(std::vector<std::string> path, std::string description);
 /// calls it first.
 int check_standard_output(int code, bool file_option = true);
 
+/// How every command ends (run_main() calls it; a command that ends the process itself
+/// calls it first): check_standard_output(code), then, if a SIGINT or SIGTERM stopped
+/// the command (platform::first_handled_signal; its results are written by now), the
+/// process ends by that signal (platform::end_by_signal). Else returns the code.
+int finish_command(int code);
+
 /// Builds the whole command tree on `app`, parses argv, runs the chosen action and
 /// returns the process's exit code. Errors the user can fix (takt::Error) print
 /// "takt: error: ..." and give exit code 1.

@@ -5,6 +5,8 @@
 
 #include <atomic>
 #include <csignal>
+#include <cstdlib>
+#include <pthread.h>
 
 namespace takt::platform {
 namespace {
@@ -16,6 +18,7 @@ std::atomic<int> g_count{0};
 std::atomic<int> g_last{0};
 std::atomic<int> g_count_at_detach{-1};  ///< g_count when the target was last detached; -1: attached or never
 std::atomic<bool> g_restored{false};      ///< the handlers of before are back
+std::atomic<int> g_first_ever{0};  ///< the first signal any SignalStop of this process handled; never reset
 struct sigaction g_old_int {};
 struct sigaction g_old_term {};
 
@@ -36,6 +39,8 @@ void on_signal(int sig) {
   // (and attach()'s), a signal either finds the target or is seen by attach().
   const int n = g_count.fetch_add(1, std::memory_order_seq_cst) + 1;
   g_last.store(sig, std::memory_order_release);
+  int none = 0;
+  g_first_ever.compare_exchange_strong(none, sig, std::memory_order_acq_rel);
   if (n >= 3) {
     give_up(sig);
     return;
@@ -124,6 +129,21 @@ int SignalStop::signal_since_detach() const noexcept {
   const int at = g_count_at_detach.load(std::memory_order_seq_cst);
   if (at < 0 || g_count.load(std::memory_order_seq_cst) <= at) return 0;
   return g_last.load(std::memory_order_acquire);
+}
+
+int first_handled_signal() noexcept { return g_first_ever.load(std::memory_order_acquire); }
+
+[[noreturn]] void end_by_signal(int sig) noexcept {
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  sigemptyset(&dfl.sa_mask);
+  sigaction(sig, &dfl, nullptr);
+  sigset_t only;
+  sigemptyset(&only);
+  sigaddset(&only, sig);
+  pthread_sigmask(SIG_UNBLOCK, &only, nullptr);
+  raise(sig);
+  std::_Exit(128 + sig);  // not reached: the default action of SIGINT/SIGTERM ends the process
 }
 
 int SignalStop::signals_received() const noexcept { return g_count.load(std::memory_order_acquire); }

@@ -54,4 +54,15 @@ class SignalStop {
   static void install(bool restart);
 };
 
+/// The first SIGINT or SIGTERM that a SignalStop of this process handled, 0 if none: a
+/// command that was stopped by one writes its results and then ends by it
+/// (end_by_signal), as a shell expects of an interrupted program.
+int first_handled_signal() noexcept;
+
+/// Ends the process by `sig`'s default action (SIGINT, SIGTERM: terminate), so that the
+/// parent sees a process killed by that signal (a shell: status 128 + sig; bash then
+/// stops a script that ran it, which it does not for a program that exits normally).
+/// Flush what must be written first.
+[[noreturn]] void end_by_signal(int sig) noexcept;
+
 }  // namespace takt::platform

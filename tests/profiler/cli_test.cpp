@@ -370,7 +370,8 @@ TEST_F(ProfileCommand, BadInputIsExitOneWithAMessage) {
 namespace {
 
 /// Runs `takt ARGS...` (TAKT_NO_RT=1) with stdout and stderr into files of `dir`, sends
-/// it SIGINT after `wait`, and returns what it did.
+/// it SIGINT after `wait`, and returns what it did; a process ended by a signal gets a
+/// shell's status, 128 + the signal (130 for SIGINT).
 Outcome interrupted_takt(const std::filesystem::path& dir, const std::vector<std::string>& args,
                          std::chrono::milliseconds wait) {
   const std::filesystem::path out = dir / "stdout", err = dir / "stderr";
@@ -392,11 +393,15 @@ Outcome interrupted_takt(const std::filesystem::path& dir, const std::vector<std
   ::kill(pid, SIGINT);
   int raw = 0;
   ::waitpid(pid, &raw, 0);
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : WIFSIGNALED(raw) ? 128 + WTERMSIG(raw) : -1;
   r.out = slurp(out);
   r.err = slurp(err);
   return r;
 }
+
+// After a stop takt writes its results and then ends by the signal (a shell's 130), so
+// that a script running it stops as well.
+constexpr int kEndedBySigint = 128 + SIGINT;
 
 TEST_F(ProfileCommand, CtrlCEndsTheMeasurementAndKeepsTheJobsMeasured) {
   // Jobs of 20 ms (CPU time), 1,000 of them: a minute of measuring, stopped after 2 s.
@@ -405,7 +410,8 @@ TEST_F(ProfileCommand, CtrlCEndsTheMeasurementAndKeepsTheJobsMeasured) {
                                {"profile", "segments", "20ms", "--jobs", "1000", "--json", "--burden-spawn",
                                 "2us", "--burden-sync", "1us"},
                                std::chrono::seconds(2));
-  ASSERT_EQ(o.status, 0) << o.err;
+  ASSERT_EQ(o.status, kEndedBySigint) << o.err;
+  EXPECT_NE(o.err.find("stopping after the job in flight"), std::string::npos) << o.err;
   const nlohmann::json j = nlohmann::json::parse(o.out);
   EXPECT_EQ(j["stopped"], true);
   EXPECT_EQ(j["jobs_requested"], 1000);
@@ -431,9 +437,11 @@ TEST_F(ProfileCommand, CtrlCDuringAnUpdateWritesTheTasksMeasuredAndNamesTheOther
                                {"profile", "--update", file.string(), "--jobs", "100", "--burden-spawn", "2us",
                                 "--burden-sync", "1us"},
                                std::chrono::seconds(2));
-  ASSERT_EQ(o.status, 0) << o.err;
-  EXPECT_NE(o.err.find("stopped by SIGINT"), std::string::npos) << o.err;
-  EXPECT_NE(o.err.find("not profiled, left as they are: 'later'"), std::string::npos) << o.err;
+  ASSERT_EQ(o.status, kEndedBySigint) << o.err;
+  EXPECT_NE(o.err.find("stopped by SIGINT; writing the tasks measured, some on fewer jobs: 'long' ("),
+            std::string::npos)
+      << o.err;
+  EXPECT_NE(o.err.find("of 100 jobs); not profiled, left as they are: 'later'"), std::string::npos) << o.err;
   const auto set = takt::model::parse_task_set_file(file.string());
   ASSERT_EQ(set.tasks.size(), 3u);
   using std::chrono::milliseconds;
@@ -442,6 +450,38 @@ TEST_F(ProfileCommand, CtrlCDuringAnUpdateWritesTheTasksMeasuredAndNamesTheOther
   EXPECT_GE(*set.tasks[1].measured_work, milliseconds(40)) << "long: measured";
   EXPECT_EQ(*set.tasks[2].measured_work, milliseconds(9)) << "later: left as it was";
   EXPECT_FALSE(set.tasks[2].burdened_span) << "later: nothing added";
+}
+
+TEST_F(ProfileCommand, AStoppedMeasurementIsPrintedButNotAddedToAProfilesFile) {
+  // The file's one header gives the jobs of all its entries: an entry of fewer jobs could
+  // not be told apart there.
+  const std::filesystem::path profiles = dir_ / "profiles.yaml";
+  Outcome o = interrupted_takt(dir_,
+                               {"profile", "segments", "20ms", "--jobs", "1000", "--profiles", profiles.string(),
+                                "--burden-spawn", "2us", "--burden-sync", "1us"},
+                               std::chrono::milliseconds(1500));
+  ASSERT_EQ(o.status, kEndedBySigint) << o.err;
+  EXPECT_NE(o.out.find("(stopped after "), std::string::npos) << o.out;
+  EXPECT_NE(o.err.find("not added to " + profiles.string()), std::string::npos) << o.err;
+  EXPECT_FALSE(std::filesystem::exists(profiles));
+}
+
+TEST_F(ProfileCommand, AStopBeforeTheFirstJobSaysThatNothingIsWritten) {
+  // The sizing run of takt::measure (one job of 2 s) is under way at the signal.
+  const std::filesystem::path file = dir_ / "one.yaml";
+  const std::string before =
+      "tasks:\n  - {name: slow, period: 10s, program: segments, segments: [{length: 2s}], work: 9ms, span: 9ms}\n";
+  std::ofstream(file) << before;
+  Outcome o = interrupted_takt(dir_,
+                               {"profile", "--update", file.string(), "--jobs", "3", "--json", "--burden-spawn",
+                                "2us", "--burden-sync", "1us"},
+                               std::chrono::milliseconds(500));
+  ASSERT_EQ(o.status, kEndedBySigint) << o.err;
+  EXPECT_NE(o.err.find("stopped by SIGINT before the first job was measured; nothing is written into"),
+            std::string::npos)
+      << o.err;
+  EXPECT_EQ(o.out, "") << "no JSON report of nothing";
+  EXPECT_EQ(slurp(file), before);
 }
 
 }  // namespace

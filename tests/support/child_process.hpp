@@ -15,7 +15,8 @@ namespace takt::testing {
 inline constexpr int kChildTimedOut = -1;
 inline constexpr int kChildSignalled = -2;
 
-inline int wait_exit(pid_t pid, std::chrono::milliseconds limit) {
+/// `signal`, if given, gets the number of the signal that ended the child (0 if none).
+inline int wait_exit(pid_t pid, std::chrono::milliseconds limit, int* signal = nullptr) {
   const auto until = std::chrono::steady_clock::now() + limit;
   int status = 0;
   while (waitpid(pid, &status, WNOHANG) == 0) {
@@ -26,6 +27,7 @@ inline int wait_exit(pid_t pid, std::chrono::milliseconds limit) {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
+  if (signal != nullptr) *signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
   return WIFEXITED(status) ? WEXITSTATUS(status) : kChildSignalled;
 }
 
