@@ -7,6 +7,7 @@
 
 #include <fmt/core.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -63,9 +64,15 @@ namespace {
 Interference::Interference(const os::CpuSet& cpus, InterferenceSettings settings) {
   int fds[2];
   if (::pipe(fds) != 0) throw takt::Error("interference: pipe failed");
+  const pid_t parent = ::getpid();
   pid_ = ::fork();
   if (pid_ < 0) throw takt::Error(fmt::format("interference: fork failed ({})", std::strerror(errno)));
   if (pid_ == 0) {
+    // The load must not outlive the benchmark: the destructor kills it, but a parent
+    // ended by a signal (kill PID, a supervisor) runs no destructor, and the load then
+    // kept every CPU a quarter busy, in SCHED_FIFO, for good.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(0);  // the parent ended before prctl
     ::close(fds[0]);
     run_load(cpus, settings, fds[1]);
   }

@@ -30,6 +30,9 @@ class Interference {
   /// "SCHED_FIFO/50", or "SCHED_OTHER" with the reason.
   [[nodiscard]] const std::string& policy() const noexcept { return policy_; }
   [[nodiscard]] bool realtime() const noexcept { return realtime_; }
+  /// The load process. It ends with the process that made it (PR_SET_PDEATHSIG), also
+  /// when that one is killed and runs no destructor.
+  [[nodiscard]] pid_t pid() const noexcept { return pid_; }
 
  private:
   pid_t pid_ = -1;

@@ -1,0 +1,50 @@
+// The multiprogrammed condition's load process does not outlive the benchmark that made it.
+#include "bench/runtime/interference.hpp"
+#include "os/cpu.hpp"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <thread>
+
+namespace {
+
+using namespace std::chrono_literals;
+
+TEST(Interference, TheLoadEndsWithTheProcessThatMadeItEvenWhenThatIsKilled) {
+  // A benchmark ended by a signal (kill PID, a supervisor) runs no destructor; its load
+  // went on, a quarter of every CPU, for good. The load is the child of `parent` here.
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  const pid_t parent = ::fork();
+  ASSERT_GE(parent, 0);
+  if (parent == 0) {
+    ::close(fds[0]);
+    ::setenv("TAKT_NO_RT", "1", 1);  // SCHED_OTHER: the test's machine stays usable
+    takt::bench::Interference load(takt::os::CpuSet{0}, takt::bench::InterferenceSettings{});
+    const pid_t pid = load.pid();
+    (void)!::write(fds[1], &pid, sizeof pid);
+    for (;;) ::pause();  // killed by the test
+  }
+  ::close(fds[1]);
+  pid_t load = -1;
+  ASSERT_EQ(::read(fds[0], &load, sizeof load), static_cast<ssize_t>(sizeof load));
+  ::close(fds[0]);
+  ASSERT_GT(load, 0);
+  EXPECT_EQ(::kill(load, 0), 0) << "the load runs";
+  ASSERT_EQ(::kill(parent, SIGKILL), 0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(parent, &status, 0), parent);
+  // Orphaned, the load is reaped by init once it has ended; give it 5 s.
+  const auto until = std::chrono::steady_clock::now() + 5s;
+  while (::kill(load, 0) == 0 && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(10ms);
+  EXPECT_EQ(::kill(load, 0), -1) << "the load " << load << " outlived the process that made it";
+  EXPECT_EQ(errno, ESRCH);
+  if (::kill(load, 0) == 0) ::kill(load, SIGKILL);  // leave nothing running
+}
+
+}  // namespace
