@@ -10,6 +10,7 @@
 #include "platform/metrics_json.hpp"
 #include "platform/run.hpp"
 #include "platform/signal_stop.hpp"
+#include "platform/stop_flag.hpp"
 #include "profiler/profile.hpp"
 #include "profiler/profile_output.hpp"
 #include "takt/error.hpp"
@@ -18,7 +19,6 @@
 #include <fmt/core.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <chrono>
 #include <csignal>
 #include <ctime>
@@ -80,29 +80,14 @@ std::string today() {
   return text;
 }
 
+/// The signals' handlers and where they lead, from just before the first measurement
+/// until the results are written.
 /// SIGINT/SIGTERM while measuring: profiling ends before the next job (a job that has
 /// begun is finished, the task's code is not interrupted), and what was measured is
 /// printed and written. SignalStop's third signal still ends the process at once.
-class ProfileStop final : public platform::Stoppable {
- public:
-  void request_stop() noexcept override {
-    requested_.store(true, std::memory_order_relaxed);
-    // Said at once (write(2) is async-signal-safe): a job may take a while to finish.
-    static constexpr char notice[] =
-        "\ntakt profile: stopping after the job in flight; a third Ctrl-C ends takt at once, without results\n";
-    (void)!::write(STDERR_FILENO, notice, sizeof notice - 1);
-  }
-  void abandon() noexcept override {}  // the job in flight cannot be abandoned safely
-  [[nodiscard]] bool requested() const noexcept { return requested_.load(std::memory_order_relaxed); }
-
- private:
-  std::atomic<bool> requested_{false};
-};
-
-/// The signals' handlers and where they lead, from just before the first measurement
-/// until the results are written.
 struct StopOnSignal {
-  ProfileStop stop;
+  platform::StopFlag stop{
+      "\ntakt profile: stopping after the job in flight; a third Ctrl-C ends takt at once, without results\n"};
   platform::SignalStop signals{stop};
 
   /// "SIGINT" or "SIGTERM" (the two handled), for the messages.

@@ -1,0 +1,35 @@
+// A Stoppable that only raises a flag: for commands that stop between measurements.
+#pragma once
+
+#include "platform/stoppable.hpp"
+
+#include <atomic>
+#include <string_view>
+#include <unistd.h>
+
+namespace takt::platform {
+
+/// request_stop() (SignalStop: the first SIGINT/SIGTERM) raises the flag and writes
+/// `notice` to stderr at once (write(2) is async-signal-safe), so that a user waiting for
+/// the measurement in flight knows the signal came; abandon() (the second) does nothing
+/// more: what is in flight cannot be cut short safely. The command asks requested()
+/// between measurements, writes what it has measured, and ends by the signal
+/// (cli::finish_command).
+class StopFlag final : public Stoppable {
+ public:
+  /// `notice` must outlive the flag (a string literal): e.g. "\ntakt bench cpus:
+  /// stopping after the measurement in flight; a third Ctrl-C ends takt at once\n".
+  explicit StopFlag(std::string_view notice = {}) noexcept : notice_(notice) {}
+  void request_stop() noexcept override {
+    requested_.store(true, std::memory_order_relaxed);
+    if (!notice_.empty()) (void)!::write(STDERR_FILENO, notice_.data(), notice_.size());
+  }
+  void abandon() noexcept override {}
+  [[nodiscard]] bool requested() const noexcept { return requested_.load(std::memory_order_relaxed); }
+
+ private:
+  std::atomic<bool> requested_{false};
+  std::string_view notice_;
+};
+
+}  // namespace takt::platform
