@@ -73,6 +73,8 @@ Interference::Interference(const os::CpuSet& cpus, InterferenceSettings settings
     // kept every CPU a quarter busy, in SCHED_FIFO, for good.
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != parent) ::_exit(0);  // the parent ended before prctl
+    ::signal(SIGINT, SIG_IGN);  // ended by the parent (or its death), not by a Ctrl-C to the group
+    ::signal(SIGTERM, SIG_IGN);
     ::close(fds[0]);
     run_load(cpus, settings, fds[1]);
   }

@@ -33,6 +33,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cerrno>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
@@ -308,6 +309,7 @@ bool write_all(int fd, const void* data, std::size_t size) {
   const char* p = static_cast<const char*>(data);
   while (size > 0) {
     ssize_t w = ::write(fd, p, size);
+    if (w < 0 && errno == EINTR) continue;  // a signal handled (a stop asked for)
     if (w <= 0) return false;
     p += w;
     size -= static_cast<std::size_t>(w);
@@ -319,6 +321,7 @@ bool read_all(int fd, void* data, std::size_t size) {
   char* p = static_cast<char*>(data);
   while (size > 0) {
     ssize_t r = ::read(fd, p, size);
+    if (r < 0 && errno == EINTR) continue;  // a signal handled (a stop asked for)
     if (r <= 0) return false;
     p += r;
     size -= static_cast<std::size_t>(r);
@@ -374,6 +377,10 @@ class RuntimeChild {
     pid_ = ::fork();
     if (pid_ < 0) throw takt::Error(fmt::format("bench: fork failed ({})", std::strerror(errno)));
     if (pid_ == 0) {
+      // The parent decides when a child ends (a Ctrl-C to the terminal's process group
+      // reaches the children too): it finishes the round under way, then ends them.
+      std::signal(SIGINT, SIG_IGN);
+      std::signal(SIGTERM, SIG_IGN);
       ::close(to_child[1]);
       ::close(from_child[0]);
       int code = 0;
@@ -696,6 +703,11 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
   // The JSON is written after every kernel (complete = false) and once more at the end,
   // so a run that is cut short (a timeout, Ctrl-C, a failing child) keeps the kernels it
   // finished. Each write goes through a temporary file renamed into place.
+  bool stopped = false;  // stop_requested() ended the measuring
+  auto stop_now = [&] {
+    if (!stopped && options.stop_requested && options.stop_requested()) stopped = true;
+    return stopped;
+  };
   auto save_json = [&](bool complete) {
     if (options.json_path.empty()) return;
     nlohmann::json j;
@@ -703,6 +715,7 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
     j["takt_version"] = takt::version;
     j["date"] = today();
     j["complete"] = complete;  // false: written after a kernel, the run not (yet) finished
+    j["stopped"] = stopped;    // a stop ended the measuring early (complete stays false)
     j["quick"] = quick;
     j["workers"] = workers;
     j["takt_pinned"] = options.pin;
@@ -770,6 +783,7 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
     }
     for (const Kernel& k : kernels) {
       if (condition == Condition::multiprogrammed && !k.conditions_both) continue;
+      if (stop_now()) break;
       // One child per runtime, asked in turn for rounds of a few repetitions each (the
       // order rotating from round to round), so that slow phases of a shared machine hit
       // all runtimes alike.
@@ -781,7 +795,9 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
         std::size_t w = runtime == Runtime::serial ? 1 : (k.workers != 0 ? k.workers : workers);
         children.emplace_back(runtime, std::make_unique<RuntimeChild>(runtime, k, in, w, options));
       }
-      for (int round = 0; round < rounds; ++round) {
+      int rounds_done = 0;
+      for (int round = 0; round < rounds; ++round, ++rounds_done) {
+        if (stop_now()) break;  // the rounds every runtime finished are kept
         const int reps = k.repetitions / rounds + (round < k.repetitions % rounds ? 1 : 0);
         for (std::size_t i = 0; i < children.size(); ++i) {
           auto& [runtime, child] = children[(i + static_cast<std::size_t>(round)) % children.size()];
@@ -789,6 +805,11 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
         }
       }
       for (auto& [runtime, child] : children) child->finish(results[runtime]);
+      if (rounds_done < rounds) {
+        fmt::print("  {:<16} {:<15} stopped after {} of {} rounds{}\n", k.name, name(condition), rounds_done,
+                   rounds, rounds_done == 0 ? ": no row" : "");
+        if (rounds_done == 0) break;
+      }
       for (auto& [runtime, r] : results) {
         std::size_t w = runtime == Runtime::serial ? 1 : (k.workers != 0 ? k.workers : workers);
         std::vector<double> all;
@@ -808,7 +829,9 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
       }
       save_json(false);
     }
+    if (stopped) break;
   }
+  if (stopped) fmt::print("stopped early: the table and the targets are of the rounds measured\n");
 
   // ---- ns per spawn: (time on one worker - serial time) / spawns -------------------------
   const std::uint64_t spawns = apps::fib_spawns(fib_n);
@@ -905,8 +928,8 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
   }
 
   if (!options.json_path.empty()) {
-    save_json(true);
-    fmt::print("results written to {}\n", options.json_path);
+    save_json(!stopped);
+    fmt::print("results written to {}{}\n", options.json_path, stopped ? " (complete: false, stopped: true)" : "");
   }
   return all_correct ? 0 : 3;
 }

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <chrono>
 #include <string>
 #include <vector>
@@ -28,6 +29,10 @@ struct RuntimeBenchOptions {
   /// Period of the multiprogrammed condition's load (busy a quarter of each period): the
   /// same share of the CPUs taken in fewer, longer preemptions, or more, shorter ones.
   std::chrono::nanoseconds load_period = std::chrono::milliseconds(1);
+  /// Asked between rounds (may be empty): true ends the measuring there (a SIGINT, for
+  /// `takt bench runtime`); the rounds every runtime finished are kept, the table, the
+  /// targets and the JSON (complete: false, stopped: true) come from them.
+  std::function<bool()> stop_requested;
 };
 
 /// Runs the benchmark, prints a table and the targets, writes JSON. Returns the exit code.

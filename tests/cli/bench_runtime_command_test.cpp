@@ -163,33 +163,49 @@ TEST_F(BenchRuntime, FibNSetsTheSizeOfBothFibKernels) {
   }
 }
 
-TEST_F(BenchRuntime, ARunCutShortKeepsTheKernelsItFinished) {
-  // The JSON is rewritten after every kernel. Kill the run as soon as the file first
-  // appears: fib (takt alone, 150 runs of fib(25), about 0.3 s) is done, and synthetic-2
-  // (150 runs of about 7 ms) is still running, so the file must hold fib's isolated row
-  // alone and say that the run is not complete.
+TEST_F(BenchRuntime, ASignalEndsTheRunAfterTheRoundInFlightAndKeepsWhatWasMeasured) {
+  // The JSON is rewritten after every kernel. SIGTERM as soon as the file first appears:
+  // fib (takt alone, 150 runs of fib(25), about 0.3 s) is done, synthetic-2 (150 runs
+  // of about 7 ms, in 30 rounds of 5) is under way. The round in flight is finished, the
+  // rest not run; the JSON keeps fib's row and synthetic-2's rounds so far, says it is
+  // not complete but stopped, and takt ends by the signal (143) after writing it. Before,
+  // SIGTERM killed it: synthetic-2's rounds and the summary were lost.
   const std::string json = (dir_ / "cut.json").string();
+  const std::string out = (dir_ / "out").string();
   const std::string status = (dir_ / "status").string();
   const std::string script =
       "TAKT_NO_RT=1 " + std::string(TAKT_BINARY) +
       " bench runtime --quick --kernels fib,synthetic-2 --runtimes takt --repetitions 150"
       " --json " +
-      json + " >/dev/null 2>&1 & pid=$!; i=0; while [ ! -e " + json +
+      json + " >" + out + " 2>&1 & pid=$!; i=0; while [ ! -e " + json +
       " ] && [ $i -lt 6000 ]; do sleep 0.01; i=$((i+1)); done; kill -TERM $pid; wait $pid; "
       "echo $? >" +
       status;
   ASSERT_EQ(std::system(script.c_str()), 0);
-  // 143 = 128 + SIGTERM: the run was cut short (0 would mean it finished before the kill).
-  EXPECT_EQ(takt::testing::slurp(status), "143\n");
+  const std::string printed = takt::testing::slurp(out);
+  // 143 = 128 + SIGTERM: ended by the signal (0 would mean it finished before the kill).
+  EXPECT_EQ(takt::testing::slurp(status), "143\n") << printed;
+  EXPECT_NE(printed.find("stopped early: the table and the targets are of the rounds measured"), std::string::npos)
+      << printed;
   std::ifstream in(json);
-  ASSERT_TRUE(in.good()) << "no JSON after the first kernel";
+  ASSERT_TRUE(in.good()) << "no JSON";
   const nlohmann::json j = nlohmann::json::parse(in);
   EXPECT_FALSE(j["complete"].get<bool>());
-  ASSERT_EQ(j["rows"].size(), 1u) << j["rows"].dump();
+  EXPECT_TRUE(j["stopped"].get<bool>());
+  ASSERT_GE(j["rows"].size(), 1u) << j["rows"].dump();
+  ASSERT_LE(j["rows"].size(), 2u) << j["rows"].dump();
   EXPECT_EQ(j["rows"][0]["kernel"], "fib");
   EXPECT_EQ(j["rows"][0]["condition"], "isolated");
   EXPECT_EQ(j["rows"][0]["repetitions"], 150);
-  EXPECT_FALSE(j.contains("targets"));
+  if (j["rows"].size() == 2) {  // synthetic-2's rounds finished before the stop
+    const auto& row = j["rows"][1];
+    EXPECT_EQ(row["kernel"], "synthetic-2");
+    EXPECT_EQ(row["condition"], "isolated");
+    const int reps = row["repetitions"];
+    EXPECT_LT(reps, 150);
+    EXPECT_EQ(reps % 5, 0) << "whole rounds of 5";
+    EXPECT_EQ(row["rounds_ms"].size() * 5, static_cast<std::size_t>(reps));
+  }
 }
 
 TEST_F(BenchRuntime, AFinishedRunSaysItIsComplete) {
