@@ -11,6 +11,7 @@
 #include "os/power.hpp"
 #include "os/realtime.hpp"
 #include "platform/run.hpp"
+#include "platform/signal_stop.hpp"
 #include "policies/policy_registry.hpp"
 #include "takt/error.hpp"
 
@@ -210,10 +211,10 @@ PoliciesReport run_policies_bench(const PoliciesBenchOptions& options) {
           stop = fmt::format("{} {}% set {} under {}: a job was still running at the end", w.name, w.utilization,
                              s + 1, cell.policy);
         } else if (r.metrics.run.stopped) {
-          stop = fmt::format("stopped by signal {}", r.metrics.run.signal);
+          stop = fmt::format("stopped by {}", platform::signal_name(r.metrics.run.signal));
         } else if (r.signal_after_run != 0) {
-          stop = fmt::format("stopped by signal {} after {} {}% set {} under {}", r.signal_after_run, w.name,
-                             w.utilization, s + 1, cell.policy);
+          stop = fmt::format("stopped by {} after {} {}% set {} under {}", platform::signal_name(r.signal_after_run),
+                             w.name, w.utilization, s + 1, cell.policy);
         }
         if (!stop.empty()) {
           set_means();

@@ -3,6 +3,7 @@
 #include "cli/command.hpp"
 #include "model/duration.hpp"
 #include "platform/metrics_json.hpp"
+#include "platform/signal_stop.hpp"
 #include "takt/error.hpp"
 
 #include <fmt/core.h>
@@ -81,7 +82,10 @@ struct Options {
         if (!o->markdown.empty()) {
           platform::write_text_file(o->markdown, tables);
         }
-        if (!report.stopped.empty()) {
+        if (!report.stopped.empty() && platform::first_handled_signal() != 0) {
+          // Asked for: not an error; takt ends by the signal (finish_command).
+          fmt::print(stderr, "takt bench policies: {}; the tables and files hold the sets run\n", report.stopped);
+        } else if (!report.stopped.empty()) {
           fmt::print(stderr, "takt: error: {}\n", report.stopped);
           return exit_bad_input;
         }

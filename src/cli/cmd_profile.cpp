@@ -90,10 +90,8 @@ struct StopOnSignal {
       "\ntakt profile: stopping after the job in flight; a third Ctrl-C ends takt at once, without results\n"};
   platform::SignalStop signals{stop};
 
-  /// "SIGINT" or "SIGTERM" (the two handled), for the messages.
-  [[nodiscard]] std::string signal_name() const {
-    return signals.last_signal() == SIGTERM ? "SIGTERM" : "SIGINT";
-  }
+  /// "SIGINT" or "SIGTERM", for the messages.
+  [[nodiscard]] std::string signal_name() const { return platform::signal_name(signals.last_signal()); }
   /// Measuring is over: a signal from now on is only counted (a third still ends the
   /// process), and the results are written in full.
   void measured() noexcept { signals.detach(); }

@@ -131,6 +131,12 @@ int SignalStop::signal_since_detach() const noexcept {
   return g_last.load(std::memory_order_acquire);
 }
 
+std::string signal_name(int sig) {
+  if (sig == SIGINT) return "SIGINT";
+  if (sig == SIGTERM) return "SIGTERM";
+  return "signal " + std::to_string(sig);
+}
+
 int first_handled_signal() noexcept { return g_first_ever.load(std::memory_order_acquire); }
 
 [[noreturn]] void end_by_signal(int sig) noexcept {

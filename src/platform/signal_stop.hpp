@@ -3,6 +3,8 @@
 
 #include "platform/stoppable.hpp"
 
+#include <string>
+
 namespace takt::platform {
 
 /// While alive, SIGINT and SIGTERM call target.request_stop() (first signal) and
@@ -53,6 +55,9 @@ class SignalStop {
  private:
   static void install(bool restart);
 };
+
+/// "SIGINT", "SIGTERM" (the signals SignalStop handles), else "signal N": for messages.
+std::string signal_name(int sig);
 
 /// The first SIGINT or SIGTERM that a SignalStop of this process handled, 0 if none: a
 /// command that was stopped by one writes its results and then ends by it

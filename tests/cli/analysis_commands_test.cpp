@@ -495,6 +495,28 @@ TEST_F(Commands, BenchPoliciesWritesItsMarkdownTablesWhole) {
   EXPECT_EQ(older, "an older file\n");
 }
 
+TEST_F(Commands, BenchPoliciesStoppedBySigtermWritesTheSetsRunAndEndsByTheSignal) {
+  // A stop that was asked for is no error ("takt: error: ... stopped by signal 15", exit
+  // 1, before): the sets run are written, and takt ends by the signal (143).
+  const fs::path json = dir_ / "policies.json";
+  const std::string err = (dir_ / "err").string(), status = (dir_ / "status").string();
+  const std::string script = "TAKT_NO_RT=1 " + std::string(TAKT_BINARY) +
+                             " bench policies --utilization 30 --workload fine --sets 20 --no-cyclictest --json " +
+                             json.string() + " >/dev/null 2>" + err + " & pid=$!; sleep 2; kill -TERM $pid; wait $pid; echo $? >" +
+                             status;
+  ASSERT_EQ(std::system(script.c_str()), 0);
+  const std::string e = takt::testing::slurp(dir_ / "err");
+  EXPECT_EQ(takt::testing::slurp(dir_ / "status"), "143\n") << e;
+  EXPECT_NE(e.find("takt bench policies: stopped by SIGTERM; the tables and files hold the sets run"),
+            std::string::npos)
+      << e;
+  EXPECT_EQ(e.find("error"), std::string::npos) << e;
+  std::ifstream in(json);
+  ASSERT_TRUE(in.good());
+  const nlohmann::json j = nlohmann::json::parse(in);
+  EXPECT_FALSE(j["complete"].get<bool>());
+}
+
 TEST_F(Commands, EveryOutputFileOptionIsCheckedBeforeTheCommandWorks) {
   const fs::path rtpt =
       write("set.rtpt", "0 1\nsynthetic_task 1 1 0 100000\n0 100000 0 100000 0 1000000 0 1000000 0 0 1\n");
