@@ -6,6 +6,8 @@
 #include "model/task_set_parser.hpp"
 #include "model/task_set_writer.hpp"
 #include "platform/metrics_json.hpp"
+#include "platform/signal_stop.hpp"
+#include "platform/stop_flag.hpp"
 #include "takt/error.hpp"
 #include "takt/version.hpp"
 
@@ -14,6 +16,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
+#include <cstdio>
 #include <memory>
 
 namespace takt::cli {
@@ -63,24 +67,40 @@ model::TaskSet make_set(analysis::GeneratorMethod method, int count, int cores, 
   return set;
 }
 
+/// SIGINT/SIGTERM while measuring: the row in flight is cut short (between its runs) and
+/// left out, no row is measured after it, and the rows measured are printed and written,
+/// marked partial; cli::finish_command then ends takt by the signal.
 int run_bench(const BenchArgs& a) {
+  platform::StopFlag stop{
+      "\ntakt bench analyze: stopping; the row in flight is left out, the rows measured are written; a third "
+      "Ctrl-C ends takt at once, without results\n"};
+  platform::SignalStop signals{stop};
   nlohmann::ordered_json results = nlohmann::ordered_json::array();
+  nlohmann::ordered_json not_measured = nlohmann::ordered_json::array();  // rows a stop left out
   fmt::print("takt bench analyze: {} tasks on {} cores, Σu = {:.0f}% of m, median of {} runs\n", a.tasks,
              a.cores, a.utilization_share * 100, a.repetitions);
   fmt::print("target: takt analyze (parse + analyse + report) under 1 s per policy\n\n");
   fmt::print("{:<10} {:<17} {:>8} {:>11} {:>11} {:>11} {:>11} {:>10} {:>6}\n", "set", "policy", "strands",
              "parse", "analyse", "report", "total", "vs 1 s", "sched");
+  std::fflush(stdout);
   double worst = 0;
   for (analysis::GeneratorMethod method :
        {analysis::GeneratorMethod::rt_openmp, analysis::GeneratorMethod::paws}) {
+    const std::vector<model::Policy> policies{model::Policy::federated, model::Policy::federated_greedy,
+                                              model::Policy::partitioned_dm, model::Policy::gedf_paws};
+    if (stop.requested()) {
+      for (model::Policy policy : policies) {
+        not_measured.push_back({{"set", analysis::to_string(method)}, {"policy", model::to_string(policy)}});
+      }
+      continue;
+    }
     const model::TaskSet generated = make_set(method, a.tasks, a.cores, a.utilization_share);
     const std::string text = model::write_task_set(generated);
-    for (model::Policy policy : {model::Policy::federated, model::Policy::federated_greedy,
-                                 model::Policy::partitioned_dm, model::Policy::gedf_paws}) {
+    for (model::Policy policy : policies) {
       std::vector<double> parse, analyse, report, total;
       std::size_t strands = 0;
       bool schedulable = false;
-      for (int r = 0; r < a.repetitions; ++r) {
+      for (int r = 0; r < a.repetitions && !stop.requested(); ++r) {
         const Clock::time_point t0 = Clock::now();
         model::TaskSet set = model::parse_task_set(text, "<bench>");
         const double t_parse = seconds_since(t0);
@@ -99,6 +119,10 @@ int run_bench(const BenchArgs& a) {
         schedulable = result.schedulable;
         if (out.empty()) throw Error("empty report");
       }
+      if (static_cast<int>(total.size()) < a.repetitions) {  // a stop: a median of fewer runs is no row
+        not_measured.push_back({{"set", analysis::to_string(method)}, {"policy", model::to_string(policy)}});
+        continue;
+      }
       auto median = [](std::vector<double> v) {
         std::sort(v.begin(), v.end());
         return v[v.size() / 2];
@@ -109,6 +133,7 @@ int run_bench(const BenchArgs& a) {
                  analysis::to_string(method), model::to_string(policy), strands, median(parse),
                  median(analyse), median(report), total_median, total_median / 1.0,
                  schedulable ? "yes" : "no");
+      std::fflush(stdout);  // each row as it is measured, also into a pipe or a file
       results.push_back({{"set", analysis::to_string(method)},
                          {"policy", model::to_string(policy)},
                          {"tasks", a.tasks},
@@ -124,19 +149,47 @@ int run_bench(const BenchArgs& a) {
                          {"ratio_to_target", total_median / 1.0}});
     }
   }
-  fmt::print("\nslowest policy: {:.4f} s ({})\n", worst,
-             worst < 1.0 ? "meets the 1 s target" : "MISSES the 1 s target");
+  signals.detach();  // measured: a signal now is only counted (a third still ends takt)
+  const bool complete = not_measured.empty();
+  const std::string signal = signals.last_signal() == SIGTERM ? "SIGTERM" : "SIGINT";
+  const std::size_t rows = results.size() + not_measured.size();
+  if (complete) {
+    fmt::print("\nslowest policy: {:.4f} s ({})\n", worst,
+               worst < 1.0 ? "meets the 1 s target" : "MISSES the 1 s target");
+  } else if (!results.empty()) {
+    fmt::print("\npartial: stopped by {} after {} of {} rows; slowest policy measured: {:.4f} s ({})\n",
+               signal, results.size(), rows, worst,
+               worst < 1.0 ? "meets the 1 s target" : "MISSES the 1 s target");
+  } else {
+    fmt::print("\npartial: stopped by {} before the first row was measured\n", signal);
+  }
   if (!a.json_file.empty()) {
     nlohmann::ordered_json doc{{"benchmark", "analyze"},
                                {"takt_version", takt::version},
-                               {"repetitions", a.repetitions},
-                               {"utilization_share", a.utilization_share},
-                               {"note",
-                                "no oneTBB/OpenMP counterpart: analysis is takt's own; compared with the 1 s "
-                                "target of issue 3"},
-                               {"results", results},
-                               {"slowest_total_s", worst}};
+                               {"complete", complete}};
+    if (!complete) doc["stopped_by"] = signal;
+    doc["repetitions"] = a.repetitions;
+    doc["utilization_share"] = a.utilization_share;
+    doc["note"] =
+        "no oneTBB/OpenMP counterpart: analysis is takt's own; compared with the 1 s "
+        "target of issue 3";
+    doc["results"] = results;
+    if (!complete) doc["not_measured"] = not_measured;
+    // Of the rows measured; null when none was.
+    doc["slowest_total_s"] = results.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(worst);
     platform::write_text_file(a.json_file, doc.dump(2) + "\n");
+  }
+  if (!complete) {
+    std::string left;
+    for (const auto& row : not_measured) {
+      left += fmt::format("{}{}/{}", left.empty() ? "" : ", ", row["set"].get<std::string>(),
+                          row["policy"].get<std::string>());
+    }
+    fmt::print(stderr, "takt bench analyze: stopped by {}: {} of {} rows measured{}; not measured: {}\n",
+               signal, results.size(), rows, a.json_file.empty() ? "" : " and written to " + a.json_file,
+               left);
+  } else if (stop.requested()) {
+    fmt::print(stderr, "takt bench analyze: {} came after the last row: every row was measured\n", signal);
   }
   return exit_ok;
 }

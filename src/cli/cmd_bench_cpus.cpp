@@ -2,9 +2,12 @@
 #include "bench/cpus/cpu_speed.hpp"
 #include "cli/command.hpp"
 #include "platform/metrics_json.hpp"
+#include "platform/signal_stop.hpp"
+#include "platform/stop_flag.hpp"
 
 #include <fmt/core.h>
 
+#include <csignal>
 #include <memory>
 #include <string>
 
@@ -15,6 +18,36 @@ struct CpusArgs {
   bench::CpuSpeedOptions options;
   std::string json;
 };
+
+/// SIGINT/SIGTERM while measuring: the measurement in flight is cut short and left out,
+/// nothing more is measured, and what was measured is printed and written, marked
+/// partial; cli::finish_command then ends takt by the signal.
+int run_cpus(const CpusArgs& a) {
+  platform::StopFlag stop{
+      "\ntakt bench cpus: stopping; the measurement in flight is left out, the CPUs measured are written; a "
+      "third Ctrl-C ends takt at once, without results\n"};
+  platform::SignalStop signals{stop};
+  bench::CpuSpeedOptions options = a.options;
+  options.stop_requested = [&stop] { return stop.requested(); };
+  bench::CpuSpeedReport r = bench::measure_cpu_speed(options);
+  signals.detach();  // measured: a signal now is only counted (a third still ends takt)
+  const std::string signal = signals.last_signal() == SIGTERM ? "SIGTERM" : "SIGINT";
+  if (!r.complete) r.stopped_by = signal;
+  fmt::print("{}", bench::format_cpu_speed(r));
+  if (!a.json.empty()) {
+    platform::write_json_file(a.json, bench::to_json(r));
+    fmt::print("results written to {}{}\n", a.json, r.complete ? "" : " (partial)");
+  }
+  if (!r.complete) {
+    fmt::print(stderr,
+               "takt bench cpus: stopped by {}: {} of {} CPU(s) measured alone, none with every CPU busy\n",
+               signal, bench::cpus_measured_alone(r), r.cpus.size());
+  } else if (stop.requested()) {
+    fmt::print(stderr, "takt bench cpus: {} came after the last measurement: every CPU was measured\n",
+               signal);
+  }
+  return 0;
+}
 
 [[maybe_unused]] const bool registered = register_command({
     {"bench", "cpus"},
@@ -29,15 +62,7 @@ struct CpusArgs {
       app.add_option("--json", a->json, "Write the results as JSON to FILE")
           ->type_name("FILE")
           ->check(output_file());
-      return [a] {
-        const bench::CpuSpeedReport r = bench::measure_cpu_speed(a->options);
-        fmt::print("{}", bench::format_cpu_speed(r));
-        if (!a->json.empty()) {
-          platform::write_json_file(a->json, bench::to_json(r));
-          fmt::print("results written to {}\n", a->json);
-        }
-        return 0;
-      };
+      return [a] { return run_cpus(*a); };
     },
 });
 

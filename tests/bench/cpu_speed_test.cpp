@@ -8,7 +8,10 @@
 
 #include <gtest/gtest.h>
 
+#include <fmt/core.h>
+
 #include <algorithm>
+#include <chrono>
 
 namespace {
 
@@ -25,11 +28,13 @@ TEST(CpuSpeed, EveryAllowedCpuIsMeasuredAloneAndTogether) {
     const auto& s = r.cpus[i];
     SCOPED_TRACE(s.cpu);
     EXPECT_EQ(s.cpu, cpus[i]);
-    EXPECT_GT(s.alone_p50, 0.0);
-    EXPECT_GT(s.together_p10, 0.0);
-    EXPECT_LE(s.together_p10, s.together_p50);
-    EXPECT_GE(s.max, std::max(s.alone_p50, s.together_p50));
+    ASSERT_TRUE(s.alone_p50 && s.together_p10 && s.together_p50 && s.max);
+    EXPECT_GT(*s.alone_p50, 0.0);
+    EXPECT_GT(*s.together_p10, 0.0);
+    EXPECT_LE(*s.together_p10, *s.together_p50);
+    EXPECT_GE(*s.max, std::max(*s.alone_p50, *s.together_p50));
   }
+  EXPECT_TRUE(r.complete);
   EXPECT_GT(r.worst_stretch_alone, 0.0);
   EXPECT_GT(r.worst_stretch_together, 0.0);
 }
@@ -64,12 +69,78 @@ TEST(CpuSpeed, TableAndJsonCarryEveryCpuAndTheStretch) {
       << t;
   const auto j = takt::bench::to_json(r);
   EXPECT_EQ(j["benchmark"], "cpus");
+  EXPECT_EQ(j["complete"], true);
+  EXPECT_FALSE(j.contains("stopped_by"));
   EXPECT_DOUBLE_EQ(j["worst_stretch_together"].get<double>(), 2.0);
   EXPECT_DOUBLE_EQ(j["cpus"][0]["together_p50_iterations_per_ns"].get<double>(), 1.5);
   // A machine that holds its speed gets no warning.
   r.cpus[0] = {0, 3.0, 2.9, 3.0, 3.1};
   takt::bench::set_worst_stretch(r);
   EXPECT_EQ(takt::bench::format_cpu_speed(r).find("warning"), std::string::npos);
+}
+
+TEST(CpuSpeed, AStopCutsTheMeasurementInFlightShortAndKeepsTheCpusMeasuredBefore) {
+  // Phases of 0.4 s, a stop 0.5 s after the first measurement began: the first CPU was
+  // measured alone, the measurement in flight (the next CPU alone, or with one CPU the
+  // phase with every CPU busy) is cut short and left out, and nothing more is measured.
+  using Clock = std::chrono::steady_clock;
+  CpuSpeedOptions o;
+  o.seconds = 0.4;
+  const Clock::time_point never{};
+  Clock::time_point first = never;  // set by the first call, before any measuring thread starts
+  o.stop_requested = [&first, never] {
+    const Clock::time_point now = Clock::now();
+    if (first == never) first = now;
+    return now - first > std::chrono::milliseconds(500);
+  };
+  auto r = takt::bench::measure_cpu_speed(o);
+  // Without the cut the measurement in flight would have run to its end, at 0.8 s.
+  EXPECT_LT(Clock::now() - first, std::chrono::milliseconds(700));
+  const std::vector<int> cpus = takt::os::allowed_cpus().cpus();
+  ASSERT_EQ(r.cpus.size(), cpus.size());
+  EXPECT_FALSE(r.complete);
+  EXPECT_EQ(takt::bench::cpus_measured_alone(r), 1u);
+  EXPECT_FALSE(takt::bench::measured_together(r));
+  ASSERT_TRUE(r.cpus[0].alone_p50 && r.cpus[0].max);
+  EXPECT_GT(*r.cpus[0].alone_p50, 0.0);
+  EXPECT_GT(r.worst_stretch_alone, 0.0);
+  EXPECT_EQ(r.worst_stretch_together, 0.0);
+  for (std::size_t i = 0; i < r.cpus.size(); ++i) {
+    SCOPED_TRACE(r.cpus[i].cpu);
+    if (i > 0) {
+      EXPECT_FALSE(r.cpus[i].alone_p50 || r.cpus[i].max);
+    }
+    EXPECT_FALSE(r.cpus[i].together_p10 || r.cpus[i].together_p50);
+  }
+  // Not measured is null in the JSON and "-" in the table, never 0.
+  r.stopped_by = "SIGINT";
+  const auto j = takt::bench::to_json(r);
+  EXPECT_EQ(j["complete"], false);
+  EXPECT_EQ(j["stopped_by"], "SIGINT");
+  EXPECT_TRUE(j["worst_stretch_together"].is_null());
+  EXPECT_TRUE(j["cpus"][0]["alone_p50_iterations_per_ns"].is_number());
+  EXPECT_TRUE(j["cpus"][0]["together_p50_iterations_per_ns"].is_null());
+  EXPECT_TRUE(j["cpus"][0]["together_p10_iterations_per_ns"].is_null());
+  const std::string t = takt::bench::format_cpu_speed(r);
+  EXPECT_NE(t.find(fmt::format(
+                "partial: stopped by SIGINT: 1 of {} CPU(s) measured alone, none with every CPU busy; - = "
+                "not measured",
+                cpus.size())),
+            std::string::npos)
+      << t;
+  EXPECT_NE(t.find("worst of those measured: "), std::string::npos) << t;
+  EXPECT_NE(t.find(" alone, - with every CPU busy"), std::string::npos) << t;
+}
+
+TEST(CpuSpeed, AStopBeforeTheFirstMeasurementMeasuresNothing) {
+  CpuSpeedOptions o;
+  o.seconds = 5;
+  o.stop_requested = [] { return true; };
+  const auto r = takt::bench::measure_cpu_speed(o);
+  EXPECT_FALSE(r.complete);
+  EXPECT_EQ(takt::bench::cpus_measured_alone(r), 0u);
+  EXPECT_EQ(r.cpus.size(), takt::os::allowed_cpus().size());
+  EXPECT_EQ(r.worst_stretch_alone, 0.0);
 }
 
 TEST(CpuSpeed, ANonPositiveDurationIsAnError) {

@@ -8,6 +8,8 @@
 
 #include <sys/wait.h>
 
+#include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -295,6 +297,53 @@ TEST_F(Commands, BenchAnalyzeWritesJson) {
     EXPECT_EQ(row["tasks"], 30);
     EXPECT_GT(row["total_s"].get<double>(), 0);
   }
+}
+
+TEST_F(Commands, BenchAnalyzeCtrlCWritesTheRowsMeasuredMarkedPartialAndEndsBySigint) {
+  // Rows of 60 runs each; SIGINT as soon as the first row is printed (each row is
+  // flushed as it is measured): that row is written, the one in flight is cut short and
+  // left out, and the rest are named as not measured. Before, SIGINT's default action
+  // ended takt and nothing was written.
+  const std::string json = (dir_ / "cut.json").string();
+  const takt::testing::Interrupted r = signal_takt_when(
+      {"bench", "analyze", "--tasks", "60", "--cores", "8", "--repetitions", "60", "--json", json},
+      [](const std::string& out, std::chrono::steady_clock::duration) {
+        return out.find("\nrt-openmp  federated ") != std::string::npos;
+      });
+  const Outcome& o = r.outcome;
+  ASSERT_TRUE(r.signalled) << "the first row was never printed before the end: " << o.out << o.err;
+  EXPECT_EQ(o.status, 128 + SIGINT) << o.err;  // ended by the signal, after writing
+  EXPECT_NE(o.err.find("takt bench analyze: stopping"), std::string::npos) << o.err;
+  auto j = nlohmann::json::parse(takt::testing::slurp(json));
+  EXPECT_EQ(j["complete"], false);
+  EXPECT_EQ(j["stopped_by"], "SIGINT");
+  const std::size_t done = j["results"].size();
+  ASSERT_GE(done, 1u);
+  ASSERT_LT(done, 8u);
+  EXPECT_EQ(j["results"][0]["set"], "rt-openmp");
+  EXPECT_EQ(j["results"][0]["policy"], "federated");
+  for (const auto& row : j["results"]) EXPECT_GT(row["total_s"].get<double>(), 0);
+  EXPECT_EQ(j["not_measured"].size(), 8u - done);
+  EXPECT_EQ(j["not_measured"].back()["set"], "paws");
+  EXPECT_EQ(j["not_measured"].back()["policy"], "gedf-paws");
+  EXPECT_TRUE(j["slowest_total_s"].is_number());
+  EXPECT_NE(o.out.find("partial: stopped by SIGINT after " + std::to_string(done) + " of 8 rows"),
+            std::string::npos)
+      << o.out;
+  EXPECT_NE(o.err.find("takt bench analyze: stopped by SIGINT: " + std::to_string(done) +
+                       " of 8 rows measured and written to " + json + "; not measured: "),
+            std::string::npos)
+      << o.err;
+}
+
+TEST_F(Commands, BenchAnalyzeCompleteRunSaysSo) {
+  Outcome r = takt("bench analyze --tasks 10 --cores 4 --repetitions 1 --json " + (dir_ / "b.json").string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto j = nlohmann::json::parse(takt::testing::slurp(dir_ / "b.json"));
+  EXPECT_EQ(j["complete"], true);
+  EXPECT_FALSE(j.contains("stopped_by"));
+  EXPECT_FALSE(j.contains("not_measured"));
+  EXPECT_EQ(j["results"].size(), 8u);
 }
 
 TEST_F(Commands, AWordThatIsNoCommandIsNamedWithTheCommandsThereAre) {

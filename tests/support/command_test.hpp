@@ -4,15 +4,21 @@
 // program's path) and TAKT_SOURCE_DIR.
 #pragma once
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
+#include <thread>
+#include <vector>
 
 namespace takt::testing {
 
@@ -20,6 +26,15 @@ struct Outcome {
   int status = -1;
   std::string out;  // stdout
   std::string err;  // stderr
+};
+
+/// An interrupted run: its outcome (status as a shell gives it: 128 + the signal that
+/// ended it), whether the signal was sent (false: takt had ended first, or `ready` never
+/// held within the limit and takt was killed), and how long takt took to end after it.
+struct Interrupted {
+  Outcome outcome;
+  bool signalled = false;
+  std::chrono::steady_clock::duration after_signal{};
 };
 
 inline std::string slurp(const std::filesystem::path& p) {
@@ -49,6 +64,56 @@ class CommandTest : public ::testing::Test {
     r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
     r.out = slurp(out);
     r.err = slurp(err);
+    return r;
+  }
+  /// Runs `takt ARGS` with TAKT_NO_RT=1, stdout and stderr into files of the scratch
+  /// directory, and sends it `sig` as soon as `ready(stdout so far, time since the start)`
+  /// holds (asked every 10 ms); a takt still running after `limit` is killed (SIGKILL).
+  using Ready = std::function<bool(const std::string& out, std::chrono::steady_clock::duration elapsed)>;
+  Interrupted signal_takt_when(const std::vector<std::string>& args, const Ready& ready, int sig = SIGINT,
+                               std::chrono::seconds limit = std::chrono::seconds(60)) {
+    using Clock = std::chrono::steady_clock;
+    const std::filesystem::path out = dir_ / "stdout", err = dir_ / "stderr";
+    Interrupted r;
+    const Clock::time_point start = Clock::now();
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      const int o = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      const int e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      if (o < 0 || e < 0 || ::dup2(o, STDOUT_FILENO) < 0 || ::dup2(e, STDERR_FILENO) < 0) ::_exit(126);
+      ::setenv("TAKT_NO_RT", "1", 1);
+      // takt keeps a signal ignored that was ignored when it started (a shell starts a
+      // script's background jobs with SIGINT ignored): the test's signal must reach it.
+      ::signal(sig, SIG_DFL);
+      std::vector<char*> argv{const_cast<char*>(TAKT_BINARY)};
+      for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+      argv.push_back(nullptr);
+      ::execv(TAKT_BINARY, argv.data());
+      ::_exit(127);
+    }
+    if (pid < 0) return r;
+    int raw = 0;
+    Clock::time_point signalled_at{};
+    bool ended = false;
+    while (!ended) {
+      ended = ::waitpid(pid, &raw, WNOHANG) == pid;
+      if (ended) break;
+      const Clock::duration elapsed = Clock::now() - start;
+      if (!r.signalled && ready(slurp(out), elapsed)) {
+        signalled_at = Clock::now();
+        ::kill(pid, sig);
+        r.signalled = true;
+      } else if (elapsed > limit) {
+        ::kill(pid, SIGKILL);
+        ::waitpid(pid, &raw, 0);
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    if (r.signalled) r.after_signal = Clock::now() - signalled_at;
+    r.outcome.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : WIFSIGNALED(raw) ? 128 + WTERMSIG(raw) : -1;
+    r.outcome.out = slurp(out);
+    r.outcome.err = slurp(err);
     return r;
   }
   std::filesystem::path write(const std::string& name, const std::string& text) {
