@@ -29,7 +29,14 @@ namespace {
 using takt::testing::Outcome;
 using takt::testing::slurp;
 
-class ProfileCommand : public takt::testing::CommandTest {};
+class ProfileCommand : public takt::testing::CommandTest {
+ protected:
+  /// takt ARGS... (TAKT_NO_RT=1), sent SIGINT after `wait`; a process ended by a signal
+  /// has a shell's status, 128 + the signal.
+  Outcome interrupted(const std::vector<std::string>& args, std::chrono::milliseconds wait) {
+    return signal_takt_when(args, [wait](const std::string&, auto elapsed) { return elapsed >= wait; }).outcome;
+  }
+};
 
 // Fixed burdens: the tests do not depend on the calibration (tested elsewhere).
 const std::string kBurdens = " --burden-spawn 2us --burden-sync 1us";
@@ -369,36 +376,6 @@ TEST_F(ProfileCommand, BadInputIsExitOneWithAMessage) {
 
 namespace {
 
-/// Runs `takt ARGS...` (TAKT_NO_RT=1) with stdout and stderr into files of `dir`, sends
-/// it SIGINT after `wait`, and returns what it did; a process ended by a signal gets a
-/// shell's status, 128 + the signal (130 for SIGINT).
-Outcome interrupted_takt(const std::filesystem::path& dir, const std::vector<std::string>& args,
-                         std::chrono::milliseconds wait) {
-  const std::filesystem::path out = dir / "stdout", err = dir / "stderr";
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    const int o = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (o < 0 || e < 0 || ::dup2(o, STDOUT_FILENO) < 0 || ::dup2(e, STDERR_FILENO) < 0) ::_exit(126);
-    ::setenv("TAKT_NO_RT", "1", 1);
-    std::vector<char*> argv{const_cast<char*>(TAKT_BINARY)};
-    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    ::execv(TAKT_BINARY, argv.data());
-    ::_exit(127);
-  }
-  Outcome r;
-  if (pid < 0) return r;
-  std::this_thread::sleep_for(wait);
-  ::kill(pid, SIGINT);
-  int raw = 0;
-  ::waitpid(pid, &raw, 0);
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : WIFSIGNALED(raw) ? 128 + WTERMSIG(raw) : -1;
-  r.out = slurp(out);
-  r.err = slurp(err);
-  return r;
-}
-
 // After a stop takt writes its results and then ends by the signal (a shell's 130), so
 // that a script running it stops as well.
 constexpr int kEndedBySigint = 128 + SIGINT;
@@ -406,7 +383,7 @@ constexpr int kEndedBySigint = 128 + SIGINT;
 TEST_F(ProfileCommand, CtrlCEndsTheMeasurementAndKeepsTheJobsMeasured) {
   // Jobs of 20 ms (CPU time), 1,000 of them: a minute of measuring, stopped after 2 s.
   // It lost everything (SIGINT's default action) before takt handled it.
-  Outcome o = interrupted_takt(dir_,
+  Outcome o = interrupted(
                                {"profile", "segments", "20ms", "--jobs", "1000", "--json", "--burden-spawn",
                                 "2us", "--burden-sync", "1us"},
                                std::chrono::seconds(2));
@@ -433,7 +410,7 @@ TEST_F(ProfileCommand, CtrlCDuringAnUpdateWritesTheTasksMeasuredAndNamesTheOther
          "  - {name: quick, period: 1s, program: segments, segments: [{length: 100us}], work: 9ms, span: 9ms}\n"
          "  - {name: long, period: 1s, program: segments, segments: [{length: 40ms}], work: 9ms, span: 9ms}\n"
          "  - {name: later, period: 1s, program: segments, segments: [{length: 41ms}], work: 9ms, span: 9ms}\n";
-  Outcome o = interrupted_takt(dir_,
+  Outcome o = interrupted(
                                {"profile", "--update", file.string(), "--jobs", "100", "--burden-spawn", "2us",
                                 "--burden-sync", "1us"},
                                std::chrono::seconds(2));
@@ -456,7 +433,7 @@ TEST_F(ProfileCommand, AStoppedMeasurementIsPrintedButNotAddedToAProfilesFile) {
   // The file's one header gives the jobs of all its entries: an entry of fewer jobs could
   // not be told apart there.
   const std::filesystem::path profiles = dir_ / "profiles.yaml";
-  Outcome o = interrupted_takt(dir_,
+  Outcome o = interrupted(
                                {"profile", "segments", "20ms", "--jobs", "1000", "--profiles", profiles.string(),
                                 "--burden-spawn", "2us", "--burden-sync", "1us"},
                                std::chrono::milliseconds(1500));
@@ -472,7 +449,7 @@ TEST_F(ProfileCommand, AStopBeforeTheFirstJobSaysThatNothingIsWritten) {
   const std::string before =
       "tasks:\n  - {name: slow, period: 10s, program: segments, segments: [{length: 2s}], work: 9ms, span: 9ms}\n";
   std::ofstream(file) << before;
-  Outcome o = interrupted_takt(dir_,
+  Outcome o = interrupted(
                                {"profile", "--update", file.string(), "--jobs", "3", "--json", "--burden-spawn",
                                 "2us", "--burden-sync", "1us"},
                                std::chrono::milliseconds(500));
