@@ -143,11 +143,13 @@ struct ProcessOutput {
   int exit_status = -1;  ///< exit code, or -1 when killed / not started
   std::string out, err;
   bool timed_out = false;
+  bool interrupted = false;  ///< got SIGINT because `stop` said so
 };
 
-/// Runs argv[0] (PATH lookup) with stdout and stderr captured; kills it after `limit`.
+/// Runs argv[0] (PATH lookup) with stdout and stderr captured; kills it after `limit`;
+/// sends it SIGINT once when `stop` (asked about every 100 ms) says so.
 ProcessOutput run_process(const std::vector<std::string>& args, std::chrono::nanoseconds limit,
-                          int& spawn_error) {
+                          const std::function<bool()>& stop, int& spawn_error) {
   ProcessOutput result;
   int out_pipe[2], err_pipe[2];
   if (pipe2(out_pipe, O_CLOEXEC) != 0) {
@@ -190,8 +192,12 @@ ProcessOutput run_process(const std::vector<std::string>& args, std::chrono::nan
       break;
     }
     for (int i = 0; i < 2; ++i) fds[i].fd = open[i] ? (i == 0 ? out_pipe[0] : err_pipe[0]) : -1;
-    int rc = poll(fds, 2, static_cast<int>(std::min<long long>(left.count(), 1000)));
+    int rc = poll(fds, 2, static_cast<int>(std::min<long long>(left.count(), stop ? 100 : 1000)));
     if (rc < 0 && errno != EINTR) break;
+    if (!result.interrupted && stop && stop()) {
+      kill(pid, SIGINT);
+      result.interrupted = true;
+    }
     for (int i = 0; i < 2; ++i) {
       if (!open[i] || (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
       ssize_t n = read(fds[i].fd, buf, sizeof buf);
@@ -261,11 +267,12 @@ CyclictestResult run_cyclictest(const CyclictestOptions& o) {
       return r;
     }
     CyclictestResult probe = run_timer_probe(o);
-    probe.reason = fmt::format("cyclictest did not run ({}); measured by takt's timer probe instead", why);
+    probe.reason = fmt::format("cyclictest did not run ({}); measured by takt's timer probe instead{}", why,
+                               probe.stopped ? ", " + probe.reason : std::string());
     return probe;
   };
   int spawn_error = 0;
-  ProcessOutput p = run_process(args, o.duration + std::chrono::seconds(15), spawn_error);
+  ProcessOutput p = run_process(args, o.duration + std::chrono::seconds(15), o.stop_requested, spawn_error);
   if (spawn_error != 0) {
     return fallback(
         spawn_error == ENOENT
@@ -289,6 +296,11 @@ CyclictestResult run_cyclictest(const CyclictestOptions& o) {
     r.latency = parsed.latency;
     r.overflows = parsed.overflows;
     r.reason = note;
+    if (p.interrupted) {
+      r.stopped = true;
+      r.reason += (r.reason.empty() ? "" : "; ") +
+                  std::string("stopped early (SIGINT passed on to cyclictest): the samples until then");
+    }
   } catch (const Error& e) {
     r.reason = fmt::format("cannot read cyclictest's output: {}", e.what());
   }
@@ -307,6 +319,7 @@ CyclictestResult run_timer_probe(const CyclictestOptions& o) {
       "takt timer probe: {} thread(s) on CPUs {}, clock_nanosleep(TIMER_ABSTIME) every {} us, {} loops",
       cpus.size(), cpus.to_string(), o.interval.count(), loops);
   std::vector<std::vector<std::int64_t>> samples(cpus.size(), std::vector<std::int64_t>(loops, 0));
+  std::vector<std::size_t> taken(cpus.size(), 0);  // samples per thread (fewer when stopped)
   std::vector<std::thread> threads;
   const std::chrono::nanoseconds start = os::monotonic_now() + std::chrono::milliseconds(1);
   for (std::size_t t = 0; t < cpus.size(); ++t) {
@@ -320,17 +333,29 @@ CyclictestResult run_timer_probe(const CyclictestOptions& o) {
         pthread_setschedparam(pthread_self(), SCHED_FIFO, &p);
       }
       std::chrono::nanoseconds next = start;
-      for (std::size_t i = 0; i < loops; ++i) {
+      std::chrono::nanoseconds asked = start;  // when stop_requested was last asked
+      std::size_t i = 0;
+      for (; i < loops; ++i) {
         next += o.interval;
+        if (o.stop_requested && next - asked >= std::chrono::milliseconds(100)) {
+          asked = next;
+          if (o.stop_requested()) break;
+        }
         os::sleep_until(next);
         samples[t][i] = (os::monotonic_now() - next).count();
       }
+      taken[t] = i;
     });
   }
   for (auto& th : threads) th.join();
   std::vector<std::int64_t> all;
   all.reserve(loops * cpus.size());
-  for (const auto& s : samples) all.insert(all.end(), s.begin(), s.end());
+  for (std::size_t t = 0; t < samples.size(); ++t) {
+    const auto& s = samples[t];
+    all.insert(all.end(), s.begin(), s.begin() + static_cast<std::ptrdiff_t>(taken[t]));
+    if (taken[t] < loops) r.stopped = true;
+  }
+  if (r.stopped) r.reason = "stopped early: the samples until then";
   r.latency = latency_stats(std::move(all));
   r.ran = true;
   return r;

@@ -1,5 +1,5 @@
-// `takt bench sched` stopped by SIGINT: the measurements made are printed and written
-// (marked partial), and takt then ends by the signal (status 130).
+// `takt bench sched` and `takt bench latency` stopped by SIGINT: the measurements made are
+// printed and written (marked partial), and takt then ends by the signal (status 130).
 #include "../support/command_test.hpp"
 
 #include <gtest/gtest.h>
@@ -89,6 +89,55 @@ TEST_F(BenchStop, SchedKeepsEveryScalingStepMeasured) {
   EXPECT_GE(steps, 1u);
   EXPECT_LT(steps, 40u);
   EXPECT_EQ(steps, count(o.err, "scaling: ")) << "every step reported is written\n" << o.err;
+}
+
+TEST_F(BenchStop, LatencyPrintsAndWritesTheMeasurementsMade) {
+  // Five measurements of 1 s under SCHED_OTHER (2 cores: 2 scheduling, 3 barrier rows;
+  // more on more cores), stopped after 2.5 s. Before, nothing was printed.
+  const std::filesystem::path json = dir_ / "latency.json";
+  const Interrupted r = interrupted_takt(dir_,
+                                         {"bench", "latency", "--seconds", "1", "--no-fifo",
+                                          "--no-cyclictest", "--no-pm-qos", "--json", json.string()},
+                                         std::chrono::milliseconds(2500));
+  const Outcome& o = r.outcome;
+  ASSERT_EQ(o.status, kEndedBySigint) << o.err;
+  EXPECT_NE(o.err.find("takt bench latency: stopped by SIGINT"), std::string::npos) << o.err;
+  EXPECT_NE(o.out.find("stopped by SIGINT: only the measurements made until then"), std::string::npos)
+      << o.out;
+  EXPECT_NE(o.out.find("== SCHED_OTHER =="), std::string::npos) << o.out;
+  const nlohmann::json j = nlohmann::json::parse(slurp(json));
+  EXPECT_EQ(j["complete"], false);
+  EXPECT_EQ(j.value("stopped_by", ""), "SIGINT");
+  ASSERT_TRUE(j.contains("conditions")) << j.dump();
+  ASSERT_EQ(j["conditions"].size(), 1u);
+  const std::size_t results = j["conditions"][0]["results"].size();
+  EXPECT_GE(results, 1u);
+  EXPECT_LT(results, 5u);
+  // Every measurement begun (a progress line each) is finished and kept.
+  EXPECT_EQ(results, count(o.err, "takt: SCHED_OTHER: ")) << o.err;
+  EXPECT_EQ(count(o.out, "scheduling_latency") + count(o.out, "barrier_latency"), results) << o.out;
+}
+
+TEST_F(BenchStop, LatencyEndsCyclictestEarlyAndKeepsItsSamples) {
+  // cyclictest (or takt's timer probe where it cannot run) for 30 s, stopped after 2 s:
+  // it gets SIGINT and its samples until then are kept; takt does not wait 30 s.
+  const std::filesystem::path json = dir_ / "latency.json";
+  const Interrupted r = interrupted_takt(
+      dir_, {"bench", "latency", "--seconds", "30", "--no-fifo", "--no-pm-qos", "--json", json.string()},
+      std::chrono::seconds(2));
+  const Outcome& o = r.outcome;
+  ASSERT_EQ(o.status, kEndedBySigint) << o.err;
+  EXPECT_LT(r.after_signal.count(), 15.0) << o.err;
+  EXPECT_NE(o.err.find("ended early"), std::string::npos) << o.err;
+  const nlohmann::json j = nlohmann::json::parse(slurp(json));
+  EXPECT_EQ(j["complete"], false);
+  ASSERT_TRUE(j.contains("conditions")) << j.dump();
+  ASSERT_EQ(j["conditions"].size(), 1u);
+  const nlohmann::json& ct = j["conditions"][0]["cyclictest"];
+  EXPECT_EQ(ct["ran"], true) << ct.dump();
+  EXPECT_EQ(ct.value("stopped", false), true) << ct.dump();
+  EXPECT_GT(ct.value("samples", std::uint64_t{0}), 0u) << ct.dump();
+  EXPECT_TRUE(j["conditions"][0]["results"].empty());
 }
 
 }  // namespace

@@ -1,10 +1,13 @@
 // Tests of the cyclictest runner: histogram parsing with hand-computed percentiles, a missing binary, a real
-// run, and takt's timer probe where cyclictest cannot run.
+// run, takt's timer probe where cyclictest cannot run, and both ended early by a stop.
 #include "platform/cyclictest.hpp"
 #include "takt/error.hpp"
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 
@@ -136,4 +139,47 @@ TEST(Cyclictest, RealRunGivesOrderedPercentiles) {
   EXPECT_LE(r.latency.p50_us, r.latency.p99_us);
   EXPECT_LE(r.latency.p99_us, r.latency.max_us);
   EXPECT_NE(r.command.find("-l 500"), std::string::npos) << r.command;
+}
+
+TEST(Cyclictest, AStopPassesSigintOnAndKeepsTheHistogramSoFar) {
+  // A cyclictest of 60 s that, like rt-tests' on SIGINT, prints its histogram and exits 0.
+  const auto fake = std::filesystem::temp_directory_path() /
+                    ("takt-interruptible-cyclictest-" + std::to_string(::getpid()) + ".sh");
+  std::ofstream(fake) << "#!/bin/sh\n"
+                         "trap 'kill $! 2>/dev/null; printf \"000010 000007\\n# Max Latencies: 00012\\n\"; "
+                         "exit 0' INT\n"
+                         "sleep 60 >/dev/null 2>&1 &\nwait\nexit 3\n";
+  std::filesystem::permissions(fake, std::filesystem::perms::owner_all);
+  CyclictestOptions o;
+  o.program = fake.string();
+  o.duration = 60s;
+  o.probe_fallback = false;
+  const auto start = std::chrono::steady_clock::now();
+  // After the script has set its trap (a generous second on a loaded machine).
+  o.stop_requested = [start] { return std::chrono::steady_clock::now() - start > 1s; };
+  const CyclictestResult r = run_cyclictest(o);
+  const auto took = std::chrono::steady_clock::now() - start;
+  std::filesystem::remove(fake);
+  ASSERT_TRUE(r.ran) << r.reason;
+  EXPECT_TRUE(r.stopped);
+  EXPECT_EQ(r.latency.samples, 7u);
+  EXPECT_NE(r.reason.find("stopped early (SIGINT passed on to cyclictest)"), std::string::npos) << r.reason;
+  EXPECT_LT(took, 20s);
+}
+
+TEST(Cyclictest, AStopEndsTheTimerProbeWithTheSamplesSoFar) {
+  CyclictestOptions o;
+  o.duration = 60s;
+  o.interval = 1000us;
+  o.fifo = false;
+  o.cpus = takt::os::CpuSet({takt::os::allowed_cpus()[0]});
+  const auto start = std::chrono::steady_clock::now();
+  o.stop_requested = [start] { return std::chrono::steady_clock::now() - start > 300ms; };
+  const CyclictestResult r = run_timer_probe(o);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 20s);
+  EXPECT_TRUE(r.ran);
+  EXPECT_TRUE(r.stopped);
+  EXPECT_GT(r.latency.samples, 0u);
+  EXPECT_LT(r.latency.samples, 60000u);
+  EXPECT_NE(r.reason.find("stopped early"), std::string::npos) << r.reason;
 }
