@@ -11,7 +11,8 @@
 #include <fmt/format.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -21,6 +22,7 @@
 #include <charconv>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <sstream>
@@ -146,6 +148,105 @@ struct ProcessOutput {
   bool interrupted = false;  ///< got SIGINT because `stop` said so
 };
 
+/// The file execve runs for `program`: `program` itself when it contains '/', else the
+/// first executable regular file of that name in PATH's directories, as posix_spawnp and
+/// execvp find it; "" when there is none, with `error` ENOENT (EACCES when a file of
+/// that name exists but may not be run).
+std::string find_program(const std::string& program, int& error) {
+  error = 0;
+  if (program.find('/') != std::string::npos) return program;
+  const char* env = std::getenv("PATH");
+  std::string_view dirs = env != nullptr && *env != '\0' ? env : "/bin:/usr/bin";  // glibc's default
+  error = ENOENT;
+  for (;;) {
+    const std::size_t colon = dirs.find(':');
+    const std::string_view dir = dirs.substr(0, colon);
+    const std::string candidate = (dir.empty() ? std::string(".") : std::string(dir)) + "/" + program;
+    struct stat st {};
+    if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+      if (::access(candidate.c_str(), X_OK) == 0) {
+        error = 0;
+        return candidate;
+      }
+      error = EACCES;
+    }
+    if (colon == std::string_view::npos) break;
+    dirs.remove_prefix(colon + 1);
+  }
+  return {};
+}
+
+/// Starts `path` with `argv`, its stdout and stderr on `out` and `err`, so that it gets
+/// SIGTERM when the calling thread ends, also when takt is killed (SIGKILL, a signal
+/// without a handler) and runs no destructor: PR_SET_PDEATHSIG, set in the child between
+/// fork and exec (posix_spawn cannot). Returns the child's pid, or -1 with `error` set
+/// (errno of pipe2, fork, or of dup2 / execve in the child, passed back through a pipe
+/// that exec closes).
+pid_t spawn_ending_with_caller(const std::string& path, const std::vector<char*>& argv, int out, int err,
+                               int& error) {
+  int status[2];
+  if (pipe2(status, O_CLOEXEC) != 0) {
+    error = errno;
+    return -1;
+  }
+  // No signal handler of takt's may run in the child before exec: all are blocked over
+  // the fork, and the child puts back the default action of the handled ones (an
+  // ignored signal stays ignored, as posix_spawn leaves it) before it unblocks them.
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  const pid_t parent = getpid();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    // The child of a process that may have other threads: async-signal-safe calls only.
+    int e = 0;
+    if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0) {
+      e = errno;
+    } else if (getppid() != parent) {
+      _exit(127);  // takt ended before prctl: nothing to measure for
+    } else if (dup2(out, STDOUT_FILENO) < 0 || dup2(err, STDERR_FILENO) < 0) {
+      e = errno;
+    } else {
+      for (int sig = 1; sig < NSIG; ++sig) {
+        struct sigaction action {};
+        if (sigaction(sig, nullptr, &action) == 0 && action.sa_handler != SIG_IGN &&
+            action.sa_handler != SIG_DFL) {
+          action.sa_handler = SIG_DFL;
+          action.sa_flags = 0;
+          sigemptyset(&action.sa_mask);
+          (void)sigaction(sig, &action, nullptr);
+        }
+      }
+      sigprocmask(SIG_SETMASK, &old, nullptr);
+      execve(path.c_str(), argv.data(), environ);
+      e = errno;
+    }
+    (void)!write(status[1], &e, sizeof e);
+    _exit(127);
+  }
+  const int fork_error = errno;
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  close(status[1]);
+  if (pid < 0) {
+    close(status[0]);
+    error = fork_error;
+    return -1;
+  }
+  int child_error = 0;
+  ssize_t n;
+  while ((n = read(status[0], &child_error, sizeof child_error)) < 0 && errno == EINTR) {
+  }
+  close(status[0]);
+  if (n == static_cast<ssize_t>(sizeof child_error)) {  // exec failed: the child has ended
+    while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
+    error = child_error;
+    return -1;
+  }
+  error = 0;
+  return pid;
+}
+
 /// Runs argv[0] (PATH lookup) with stdout and stderr captured; kills it after `limit`;
 /// sends it SIGINT once when `stop` (asked about every 100 ms) says so.
 ProcessOutput run_process(const std::vector<std::string>& args, std::chrono::nanoseconds limit,
@@ -162,16 +263,13 @@ ProcessOutput run_process(const std::vector<std::string>& args, std::chrono::nan
     close(out_pipe[1]);
     return result;
   }
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, out_pipe[1], STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, err_pipe[1], STDERR_FILENO);
   std::vector<char*> argv;
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
   pid_t pid = -1;
-  spawn_error = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
+  // Resolved here: the child may only make async-signal-safe calls.
+  const std::string path = find_program(args.front(), spawn_error);
+  if (spawn_error == 0) pid = spawn_ending_with_caller(path, argv, out_pipe[1], err_pipe[1], spawn_error);
   close(out_pipe[1]);
   close(err_pipe[1]);
   if (spawn_error != 0) {

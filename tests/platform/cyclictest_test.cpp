@@ -1,15 +1,21 @@
 // Tests of the cyclictest runner: histogram parsing with hand-computed percentiles, a missing binary, a real
-// run, takt's timer probe where cyclictest cannot run, and both ended early by a stop.
+// run, takt's timer probe where cyclictest cannot run, both ended early by a stop, and cyclictest ending
+// with a killed takt.
 #include "platform/cyclictest.hpp"
 #include "takt/error.hpp"
 
 #include <gtest/gtest.h>
 
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
 
 using namespace std::chrono_literals;
 using namespace takt::platform;
@@ -182,4 +188,68 @@ TEST(Cyclictest, AStopEndsTheTimerProbeWithTheSamplesSoFar) {
   EXPECT_GT(r.latency.samples, 0u);
   EXPECT_LT(r.latency.samples, 60000u);
   EXPECT_NE(r.reason.find("stopped early"), std::string::npos) << r.reason;
+}
+
+/// Whether process `pid` has ended (gone, or a zombie that no one reaped yet).
+bool ended(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat;
+  if (!std::getline(in, stat)) return true;
+  const auto paren = stat.rfind(')');
+  return paren == std::string::npos || stat.compare(paren + 1, 3, " Z ") == 0;
+}
+
+TEST(Cyclictest, CyclictestEndsWhenTheProcessThatRanItIsKilled) {
+  // A cyclictest of 60 s that writes its pid; the process running it (as takt would) is
+  // killed by SIGKILL, which no handler sees: cyclictest gets SIGTERM (PR_SET_PDEATHSIG).
+  // Before, it ran on for its whole loop count.
+  const auto dir = std::filesystem::temp_directory_path() / ("takt-orphan-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto fake = dir / "cyclictest.sh", pid_file = dir / "pid";
+  std::ofstream(fake) << "#!/bin/sh\necho $$ > " << pid_file.string() << ".tmp && mv " << pid_file.string()
+                      << ".tmp " << pid_file.string() << "\nexec sleep 60\n";
+  std::filesystem::permissions(fake, std::filesystem::perms::owner_all);
+  const pid_t runner = ::fork();
+  if (runner == 0) {
+    CyclictestOptions o;
+    o.program = fake.string();
+    o.duration = 60s;
+    o.probe_fallback = false;
+    (void)run_cyclictest(o);
+    ::_exit(0);
+  }
+  ASSERT_GT(runner, 0);
+  pid_t child = 0;
+  for (int i = 0; i < 200 && child == 0; ++i) {  // up to 20 s on a loaded machine
+    std::ifstream in(pid_file);
+    if (!(in >> child)) std::this_thread::sleep_for(100ms);
+  }
+  ::kill(runner, SIGKILL);
+  ::waitpid(runner, nullptr, 0);
+  ASSERT_GT(child, 0) << "the fake cyclictest did not start";
+  bool gone = false;
+  for (int i = 0; i < 100 && !gone; ++i) {  // up to 10 s
+    gone = ended(child);
+    if (!gone) std::this_thread::sleep_for(100ms);
+  }
+  if (!gone) ::kill(child, SIGKILL);
+  std::filesystem::remove_all(dir);
+  EXPECT_TRUE(gone) << "cyclictest outlived the process that ran it";
+}
+
+TEST(Cyclictest, AProgramThatCannotBeRunIsReportedNotThrown) {
+  // Found in PATH's sense (a path) but not executable: the child's execve error comes back.
+  const auto fake = std::filesystem::temp_directory_path() /
+                    ("takt-not-executable-cyclictest-" + std::to_string(::getpid()) + ".sh");
+  std::ofstream(fake) << "#!/bin/sh\nexit 0\n";
+  std::filesystem::permissions(fake,
+                               std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  CyclictestOptions o;
+  o.program = fake.string();
+  o.duration = 100ms;
+  o.probe_fallback = false;
+  const CyclictestResult r = run_cyclictest(o);
+  std::filesystem::remove(fake);
+  EXPECT_FALSE(r.ran);
+  EXPECT_NE(r.reason.find("cannot start '" + fake.string() + "'"), std::string::npos) << r.reason;
 }
