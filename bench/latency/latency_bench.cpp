@@ -45,6 +45,11 @@ void run_condition(const LatencyBenchOptions& o, const std::vector<int>& cpus, b
   auto done = [&] {
     if (checkpoint) checkpoint(report);
   };
+  // Asked before each measurement: a stop ends the condition (and the run) there.
+  auto stop = [&] {
+    if (o.stop_requested && o.stop_requested()) report.stopped = true;
+    return report.stopped;
+  };
   c.name = fifo ? "SCHED_FIFO" : "SCHED_OTHER";
   const auto& priv = os::privileges();
   if (fifo && (priv.forced_off || !priv.fifo)) {
@@ -65,6 +70,10 @@ void run_condition(const LatencyBenchOptions& o, const std::vector<int>& cpus, b
   os::CpuSet cpu_set;
   for (int cpu : cpus) cpu_set.add(cpu);
 
+  if (stop()) {
+    c.cyclictest.reason = "not run: stopped before it";
+    return;
+  }
   if (o.cyclictest) {
     say(o,
         fmt::format("{}: cyclictest for {:.1f} s", c.name, std::chrono::duration<double>(o.seconds).count()));
@@ -74,13 +83,16 @@ void run_condition(const LatencyBenchOptions& o, const std::vector<int>& cpus, b
     ct.fifo = fifo;
     ct.priority = 80;  // the high-priority job's priority below
     ct.cpus = cpu_set;
+    ct.stop_requested = o.stop_requested;
     c.cyclictest = platform::run_cyclictest(ct);
+    if (c.cyclictest.stopped) report.stopped = true;
     done();
   } else {
     c.cyclictest.reason = "not run (--no-cyclictest)";
   }
 
   auto sched = [&](bool handoff) {
+    if (stop()) return;
     say(o, fmt::format("{}: scheduling latency ({})", c.name, handoff ? "handoff" : "direct"));
     LatencyResult r;
     r.benchmark = "scheduling_latency";
@@ -108,6 +120,7 @@ void run_condition(const LatencyBenchOptions& o, const std::vector<int>& cpus, b
   sched(true);
 
   auto barrier = [&](unsigned threads, nanoseconds spin) {
+    if (stop()) return;
     const char* variant = spin > 0ns ? "spin-then-sleep" : "sleep";
     say(o, fmt::format("{}: barrier latency, {} threads, {}", c.name, threads, variant));
     LatencyResult r;
@@ -158,9 +171,18 @@ LatencyReport run_latency_bench(const LatencyBenchOptions& o, const LatencyCheck
   // Room for both conditions up front: run_condition fills one in place while the
   // checkpoint reads the report.
   report.conditions.reserve(2);
-  if (o.fifo) run_condition(o, report.cpus, true, report.conditions.emplace_back(), report, checkpoint);
-  if (o.other) run_condition(o, report.cpus, false, report.conditions.emplace_back(), report, checkpoint);
-  report.complete = true;
+  // A stop leaves out the condition not begun (and, within one, the measurements after it).
+  auto stop = [&] {
+    if (o.stop_requested && o.stop_requested()) report.stopped = true;
+    return report.stopped;
+  };
+  if (o.fifo && !stop()) {
+    run_condition(o, report.cpus, true, report.conditions.emplace_back(), report, checkpoint);
+  }
+  if (o.other && !stop()) {
+    run_condition(o, report.cpus, false, report.conditions.emplace_back(), report, checkpoint);
+  }
+  report.complete = !report.stopped;
   return report;
 }
 
@@ -168,6 +190,7 @@ nlohmann::json to_json(const LatencyReport& r) {
   nlohmann::json doc;
   doc["benchmark"] = "latency";
   doc["complete"] = r.complete;  // false: written after a measurement, the run not (yet) finished
+  if (!r.stopped_by.empty()) doc["stopped_by"] = r.stopped_by;
   doc["cpus"] = r.cpus;
   doc["privileges"] = r.privileges;
   doc["pm_qos"] = r.pm_qos;
@@ -194,6 +217,7 @@ nlohmann::json to_json(const LatencyReport& r) {
     ct["command"] = c.cyclictest.command;
     ct["policy"] = c.cyclictest.policy;
     ct["overflows"] = c.cyclictest.overflows;
+    if (c.cyclictest.stopped) ct["stopped"] = true;
     if (c.cyclictest.ran) ct.update(stats_json(c.cyclictest.latency));
     jc["cyclictest"] = std::move(ct);
     nlohmann::json results = nlohmann::json::array();
@@ -229,6 +253,10 @@ std::string format_table(const LatencyReport& r) {
                  "takt bench latency: {:.1f} s per measurement, period {} us, CPUs {}\nprivileges: {}\n{}\n",
                  std::chrono::duration<double>(r.seconds).count(), r.period.count(), cpus.to_string(),
                  r.privileges, r.pm_qos);
+  if (r.stopped) {
+    fmt::format_to(it, "stopped{}: only the measurements made until then\n",
+                   r.stopped_by.empty() ? std::string() : " by " + r.stopped_by);
+  }
   fmt::format_to(it,
                  "RT-OpenMP Table II (12 cores, RT_PREEMPT): scheduling p50 9.9 us, max 27.5 us; "
                  "barrier (12 threads) p50 12.2 us, p95 18.1 us\n");

@@ -38,6 +38,10 @@ struct LatencyBenchOptions {
   bool pm_qos = true;
   /// Called with a line before each measurement (progress on stderr).
   std::function<void(const std::string&)> progress;
+  /// Asked before each measurement, and during the cyclictest run (which it then ends
+  /// early, keeping the samples so far): true ends the benchmark there, the measurement
+  /// in flight is finished. The report then has `stopped` set and `complete` unset.
+  std::function<bool()> stop_requested;
 };
 
 struct LatencyReport;
@@ -74,6 +78,8 @@ struct LatencyReport {
   std::chrono::microseconds period{};
   std::vector<LatencyCondition> conditions;
   bool complete = false;  ///< every measurement asked for has run
+  bool stopped = false;   ///< options.stop_requested ended the run before every measurement had run
+  std::string stopped_by;  ///< the caller's name for what stopped it ("SIGINT"), written when set
 };
 
 LatencyReport run_latency_bench(const LatencyBenchOptions& options, const LatencyCheckpoint& checkpoint = {});

@@ -25,6 +25,9 @@ using sched::ProcessingElements;
 using sched::Scheduler;
 using sched::Task;
 
+/// Whether the caller asked the run to end before the next measurement.
+bool stop_asked(const SchedBenchOptions& o) { return o.stop_requested && o.stop_requested(); }
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const std::size_t n = v.size();
@@ -143,6 +146,8 @@ Repeated repeat(int repeats, const std::function<Costs()>& run) {
   return Repeated{median(a), median(s), median(e)};
 }
 
+/// The per-stage part; null when a stop came before its first depth. A stop between
+/// depths leaves the depths measured ("complete": false).
 nlohmann::json per_stage(const SchedBenchOptions& o) {
   const int batch = 16;
   const int rounds = o.quick ? 200 : 4000;
@@ -150,6 +155,7 @@ nlohmann::json per_stage(const SchedBenchOptions& o) {
   std::vector<std::uint64_t> admit_calls, schedule_calls;
   const std::vector<int> chosen = o.depths.empty() ? std::vector<int>{1, 2, 3, 4, 5, 6, 7, 8} : o.depths;
   for (int depth : chosen) {
+    if (stop_asked(o)) break;
     Scheduler s(sched::parse_topology_text(chain(depth), "<bench>/chain.yaml"),
                 ProcessingElements::uniform(1));
     std::deque<Task> tasks;
@@ -166,9 +172,10 @@ nlohmann::json per_stage(const SchedBenchOptions& o) {
                  " ns, schedule " + std::to_string(r.schedule_ns) + " ns");
     }
   }
+  if (depths.empty()) return nullptr;
   const double admit_slope = depths.size() > 1 ? slope(depths, admit) : 0.0;
   const double schedule_slope = depths.size() > 1 ? slope(depths, schedule) : 0.0;
-  return nlohmann::json{{"depths", depths},
+  nlohmann::json out{{"depths", depths},
                         {"admit_calls", admit_calls},
                         {"schedule_calls", schedule_calls},
                         {"tasks_in_flight", batch},
@@ -179,6 +186,8 @@ nlohmann::json per_stage(const SchedBenchOptions& o) {
                         {"per_stage_ns", (admit_slope + schedule_slope) / 2},
                         {"target_per_stage_ns", 50},
                         {"cobas_per_stage_ns", 210}};
+  if (depths.size() < chosen.size()) out["complete"] = false;
+  return out;
 }
 
 struct Shape {
@@ -189,7 +198,11 @@ struct Shape {
   int fixed_tasks = 0;                           // tasks in flight whatever the PEs (0: per_pe per PE)
 };
 
-nlohmann::json scaling(const SchedBenchOptions& o) {
+/// The scaling part, written into result["scaling"] after each step (one topology at one
+/// PE count), and the checkpoint called then; result gets no "scaling" when a stop came
+/// before the first step. A topology that a stop cut short has "complete": false and
+/// "pes_measured". Returns false when a stop cut the part short.
+bool scaling(const SchedBenchOptions& o, nlohmann::json& result) {
   const std::vector<int> counts = {2, 4, 8, 16, 32, 64, 128, 256};
   const std::vector<Shape> shapes = {
       {"per-pe-balanced",
@@ -216,7 +229,8 @@ nlohmann::json scaling(const SchedBenchOptions& o) {
        [](Task& t, int i, int n) { t.cluster = (i % n) / 2; }},
   };
   const int per_pe = 8;
-  nlohmann::json out{{"pes", o.pes.empty() ? counts : o.pes},
+  const std::vector<int>& pes = o.pes.empty() ? counts : o.pes;
+  nlohmann::json out{{"pes", pes},
                      {"tasks_in_flight_per_pe", per_pe},
                      {"target_growth_ratio", 2.0},
                      {"cobas_admit_us_at_254_pes", 24}};
@@ -227,7 +241,9 @@ nlohmann::json scaling(const SchedBenchOptions& o) {
     }
     std::vector<double> admit, schedule, exit, idle;
     std::vector<std::uint64_t> admit_calls, schedule_calls;
-    for (int n : o.pes.empty() ? counts : o.pes) {
+    std::vector<int> measured;
+    for (int n : pes) {
+      if (stop_asked(o)) return false;
       Scheduler s(shape.spec(), shape.pes(n));
       std::deque<Task> tasks;
       const int in_flight = shape.fixed_tasks > 0 ? shape.fixed_tasks : per_pe * n;
@@ -255,26 +271,34 @@ nlohmann::json scaling(const SchedBenchOptions& o) {
         idles.push_back((ns_since(t0) - timer_overhead_ns()) / n_calls);
       }
       idle.push_back(o.idle ? median(idles) : 0.0);
+      measured.push_back(n);
+      nlohmann::json& entry = out["topologies"][shape.name];
+      entry = nlohmann::json{
+          {"tasks_in_flight",
+           shape.fixed_tasks > 0 ? nlohmann::json(shape.fixed_tasks) : nlohmann::json("8 per PE")},
+          {"admit_ns", admit},
+          {"schedule_ns", schedule},
+          {"exit_ns", exit},
+          {"idle_schedule_ns", idle},
+          {"admit_growth_ratio", admit.back() / admit.front()},
+          {"schedule_growth_ratio", schedule.back() / schedule.front()},
+          {"idle_schedule_growth_ratio", o.idle ? idle.back() / idle.front() : 0.0},
+          {"admit_calls", admit_calls},
+          {"schedule_calls", schedule_calls},
+      };
+      if (measured.size() < pes.size()) {
+        entry["complete"] = false;
+        entry["pes_measured"] = measured;
+      }
+      result["scaling"] = out;
+      if (o.checkpoint) o.checkpoint(result);
       if (o.progress) {
         o.progress("scaling: " + shape.name + " " + std::to_string(n) + " PEs: admit " +
                    std::to_string(r.admit_ns) + " ns, schedule " + std::to_string(r.schedule_ns) + " ns");
       }
     }
-    out["topologies"][shape.name] = nlohmann::json{
-        {"tasks_in_flight",
-         shape.fixed_tasks > 0 ? nlohmann::json(shape.fixed_tasks) : nlohmann::json("8 per PE")},
-        {"admit_ns", admit},
-        {"schedule_ns", schedule},
-        {"exit_ns", exit},
-        {"idle_schedule_ns", idle},
-        {"admit_growth_ratio", admit.back() / admit.front()},
-        {"schedule_growth_ratio", schedule.back() / schedule.front()},
-        {"idle_schedule_growth_ratio", o.idle ? idle.back() / idle.front() : 0.0},
-        {"admit_calls", admit_calls},
-        {"schedule_calls", schedule_calls},
-    };
   }
-  return out;
+  return true;
 }
 
 nlohmann::json baselines(const SchedBenchOptions& o, double framework_ns, int framework_pes) {
@@ -345,18 +369,25 @@ nlohmann::json run_sched_bench(const SchedBenchOptions& options) {
   auto checkpoint = [&] {
     if (o.checkpoint) o.checkpoint(result);
   };
+  // Set when a stop leaves a measurement asked for unmeasured (a stop after the last
+  // measurement leaves the results complete).
+  auto stopped = [&] {
+    result["stopped"] = true;
+    return result;
+  };
   if (o.per_stage) {
-    result["per_stage"] = per_stage(o);
+    nlohmann::json part = per_stage(o);
+    if (part.is_null()) return stopped();
+    result["per_stage"] = std::move(part);
     checkpoint();
+    if (result["per_stage"].contains("complete")) return stopped();
   }
-  if (o.scaling) {
-    result["scaling"] = scaling(o);
-    checkpoint();
-  }
+  if (o.scaling && !scaling(o, result)) return stopped();  // a checkpoint after each step
+  if (o.baselines && stop_asked(o)) return stopped();
   if (o.baselines) {
     double framework = 0;
     int framework_pes = 0;
-    if (o.scaling && result["scaling"]["topologies"].contains("gedf-paws")) {
+    if (result.contains("scaling") && result["scaling"]["topologies"].contains("gedf-paws")) {
       // The first PE count of the scaling part (2 unless --pes says otherwise).
       const auto& gedf = result["scaling"]["topologies"]["gedf-paws"];
       framework = gedf["admit_ns"][0].get<double>() + gedf["schedule_ns"][0].get<double>();

@@ -27,9 +27,14 @@ struct SchedBenchOptions {
   std::vector<int> depths;
   /// Called with a line of progress ("per-stage depth 3 ...").
   std::function<void(const std::string&)> progress;
-  /// Called with the results so far after each part (per-stage, scaling), to write
-  /// partial results.
+  /// Called with the results so far after each part (per-stage, scaling) and after each
+  /// measurement of the scaling part (one topology at one PE count, as the progress line
+  /// reports it), to write partial results.
   std::function<void(const nlohmann::json&)> checkpoint;
+  /// Asked before each measurement (a per-stage depth, a scaling step, the baselines):
+  /// true ends the run there; the measurement in flight is finished. The results then
+  /// hold what was measured and "stopped": true.
+  std::function<bool()> stop_requested;
 };
 
 /// Runs the benchmark single-threaded on the calling thread and returns its
@@ -48,6 +53,8 @@ struct SchedBenchOptions {
 ///  - baselines: one push and one pop of oneTBB's concurrent_priority_queue and of
 ///    an OpenMP-lock-protected std::priority_queue, measured in the same run, and
 ///    the framework's admit + schedule relative to them.
+/// A topology of the scaling part that a stop cut short has "complete": false and the PE
+/// counts it was measured at in "pes_measured"; its growth ratios are over those.
 nlohmann::json run_sched_bench(const SchedBenchOptions& options);
 
 }  // namespace takt::bench

@@ -3,12 +3,15 @@
 #include "bench/latency/latency_bench.hpp"
 #include "cli/command.hpp"
 #include "platform/metrics_json.hpp"
+#include "platform/signal_stop.hpp"
+#include "platform/stop_flag.hpp"
 #include "takt/error.hpp"
 
 #include <fmt/core.h>
 
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <string>
 
 namespace takt::cli {
@@ -22,6 +25,23 @@ struct Options {
   bool no_other = false;
   bool no_cyclictest = false;
   bool no_pm_qos = false;
+};
+
+/// The signals' handlers from just before the first measurement until the results are
+/// written: SIGINT/SIGTERM ends the run before the next measurement (the one in flight is
+/// finished; a cyclictest run gets SIGINT and ends with the samples so far); what was
+/// measured is printed and written. A third signal still ends takt at once.
+struct StopOnSignal {
+  platform::StopFlag stop{
+      "\ntakt bench latency: stopping after the measurement in flight (cyclictest: at once); a third Ctrl-C "
+      "ends takt at once, without results\n"};
+  platform::SignalStop signals{stop};
+
+  [[nodiscard]] std::string signal_name() const {
+    return signals.last_signal() == SIGTERM ? "SIGTERM" : "SIGINT";
+  }
+  /// Measuring is over: signals are only counted from now on (a third still ends takt).
+  void measured() noexcept { signals.detach(); }
 };
 
 [[maybe_unused]] const bool registered = register_command({
@@ -66,15 +86,33 @@ struct Options {
             platform::write_json_file(path, bench::to_json(partial));
           };
         }
+        StopOnSignal signals;
+        options.stop_requested = [&signals] { return signals.stop.requested(); };
         bench::LatencyReport report = bench::run_latency_bench(options, checkpoint);
+        signals.measured();
+        if (report.stopped) report.stopped_by = signals.signal_name();
         fmt::print("{}", bench::format_table(report));
         if (!o->json.empty()) {
           platform::write_json_file(o->json, bench::to_json(report));
-          fmt::print("results written to {}\n", o->json);
+          fmt::print("results written to {}{}\n", o->json,
+                     report.stopped ? " (partial: complete is false)" : "");
+        }
+        if (report.stopped) {
+          std::string cut;  // a cyclictest run ended early
+          for (const auto& c : report.conditions) {
+            if (c.cyclictest.stopped) cut += fmt::format("; {}'s {} ended early", c.name, c.cyclictest.tool);
+          }
+          fmt::print(stderr, "takt bench latency: stopped by {}; the measurements made are printed{}{}\n",
+                     report.stopped_by, o->json.empty() ? "" : " and written to " + o->json, cut);
+        } else if (signals.stop.requested()) {
+          fmt::print(stderr,
+                     "takt bench latency: {} came after the last measurement: the results are complete\n",
+                     signals.signal_name());
         }
         bool measured = false;
         for (const auto& c : report.conditions) measured = measured || c.ran;
-        if (!measured) {
+        // A stopped run ends by the signal after this (cli::finish_command).
+        if (!measured && !report.stopped) {
           throw Error(
               "no condition could run (see above): without the SCHED_FIFO privilege, leave out --no-other");
         }

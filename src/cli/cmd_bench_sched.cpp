@@ -2,11 +2,14 @@
 #include "bench/sched/sched_bench.hpp"
 #include "cli/command.hpp"
 #include "platform/metrics_json.hpp"
+#include "platform/signal_stop.hpp"
+#include "platform/stop_flag.hpp"
 #include "takt/error.hpp"
 
 #include <fmt/core.h>
 
 #include <array>
+#include <csignal>
 #include <memory>
 #include <string>
 
@@ -18,8 +21,10 @@ void print_scaling(const nlohmann::json& sc);
 void print_baselines(const nlohmann::json& b);
 
 void print_table(const nlohmann::json& r) {
-  fmt::print("takt bench sched: one thread, nanoseconds per task, median of {} repeats\n",
-             r["repeats"].get<int>());
+  fmt::print("takt bench sched: one thread, nanoseconds per task, median of {} repeats{}\n",
+             r["repeats"].get<int>(),
+             r.contains("stopped_by") ? "; stopped by " + r["stopped_by"].get<std::string>() + ": partial"
+                                      : std::string());
   fmt::print(
       "(timings from a shared machine: repeat the run and compare; see docs/scheduling-framework.md)\n\n");
 
@@ -29,8 +34,9 @@ void print_table(const nlohmann::json& r) {
 }
 
 void print_per_stage(const nlohmann::json& ps) {
-  fmt::print("Cost per pipeline stage: chains of head-queue stages, {} tasks in flight, 1 PE\n",
-             ps["tasks_in_flight"].get<int>());
+  fmt::print("Cost per pipeline stage: chains of head-queue stages, {} tasks in flight, 1 PE{}\n",
+             ps["tasks_in_flight"].get<int>(),
+             ps.contains("complete") ? " (stopped: not every depth measured)" : "");
   fmt::print("  {:>6} {:>10} {:>12}\n", "stages", "admit", "schedule");
   for (std::size_t i = 0; i < ps["depths"].size(); ++i) {
     fmt::print("  {:>6} {:>10.1f} {:>12.1f}\n", ps["depths"][i].get<double>(),
@@ -50,17 +56,28 @@ void print_scaling(const nlohmann::json& sc) {
   std::string header = fmt::format("  {:<16} {:<9}", "topology", "PEs:");
   for (const auto& n : sc["pes"]) header += fmt::format(" {:>7}", n.get<int>());
   fmt::print("{} {:>8}\n", header, "growth");
+  bool cut = false;  // a topology a stop left without its last PE counts
   for (const auto& [name, t] : sc["topologies"].items()) {
     bool first = true;
+    const bool complete = !t.contains("complete");
+    cut = cut || !complete;
     for (const std::string what : {"admit", "schedule", "idle_schedule"}) {
       if (t[what + "_growth_ratio"].get<double>() == 0.0) continue;  // not measured
       std::string line =
           fmt::format("  {:<16} {:<9}", first ? name : "", what == "idle_schedule" ? "idle" : what);
       first = false;
       for (const auto& v : t[what + "_ns"]) line += fmt::format(" {:>7.1f}", v.get<double>());
-      fmt::print("{} {:>7.2f}x\n", line, t[what + "_growth_ratio"].get<double>());
+      for (std::size_t i = t[what + "_ns"].size(); i < sc["pes"].size(); ++i) {
+        line += fmt::format(" {:>7}", "-");
+      }
+      if (complete) {
+        fmt::print("{} {:>7.2f}x\n", line, t[what + "_growth_ratio"].get<double>());
+      } else {
+        fmt::print("{} {:>8}\n", line, "-");
+      }
     }
   }
+  if (cut) fmt::print("  -: not measured (stopped)\n");
   fmt::print(
       "  growth: last PE count over first; target <= {:.0f}x from 2 to 256 PEs (CoBaS's admission grew\n"
       "  linearly to ~{} us at 254 PEs); idle: schedule() when no task is queued anywhere\n\n",
@@ -78,6 +95,23 @@ void print_baselines(const nlohmann::json& b) {
              b["framework_topology"].get<std::string>(), b["framework_admit_schedule_ns"].get<double>(),
              b["ratio_to_tbb"].get<double>(), b["ratio_to_openmp"].get<double>());
 }
+
+/// The signals' handlers from just before the first measurement until the results are
+/// written: SIGINT/SIGTERM ends the run before the next measurement (the one in flight
+/// is finished); what was measured is printed and written. A third signal still ends
+/// takt at once.
+struct StopOnSignal {
+  platform::StopFlag stop{
+      "\ntakt bench sched: stopping after the measurement in flight; a third Ctrl-C ends takt at once, "
+      "without results\n"};
+  platform::SignalStop signals{stop};
+
+  [[nodiscard]] std::string signal_name() const {
+    return signals.last_signal() == SIGTERM ? "SIGTERM" : "SIGINT";
+  }
+  /// Measuring is over: signals are only counted from now on (a third still ends takt).
+  void measured() noexcept { signals.detach(); }
+};
 
 Action configure(CLI::App& app) {
   auto json_path = std::make_shared<std::string>();
@@ -122,13 +156,27 @@ Action configure(CLI::App& app) {
         platform::write_json_file(*json_path, doc);
       };
     }
+    StopOnSignal signals;
+    options->stop_requested = [&signals] { return signals.stop.requested(); };
     nlohmann::json result = bench::run_sched_bench(*options);
+    signals.measured();
+    const bool stopped = result.value("stopped", false);
+    result.erase("stopped");
+    if (stopped) result["stopped_by"] = signals.signal_name();
     print_table(result);
     if (!json_path->empty()) {
-      result["complete"] = true;
+      result["complete"] = !stopped;
       platform::write_json_file(*json_path, result);
-      fmt::print("wrote {}\n", *json_path);
+      fmt::print("wrote {}{}\n", *json_path, stopped ? " (partial: complete is false)" : "");
     }
+    if (stopped) {
+      fmt::print(stderr, "takt bench sched: stopped by {}; the measurements made are printed{}\n",
+                 signals.signal_name(), json_path->empty() ? "" : " and written to " + *json_path);
+    } else if (signals.stop.requested()) {
+      fmt::print(stderr, "takt bench sched: {} came after the last measurement: the results are complete\n",
+                 signals.signal_name());
+    }
+    // A stopped run ends by the signal after this (cli::finish_command).
     return exit_ok;
   };
 }

@@ -11,7 +11,8 @@
 #include <fmt/format.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -21,6 +22,7 @@
 #include <charconv>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <sstream>
@@ -143,11 +145,112 @@ struct ProcessOutput {
   int exit_status = -1;  ///< exit code, or -1 when killed / not started
   std::string out, err;
   bool timed_out = false;
+  bool interrupted = false;  ///< got SIGINT because `stop` said so
 };
 
-/// Runs argv[0] (PATH lookup) with stdout and stderr captured; kills it after `limit`.
+/// The file execve runs for `program`: `program` itself when it contains '/', else the
+/// first executable regular file of that name in PATH's directories, as posix_spawnp and
+/// execvp find it; "" when there is none, with `error` ENOENT (EACCES when a file of
+/// that name exists but may not be run).
+std::string find_program(const std::string& program, int& error) {
+  error = 0;
+  if (program.find('/') != std::string::npos) return program;
+  const char* env = std::getenv("PATH");
+  std::string_view dirs = env != nullptr && *env != '\0' ? env : "/bin:/usr/bin";  // glibc's default
+  error = ENOENT;
+  for (;;) {
+    const std::size_t colon = dirs.find(':');
+    const std::string_view dir = dirs.substr(0, colon);
+    const std::string candidate = (dir.empty() ? std::string(".") : std::string(dir)) + "/" + program;
+    struct stat st {};
+    if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+      if (::access(candidate.c_str(), X_OK) == 0) {
+        error = 0;
+        return candidate;
+      }
+      error = EACCES;
+    }
+    if (colon == std::string_view::npos) break;
+    dirs.remove_prefix(colon + 1);
+  }
+  return {};
+}
+
+/// Starts `path` with `argv`, its stdout and stderr on `out` and `err`, so that it gets
+/// SIGTERM when the calling thread ends, also when takt is killed (SIGKILL, a signal
+/// without a handler) and runs no destructor: PR_SET_PDEATHSIG, set in the child between
+/// fork and exec (posix_spawn cannot). Returns the child's pid, or -1 with `error` set
+/// (errno of pipe2, fork, or of dup2 / execve in the child, passed back through a pipe
+/// that exec closes).
+pid_t spawn_ending_with_caller(const std::string& path, const std::vector<char*>& argv, int out, int err,
+                               int& error) {
+  int status[2];
+  if (pipe2(status, O_CLOEXEC) != 0) {
+    error = errno;
+    return -1;
+  }
+  // No signal handler of takt's may run in the child before exec: all are blocked over
+  // the fork, and the child puts back the default action of the handled ones (an
+  // ignored signal stays ignored, as posix_spawn leaves it) before it unblocks them.
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  const pid_t parent = getpid();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    // The child of a process that may have other threads: async-signal-safe calls only.
+    int e = 0;
+    if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0) {
+      e = errno;
+    } else if (getppid() != parent) {
+      _exit(127);  // takt ended before prctl: nothing to measure for
+    } else if (dup2(out, STDOUT_FILENO) < 0 || dup2(err, STDERR_FILENO) < 0) {
+      e = errno;
+    } else {
+      for (int sig = 1; sig < NSIG; ++sig) {
+        struct sigaction action {};
+        if (sigaction(sig, nullptr, &action) == 0 && action.sa_handler != SIG_IGN &&
+            action.sa_handler != SIG_DFL) {
+          action.sa_handler = SIG_DFL;
+          action.sa_flags = 0;
+          sigemptyset(&action.sa_mask);
+          (void)sigaction(sig, &action, nullptr);
+        }
+      }
+      sigprocmask(SIG_SETMASK, &old, nullptr);
+      execve(path.c_str(), argv.data(), environ);
+      e = errno;
+    }
+    (void)!write(status[1], &e, sizeof e);
+    _exit(127);
+  }
+  const int fork_error = errno;
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  close(status[1]);
+  if (pid < 0) {
+    close(status[0]);
+    error = fork_error;
+    return -1;
+  }
+  int child_error = 0;
+  ssize_t n;
+  while ((n = read(status[0], &child_error, sizeof child_error)) < 0 && errno == EINTR) {
+  }
+  close(status[0]);
+  if (n == static_cast<ssize_t>(sizeof child_error)) {  // exec failed: the child has ended
+    while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
+    error = child_error;
+    return -1;
+  }
+  error = 0;
+  return pid;
+}
+
+/// Runs argv[0] (PATH lookup) with stdout and stderr captured; kills it after `limit`;
+/// sends it SIGINT once when `stop` (asked about every 100 ms) says so.
 ProcessOutput run_process(const std::vector<std::string>& args, std::chrono::nanoseconds limit,
-                          int& spawn_error) {
+                          const std::function<bool()>& stop, int& spawn_error) {
   ProcessOutput result;
   int out_pipe[2], err_pipe[2];
   if (pipe2(out_pipe, O_CLOEXEC) != 0) {
@@ -160,16 +263,13 @@ ProcessOutput run_process(const std::vector<std::string>& args, std::chrono::nan
     close(out_pipe[1]);
     return result;
   }
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, out_pipe[1], STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, err_pipe[1], STDERR_FILENO);
   std::vector<char*> argv;
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
   pid_t pid = -1;
-  spawn_error = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
+  // Resolved here: the child may only make async-signal-safe calls.
+  const std::string path = find_program(args.front(), spawn_error);
+  if (spawn_error == 0) pid = spawn_ending_with_caller(path, argv, out_pipe[1], err_pipe[1], spawn_error);
   close(out_pipe[1]);
   close(err_pipe[1]);
   if (spawn_error != 0) {
@@ -190,8 +290,12 @@ ProcessOutput run_process(const std::vector<std::string>& args, std::chrono::nan
       break;
     }
     for (int i = 0; i < 2; ++i) fds[i].fd = open[i] ? (i == 0 ? out_pipe[0] : err_pipe[0]) : -1;
-    int rc = poll(fds, 2, static_cast<int>(std::min<long long>(left.count(), 1000)));
+    int rc = poll(fds, 2, static_cast<int>(std::min<long long>(left.count(), stop ? 100 : 1000)));
     if (rc < 0 && errno != EINTR) break;
+    if (!result.interrupted && stop && stop()) {
+      kill(pid, SIGINT);
+      result.interrupted = true;
+    }
     for (int i = 0; i < 2; ++i) {
       if (!open[i] || (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
       ssize_t n = read(fds[i].fd, buf, sizeof buf);
@@ -261,11 +365,12 @@ CyclictestResult run_cyclictest(const CyclictestOptions& o) {
       return r;
     }
     CyclictestResult probe = run_timer_probe(o);
-    probe.reason = fmt::format("cyclictest did not run ({}); measured by takt's timer probe instead", why);
+    probe.reason = fmt::format("cyclictest did not run ({}); measured by takt's timer probe instead{}", why,
+                               probe.stopped ? ", " + probe.reason : std::string());
     return probe;
   };
   int spawn_error = 0;
-  ProcessOutput p = run_process(args, o.duration + std::chrono::seconds(15), spawn_error);
+  ProcessOutput p = run_process(args, o.duration + std::chrono::seconds(15), o.stop_requested, spawn_error);
   if (spawn_error != 0) {
     return fallback(
         spawn_error == ENOENT
@@ -289,6 +394,11 @@ CyclictestResult run_cyclictest(const CyclictestOptions& o) {
     r.latency = parsed.latency;
     r.overflows = parsed.overflows;
     r.reason = note;
+    if (p.interrupted) {
+      r.stopped = true;
+      r.reason += (r.reason.empty() ? "" : "; ") +
+                  std::string("stopped early (SIGINT passed on to cyclictest): the samples until then");
+    }
   } catch (const Error& e) {
     r.reason = fmt::format("cannot read cyclictest's output: {}", e.what());
   }
@@ -307,6 +417,7 @@ CyclictestResult run_timer_probe(const CyclictestOptions& o) {
       "takt timer probe: {} thread(s) on CPUs {}, clock_nanosleep(TIMER_ABSTIME) every {} us, {} loops",
       cpus.size(), cpus.to_string(), o.interval.count(), loops);
   std::vector<std::vector<std::int64_t>> samples(cpus.size(), std::vector<std::int64_t>(loops, 0));
+  std::vector<std::size_t> taken(cpus.size(), 0);  // samples per thread (fewer when stopped)
   std::vector<std::thread> threads;
   const std::chrono::nanoseconds start = os::monotonic_now() + std::chrono::milliseconds(1);
   for (std::size_t t = 0; t < cpus.size(); ++t) {
@@ -320,17 +431,29 @@ CyclictestResult run_timer_probe(const CyclictestOptions& o) {
         pthread_setschedparam(pthread_self(), SCHED_FIFO, &p);
       }
       std::chrono::nanoseconds next = start;
-      for (std::size_t i = 0; i < loops; ++i) {
+      std::chrono::nanoseconds asked = start;  // when stop_requested was last asked
+      std::size_t i = 0;
+      for (; i < loops; ++i) {
         next += o.interval;
+        if (o.stop_requested && next - asked >= std::chrono::milliseconds(100)) {
+          asked = next;
+          if (o.stop_requested()) break;
+        }
         os::sleep_until(next);
         samples[t][i] = (os::monotonic_now() - next).count();
       }
+      taken[t] = i;
     });
   }
   for (auto& th : threads) th.join();
   std::vector<std::int64_t> all;
   all.reserve(loops * cpus.size());
-  for (const auto& s : samples) all.insert(all.end(), s.begin(), s.end());
+  for (std::size_t t = 0; t < samples.size(); ++t) {
+    const auto& s = samples[t];
+    all.insert(all.end(), s.begin(), s.begin() + static_cast<std::ptrdiff_t>(taken[t]));
+    if (taken[t] < loops) r.stopped = true;
+  }
+  if (r.stopped) r.reason = "stopped early: the samples until then";
   r.latency = latency_stats(std::move(all));
   r.ran = true;
   return r;

@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -43,6 +44,12 @@ struct CyclictestOptions {
   /// When cyclictest cannot run (not installed; rt-tests' cyclictest exits unless it may
   /// set SCHED_FIFO, whatever --policy says), measure with run_timer_probe() instead.
   bool probe_fallback = true;
+  /// Asked while the measurement runs (about every 100 ms): true ends it early. A running
+  /// cyclictest gets SIGINT, on which it prints the histogram of its samples so far and
+  /// exits; the timer probe's threads stop sleeping. The result then holds the samples up
+  /// to then and has `stopped` set. (For a command stopped by SIGINT/SIGTERM, which
+  /// reaches takt alone when sent with kill.)
+  std::function<bool()> stop_requested;
 };
 
 struct CyclictestResult {
@@ -53,6 +60,7 @@ struct CyclictestResult {
   std::string policy;               ///< "SCHED_FIFO/90" or "SCHED_OTHER"
   LatencyStats latency;
   std::uint64_t overflows = 0;  ///< samples above the histogram range (counted at max)
+  bool stopped = false;         ///< ended early by options.stop_requested: fewer samples
 };
 
 /// Runs cyclictest for options.duration and summarises its histogram. Without the

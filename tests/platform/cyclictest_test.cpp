@@ -1,12 +1,21 @@
 // Tests of the cyclictest runner: histogram parsing with hand-computed percentiles, a missing binary, a real
-// run, and takt's timer probe where cyclictest cannot run.
+// run, takt's timer probe where cyclictest cannot run, both ended early by a stop, and cyclictest ending
+// with a killed takt.
 #include "platform/cyclictest.hpp"
 #include "takt/error.hpp"
 
 #include <gtest/gtest.h>
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
 
 using namespace std::chrono_literals;
 using namespace takt::platform;
@@ -136,4 +145,111 @@ TEST(Cyclictest, RealRunGivesOrderedPercentiles) {
   EXPECT_LE(r.latency.p50_us, r.latency.p99_us);
   EXPECT_LE(r.latency.p99_us, r.latency.max_us);
   EXPECT_NE(r.command.find("-l 500"), std::string::npos) << r.command;
+}
+
+TEST(Cyclictest, AStopPassesSigintOnAndKeepsTheHistogramSoFar) {
+  // A cyclictest of 60 s that, like rt-tests' on SIGINT, prints its histogram and exits 0.
+  const auto fake = std::filesystem::temp_directory_path() /
+                    ("takt-interruptible-cyclictest-" + std::to_string(::getpid()) + ".sh");
+  std::ofstream(fake) << "#!/bin/sh\n"
+                         "trap 'kill $! 2>/dev/null; printf \"000010 000007\\n# Max Latencies: 00012\\n\"; "
+                         "exit 0' INT\n"
+                         "sleep 60 >/dev/null 2>&1 &\nwait\nexit 3\n";
+  std::filesystem::permissions(fake, std::filesystem::perms::owner_all);
+  CyclictestOptions o;
+  o.program = fake.string();
+  o.duration = 60s;
+  o.probe_fallback = false;
+  const auto start = std::chrono::steady_clock::now();
+  // After the script has set its trap (a generous second on a loaded machine).
+  o.stop_requested = [start] { return std::chrono::steady_clock::now() - start > 1s; };
+  const CyclictestResult r = run_cyclictest(o);
+  const auto took = std::chrono::steady_clock::now() - start;
+  std::filesystem::remove(fake);
+  ASSERT_TRUE(r.ran) << r.reason;
+  EXPECT_TRUE(r.stopped);
+  EXPECT_EQ(r.latency.samples, 7u);
+  EXPECT_NE(r.reason.find("stopped early (SIGINT passed on to cyclictest)"), std::string::npos) << r.reason;
+  EXPECT_LT(took, 20s);
+}
+
+TEST(Cyclictest, AStopEndsTheTimerProbeWithTheSamplesSoFar) {
+  CyclictestOptions o;
+  o.duration = 60s;
+  o.interval = 1000us;
+  o.fifo = false;
+  o.cpus = takt::os::CpuSet({takt::os::allowed_cpus()[0]});
+  const auto start = std::chrono::steady_clock::now();
+  o.stop_requested = [start] { return std::chrono::steady_clock::now() - start > 300ms; };
+  const CyclictestResult r = run_timer_probe(o);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 20s);
+  EXPECT_TRUE(r.ran);
+  EXPECT_TRUE(r.stopped);
+  EXPECT_GT(r.latency.samples, 0u);
+  EXPECT_LT(r.latency.samples, 60000u);
+  EXPECT_NE(r.reason.find("stopped early"), std::string::npos) << r.reason;
+}
+
+/// Whether process `pid` has ended (gone, or a zombie that no one reaped yet).
+bool ended(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat;
+  if (!std::getline(in, stat)) return true;
+  const auto paren = stat.rfind(')');
+  return paren == std::string::npos || stat.compare(paren + 1, 3, " Z ") == 0;
+}
+
+TEST(Cyclictest, CyclictestEndsWhenTheProcessThatRanItIsKilled) {
+  // A cyclictest of 60 s that writes its pid; the process running it (as takt would) is
+  // killed by SIGKILL, which no handler sees: cyclictest gets SIGTERM (PR_SET_PDEATHSIG).
+  // Before, it ran on for its whole loop count.
+  const auto dir = std::filesystem::temp_directory_path() / ("takt-orphan-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto fake = dir / "cyclictest.sh", pid_file = dir / "pid";
+  std::ofstream(fake) << "#!/bin/sh\necho $$ > " << pid_file.string() << ".tmp && mv " << pid_file.string()
+                      << ".tmp " << pid_file.string() << "\nexec sleep 60\n";
+  std::filesystem::permissions(fake, std::filesystem::perms::owner_all);
+  const pid_t runner = ::fork();
+  if (runner == 0) {
+    CyclictestOptions o;
+    o.program = fake.string();
+    o.duration = 60s;
+    o.probe_fallback = false;
+    (void)run_cyclictest(o);
+    ::_exit(0);
+  }
+  ASSERT_GT(runner, 0);
+  pid_t child = 0;
+  for (int i = 0; i < 200 && child == 0; ++i) {  // up to 20 s on a loaded machine
+    std::ifstream in(pid_file);
+    if (!(in >> child)) std::this_thread::sleep_for(100ms);
+  }
+  ::kill(runner, SIGKILL);
+  ::waitpid(runner, nullptr, 0);
+  ASSERT_GT(child, 0) << "the fake cyclictest did not start";
+  bool gone = false;
+  for (int i = 0; i < 100 && !gone; ++i) {  // up to 10 s
+    gone = ended(child);
+    if (!gone) std::this_thread::sleep_for(100ms);
+  }
+  if (!gone) ::kill(child, SIGKILL);
+  std::filesystem::remove_all(dir);
+  EXPECT_TRUE(gone) << "cyclictest outlived the process that ran it";
+}
+
+TEST(Cyclictest, AProgramThatCannotBeRunIsReportedNotThrown) {
+  // Found in PATH's sense (a path) but not executable: the child's execve error comes back.
+  const auto fake = std::filesystem::temp_directory_path() /
+                    ("takt-not-executable-cyclictest-" + std::to_string(::getpid()) + ".sh");
+  std::ofstream(fake) << "#!/bin/sh\nexit 0\n";
+  std::filesystem::permissions(fake,
+                               std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  CyclictestOptions o;
+  o.program = fake.string();
+  o.duration = 100ms;
+  o.probe_fallback = false;
+  const CyclictestResult r = run_cyclictest(o);
+  std::filesystem::remove(fake);
+  EXPECT_FALSE(r.ran);
+  EXPECT_NE(r.reason.find("cannot start '" + fake.string() + "'"), std::string::npos) << r.reason;
 }

@@ -125,3 +125,27 @@ TEST(LatencyBench, ATargetWithoutSamplesIsNotMet) {
   }
   EXPECT_EQ(scheduling_rows, 2);
 }
+
+TEST(LatencyBench, AStopEndsTheRunBetweenMeasurementsAndKeepsThoseMade) {
+  // Asked to stop once two measurements are done (as SIGINT would be): the run ends
+  // there, the report has both and says it was stopped; the JSON says it is partial.
+  takt::bench::LatencyBenchOptions o;
+  o.seconds = 50ms;
+  o.fifo = false;
+  o.cyclictest = false;
+  o.pm_qos = false;
+  int measured = 0;
+  o.stop_requested = [&] { return measured >= 2; };
+  auto report = takt::bench::run_latency_bench(o, [&](const takt::bench::LatencyReport&) { ++measured; });
+  EXPECT_TRUE(report.stopped);
+  EXPECT_FALSE(report.complete);
+  ASSERT_EQ(report.conditions.size(), 1u);
+  EXPECT_EQ(report.conditions[0].results.size(), 2u);
+  report.stopped_by = "SIGINT";
+  const auto j = takt::bench::to_json(report);
+  EXPECT_EQ(j["complete"], false);
+  EXPECT_EQ(j["stopped_by"], "SIGINT");
+  const std::string table = takt::bench::format_table(report);
+  EXPECT_NE(table.find("stopped by SIGINT: only the measurements made until then"), std::string::npos)
+      << table;
+}

@@ -1,9 +1,11 @@
 // `takt bench sched` (bench/sched) in its smallest form: the parts it was asked for, a
-// checkpoint after each, and the baseline labelled with the PE count it was measured at.
+// checkpoint after each (and after each scaling step), the baseline labelled with the PE
+// count it was measured at, and a stop between measurements.
 #include "bench/sched/sched_bench.hpp"
 
 #include <gtest/gtest.h>
 
+#include <string>
 #include <vector>
 
 namespace {
@@ -27,6 +29,49 @@ TEST(SchedBench, EachPartIsACheckpointAndTheBaselineNamesItsPeCount) {
   // Measured at the first (here the only) PE count of the scaling part: 4, not 2.
   EXPECT_EQ(result["baselines"]["framework_topology"], "gedf-paws, 4 PEs");
   EXPECT_GT(result["baselines"]["framework_admit_schedule_ns"].get<double>(), 0.0);
+}
+
+TEST(SchedBench, EachScalingStepIsACheckpointAndAStopKeepsTheStepsMeasured) {
+  // A stop asked after the second step (as SIGINT would): the steps measured are in the
+  // results and were checkpointed one by one; nothing more is measured.
+  takt::bench::SchedBenchOptions o;
+  o.quick = true;
+  o.repeats = 1;
+  o.idle = false;
+  o.per_stage = false;
+  o.pes = {2, 4, 8};
+  o.topologies = {"gedf-paws", "partitioned-dm"};
+  int steps = 0;
+  o.progress = [&](const std::string& line) {
+    if (line.rfind("scaling:", 0) == 0) ++steps;
+  };
+  o.stop_requested = [&] { return steps >= 2; };
+  std::vector<nlohmann::json> checkpoints;
+  o.checkpoint = [&](const nlohmann::json& partial) { checkpoints.push_back(partial); };
+  const nlohmann::json result = takt::bench::run_sched_bench(o);
+  ASSERT_EQ(checkpoints.size(), 2u) << "one per step";
+  EXPECT_EQ(checkpoints[0]["scaling"]["topologies"]["gedf-paws"]["admit_ns"].size(), 1u);
+  EXPECT_EQ(checkpoints[1]["scaling"]["topologies"]["gedf-paws"]["admit_ns"].size(), 2u);
+  EXPECT_EQ(result.value("stopped", false), true);
+  EXPECT_FALSE(result.contains("baselines"));
+  const auto& gedf = result["scaling"]["topologies"]["gedf-paws"];
+  EXPECT_EQ(gedf["admit_ns"].size(), 2u);
+  EXPECT_EQ(gedf["complete"], false);
+  EXPECT_EQ(gedf["pes_measured"], (std::vector<int>{2, 4}));
+  EXPECT_EQ(result["scaling"]["pes"], (std::vector<int>{2, 4, 8}));
+  EXPECT_FALSE(result["scaling"]["topologies"].contains("partitioned-dm"));
+}
+
+TEST(SchedBench, AStopBeforeTheFirstMeasurementLeavesOnlyTheHeader) {
+  takt::bench::SchedBenchOptions o;
+  o.quick = true;
+  o.repeats = 1;
+  o.stop_requested = [] { return true; };
+  const nlohmann::json result = takt::bench::run_sched_bench(o);
+  EXPECT_EQ(result.value("stopped", false), true);
+  EXPECT_FALSE(result.contains("per_stage"));
+  EXPECT_FALSE(result.contains("scaling"));
+  EXPECT_FALSE(result.contains("baselines"));
 }
 
 }  // namespace
