@@ -6,7 +6,6 @@
 #include "model/task_set_parser.hpp"
 #include "model/task_set_writer.hpp"
 #include "platform/metrics_json.hpp"
-#include "platform/signal_stop.hpp"
 #include "platform/stop_flag.hpp"
 #include "takt/error.hpp"
 #include "takt/version.hpp"
@@ -71,10 +70,9 @@ model::TaskSet make_set(analysis::GeneratorMethod method, int count, int cores, 
 /// left out, no row is measured after it, and the rows measured are printed and written,
 /// marked partial; cli::finish_command then ends takt by the signal.
 int run_bench(const BenchArgs& a) {
-  platform::StopFlag stop{
+  platform::StopOnSignal stop(
       "\ntakt bench analyze: stopping; the row in flight is left out, the rows measured are written; a third "
-      "Ctrl-C ends takt at once, without results\n"};
-  platform::SignalStop signals{stop};
+      "Ctrl-C ends takt at once, without results\n");
   nlohmann::ordered_json results = nlohmann::ordered_json::array();
   nlohmann::ordered_json not_measured = nlohmann::ordered_json::array();  // rows a stop left out
   fmt::print("takt bench analyze: {} tasks on {} cores, Σu = {:.0f}% of m, median of {} runs\n", a.tasks,
@@ -149,9 +147,9 @@ int run_bench(const BenchArgs& a) {
                          {"ratio_to_target", total_median / 1.0}});
     }
   }
-  signals.detach();  // measured: a signal now is only counted (a third still ends takt)
+  stop.measured();  // a signal now is only counted (a third still ends takt)
   const bool complete = not_measured.empty();
-  const std::string signal = signals.last_signal() == SIGTERM ? "SIGTERM" : "SIGINT";
+  const std::string signal = stop.signal_name();
   const std::size_t rows = results.size() + not_measured.size();
   if (complete) {
     fmt::print("\nslowest policy: {:.4f} s ({})\n", worst,

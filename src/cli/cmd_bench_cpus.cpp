@@ -2,7 +2,6 @@
 #include "bench/cpus/cpu_speed.hpp"
 #include "cli/command.hpp"
 #include "platform/metrics_json.hpp"
-#include "platform/signal_stop.hpp"
 #include "platform/stop_flag.hpp"
 
 #include <fmt/core.h>
@@ -23,15 +22,14 @@ struct CpusArgs {
 /// nothing more is measured, and what was measured is printed and written, marked
 /// partial; cli::finish_command then ends takt by the signal.
 int run_cpus(const CpusArgs& a) {
-  platform::StopFlag stop{
+  platform::StopOnSignal stop(
       "\ntakt bench cpus: stopping; the measurement in flight is left out, the CPUs measured are written; a "
-      "third Ctrl-C ends takt at once, without results\n"};
-  platform::SignalStop signals{stop};
+      "third Ctrl-C ends takt at once, without results\n");
   bench::CpuSpeedOptions options = a.options;
   options.stop_requested = [&stop] { return stop.requested(); };
   bench::CpuSpeedReport r = bench::measure_cpu_speed(options);
-  signals.detach();  // measured: a signal now is only counted (a third still ends takt)
-  const std::string signal = signals.last_signal() == SIGTERM ? "SIGTERM" : "SIGINT";
+  stop.measured();  // a signal now is only counted (a third still ends takt)
+  const std::string signal = stop.signal_name();
   if (!r.complete) r.stopped_by = signal;
   fmt::print("{}", bench::format_cpu_speed(r));
   if (!a.json.empty()) {

@@ -3,7 +3,6 @@
 #include "bench/latency/latency_bench.hpp"
 #include "cli/command.hpp"
 #include "platform/metrics_json.hpp"
-#include "platform/signal_stop.hpp"
 #include "platform/stop_flag.hpp"
 #include "takt/error.hpp"
 
@@ -27,22 +26,12 @@ struct Options {
   bool no_pm_qos = false;
 };
 
-/// The signals' handlers from just before the first measurement until the results are
-/// written: SIGINT/SIGTERM ends the run before the next measurement (the one in flight is
+/// SIGINT/SIGTERM ends the run before the next measurement (the one in flight is
 /// finished; a cyclictest run gets SIGINT and ends with the samples so far); what was
 /// measured is printed and written. A third signal still ends takt at once.
-struct StopOnSignal {
-  platform::StopFlag stop{
-      "\ntakt bench latency: stopping after the measurement in flight (cyclictest: at once); a third Ctrl-C "
-      "ends takt at once, without results\n"};
-  platform::SignalStop signals{stop};
-
-  [[nodiscard]] std::string signal_name() const {
-    return signals.last_signal() == SIGTERM ? "SIGTERM" : "SIGINT";
-  }
-  /// Measuring is over: signals are only counted from now on (a third still ends takt).
-  void measured() noexcept { signals.detach(); }
-};
+constexpr std::string_view kStopNotice =
+    "\ntakt bench latency: stopping after the measurement in flight (cyclictest: at once); a third Ctrl-C "
+    "ends takt at once, without results\n";
 
 [[maybe_unused]] const bool registered = register_command({
     {"bench", "latency"},
@@ -86,8 +75,8 @@ struct StopOnSignal {
             platform::write_json_file(path, bench::to_json(partial));
           };
         }
-        StopOnSignal signals;
-        options.stop_requested = [&signals] { return signals.stop.requested(); };
+        platform::StopOnSignal signals(kStopNotice);
+        options.stop_requested = [&signals] { return signals.requested(); };
         bench::LatencyReport report = bench::run_latency_bench(options, checkpoint);
         signals.measured();
         if (report.stopped) report.stopped_by = signals.signal_name();
@@ -104,7 +93,7 @@ struct StopOnSignal {
           }
           fmt::print(stderr, "takt bench latency: stopped by {}; the measurements made are printed{}{}\n",
                      report.stopped_by, o->json.empty() ? "" : " and written to " + o->json, cut);
-        } else if (signals.stop.requested()) {
+        } else if (signals.requested()) {
           fmt::print(stderr,
                      "takt bench latency: {} came after the last measurement: the results are complete\n",
                      signals.signal_name());

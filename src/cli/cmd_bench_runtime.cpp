@@ -2,7 +2,6 @@
 #include "bench/runtime/runtime_bench.hpp"
 #include "cli/command.hpp"
 #include "model/duration.hpp"
-#include "platform/signal_stop.hpp"
 #include "platform/stop_flag.hpp"
 
 #include <chrono>
@@ -56,12 +55,11 @@ namespace {
         // SIGINT/SIGTERM: the round under way is finished, the rest not run; the table,
         // targets and JSON (complete: false, stopped: true) of the rounds measured are
         // written, then takt ends by the signal (finish_command).
-        platform::StopFlag stop(
+        platform::StopOnSignal stop(
             "\ntakt bench runtime: stopping after the round in flight; a third Ctrl-C ends takt at once\n");
-        platform::SignalStop signals(stop);
         options->stop_requested = [&stop] { return stop.requested(); };
         const int code = bench::run_runtime_bench(*options);
-        signals.detach();
+        stop.measured();
         return code;
       };
     },

@@ -2,7 +2,6 @@
 #include "bench/sched/sched_bench.hpp"
 #include "cli/command.hpp"
 #include "platform/metrics_json.hpp"
-#include "platform/signal_stop.hpp"
 #include "platform/stop_flag.hpp"
 #include "takt/error.hpp"
 
@@ -96,22 +95,12 @@ void print_baselines(const nlohmann::json& b) {
              b["ratio_to_tbb"].get<double>(), b["ratio_to_openmp"].get<double>());
 }
 
-/// The signals' handlers from just before the first measurement until the results are
-/// written: SIGINT/SIGTERM ends the run before the next measurement (the one in flight
+/// SIGINT/SIGTERM ends the run before the next measurement (the one in flight
 /// is finished); what was measured is printed and written. A third signal still ends
 /// takt at once.
-struct StopOnSignal {
-  platform::StopFlag stop{
-      "\ntakt bench sched: stopping after the measurement in flight; a third Ctrl-C ends takt at once, "
-      "without results\n"};
-  platform::SignalStop signals{stop};
-
-  [[nodiscard]] std::string signal_name() const {
-    return signals.last_signal() == SIGTERM ? "SIGTERM" : "SIGINT";
-  }
-  /// Measuring is over: signals are only counted from now on (a third still ends takt).
-  void measured() noexcept { signals.detach(); }
-};
+constexpr std::string_view kStopNotice =
+    "\ntakt bench sched: stopping after the measurement in flight; a third Ctrl-C ends takt at once, "
+    "without results\n";
 
 Action configure(CLI::App& app) {
   auto json_path = std::make_shared<std::string>();
@@ -156,8 +145,8 @@ Action configure(CLI::App& app) {
         platform::write_json_file(*json_path, doc);
       };
     }
-    StopOnSignal signals;
-    options->stop_requested = [&signals] { return signals.stop.requested(); };
+    platform::StopOnSignal signals(kStopNotice);
+    options->stop_requested = [&signals] { return signals.requested(); };
     nlohmann::json result = bench::run_sched_bench(*options);
     signals.measured();
     const bool stopped = result.value("stopped", false);
@@ -172,7 +161,7 @@ Action configure(CLI::App& app) {
     if (stopped) {
       fmt::print(stderr, "takt bench sched: stopped by {}; the measurements made are printed{}\n",
                  signals.signal_name(), json_path->empty() ? "" : " and written to " + *json_path);
-    } else if (signals.stop.requested()) {
+    } else if (signals.requested()) {
       fmt::print(stderr, "takt bench sched: {} came after the last measurement: the results are complete\n",
                  signals.signal_name());
     }

@@ -9,7 +9,6 @@
 #include "os/cpu.hpp"
 #include "platform/metrics_json.hpp"
 #include "platform/run.hpp"
-#include "platform/signal_stop.hpp"
 #include "platform/stop_flag.hpp"
 #include "profiler/profile.hpp"
 #include "profiler/profile_output.hpp"
@@ -84,18 +83,9 @@ std::string today() {
 /// until the results are written.
 /// SIGINT/SIGTERM while measuring: profiling ends before the next job (a job that has
 /// begun is finished, the task's code is not interrupted), and what was measured is
-/// printed and written. SignalStop's third signal still ends the process at once.
-struct StopOnSignal {
-  platform::StopFlag stop{
-      "\ntakt profile: stopping after the job in flight; a third Ctrl-C ends takt at once, without results\n"};
-  platform::SignalStop signals{stop};
-
-  /// "SIGINT" or "SIGTERM", for the messages.
-  [[nodiscard]] std::string signal_name() const { return platform::signal_name(signals.last_signal()); }
-  /// Measuring is over: a signal from now on is only counted (a third still ends the
-  /// process), and the results are written in full.
-  void measured() noexcept { signals.detach(); }
-};
+/// printed and written.
+constexpr std::string_view kStopNotice =
+    "\ntakt profile: stopping after the job in flight; a third Ctrl-C ends takt at once, without results\n";
 
 profiler::ProfileOptions options_of(const ProfileArgs& a) {
   profiler::ProfileOptions o;
@@ -254,9 +244,9 @@ int profile_file(const ProfileArgs& a, const profiler::ProfileOptions& o) {
   std::vector<model::MeasurementUpdate> updates;
   nlohmann::json tasks = nlohmann::json::array();
   std::deque<std::pair<std::string, profiler::ProfileResult>> done;  // by program + args (kept in place)
-  StopOnSignal signals;
+  platform::StopOnSignal signals(kStopNotice);
   profiler::ProfileOptions options = o;
-  options.stop_requested = [&signals] { return signals.stop.requested(); };
+  options.stop_requested = [&signals] { return signals.requested(); };
   std::vector<std::string> not_measured;  // tasks a signal left unprofiled
   std::string partial;  // the tasks a signal left with fewer jobs: "'a' (3 of 10 jobs)"
   for (std::size_t i = 0; i < chosen.size(); ++i) {
@@ -274,7 +264,7 @@ int profile_file(const ProfileArgs& a, const profiler::ProfileOptions& o) {
       if (k == key) result = &r;
     }
     if (result == nullptr) {
-      if (signals.stop.requested()) {
+      if (signals.requested()) {
         not_measured.push_back(t.name);
         continue;
       }
@@ -301,14 +291,14 @@ int profile_file(const ProfileArgs& a, const profiler::ProfileOptions& o) {
     tasks.push_back(entry);
   }
   signals.measured();
-  if (signals.stop.requested() && updates.empty()) {
+  if (signals.requested() && updates.empty()) {
     throw Error(fmt::format("stopped by {} before the first job was measured; nothing is written into {}",
                             signals.signal_name(), a.update));
   }
   nlohmann::json report{{"file", a.update}, {"tasks", tasks}};
-  if (signals.stop.requested()) report["not_profiled"] = not_measured;
+  if (signals.requested()) report["not_profiled"] = not_measured;
   if (a.json) fmt::print("{}\n", report.dump(2));
-  if (signals.stop.requested()) {
+  if (signals.requested()) {
     std::string left;
     for (const std::string& name : not_measured) left += (left.empty() ? "'" : ", '") + name + "'";
     if (partial.empty() && left.empty()) {
@@ -353,8 +343,8 @@ int run_profile(const ProfileArgs& a) {
           "file or give another path)");
     }
   }
-  StopOnSignal signals;
-  o.stop_requested = [&signals] { return signals.stop.requested(); };
+  platform::StopOnSignal signals(kStopNotice);
+  o.stop_requested = [&signals] { return signals.requested(); };
   profiler::ProfileResult result = profile_program(program, a.program, a.args, o);
   signals.measured();
   if (result.stopped) {

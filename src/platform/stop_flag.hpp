@@ -1,9 +1,12 @@
-// A Stoppable that only raises a flag: for commands that stop between measurements.
+// A Stoppable that only raises a flag, and the signal handling around it: for commands that stop
+// between measurements.
 #pragma once
 
+#include "platform/signal_stop.hpp"
 #include "platform/stoppable.hpp"
 
 #include <atomic>
+#include <string>
 #include <string_view>
 #include <unistd.h>
 
@@ -30,6 +33,25 @@ class StopFlag final : public Stoppable {
  private:
   std::atomic<bool> requested_{false};
   std::string_view notice_;
+};
+
+/// A StopFlag with the (one) SignalStop pointed at it: a command makes one just before
+/// its first measurement, asks requested() between measurements, calls measured() before
+/// writing its results, and names the signal in its messages.
+class StopOnSignal {
+ public:
+  /// `notice`: as for StopFlag (a string literal).
+  explicit StopOnSignal(std::string_view notice) : flag_(notice), signals_(flag_) {}
+  [[nodiscard]] bool requested() const noexcept { return flag_.requested(); }
+  /// "SIGINT" or "SIGTERM": the signal that came.
+  [[nodiscard]] std::string signal_name() const { return platform::signal_name(signals_.last_signal()); }
+  /// Measuring is over: a signal from now on is only counted (SA_RESTART; a third still
+  /// ends the process), so that the results are written whole.
+  void measured() noexcept { signals_.detach(); }
+
+ private:
+  StopFlag flag_;
+  SignalStop signals_;
 };
 
 }  // namespace takt::platform

@@ -3,16 +3,12 @@
 #include "../support/command_test.hpp"
 
 #include <gtest/gtest.h>
-#include <fcntl.h>
-#include <sys/wait.h>
-#include <unistd.h>
 #include <nlohmann/json.hpp>
 
 #include <chrono>
 #include <csignal>
 #include <filesystem>
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace {
@@ -21,41 +17,6 @@ using takt::testing::Outcome;
 using takt::testing::slurp;
 
 class BenchStop : public takt::testing::CommandTest {};
-
-struct Interrupted {
-  Outcome outcome;
-  std::chrono::duration<double> after_signal{};  ///< from the SIGINT to takt's end
-};
-
-/// Runs takt ARGS (TAKT_NO_RT=1) and sends it SIGINT after `wait`.
-Interrupted interrupted_takt(const std::filesystem::path& dir, const std::vector<std::string>& args,
-                             std::chrono::milliseconds wait) {
-  const std::filesystem::path out = dir / "stdout", err = dir / "stderr";
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    const int o = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (o < 0 || e < 0 || ::dup2(o, STDOUT_FILENO) < 0 || ::dup2(e, STDERR_FILENO) < 0) ::_exit(126);
-    ::setenv("TAKT_NO_RT", "1", 1);
-    std::vector<char*> argv{const_cast<char*>(TAKT_BINARY)};
-    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    ::execv(TAKT_BINARY, argv.data());
-    ::_exit(127);
-  }
-  Interrupted r;
-  if (pid < 0) return r;
-  std::this_thread::sleep_for(wait);
-  ::kill(pid, SIGINT);
-  const auto signalled = std::chrono::steady_clock::now();
-  int raw = 0;
-  ::waitpid(pid, &raw, 0);
-  r.after_signal = std::chrono::steady_clock::now() - signalled;
-  r.outcome.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : WIFSIGNALED(raw) ? 128 + WTERMSIG(raw) : -1;
-  r.outcome.out = slurp(out);
-  r.outcome.err = slurp(err);
-  return r;
-}
 
 constexpr int kEndedBySigint = 128 + SIGINT;
 
@@ -71,8 +32,8 @@ TEST_F(BenchStop, SchedKeepsEveryScalingStepMeasured) {
   // the progress lines reported are all in the JSON and the table. Before, the JSON was
   // written only after the whole scaling part, so a stop lost them.
   const std::filesystem::path json = dir_ / "sched.json";
-  const Interrupted r = interrupted_takt(
-      dir_, {"bench", "sched", "--json", json.string(), "--repeats", "2", "--skip-per-stage", "--skip-idle"},
+  const takt::testing::Interrupted r = signal_takt_after(
+      {"bench", "sched", "--json", json.string(), "--repeats", "2", "--skip-per-stage", "--skip-idle"},
       std::chrono::seconds(3));
   const Outcome& o = r.outcome;
   ASSERT_EQ(o.status, kEndedBySigint) << o.err;
@@ -95,10 +56,10 @@ TEST_F(BenchStop, LatencyPrintsAndWritesTheMeasurementsMade) {
   // Five measurements of 1 s under SCHED_OTHER (2 cores: 2 scheduling, 3 barrier rows;
   // more on more cores), stopped after 2.5 s. Before, nothing was printed.
   const std::filesystem::path json = dir_ / "latency.json";
-  const Interrupted r = interrupted_takt(dir_,
-                                         {"bench", "latency", "--seconds", "1", "--no-fifo",
-                                          "--no-cyclictest", "--no-pm-qos", "--json", json.string()},
-                                         std::chrono::milliseconds(2500));
+  const std::vector<std::string> args{
+      "bench", "latency", "--seconds", "1", "--no-fifo", "--no-cyclictest", "--no-pm-qos", "--json",
+      json.string()};
+  const takt::testing::Interrupted r = signal_takt_after(args, std::chrono::milliseconds(2500));
   const Outcome& o = r.outcome;
   ASSERT_EQ(o.status, kEndedBySigint) << o.err;
   EXPECT_NE(o.err.find("takt bench latency: stopped by SIGINT"), std::string::npos) << o.err;
@@ -122,12 +83,12 @@ TEST_F(BenchStop, LatencyEndsCyclictestEarlyAndKeepsItsSamples) {
   // cyclictest (or takt's timer probe where it cannot run) for 30 s, stopped after 2 s:
   // it gets SIGINT and its samples until then are kept; takt does not wait 30 s.
   const std::filesystem::path json = dir_ / "latency.json";
-  const Interrupted r = interrupted_takt(
-      dir_, {"bench", "latency", "--seconds", "30", "--no-fifo", "--no-pm-qos", "--json", json.string()},
+  const takt::testing::Interrupted r = signal_takt_after(
+      {"bench", "latency", "--seconds", "30", "--no-fifo", "--no-pm-qos", "--json", json.string()},
       std::chrono::seconds(2));
   const Outcome& o = r.outcome;
   ASSERT_EQ(o.status, kEndedBySigint) << o.err;
-  EXPECT_LT(r.after_signal.count(), 15.0) << o.err;
+  EXPECT_LT(r.after_signal, std::chrono::seconds(15)) << o.err;
   EXPECT_NE(o.err.find("ended early"), std::string::npos) << o.err;
   const nlohmann::json j = nlohmann::json::parse(slurp(json));
   EXPECT_EQ(j["complete"], false);

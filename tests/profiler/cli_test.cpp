@@ -29,14 +29,7 @@ namespace {
 using takt::testing::Outcome;
 using takt::testing::slurp;
 
-class ProfileCommand : public takt::testing::CommandTest {
- protected:
-  /// takt ARGS... (TAKT_NO_RT=1), sent SIGINT after `wait`; a process ended by a signal
-  /// has a shell's status, 128 + the signal.
-  Outcome interrupted(const std::vector<std::string>& args, std::chrono::milliseconds wait) {
-    return signal_takt_when(args, [wait](const std::string&, auto elapsed) { return elapsed >= wait; }).outcome;
-  }
-};
+class ProfileCommand : public takt::testing::CommandTest {};
 
 // Fixed burdens: the tests do not depend on the calibration (tested elsewhere).
 const std::string kBurdens = " --burden-spawn 2us --burden-sync 1us";
@@ -383,9 +376,10 @@ constexpr int kEndedBySigint = 128 + SIGINT;
 TEST_F(ProfileCommand, CtrlCEndsTheMeasurementAndKeepsTheJobsMeasured) {
   // Jobs of 20 ms (CPU time), 1,000 of them: a minute of measuring, stopped after 2 s.
   // It lost everything (SIGINT's default action) before takt handled it.
-  Outcome o = interrupted({"profile", "segments", "20ms", "--jobs", "1000", "--json", "--burden-spawn",
-                  "2us", "--burden-sync", "1us"},
-                  std::chrono::seconds(2));
+  const std::vector<std::string> args{
+      "profile", "segments", "20ms", "--jobs", "1000", "--json", "--burden-spawn", "2us", "--burden-sync",
+      "1us"};
+  Outcome o = signal_takt_after(args, std::chrono::seconds(2)).outcome;
   ASSERT_EQ(o.status, kEndedBySigint) << o.err;
   EXPECT_NE(o.err.find("stopping after the job in flight"), std::string::npos) << o.err;
   const nlohmann::json j = nlohmann::json::parse(o.out);
@@ -409,9 +403,9 @@ TEST_F(ProfileCommand, CtrlCDuringAnUpdateWritesTheTasksMeasuredAndNamesTheOther
          "  - {name: quick, period: 1s, program: segments, segments: [{length: 100us}], work: 9ms, span: 9ms}\n"
          "  - {name: long, period: 1s, program: segments, segments: [{length: 40ms}], work: 9ms, span: 9ms}\n"
          "  - {name: later, period: 1s, program: segments, segments: [{length: 41ms}], work: 9ms, span: 9ms}\n";
-  Outcome o = interrupted({"profile", "--update", file.string(), "--jobs", "100", "--burden-spawn", "2us",
-                  "--burden-sync", "1us"},
-                  std::chrono::seconds(2));
+  const std::vector<std::string> args{
+      "profile", "--update", file.string(), "--jobs", "100", "--burden-spawn", "2us", "--burden-sync", "1us"};
+  Outcome o = signal_takt_after(args, std::chrono::seconds(2)).outcome;
   ASSERT_EQ(o.status, kEndedBySigint) << o.err;
   EXPECT_NE(o.err.find("stopped by SIGINT; writing the tasks measured, some on fewer jobs: 'long' ("),
             std::string::npos)
@@ -431,9 +425,10 @@ TEST_F(ProfileCommand, AStoppedMeasurementIsPrintedButNotAddedToAProfilesFile) {
   // The file's one header gives the jobs of all its entries: an entry of fewer jobs could
   // not be told apart there.
   const std::filesystem::path profiles = dir_ / "profiles.yaml";
-  Outcome o = interrupted({"profile", "segments", "20ms", "--jobs", "1000", "--profiles", profiles.string(),
-                  "--burden-spawn", "2us", "--burden-sync", "1us"},
-                  std::chrono::milliseconds(1500));
+  const std::vector<std::string> args{
+      "profile", "segments", "20ms", "--jobs", "1000", "--profiles", profiles.string(), "--burden-spawn",
+      "2us", "--burden-sync", "1us"};
+  Outcome o = signal_takt_after(args, std::chrono::milliseconds(1500)).outcome;
   ASSERT_EQ(o.status, kEndedBySigint) << o.err;
   EXPECT_NE(o.out.find("(stopped after "), std::string::npos) << o.out;
   EXPECT_NE(o.err.find("not added to " + profiles.string()), std::string::npos) << o.err;
@@ -446,9 +441,10 @@ TEST_F(ProfileCommand, AStopBeforeTheFirstJobSaysThatNothingIsWritten) {
   const std::string before =
       "tasks:\n  - {name: slow, period: 10s, program: segments, segments: [{length: 2s}], work: 9ms, span: 9ms}\n";
   std::ofstream(file) << before;
-  Outcome o = interrupted({"profile", "--update", file.string(), "--jobs", "3", "--json", "--burden-spawn",
-                  "2us", "--burden-sync", "1us"},
-                  std::chrono::milliseconds(500));
+  const std::vector<std::string> args{
+      "profile", "--update", file.string(), "--jobs", "3", "--json", "--burden-spawn", "2us", "--burden-sync",
+      "1us"};
+  Outcome o = signal_takt_after(args, std::chrono::milliseconds(500)).outcome;
   ASSERT_EQ(o.status, kEndedBySigint) << o.err;
   EXPECT_NE(o.err.find("stopped by SIGINT before the first job was measured; nothing is written into"),
             std::string::npos)

@@ -116,6 +116,13 @@ class CommandTest : public ::testing::Test {
     r.outcome.err = slurp(err);
     return r;
   }
+  /// signal_takt_when(), with the signal sent `wait` after the start.
+  Interrupted signal_takt_after(const std::vector<std::string>& args, std::chrono::milliseconds wait,
+                                int sig = SIGINT) {
+    return signal_takt_when(
+        args, [wait](const std::string&, std::chrono::steady_clock::duration elapsed) { return elapsed >= wait; },
+        sig);
+  }
   std::filesystem::path write(const std::string& name, const std::string& text) {
     std::filesystem::path p = dir_ / name;
     std::ofstream(p) << text;
