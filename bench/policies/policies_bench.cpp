@@ -12,6 +12,7 @@
 #include "os/realtime.hpp"
 #include "platform/run.hpp"
 #include "platform/signal_stop.hpp"
+#include "platform/stop_flag.hpp"
 #include "policies/policy_registry.hpp"
 #include "takt/error.hpp"
 
@@ -139,7 +140,21 @@ PoliciesReport run_policies_bench(const PoliciesBenchOptions& options) {
     // with --default-system, so it does not set its own).
     std::optional<os::WakeupLatencyRequest> qos;
     if (os::privileges().fifo) qos.emplace();
-    report.cyclictest = platform::run_cyclictest(c);
+    {
+      // SIGINT/SIGTERM during the baseline: cyclictest gets SIGINT and reports the
+      // samples so far, and the experiment ends with them (the runs below hold their
+      // own SignalStop, and only one may be alive).
+      platform::StopOnSignal stop(
+          "\ntakt bench policies: stopping cyclictest with the samples so far; a third Ctrl-C ends takt at "
+          "once\n");
+      c.stop_requested = [&stop] { return stop.requested(); };
+      report.cyclictest = platform::run_cyclictest(c);
+      if (stop.requested()) {
+        stop.measured();
+        report.stopped = fmt::format("stopped by {} during cyclictest, before any set ran", stop.signal_name());
+        return report;
+      }
+    }
   } else {
     report.cyclictest.reason = "--no-cyclictest";
   }

@@ -1,5 +1,6 @@
-// `takt bench sched` and `takt bench latency` stopped by SIGINT: the measurements made are
-// printed and written (marked partial), and takt then ends by the signal (status 130).
+// `takt bench sched`, `takt bench latency` and `takt bench policies` stopped by SIGINT: the
+// measurements made are printed and written (marked partial), and takt then ends by the
+// signal (status 130).
 #include "../support/command_test.hpp"
 
 #include <gtest/gtest.h>
@@ -99,6 +100,26 @@ TEST_F(BenchStop, LatencyEndsCyclictestEarlyAndKeepsItsSamples) {
   EXPECT_EQ(ct.value("stopped", false), true) << ct.dump();
   EXPECT_GT(ct.value("samples", std::uint64_t{0}), 0u) << ct.dump();
   EXPECT_TRUE(j["conditions"][0]["results"].empty());
+}
+
+TEST_F(BenchStop, PoliciesEndsItsCyclictestBaselineEarlyAndKeepsItsSamples) {
+  // The baseline (cyclictest for 30 s) stopped after 2 s: cyclictest gets SIGINT, its
+  // samples until then are the baseline, no set runs, and the JSON says it is partial.
+  // Before, takt died of the signal there (nothing written but a placeholder, and
+  // cyclictest ran on).
+  const std::filesystem::path json = dir_ / "policies.json";
+  const takt::testing::Interrupted r = signal_takt_after({"bench", "policies", "--cyclictest-seconds", "30",
+                                                          "--utilization", "30", "--workload", "fine", "--sets",
+                                                          "1", "--json", json.string()},
+                                                         std::chrono::seconds(2));
+  const Outcome& o = r.outcome;
+  ASSERT_EQ(o.status, kEndedBySigint) << o.err;
+  EXPECT_LT(r.after_signal, std::chrono::seconds(15)) << o.err;
+  EXPECT_NE(o.err.find("stopped by SIGINT during cyclictest, before any set ran"), std::string::npos) << o.err;
+  const nlohmann::json j = nlohmann::json::parse(slurp(json));
+  EXPECT_EQ(j["complete"], false);
+  EXPECT_EQ(j["cyclictest"]["ran"], true) << j["cyclictest"].dump();
+  EXPECT_GT(j["cyclictest"].value("samples", std::uint64_t{0}), 0u) << j["cyclictest"].dump();
 }
 
 }  // namespace
