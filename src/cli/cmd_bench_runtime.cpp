@@ -3,6 +3,9 @@
 #include "cli/command.hpp"
 #include "model/duration.hpp"
 #include "platform/stop_flag.hpp"
+#include "takt/error.hpp"
+
+#include <fmt/core.h>
 
 #include <chrono>
 #include <memory>
@@ -40,7 +43,7 @@ namespace {
           ->check(CLI::Range(2, 40));
       app.add_option("--load-period", *load_period,
                      "Period of the multiprogrammed condition's load on each CPU, busy a quarter of "
-                     "it (default 1ms)")
+                     "it (default 1ms, at most 1s)")
           ->check(duration_at_least(std::chrono::microseconds(100), "shorter busy parts drown in wake-up latency"));
       app.add_option("--kernels", options->kernels,
                      "Run only these kernels: fib, fib-1worker, uts, uts-t3-style, matmul, synthetic-1, "
@@ -51,7 +54,13 @@ namespace {
              "Run only these runtimes: takt, onetbb, openmp, serial (a target needs both of its runtimes)")
           ->delimiter(',');
       return [options, load_period] {
-        options->load_period = model::parse_duration(*load_period);  // checked by duration_at_least()
+        options->load_period = model::parse_duration(*load_period);  // at least 100us: duration_at_least()
+        if (options->load_period > std::chrono::seconds(1)) {
+          // The load spins in SCHED_FIFO a quarter of each period, on every CPU at once.
+          throw Error(fmt::format("--load-period {}: at most 1s (the load would hold every CPU for {} at a time); "
+                                  "give a shorter period",
+                                  *load_period, model::format_duration(options->load_period / 4)));
+        }
         // SIGINT/SIGTERM: the round under way is finished, the rest not run; the table,
         // targets and JSON (complete: false, stopped: true) of the rounds measured are
         // written, then takt ends by the signal (finish_command).

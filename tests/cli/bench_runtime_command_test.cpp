@@ -229,6 +229,9 @@ TEST_F(BenchRuntime, LoadPeriodSetsTheMultiprogrammedLoadAndIsRecorded) {
   Outcome bad = takt("bench runtime --quick --load-period 50us");
   EXPECT_EQ(bad.status, 1);
   EXPECT_NE(bad.err.find("--load-period: must be at least 100us"), std::string::npos) << bad.err;
+  bad = takt("bench runtime --quick --load-period 2s");
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_NE(bad.err.find("--load-period 2s: at most 1s"), std::string::npos) << bad.err;
   bad = takt("bench runtime --quick --load-period 3");
   EXPECT_EQ(bad.status, 1);
   EXPECT_NE(bad.err.find("--load-period"), std::string::npos) << bad.err;
