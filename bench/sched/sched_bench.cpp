@@ -173,17 +173,21 @@ nlohmann::json per_stage(const SchedBenchOptions& o) {
     }
   }
   if (depths.empty()) return nullptr;
-  const double admit_slope = depths.size() > 1 ? slope(depths, admit) : 0.0;
-  const double schedule_slope = depths.size() > 1 ? slope(depths, schedule) : 0.0;
+  // A slope needs two depths: with one (a stop after the first, or --depths 1) there is
+  // no per-stage cost, written as null, not as a 0 that would read as measured.
+  const bool sloped = depths.size() > 1;
+  const double admit_slope = sloped ? slope(depths, admit) : 0.0;
+  const double schedule_slope = sloped ? slope(depths, schedule) : 0.0;
+  auto or_null = [sloped](double v) { return sloped ? nlohmann::json(v) : nlohmann::json(nullptr); };
   nlohmann::json out{{"depths", depths},
                         {"admit_calls", admit_calls},
                         {"schedule_calls", schedule_calls},
                         {"tasks_in_flight", batch},
                         {"admit_ns", admit},
                         {"schedule_ns", schedule},
-                        {"per_stage_admit_ns", admit_slope},
-                        {"per_stage_schedule_ns", schedule_slope},
-                        {"per_stage_ns", (admit_slope + schedule_slope) / 2},
+                        {"per_stage_admit_ns", or_null(admit_slope)},
+                        {"per_stage_schedule_ns", or_null(schedule_slope)},
+                        {"per_stage_ns", or_null((admit_slope + schedule_slope) / 2)},
                         {"target_per_stage_ns", 50},
                         {"cobas_per_stage_ns", 210}};
   if (depths.size() < chosen.size()) out["complete"] = false;
@@ -272,6 +276,9 @@ bool scaling(const SchedBenchOptions& o, nlohmann::json& result) {
       }
       idle.push_back(o.idle ? median(idles) : 0.0);
       measured.push_back(n);
+      auto grown = [&measured](double ratio) {
+        return measured.size() > 1 ? nlohmann::json(ratio) : nlohmann::json(nullptr);
+      };
       nlohmann::json& entry = out["topologies"][shape.name];
       entry = nlohmann::json{
           {"tasks_in_flight",
@@ -280,9 +287,10 @@ bool scaling(const SchedBenchOptions& o, nlohmann::json& result) {
           {"schedule_ns", schedule},
           {"exit_ns", exit},
           {"idle_schedule_ns", idle},
-          {"admit_growth_ratio", admit.back() / admit.front()},
-          {"schedule_growth_ratio", schedule.back() / schedule.front()},
-          {"idle_schedule_growth_ratio", o.idle ? idle.back() / idle.front() : 0.0},
+          // A growth needs two PE counts (a stop may leave one): null, not 1.0.
+          {"admit_growth_ratio", grown(admit.back() / admit.front())},
+          {"schedule_growth_ratio", grown(schedule.back() / schedule.front())},
+          {"idle_schedule_growth_ratio", o.idle ? grown(idle.back() / idle.front()) : nlohmann::json(0.0)},
           {"admit_calls", admit_calls},
           {"schedule_calls", schedule_calls},
       };

@@ -41,6 +41,11 @@ void print_per_stage(const nlohmann::json& ps) {
     fmt::print("  {:>6} {:>10.1f} {:>12.1f}\n", ps["depths"][i].get<double>(),
                ps["admit_ns"][i].get<double>(), ps["schedule_ns"][i].get<double>());
   }
+  if (ps["per_stage_ns"].is_null()) {
+    fmt::print("  per stage: - (a slope needs two depths); target <= {} ns, CoBaS ~{} ns\n\n",
+               ps["target_per_stage_ns"].get<int>(), ps["cobas_per_stage_ns"].get<int>());
+    return;
+  }
   fmt::print("  per stage: {:.1f} ns (admit {:.1f}, schedule {:.1f}); target <= {} ns, CoBaS ~{} ns\n\n",
              ps["per_stage_ns"].get<double>(), ps["per_stage_admit_ns"].get<double>(),
              ps["per_stage_schedule_ns"].get<double>(), ps["target_per_stage_ns"].get<int>(),
@@ -61,7 +66,8 @@ void print_scaling(const nlohmann::json& sc) {
     const bool complete = !t.contains("complete");
     cut = cut || !complete;
     for (const std::string what : {"admit", "schedule", "idle_schedule"}) {
-      if (t[what + "_growth_ratio"].get<double>() == 0.0) continue;  // not measured
+      const nlohmann::json& growth = t[what + "_growth_ratio"];  // null: fewer than two PE counts
+      if (growth.is_number() && growth.get<double>() == 0.0) continue;  // not measured
       std::string line =
           fmt::format("  {:<16} {:<9}", first ? name : "", what == "idle_schedule" ? "idle" : what);
       first = false;
@@ -69,8 +75,8 @@ void print_scaling(const nlohmann::json& sc) {
       for (std::size_t i = t[what + "_ns"].size(); i < sc["pes"].size(); ++i) {
         line += fmt::format(" {:>7}", "-");
       }
-      if (complete) {
-        fmt::print("{} {:>7.2f}x\n", line, t[what + "_growth_ratio"].get<double>());
+      if (complete && growth.is_number()) {
+        fmt::print("{} {:>7.2f}x\n", line, growth.get<double>());
       } else {
         fmt::print("{} {:>8}\n", line, "-");
       }

@@ -384,6 +384,13 @@ CyclictestResult run_cyclictest(const CyclictestOptions& o) {
                            std::chrono::duration_cast<std::chrono::seconds>(o.duration).count() + 15);
     return r;
   }
+  if (p.exit_status != 0 && p.interrupted) {
+    // Stopped before cyclictest had set its handler (the SIGINT passed on ended it): no
+    // samples, and nothing more is measured after a stop.
+    r.stopped = true;
+    r.reason = "stopped before cyclictest had any samples";
+    return r;
+  }
   if (p.exit_status != 0) {
     return fallback(
         fmt::format("cyclictest failed (exit status {}): {}", p.exit_status, last_lines(p.err + p.out, 300)));

@@ -151,9 +151,14 @@ TEST(Cyclictest, AStopPassesSigintOnAndKeepsTheHistogramSoFar) {
   // A cyclictest of 60 s that, like rt-tests' on SIGINT, prints its histogram and exits 0.
   const auto fake = std::filesystem::temp_directory_path() /
                     ("takt-interruptible-cyclictest-" + std::to_string(::getpid()) + ".sh");
+  const auto ready = std::filesystem::path(fake.string() + ".ready");
+  std::filesystem::remove(ready);
   std::ofstream(fake) << "#!/bin/sh\n"
                          "trap 'kill $! 2>/dev/null; printf \"000010 000007\\n# Max Latencies: 00012\\n\"; "
                          "exit 0' INT\n"
+                         "touch '"
+                      << ready.string()
+                      << "'\n"
                          "sleep 60 >/dev/null 2>&1 &\nwait\nexit 3\n";
   std::filesystem::permissions(fake, std::filesystem::perms::owner_all);
   CyclictestOptions o;
@@ -161,16 +166,38 @@ TEST(Cyclictest, AStopPassesSigintOnAndKeepsTheHistogramSoFar) {
   o.duration = 60s;
   o.probe_fallback = false;
   const auto start = std::chrono::steady_clock::now();
-  // After the script has set its trap (a generous second on a loaded machine).
-  o.stop_requested = [start] { return std::chrono::steady_clock::now() - start > 1s; };
+  // Once the script has set its trap.
+  o.stop_requested = [ready] { return std::filesystem::exists(ready); };
   const CyclictestResult r = run_cyclictest(o);
   const auto took = std::chrono::steady_clock::now() - start;
   std::filesystem::remove(fake);
+  std::filesystem::remove(ready);
   ASSERT_TRUE(r.ran) << r.reason;
   EXPECT_TRUE(r.stopped);
   EXPECT_EQ(r.latency.samples, 7u);
   EXPECT_NE(r.reason.find("stopped early (SIGINT passed on to cyclictest)"), std::string::npos) << r.reason;
   EXPECT_LT(took, 20s);
+}
+
+TEST(Cyclictest, AStopBeforeCyclictestHasItsHandlerMeasuresNothingMore) {
+  // The SIGINT passed on ended cyclictest before it had set its handler (exit by the
+  // signal, no histogram): that was taken for a failure, and takt's timer probe then
+  // measured for 100 ms after the stop, reported as the baseline.
+  const auto fake = std::filesystem::temp_directory_path() /
+                    ("takt-unready-cyclictest-" + std::to_string(::getpid()) + ".sh");
+  std::ofstream(fake) << "#!/bin/sh\nexec sleep 60\n";  // no handler: SIGINT ends it at once
+  std::filesystem::permissions(fake, std::filesystem::perms::owner_all);
+  CyclictestOptions o;
+  o.program = fake.string();
+  o.duration = 60s;
+  o.probe_fallback = true;
+  o.stop_requested = [] { return true; };
+  const CyclictestResult r = run_cyclictest(o);
+  std::filesystem::remove(fake);
+  EXPECT_FALSE(r.ran) << r.reason;
+  EXPECT_TRUE(r.stopped);
+  EXPECT_EQ(r.latency.samples, 0u);
+  EXPECT_EQ(r.reason, "stopped before cyclictest had any samples");
 }
 
 TEST(Cyclictest, AStopEndsTheTimerProbeWithTheSamplesSoFar) {

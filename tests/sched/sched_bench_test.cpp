@@ -74,4 +74,29 @@ TEST(SchedBench, AStopBeforeTheFirstMeasurementLeavesOnlyTheHeader) {
   EXPECT_FALSE(result.contains("baselines"));
 }
 
+TEST(SchedBench, OneDepthOrOnePeCountGivesNoSlopeAndNoGrowth) {
+  // A stop after the first depth (or --depths 1) wrote per_stage_ns 0.0 (below the 50 ns
+  // target, as if measured), and a topology stopped after one PE count a growth of 1.0.
+  takt::bench::SchedBenchOptions o;
+  o.quick = true;
+  o.repeats = 1;
+  o.idle = false;
+  o.depths = {1};
+  o.pes = {2, 4};
+  o.topologies = {"gedf-paws"};
+  int steps = 0;
+  o.progress = [&](const std::string& line) {
+    if (line.rfind("scaling:", 0) == 0) ++steps;
+  };
+  o.stop_requested = [&] { return steps >= 1; };
+  const nlohmann::json result = takt::bench::run_sched_bench(o);
+  ASSERT_TRUE(result.contains("per_stage"));
+  EXPECT_TRUE(result["per_stage"]["per_stage_ns"].is_null()) << result["per_stage"].dump();
+  EXPECT_TRUE(result["per_stage"]["per_stage_admit_ns"].is_null());
+  const auto& gedf = result["scaling"]["topologies"]["gedf-paws"];
+  EXPECT_EQ(gedf["admit_ns"].size(), 1u);
+  EXPECT_TRUE(gedf["admit_growth_ratio"].is_null()) << gedf.dump();
+  EXPECT_TRUE(gedf["schedule_growth_ratio"].is_null());
+}
+
 }  // namespace
