@@ -11,6 +11,7 @@
 #include "platform/metrics_json.hpp"
 #include "platform/metrics_table.hpp"
 #include "platform/run.hpp"
+#include "platform/stop_flag.hpp"
 #include "policies/policy_registry.hpp"
 #include "takt/error.hpp"
 #include "takt/runtime.hpp"
@@ -61,6 +62,12 @@ int run_demo(const DemoOptions& options) {
   fmt::print("static memory: P = {} workers x R_S = {} blocks of {} bytes = {:.1f} MiB bound ({:.1f} MiB allocated)\n\n",
              m.workers, m.depth, m.block_bytes, m.bound_bytes / 1048576.0, m.total_bytes / 1048576.0);
 
+  std::fflush(stdout);  // what is printed stays printed if a signal ends takt below
+
+  // SIGINT/SIGTERM: the computation in flight ends (it cannot be cut short), the rest is
+  // not run, and what ran is printed and written; then takt ends by the signal.
+  platform::StopOnSignal stop(
+      "\ntakt demo runtime: stopping after the computation in flight; a third Ctrl-C ends takt at once\n");
   nlohmann::json out;
   auto t0 = Clock::now();
   std::uint64_t fib = pool.run([n = options.fib_n] { return apps::fib(n); });
@@ -68,7 +75,15 @@ int run_demo(const DemoOptions& options) {
   double fib_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
   fmt::print("fib({}) = {} in {:.2f} ms ({} spawns)\n", options.fib_n, fib, fib_ms, apps::fib_spawns(options.fib_n));
   print_statistics(pool);
+  std::fflush(stdout);
   out["fib"] = {{"n", options.fib_n}, {"value", fib}, {"ms", fib_ms}};
+  if (stop.requested()) {
+    stop.measured();
+    out["stopped_by"] = stop.signal_name();
+    fmt::print("\nstopped by {}: UTS not run\n", stop.signal_name());
+    if (!options.json.empty()) platform::write_text_file(options.json, out.dump(2) + '\n');
+    return exit_ok;
+  }
 
   pool.reset_statistics();
   t0 = Clock::now();
@@ -79,6 +94,7 @@ int run_demo(const DemoOptions& options) {
              uts_ms);
   print_statistics(pool);
   out["uts"] = {{"nodes", uts.nodes}, {"leaves", uts.leaves}, {"depth", uts.max_depth}, {"ms", uts_ms}};
+  stop.measured();
   if (!options.json.empty()) {
     platform::write_text_file(options.json, out.dump(2) + '\n');
   }

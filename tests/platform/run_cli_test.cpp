@@ -411,6 +411,25 @@ TEST_F(RunCommand, SigtermStopsTheRunAndTheResultsAreWritten) {
   EXPECT_TRUE(fs::exists(trace));
 }
 
+TEST_F(RunCommand, DemoRuntimeStoppedDuringFibKeepsFibAndEndsByTheSignal) {
+  // SIGINT while fib(37) runs on the pool (about a second): fib ends, UTS is not run, fib's
+  // result is printed and written, and takt ends by the signal. Before, SIGINT's default
+  // action ended it, and its output, buffered when redirected, was lost.
+  const fs::path json = dir_ / "demo.json";
+  const takt::testing::Interrupted r = signal_takt_when(
+      {"demo", "runtime", "--fib", "37", "--json", json.string()},
+      [](const std::string& out, auto) { return out.find("static memory:") != std::string::npos; });
+  const takt::testing::Outcome& o = r.outcome;
+  ASSERT_TRUE(r.signalled) << o.out << o.err;
+  EXPECT_EQ(o.status, 128 + SIGINT) << o.err;
+  EXPECT_NE(o.out.find("fib(37) = 24157817"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("stopped by SIGINT: UTS not run"), std::string::npos) << o.out;
+  const nlohmann::json j = read_json(json);
+  EXPECT_EQ(j["fib"]["value"], 24157817);
+  EXPECT_EQ(j["stopped_by"], "SIGINT");
+  EXPECT_FALSE(j.contains("uts"));
+}
+
 TEST_F(RunCommand, DemoRunsTheBuiltInSetAndSaysWhichPrivilegesItHad) {
   const fs::path json = dir_ / "demo.json";
   const Outcome r = takt("demo --duration 500ms --json " + json.string());
