@@ -205,7 +205,8 @@ struct Shape {
 /// The scaling part, written into result["scaling"] after each step (one topology at one
 /// PE count), and the checkpoint called then; result gets no "scaling" when a stop came
 /// before the first step. A topology that a stop cut short has "complete": false and
-/// "pes_measured". Returns false when a stop cut the part short.
+/// "pes_measured"; the chosen topologies it left without any step are listed in
+/// "not_measured". Returns false when a stop cut the part short.
 bool scaling(const SchedBenchOptions& o, nlohmann::json& result) {
   const std::vector<int> counts = {2, 4, 8, 16, 32, 64, 128, 256};
   const std::vector<Shape> shapes = {
@@ -238,16 +239,30 @@ bool scaling(const SchedBenchOptions& o, nlohmann::json& result) {
                      {"tasks_in_flight_per_pe", per_pe},
                      {"target_growth_ratio", 2.0},
                      {"cobas_admit_us_at_254_pes", 24}};
-  for (const Shape& shape : shapes) {
-    if (!o.topologies.empty() &&
-        std::find(o.topologies.begin(), o.topologies.end(), shape.name) == o.topologies.end()) {
-      continue;
+  auto chosen = [&o](const Shape& shape) {
+    return o.topologies.empty() ||
+           std::find(o.topologies.begin(), o.topologies.end(), shape.name) != o.topologies.end();
+  };
+  // A stop: the chosen topologies with no PE count measured are named, as not measured.
+  auto stopped_at = [&](std::size_t first_unbegun) {
+    nlohmann::json names = nlohmann::json::array();
+    for (std::size_t k = first_unbegun; k < shapes.size(); ++k) {
+      if (chosen(shapes[k])) names.push_back(shapes[k].name);
     }
+    if (result.contains("scaling")) {  // at least one step measured (else no part at all)
+      out["not_measured"] = names;
+      result["scaling"] = out;
+    }
+    return false;
+  };
+  for (std::size_t shape_index = 0; shape_index < shapes.size(); ++shape_index) {
+    const Shape& shape = shapes[shape_index];
+    if (!chosen(shape)) continue;
     std::vector<double> admit, schedule, exit, idle;
     std::vector<std::uint64_t> admit_calls, schedule_calls;
     std::vector<int> measured;
     for (int n : pes) {
-      if (stop_asked(o)) return false;
+      if (stop_asked(o)) return stopped_at(measured.empty() ? shape_index : shape_index + 1);
       Scheduler s(shape.spec(), shape.pes(n));
       std::deque<Task> tasks;
       const int in_flight = shape.fixed_tasks > 0 ? shape.fixed_tasks : per_pe * n;

@@ -6,6 +6,7 @@
 #include "takt/error.hpp"
 
 #include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <array>
 #include <csignal>
@@ -83,6 +84,10 @@ void print_scaling(const nlohmann::json& sc) {
     }
   }
   if (cut) fmt::print("  -: not measured (stopped)\n");
+  if (sc.contains("not_measured") && !sc["not_measured"].empty()) {
+    fmt::print("  not measured (stopped before them): {}\n",
+               fmt::join(sc["not_measured"].get<std::vector<std::string>>(), ", "));
+  }
   fmt::print(
       "  growth: last PE count over first; target <= {:.0f}x from 2 to 256 PEs (CoBaS's admission grew\n"
       "  linearly to ~{} us at 254 PEs); idle: schedule() when no task is queued anywhere\n\n",

@@ -60,6 +60,8 @@ TEST(SchedBench, EachScalingStepIsACheckpointAndAStopKeepsTheStepsMeasured) {
   EXPECT_EQ(gedf["pes_measured"], (std::vector<int>{2, 4}));
   EXPECT_EQ(result["scaling"]["pes"], (std::vector<int>{2, 4, 8}));
   EXPECT_FALSE(result["scaling"]["topologies"].contains("partitioned-dm"));
+  // The topology the stop left unbegun is named (gedf-paws, cut short, says so itself).
+  EXPECT_EQ(result["scaling"]["not_measured"], (std::vector<std::string>{"partitioned-dm"}));
 }
 
 TEST(SchedBench, AStopBeforeTheFirstMeasurementLeavesOnlyTheHeader) {
