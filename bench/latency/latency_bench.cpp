@@ -71,6 +71,8 @@ void run_condition(const LatencyBenchOptions& o, const std::vector<int>& cpus, b
   for (int cpu : cpus) cpu_set.add(cpu);
 
   if (stop()) {
+    c.ran = false;  // nothing measured in it
+    c.reason = "stopped before it";
     c.cyclictest.reason = "not run: stopped before it";
     return;
   }
