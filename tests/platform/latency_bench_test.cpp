@@ -149,3 +149,19 @@ TEST(LatencyBench, AStopEndsTheRunBetweenMeasurementsAndKeepsThoseMade) {
   EXPECT_NE(table.find("stopped by SIGINT: only the measurements made until then"), std::string::npos)
       << table;
 }
+
+TEST(LatencyBench, AConditionAStopReachesBeforeItsFirstMeasurementIsNotRun) {
+  // It said ran: true (and printed an empty block) with nothing measured in it.
+  takt::bench::LatencyBenchOptions o;
+  o.seconds = 50ms;
+  o.fifo = false;
+  o.cyclictest = false;
+  o.pm_qos = false;
+  o.stop_requested = [] { return true; };
+  const auto report = takt::bench::run_latency_bench(o);
+  ASSERT_EQ(report.conditions.size(), 1u);
+  EXPECT_FALSE(report.conditions[0].ran);
+  EXPECT_EQ(report.conditions[0].reason, "stopped before it");
+  EXPECT_TRUE(report.conditions[0].results.empty());
+  EXPECT_NE(takt::bench::format_table(report).find("not run: stopped before it"), std::string::npos);
+}
