@@ -151,13 +151,16 @@ TEST(LatencyBench, AStopEndsTheRunBetweenMeasurementsAndKeepsThoseMade) {
 }
 
 TEST(LatencyBench, AConditionAStopReachesBeforeItsFirstMeasurementIsNotRun) {
-  // It said ran: true (and printed an empty block) with nothing measured in it.
+  // A stop between the condition's start (its memory locked) and its first measurement:
+  // it said ran: true (and printed an empty block) with nothing measured in it. The first
+  // question is asked before the condition begins, the next inside it.
   takt::bench::LatencyBenchOptions o;
   o.seconds = 50ms;
   o.fifo = false;
   o.cyclictest = false;
   o.pm_qos = false;
-  o.stop_requested = [] { return true; };
+  int asked = 0;
+  o.stop_requested = [&asked] { return ++asked > 1; };
   const auto report = takt::bench::run_latency_bench(o);
   ASSERT_EQ(report.conditions.size(), 1u);
   EXPECT_FALSE(report.conditions[0].ran);
