@@ -126,14 +126,22 @@ TEST(LatencyBench, ATargetWithoutSamplesIsNotMet) {
   EXPECT_EQ(scheduling_rows, 2);
 }
 
-TEST(LatencyBench, AStopEndsTheRunBetweenMeasurementsAndKeepsThoseMade) {
-  // Asked to stop once two measurements are done (as SIGINT would be): the run ends
-  // there, the report has both and says it was stopped; the JSON says it is partial.
+namespace {
+/// Measurements of 50 ms in SCHED_OTHER only, without cyclictest or a PM QoS request.
+takt::bench::LatencyBenchOptions short_other_only() {
   takt::bench::LatencyBenchOptions o;
   o.seconds = 50ms;
   o.fifo = false;
   o.cyclictest = false;
   o.pm_qos = false;
+  return o;
+}
+}  // namespace
+
+TEST(LatencyBench, AStopEndsTheRunBetweenMeasurementsAndKeepsThoseMade) {
+  // Asked to stop once two measurements are done (as SIGINT would be): the run ends
+  // there, the report has both and says it was stopped; the JSON says it is partial.
+  takt::bench::LatencyBenchOptions o = short_other_only();
   int measured = 0;
   o.stop_requested = [&] { return measured >= 2; };
   auto report = takt::bench::run_latency_bench(o, [&](const takt::bench::LatencyReport&) { ++measured; });
@@ -154,11 +162,7 @@ TEST(LatencyBench, AConditionAStopReachesBeforeItsFirstMeasurementIsNotRun) {
   // A stop between the condition's start (its memory locked) and its first measurement:
   // it said ran: true (and printed an empty block) with nothing measured in it. The first
   // question is asked before the condition begins, the next inside it.
-  takt::bench::LatencyBenchOptions o;
-  o.seconds = 50ms;
-  o.fifo = false;
-  o.cyclictest = false;
-  o.pm_qos = false;
+  takt::bench::LatencyBenchOptions o = short_other_only();
   int asked = 0;
   o.stop_requested = [&asked] { return ++asked > 1; };
   const auto report = takt::bench::run_latency_bench(o);
