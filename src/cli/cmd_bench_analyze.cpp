@@ -186,8 +186,8 @@ int run_bench(const BenchArgs& a) {
     fmt::print(stderr, "takt bench analyze: stopped by {}: {} of {} rows measured{}; not measured: {}\n",
                signal, results.size(), rows, a.json_file.empty() ? "" : " and written to " + a.json_file,
                left);
-  } else if (stop.requested()) {
-    fmt::print(stderr, "takt bench analyze: {} came after the last row: every row was measured\n", signal);
+  } else {
+    stop.say_if_it_came_too_late("bench analyze", "row", "every row was measured");
   }
   return exit_ok;
 }

@@ -40,9 +40,8 @@ int run_cpus(const CpusArgs& a) {
     fmt::print(stderr,
                "takt bench cpus: stopped by {}: {} of {} CPU(s) measured alone, none with every CPU busy\n",
                signal, bench::cpus_measured_alone(r), r.cpus.size());
-  } else if (stop.requested()) {
-    fmt::print(stderr, "takt bench cpus: {} came after the last measurement: every CPU was measured\n",
-               signal);
+  } else {
+    stop.say_if_it_came_too_late("bench cpus", "measurement", "every CPU was measured");
   }
   return 0;
 }

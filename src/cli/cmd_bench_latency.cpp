@@ -93,10 +93,8 @@ constexpr std::string_view kStopNotice =
           }
           fmt::print(stderr, "takt bench latency: stopped by {}; the measurements made are printed{}{}\n",
                      report.stopped_by, o->json.empty() ? "" : " and written to " + o->json, cut);
-        } else if (signals.requested()) {
-          fmt::print(stderr,
-                     "takt bench latency: {} came after the last measurement: the results are complete\n",
-                     signals.signal_name());
+        } else {
+          signals.say_if_it_came_too_late("bench latency", "measurement", "the results are complete");
         }
         bool measured = false;
         for (const auto& c : report.conditions) measured = measured || c.ran;

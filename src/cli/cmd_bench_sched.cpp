@@ -172,9 +172,8 @@ Action configure(CLI::App& app) {
     if (stopped) {
       fmt::print(stderr, "takt bench sched: stopped by {}; the measurements made are printed{}\n",
                  signals.signal_name(), json_path->empty() ? "" : " and written to " + *json_path);
-    } else if (signals.requested()) {
-      fmt::print(stderr, "takt bench sched: {} came after the last measurement: the results are complete\n",
-                 signals.signal_name());
+    } else {
+      signals.say_if_it_came_too_late("bench sched", "measurement", "the results are complete");
     }
     // A stopped run ends by the signal after this (cli::finish_command).
     return exit_ok;

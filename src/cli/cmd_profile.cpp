@@ -302,8 +302,7 @@ int profile_file(const ProfileArgs& a, const profiler::ProfileOptions& o) {
     std::string left;
     for (const std::string& name : not_measured) left += (left.empty() ? "'" : ", '") + name + "'";
     if (partial.empty() && left.empty()) {
-      fmt::print(stderr, "takt profile: {} came after the last job: every task was measured\n",
-                 signals.signal_name());
+      signals.say_if_it_came_too_late("profile", "job", "every task was measured");
     } else {
       fmt::print(stderr, "takt profile: stopped by {}; writing the tasks measured{}{}\n", signals.signal_name(),
                  partial.empty() ? std::string() : ", some on fewer jobs: " + partial,

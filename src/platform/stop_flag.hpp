@@ -5,6 +5,8 @@
 #include "platform/signal_stop.hpp"
 #include "platform/stoppable.hpp"
 
+#include <fmt/core.h>
+
 #include <atomic>
 #include <cstdio>
 #include <string>
@@ -58,6 +60,14 @@ class StopOnSignal {
   /// Measuring is over: a signal from now on is only counted (SA_RESTART; a third still
   /// ends the process), so that the results are written whole.
   void measured() noexcept { signals_.detach(); }
+  /// For a command whose measurement was whole although a signal came (after its last
+  /// step): says so on stderr, "takt COMMAND: SIGINT came after the last STEP: OUTCOME";
+  /// nothing when no signal came.
+  void say_if_it_came_too_late(std::string_view command, std::string_view step, std::string_view outcome) const {
+    if (requested()) {
+      fmt::print(stderr, "takt {}: {} came after the last {}: {}\n", command, signal_name(), step, outcome);
+    }
+  }
 
  private:
   StopFlag flag_;
