@@ -1,6 +1,6 @@
 // takt's fork-join runtime: pools with static memory, spawn/sync, parallel loops.
 //
-//   takt::Pool pool({.cpus = takt::os::CpuSet{0, 1}});
+//   takt::Pool pool({.cpus = takt::CpuSet{0, 1}});
 //   std::uint64_t r = pool.run([] { return fib(30); });
 //
 //   std::uint64_t fib(std::uint64_t n) {

@@ -15,7 +15,8 @@
 #include <fstream>
 #include <sstream>
 
-namespace takt::os {
+// The public takt::CpuSet (include/takt/cpu_set.hpp).
+namespace takt {
 
 CpuSet::CpuSet(std::initializer_list<int> cpus) {
   for (int c : cpus) add(c);
@@ -92,6 +93,10 @@ CpuSet CpuSet::intersect(const CpuSet& other) const {
     if (other.contains(c)) s.cpus_.push_back(c);
   return s;
 }
+
+}  // namespace takt
+
+namespace takt::os {
 
 namespace {
 CpuSet read_cpulist_file(const char* path) {

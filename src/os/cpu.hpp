@@ -1,44 +1,12 @@
 // CPU sets, the machine's CPUs (online, allowed, isolated) and thread affinity.
 #pragma once
 
-#include <initializer_list>
-#include <string>
-#include <string_view>
-#include <vector>
+#include "takt/cpu_set.hpp"
 
 namespace takt::os {
 
-/// A set of CPU ids, kept sorted and without duplicates. Prints and parses the
-/// Linux cpulist format ("0-3,6,8-9").
-class CpuSet {
-public:
-  CpuSet() = default;
-  CpuSet(std::initializer_list<int> cpus);
-
-  /// CPUs first..last inclusive.
-  static CpuSet range(int first, int last);
-  /// Parses a cpulist ("0-3,6"); throws takt::Error naming the bad part.
-  static CpuSet parse(std::string_view cpulist);
-
-  void add(int cpu);
-  [[nodiscard]] bool contains(int cpu) const;
-  [[nodiscard]] std::size_t size() const { return cpus_.size(); }
-  [[nodiscard]] bool empty() const { return cpus_.empty(); }
-  /// The CPU ids in ascending order.
-  [[nodiscard]] const std::vector<int>& cpus() const { return cpus_; }
-  [[nodiscard]] int operator[](std::size_t i) const { return cpus_[i]; }
-  [[nodiscard]] auto begin() const { return cpus_.begin(); }
-  [[nodiscard]] auto end() const { return cpus_.end(); }
-  /// The cpulist form, e.g. "0-3,6"; "" for the empty set.
-  [[nodiscard]] std::string to_string() const;
-  /// The CPUs in both sets.
-  [[nodiscard]] CpuSet intersect(const CpuSet& other) const;
-
-  friend bool operator==(const CpuSet&, const CpuSet&) = default;
-
-private:
-  std::vector<int> cpus_;
-};
+/// The public CpuSet (include/takt/cpu_set.hpp), under the name the layers use.
+using CpuSet = takt::CpuSet;
 
 /// CPUs the kernel has online (/sys/devices/system/cpu/online).
 CpuSet online_cpus();

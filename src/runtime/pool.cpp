@@ -1,5 +1,6 @@
 // Pool start-up (all static memory), shutdown, job submission, statistics and the
 // extension interface.
+#include "os/cpu.hpp"
 #include "os/futex.hpp"
 #include "runtime/pool_state.hpp"
 #include "takt/error.hpp"

@@ -1,7 +1,7 @@
 // Configuration of a worker pool: CPUs, static memory (depth D, stack size) and queue strategy.
 #pragma once
 
-#include "os/cpu.hpp"
+#include "takt/cpu_set.hpp"
 
 #include <chrono>
 #include <cstddef>
@@ -41,7 +41,7 @@ struct StaticMemory {
 /// Everything a pool needs at start-up; nothing is allocated after the constructor.
 struct PoolConfig {
   /// CPUs the workers run on; empty means the CPUs this process may use.
-  os::CpuSet cpus;
+  CpuSet cpus;
   /// Number of workers P; 0 means one per CPU of `cpus`.
   std::size_t workers = 0;
   /// Pin worker i to cpus[i mod |cpus|]; otherwise every worker may run on all of `cpus`.

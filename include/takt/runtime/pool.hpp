@@ -101,7 +101,7 @@ class Pool {
   /// Number of workers P.
   [[nodiscard]] std::size_t workers() const noexcept;
   /// The CPU each worker is pinned to (or may run on).
-  [[nodiscard]] const os::CpuSet& cpus() const noexcept;
+  [[nodiscard]] const CpuSet& cpus() const noexcept;
   /// Counters per worker, readable while the pool runs.
   [[nodiscard]] std::vector<WorkerStatistics> statistics() const;
   /// Counters of one worker (no allocation).
