@@ -5,8 +5,11 @@
 
 #include <fcntl.h>
 #include <fmt/core.h>
+#include <pthread.h>
+#include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -265,6 +268,40 @@ void check_writable(const std::filesystem::path& path) {
   if (created) fs::remove(tmp, ec);
 }
 
+std::atomic<void (*)(const std::filesystem::path&)> while_temporary_exists_for_testing{nullptr};
+
+namespace {
+
+/// While alive, the calling thread holds back SIGINT, SIGTERM and SIGHUP that would end
+/// the process at once (their default action: no handler installed); one that comes
+/// meanwhile takes effect when this ends. A handler's signals are left alone.
+class HoldBackDefaultSignals {
+ public:
+  HoldBackDefaultSignals() {
+    sigemptyset(&held_);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+      struct sigaction current {};
+      if (::sigaction(sig, nullptr, &current) == 0 && (current.sa_flags & SA_SIGINFO) == 0 &&
+          current.sa_handler == SIG_DFL) {
+        sigaddset(&held_, sig);
+      }
+    }
+    active_ = ::pthread_sigmask(SIG_BLOCK, &held_, &before_) == 0;
+  }
+  ~HoldBackDefaultSignals() {
+    if (active_) ::pthread_sigmask(SIG_SETMASK, &before_, nullptr);
+  }
+  HoldBackDefaultSignals(const HoldBackDefaultSignals&) = delete;
+  HoldBackDefaultSignals& operator=(const HoldBackDefaultSignals&) = delete;
+
+ private:
+  sigset_t held_{};
+  sigset_t before_{};
+  bool active_ = false;
+};
+
+}  // namespace
+
 void write_text_file(const std::filesystem::path& path, std::string_view text) {
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -281,6 +318,10 @@ void write_text_file(const std::filesystem::path& path, std::string_view text) {
   // A plain file left there (a rename that failed) is removed, not opened: the new one is
   // created afresh (O_EXCL), so no link there is followed, no FIFO waited on, and no other
   // name of the old file (a hard link) truncated.
+  // From the temporary's creation until its rename, a Ctrl-C or kill that would end takt
+  // at once (a command without a handler: generate, convert, analyze) waits: it ends
+  // takt after the file is in place, instead of leaving FILE.partial beside the old FILE.
+  HoldBackDefaultSignals hold;
   int error = 0;
   if (::unlink(tmp.c_str()) != 0 && errno != ENOENT) error = errno;
   int fd = -1;
@@ -297,6 +338,7 @@ void write_text_file(const std::filesystem::path& path, std::string_view text) {
     throw Error(fmt::format("cannot write '{}': {}; check that the folder exists and is writable",
                             path.string(), std::strerror(error)));
   }
+  if (auto* hook = while_temporary_exists_for_testing.load(std::memory_order_relaxed)) [[unlikely]] hook(tmp);
   const bool written = write_all(fd, text);
   if (::close(fd) != 0 || !written) {
     fs::remove(tmp, ec);

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <atomic>
 #include <filesystem>
 #include <string_view>
 
@@ -22,8 +23,14 @@ nlohmann::json metrics_to_json(const RunMetrics& metrics, bool with_jobs = true)
 /// first), so a link put there is not followed nor a FIFO waited on. Throws takt::Error
 /// naming the path; a folder, and a temporary file there that is no plain file (a
 /// folder, a link, a FIFO), are refused before anything is written, and if the rename
-/// fails the message names the temporary file, which keeps the contents.
+/// fails the message names the temporary file, which keeps the contents. SIGINT, SIGTERM
+/// and SIGHUP that would end the process at once (no handler installed) are held back in
+/// the calling thread while the temporary file exists, so they end the process after the
+/// rename; a handler's signals are not held back.
 void write_text_file(const std::filesystem::path& path, std::string_view text);
+
+/// Tests only: called with the temporary file's path after write_text_file() created it.
+extern std::atomic<void (*)(const std::filesystem::path&)> while_temporary_exists_for_testing;
 
 /// The file write_text_file() writes for `path`: `path`, or for a symbolic link the file
 /// at the end of its links, whether or not that file is there. Throws takt::Error for

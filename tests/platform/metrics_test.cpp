@@ -15,7 +15,9 @@
 #include <thread>
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 using namespace std::chrono_literals;
@@ -438,6 +440,73 @@ TEST(TextFile, ALinkStaysALinkAndTheFileItNamesIsReplaced) {
   EXPECT_EQ(read_all(dir / "target.json"), "new\n");
   EXPECT_FALSE(fs::exists(dir / "link.json.partial"));
   EXPECT_FALSE(fs::exists(dir / "target.json.partial"));
+  fs::remove_all(dir);
+}
+
+namespace {
+
+void raise_sigint(const std::filesystem::path&) { ::raise(SIGINT); }
+
+volatile sig_atomic_t handled = 0;
+bool handled_in_hook = false;
+void count_signal(int) { handled = 1; }
+void raise_sigint_and_look(const std::filesystem::path&) {
+  ::raise(SIGINT);
+  handled_in_hook = handled == 1;
+}
+
+/// Runs `child` in a forked process; returns its wait status.
+template <typename F>
+int in_child(F child) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    child();
+    ::_exit(0);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return status;
+}
+
+}  // namespace
+
+// A command without a handler (takt generate, convert, analyze) ended by Ctrl-C while
+// it writes: the signal takes effect once the file is in place. Before, SIGINT's default
+// action ended takt with FILE.partial beside the old FILE.
+TEST(TextFile, ASignalWithoutAHandlerEndsTheProcessAfterTheFileIsInPlace) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("takt_text_file_signal_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  write_text_file(dir / "out.yaml", "old\n");
+  const int status = in_child([&] {
+    ::signal(SIGINT, SIG_DFL);
+    while_temporary_exists_for_testing.store(&raise_sigint);
+    write_text_file(dir / "out.yaml", "new contents\n");
+    ::_exit(3);  // not reached: the held-back SIGINT ends the process at the end of the write
+  });
+  ASSERT_TRUE(WIFSIGNALED(status)) << "exit status " << WEXITSTATUS(status);
+  EXPECT_EQ(WTERMSIG(status), SIGINT);
+  EXPECT_EQ(read_all(dir / "out.yaml"), "new contents\n");
+  EXPECT_FALSE(fs::exists(dir / "out.yaml.partial"));
+  fs::remove_all(dir);
+}
+
+// A command with a handler (takt run, profile, bench) gets its signal at once, as before.
+TEST(TextFile, ASignalWithAHandlerIsNotHeldBack) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("takt_text_file_handler_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const int status = in_child([&] {
+    ::signal(SIGINT, &count_signal);
+    while_temporary_exists_for_testing.store(&raise_sigint_and_look);
+    write_text_file(dir / "out.json", "{}\n");
+    ::_exit(handled_in_hook ? 0 : 4);
+  });
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "the handler ran only after the write";
+  EXPECT_EQ(read_all(dir / "out.json"), "{}\n");
   fs::remove_all(dir);
 }
 
