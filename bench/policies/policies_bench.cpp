@@ -130,6 +130,16 @@ PoliciesReport run_policies_bench(const PoliciesBenchOptions& options) {
     }
   }
 
+  // One SignalStop from here to the end (the command's, or this one): cyclictest and
+  // the runs attach to it in turn, and a signal between them is counted (it took
+  // SIGINT's default action there, ending takt without its tables and files).
+  std::optional<platform::SignalStop> own_signals;
+  platform::SignalStop& signals = options.signals != nullptr ? *options.signals : own_signals.emplace();
+  auto signal_name = [&] {
+    const int first = platform::first_handled_signal();
+    return platform::signal_name(first != 0 ? first : signals.last_signal());
+  };
+
   if (options.run_cyclictest) {
     say(fmt::format("cyclictest for {}", model::format_duration(options.cyclictest)));
     platform::CyclictestOptions c;
@@ -142,16 +152,16 @@ PoliciesReport run_policies_bench(const PoliciesBenchOptions& options) {
     if (os::privileges().fifo) qos.emplace();
     {
       // SIGINT/SIGTERM during the baseline: cyclictest gets SIGINT and reports the
-      // samples so far, and the experiment ends with them (the runs below hold their
-      // own SignalStop, and only one may be alive).
-      platform::StopOnSignal stop(
+      // samples so far, and the experiment ends with them.
+      platform::StopFlag stop(
           "\ntakt bench policies: stopping cyclictest with the samples so far; a third Ctrl-C ends takt at "
           "once\n");
+      signals.attach(stop);
       c.stop_requested = [&stop] { return stop.requested(); };
       report.cyclictest = platform::run_cyclictest(c);
+      signals.detach();
       if (stop.requested()) {
-        stop.measured();
-        report.stopped = fmt::format("stopped by {} during cyclictest, before any set ran", stop.signal_name());
+        report.stopped = fmt::format("stopped by {} during cyclictest, before any set ran", signal_name());
         return report;
       }
     }
@@ -184,12 +194,22 @@ PoliciesReport run_policies_bench(const PoliciesBenchOptions& options) {
         const double seconds = std::min(static_cast<double>(per_set) / job_rate(set) + 0.05,
                                         std::chrono::duration<double>(options.max_run).count());
         platform::RunOptions run;
+        run.signals = &signals;
         run.duration = nanoseconds(static_cast<std::int64_t>(std::ceil(seconds * 1e9)));
         run.table = nullptr;
         run.messages = nullptr;
         run.progress = false;
         say(fmt::format("{} {}% set {} of {} under {} ({}, {:.1f} s)", w.name, w.utilization, s + 1, w.sets.size(),
                         cell.policy, verdict.schedulable ? "admitted" : "not admitted, forced", seconds));
+        if (signals.signals_received() > 0) {  // came between two runs (or cyclictest and a run)
+          report.stopped = fmt::format("stopped by {} before {} {}% set {} under {}", signal_name(), w.name,
+                                       w.utilization, s + 1, cell.policy);
+          if (cell.sets > 0) {
+            set_means();
+            report.cells.push_back(cell);
+          }
+          return report;
+        }
         std::unique_ptr<platform::Policy> p = policies::make_policy(policy);
         platform::RunResult r;
         try {
@@ -245,6 +265,9 @@ PoliciesReport run_policies_bench(const PoliciesBenchOptions& options) {
     }
   }
   report.complete = true;
+  if (signals.signals_received() > 0) {
+    say(fmt::format("{} came after the last set: the experiment is complete", signal_name()));
+  }
   return report;
 }
 

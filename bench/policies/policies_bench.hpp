@@ -23,6 +23,10 @@
 #include <string>
 #include <vector>
 
+namespace takt::platform {
+class SignalStop;
+}
+
 namespace takt::bench {
 
 struct PoliciesReport;
@@ -39,6 +43,11 @@ struct PoliciesBenchOptions {
   std::function<void(const std::string&)> progress;
   /// Called with the report after each finished cell (to write partial results).
   std::function<void(const PoliciesReport&)> checkpoint;
+  /// The SignalStop that handles SIGINT/SIGTERM for the whole experiment (the command
+  /// keeps it until its results are written); null: run_policies_bench makes its own.
+  /// cyclictest and each run attach to it in turn; a signal between them is counted and
+  /// ends the experiment before the next set.
+  platform::SignalStop* signals = nullptr;
 };
 
 /// One (workload, utilization, policy) cell, summed over its sets.

@@ -72,6 +72,12 @@ struct Options {
             platform::write_json_file(o->json, bench::to_json(partial));
           };
         }
+        // SIGINT/SIGTERM from here until the files are written: the experiment stops
+        // (cyclictest with its samples so far, a run as `takt run` does, or before the
+        // next set) and what it measured is printed and written; then takt ends by the
+        // signal (finish_command). A third signal ends takt at once.
+        platform::SignalStop signals;
+        options.signals = &signals;
         bench::PoliciesReport report = bench::run_policies_bench(options);
         const std::string tables = bench::format_markdown(report);
         fmt::print("{}", tables);

@@ -309,13 +309,19 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
     throw;
   }
 
-  std::optional<SignalStop> signals;
+  std::optional<SignalStop> own_signals;
+  SignalStop* signals = nullptr;  // the caller's (RunOptions::signals) or own_signals
   std::optional<os::WakeupLatencyRequest> qos;
   std::optional<ProgressLine> progress;
   nanoseconds stop_seen = nanoseconds::max();
   SystemSample before;
   try {
-    if (options.handle_signals) signals.emplace(*engine);
+    if (options.signals != nullptr) {
+      signals = options.signals;
+      signals->attach(*engine);
+    } else if (options.handle_signals) {
+      signals = &own_signals.emplace(*engine);
+    }
     if (options.lock_memory && realtime.lock_memory && !os::lock_memory()) {
       // The probe locks one page; mlockall of the whole process can still exceed
       // RLIMIT_MEMLOCK. Report what the run got, not what the probe saw.
@@ -451,9 +457,10 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
   }
   result.output_errors = fmt::format("{}", fmt::join(failures, "; "));
   if (signals) {
-    // From here on a signal goes to the handlers of before; one that came while the
-    // results were made reached no target and is passed on to the caller.
-    signals->restore_handlers();
+    // From here on a signal goes to the handlers of before (or, with the caller's
+    // SignalStop, is counted by it); one that came while the results were made reached
+    // no target and is passed on to the caller.
+    if (own_signals) own_signals->restore_handlers();
     result.signal_after_run = signals->signal_since_detach();
   }
   return result;

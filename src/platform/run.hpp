@@ -30,6 +30,8 @@
 
 namespace takt::platform {
 
+class SignalStop;
+
 /// The shortest task period `takt run` accepts. Below it the release thread, which
 /// spends microseconds per release, falls behind its releases and the run overruns its
 /// length (a 1 us period made a 1 s run take 1.7 s on the development VM, 10 us 1.2 s).
@@ -54,6 +56,11 @@ struct RunOptions {
   /// SIGINT / SIGTERM stop the run (SignalStop); tests running several runs at once may
   /// turn it off.
   bool handle_signals = true;
+  /// A SignalStop the caller holds across several runs (takt bench policies), so that a
+  /// signal between two runs is counted instead of taking its default action: the run
+  /// attaches it to its release engine while it runs, detaches it when it ends and
+  /// leaves its handlers installed. When set, handle_signals is not looked at.
+  SignalStop* signals = nullptr;
   /// Lock memory and request low wake-up latency (when the privileges allow).
   bool lock_memory = true;
 };

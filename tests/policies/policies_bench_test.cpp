@@ -4,8 +4,16 @@
 #include "takt/error.hpp"
 
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
 
 namespace {
 
@@ -101,4 +109,37 @@ TEST(PoliciesBench, ACellLeftShortOfJobsByTheRunCapIsFlagged) {
   EXPECT_TRUE(takt::bench::to_json(r)["cells"][0]["short_of_jobs"].get<bool>());
   EXPECT_NE(takt::bench::format_markdown(r).find("fewer than asked for (each run stops after 0.1 s)"),
             std::string::npos);
+}
+
+// A Ctrl-C between two runs (here as the second policy's first set is announced, after
+// the first cell's run ended and before the next run began) stops the experiment before
+// the next set; the report keeps the cell measured. Before, the signal found SIGINT's
+// default action there and ended takt without its tables and files. In a child process,
+// which that default action would end.
+TEST(PoliciesBench, ASignalBetweenTwoRunsStopsTheExperimentBeforeTheNextSet) {
+  const std::filesystem::path out =
+      std::filesystem::temp_directory_path() / ("takt_policies_stop_" + std::to_string(::getpid()));
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    takt::bench::PoliciesBenchOptions o;
+    o.cores = 2;
+    o.utilizations = {30};
+    o.workloads = {"fine"};
+    o.min_jobs = 20;
+    o.max_run = std::chrono::milliseconds(100);
+    o.run_cyclictest = false;
+    o.progress = [](const std::string& line) {
+      if (line.find("under federated-greedy") != std::string::npos) ::raise(SIGINT);
+    };
+    const takt::bench::PoliciesReport r = takt::bench::run_policies_bench(o);
+    std::ofstream(out) << r.cells.size() << "\n" << r.stopped << "\n" << (r.cells.empty() ? "" : r.cells[0].policy);
+    ::_exit(0);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  std::stringstream got;
+  got << std::ifstream(out).rdbuf();
+  std::filesystem::remove(out);
+  ASSERT_TRUE(WIFEXITED(status)) << "ended by signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  EXPECT_EQ(got.str(), "1\nstopped by SIGINT before fine 30% set 1 under federated-greedy\nfederated");
 }
