@@ -2,13 +2,15 @@
 #   make run    runs takt's main job on a built-in default (takt demo)
 #   make test   builds and runs every test, then the concurrency tests under ThreadSanitizer
 #   make bench  runs the benchmarks and writes JSON under build/bench/
+#   make install PREFIX=DIR  installs the takt program and the runtime library (docs/runtime.md)
 # Each target runs scripts/setup first (it installs only what is missing).
 
 CMAKE ?= cmake
 CTEST ?= ctest
 TAKT := build/release/takt
+PREFIX ?= /usr/local
 
-.PHONY: all setup build run demo test test-release test-tsan bench clean
+.PHONY: all setup build run demo test test-release test-tsan bench install clean
 
 all: build
 
@@ -40,6 +42,9 @@ bench: build
 	$(TAKT) bench analyze --json build/bench/analyze.json
 	$(TAKT) bench cpus --json build/bench/cpus.json
 	$(TAKT) bench policies --json build/bench/policies.json
+
+install: build
+	$(CMAKE) --install build/release --prefix $(PREFIX)
 
 clean:
 	rm -rf build
