@@ -191,7 +191,15 @@ std::vector<model::ProgramProfile> existing_profiles(const std::string& path) {
   const fs::file_status status = fs::status(path, ec);
   if (!fs::exists(status) || (!fs::is_regular_file(status) && !fs::is_directory(status))) return {};
   const std::string text = model::read_text_file(path, "profile file");
-  if (text.find_first_not_of(" \t\r\n") == std::string::npos) return {};
+  // No entries yet: an empty file, white space only, or comments only (a file a user
+  // started with a note of their own; takt's header replaces the comments).
+  bool holds_nothing = true;
+  std::istringstream lines(text);
+  for (std::string line; holds_nothing && std::getline(lines, line);) {
+    const auto first = line.find_first_not_of(" \t\r");
+    holds_nothing = first == std::string::npos || line[first] == '#';
+  }
+  if (holds_nothing) return {};
   return model::parse_program_profiles(text, path);
 }
 

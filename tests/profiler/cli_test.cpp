@@ -293,6 +293,22 @@ TEST_F(ProfileCommand, AnEmptyProfilesFileOrADeviceHoldsNoEntries) {
   EXPECT_EQ(o.status, 0) << o.err;
 }
 
+TEST_F(ProfileCommand, AProfilesFileOfCommentsOnlyHoldsNoEntries) {
+  // A file a user started with a note of their own was refused ("the file is empty; it
+  // needs a 'programs:' list"), while an empty one was taken.
+  const std::filesystem::path notes = write("notes.yaml", "# profiles of the lab box\n\n  # measured quiet\n");
+  Outcome o = takt("profile fib 10 --jobs 1 --profiles " + notes.string() + kBurdens, "TAKT_NO_RT=1");
+  ASSERT_EQ(o.status, 0) << o.err;
+  const auto profiles = takt::model::parse_program_profiles_file(notes.string());
+  ASSERT_EQ(profiles.size(), 1u);
+  EXPECT_EQ(profiles[0].name, "fib-10");
+  // Something that is not a comment is still checked: a stray word is no profiles file.
+  const std::filesystem::path stray = write("stray.yaml", "# notes\nprograms\n");
+  o = takt("profile fib 10 --jobs 1 --profiles " + stray.string() + kBurdens, "TAKT_NO_RT=1");
+  EXPECT_EQ(o.status, 1) << o.err;
+  EXPECT_EQ(slurp(stray), "# notes\nprograms\n");
+}
+
 TEST_F(ProfileCommand, AProfilesFifoIsWrittenNotRead) {
   // Reading a FIFO (or /dev/stdout on a pipe) waited for input that never came: takt hung.
   const std::filesystem::path fifo = dir_ / "profiles.fifo";
