@@ -156,10 +156,11 @@ PoliciesReport run_policies_bench(const PoliciesBenchOptions& options) {
       platform::StopFlag stop(
           "\ntakt bench policies: stopping cyclictest with the samples so far; a third Ctrl-C ends takt at "
           "once\n");
-      signals.attach(stop);
       c.stop_requested = [&stop] { return stop.requested(); };
-      report.cyclictest = platform::run_cyclictest(c);
-      signals.detach();
+      {
+        platform::ScopedAttach attached(signals, stop);  // detached however it ends
+        report.cyclictest = platform::run_cyclictest(c);
+      }
       if (stop.requested()) {
         report.stopped = fmt::format("stopped by {} during cyclictest, before any set ran", signal_name());
         return report;

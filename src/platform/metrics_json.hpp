@@ -25,8 +25,9 @@ nlohmann::json metrics_to_json(const RunMetrics& metrics, bool with_jobs = true)
 /// folder, a link, a FIFO), are refused before anything is written, and if the rename
 /// fails the message names the temporary file, which keeps the contents. SIGINT, SIGTERM
 /// and SIGHUP that would end the process at once (no handler installed) are held back in
-/// the calling thread while the temporary file exists, so they end the process after the
-/// rename; a handler's signals are not held back.
+/// the calling thread while the temporary file exists, so that in a process whose other
+/// threads block them too or that has no other threads (takt generate, convert,
+/// analyze) they end it after the rename; a handler's signals are not held back.
 void write_text_file(const std::filesystem::path& path, std::string_view text);
 
 /// Tests only: called with the temporary file's path after write_text_file() created it.

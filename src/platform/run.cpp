@@ -311,6 +311,9 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
 
   std::optional<SignalStop> own_signals;
   SignalStop* signals = nullptr;  // the caller's (RunOptions::signals) or own_signals
+  // The caller's SignalStop is detached from the engine on every way out, an exception
+  // too: it outlives the engine, and its handler would otherwise call a freed one.
+  std::optional<ScopedAttach> attached;
   std::optional<os::WakeupLatencyRequest> qos;
   std::optional<ProgressLine> progress;
   nanoseconds stop_seen = nanoseconds::max();
@@ -318,7 +321,7 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
   try {
     if (options.signals != nullptr) {
       signals = options.signals;
-      signals->attach(*engine);
+      attached.emplace(*signals, *engine);
     } else if (options.handle_signals) {
       signals = &own_signals.emplace(*engine);
     }

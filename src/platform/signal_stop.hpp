@@ -56,6 +56,19 @@ class SignalStop {
   static void install(bool restart);
 };
 
+/// SignalStop::attach(target) for a scope: detach() when the scope ends, however it ends
+/// (an exception too), so that no handler is left pointing at a target that is gone.
+class ScopedAttach {
+ public:
+  ScopedAttach(SignalStop& signals, Stoppable& target) : signals_(signals) { signals_.attach(target); }
+  ~ScopedAttach() { signals_.detach(); }
+  ScopedAttach(const ScopedAttach&) = delete;
+  ScopedAttach& operator=(const ScopedAttach&) = delete;
+
+ private:
+  SignalStop& signals_;
+};
+
 /// "SIGINT", "SIGTERM" (the signals SignalStop handles), else "signal N": for messages.
 std::string signal_name(int sig);
 

@@ -52,14 +52,17 @@ TEST_F(InstallTest, AProgramBuildsAgainstTheInstalledRuntimeAndRuns) {
   ASSERT_EQ(install.status, 0) << install.out;
 
   // What was installed: the program, the two libraries, the headers, the package.
-  for (const char* file : {"bin/takt", "lib/libtakt_runtime.a", "lib/libtakt_os.a", "include/takt/runtime.hpp",
-                           "include/takt/cpu_set.hpp", "include/takt/version.hpp", "lib/cmake/takt/taktConfig.cmake",
-                           "lib/cmake/takt/taktTargets.cmake"}) {
+  // (Folders as GNUInstallDirs names them here: lib, or lib64 or lib/<triplet> elsewhere.)
+  const fs::path bin = TAKT_INSTALL_BINDIR, lib = TAKT_INSTALL_LIBDIR, include = TAKT_INSTALL_INCLUDEDIR;
+  for (const fs::path& file : {bin / "takt", lib / "libtakt_runtime.a", lib / "libtakt_os.a",
+                               include / "takt/runtime.hpp", include / "takt/cpu_set.hpp",
+                               include / "takt/version.hpp", lib / "cmake/takt/taktConfig.cmake",
+                               lib / "cmake/takt/taktTargets.cmake"}) {
     EXPECT_TRUE(fs::exists(prefix / file)) << file;
   }
-  EXPECT_FALSE(fs::exists(prefix / "include/takt/version.hpp.in"));
+  EXPECT_FALSE(fs::exists(prefix / include / "takt/version.hpp.in"));
   // The installed targets point into the prefix, never into this source tree or build.
-  const std::string targets = slurp(prefix / "lib/cmake/takt/taktTargets.cmake");
+  const std::string targets = slurp(prefix / lib / "cmake/takt/taktTargets.cmake");
   EXPECT_EQ(targets.find(TAKT_SOURCE_DIR), std::string::npos) << targets;
   EXPECT_EQ(targets.find(TAKT_BUILD_DIR), std::string::npos) << targets;
 
@@ -83,7 +86,7 @@ TEST_F(InstallTest, EveryInstalledHeaderCompilesOnItsOwn) {
   auto install = sh(std::string(TAKT_CMAKE) + " --install " + quoted(TAKT_BUILD_DIR) + " --prefix " + quoted(prefix));
   ASSERT_EQ(install.status, 0) << install.out;
   std::vector<fs::path> headers;
-  for (const auto& entry : fs::recursive_directory_iterator(prefix / "include/takt")) {
+  for (const auto& entry : fs::recursive_directory_iterator(prefix / TAKT_INSTALL_INCLUDEDIR / "takt")) {
     const auto ext = entry.path().extension();
     if (ext == ".hpp" || ext == ".h") headers.push_back(entry.path());
   }
@@ -92,7 +95,7 @@ TEST_F(InstallTest, EveryInstalledHeaderCompilesOnItsOwn) {
     const fs::path unit = dir_ / "unit.cpp";
     std::ofstream(unit) << "#include \"" << header.string() << "\"\n";
     auto compile = sh(quoted(TAKT_CXX) + " -std=c++20 -fsyntax-only -Wall -Wextra -Werror -I" +
-                      quoted(prefix / "include") + " " + quoted(unit));
+                      quoted(prefix / TAKT_INSTALL_INCLUDEDIR) + " " + quoted(unit));
     EXPECT_EQ(compile.status, 0) << header << "\n" << compile.out;
   }
 }

@@ -7,6 +7,7 @@
 #include "platform/core_map.hpp"
 #include "platform/realtime_settings.hpp"
 #include "platform/run.hpp"
+#include "platform/signal_stop.hpp"
 #include "policies/policy_registry.hpp"
 #include "takt/error.hpp"
 
@@ -297,3 +298,54 @@ TEST(SegmentsProgram, BusyWaitIsCpuTimeThatPreemptionDoesNotShorten) {
 }
 
 }  // namespace
+
+namespace {
+/// Federated, except that run() throws once the policy's threads are up.
+class ThrowingRun : public takt::platform::Policy {
+ public:
+  ThrowingRun() : inner_(takt::policies::make_policy(takt::model::Policy::federated)) {}
+  [[nodiscard]] std::string_view name() const override { return "throwing"; }
+  [[nodiscard]] takt::sched::TopologySpec default_topology() const override { return inner_->default_topology(); }
+  takt::platform::RecordingPlan plan(const takt::platform::RunContext& ctx) override { return inner_->plan(ctx); }
+  void prepare(takt::platform::RunContext& ctx) override { inner_->prepare(ctx); }
+  void run(takt::platform::RunContext&) override { throw takt::Error("the policy failed"); }
+  bool shutdown() override { return inner_->shutdown(); }
+
+ private:
+  std::unique_ptr<takt::platform::Policy> inner_;
+};
+}  // namespace
+
+TEST(RunTaskSet, ACallersSignalStopIsDetachedWhenTheRunThrows) {
+  // RunOptions::signals (takt bench policies) was left attached to the run's release
+  // engine when the run threw: the engine was freed with the run, and the next SIGINT
+  // called request_stop() on freed memory (a segmentation fault under takt bench
+  // policies, whose report is written after a failed set). Now it is detached on every
+  // way out and the signal is only counted.
+  EXPECT_EXIT(
+      {
+        ::signal(SIGINT, SIG_DFL);
+        const auto set = takt::model::parse_task_set(
+            "global: {cores: 1}\ntasks: [{name: a, period: 10ms, program: segments, segments: [{length: 1ms}]}]\n");
+        const auto verdict = takt::analysis::analyse(set);
+        takt::platform::SignalStop signals;
+        takt::platform::RunOptions options;
+        options.table = nullptr;
+        options.messages = nullptr;
+        options.progress = false;
+        options.lock_memory = false;
+        options.jobs = 1;
+        options.signals = &signals;
+        ThrowingRun policy;
+        int code = 1;
+        try {
+          (void)takt::platform::run_task_set(set, verdict, policy, options);
+        } catch (const takt::Error&) {
+          code = 0;
+        }
+        std::raise(SIGINT);
+        if (signals.signals_received() != 1) code |= 2;
+        std::_Exit(code);
+      },
+      ::testing::ExitedWithCode(0), "");
+}

@@ -121,6 +121,7 @@ TEST(PoliciesBench, ASignalBetweenTwoRunsStopsTheExperimentBeforeTheNextSet) {
       std::filesystem::temp_directory_path() / ("takt_policies_stop_" + std::to_string(::getpid()));
   const pid_t pid = ::fork();
   if (pid == 0) {
+    ::signal(SIGINT, SIG_DFL);  // a test run as a background job inherits it ignored, which SignalStop keeps
     takt::bench::PoliciesBenchOptions o;
     o.cores = 2;
     o.utilizations = {30};
