@@ -34,7 +34,7 @@ function(takt_add_test name)
   if(TAKT_TSAN AND NOT ARG_CONCURRENCY)
     return()
   endif()
-  add_executable(${name} ${ARG_SOURCES})
+  add_executable(${name} ${ARG_SOURCES} ${PROJECT_SOURCE_DIR}/tests/support/default_signals.cpp)
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gtest_main GTest::gmock)
   target_compile_definitions(${name} PRIVATE TAKT_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
   # One label at most: gtest_discover_tests writes the properties out as a flat list, so
