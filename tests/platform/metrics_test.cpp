@@ -423,6 +423,14 @@ TEST(Metrics, JsonFileIsWrittenWhole) {
   EXPECT_THROW(write_json_file("/nonexistent-folder/x.json", back), takt::Error);
 }
 
+/// An empty scratch folder named `name` and this process's id, under the temporary folder.
+std::filesystem::path fresh_dir(const std::string& name) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / (name + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
 std::string read_all(const std::filesystem::path& path) {
   std::ifstream in(path);
   return std::string(std::istreambuf_iterator<char>(in), {});
@@ -430,9 +438,7 @@ std::string read_all(const std::filesystem::path& path) {
 
 TEST(TextFile, ALinkStaysALinkAndTheFileItNamesIsReplaced) {
   namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / ("takt_text_file_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  const fs::path dir = fresh_dir("takt_text_file_");
   write_text_file(dir / "target.json", "old\n");
   fs::create_symlink("target.json", dir / "link.json");
   write_text_file(dir / "link.json", "new\n");
@@ -475,9 +481,7 @@ int in_child(F child) {
 // action ended takt with FILE.partial beside the old FILE.
 TEST(TextFile, ASignalWithoutAHandlerEndsTheProcessAfterTheFileIsInPlace) {
   namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / ("takt_text_file_signal_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  const fs::path dir = fresh_dir("takt_text_file_signal_");
   write_text_file(dir / "out.yaml", "old\n");
   const int status = in_child([&] {
     ::signal(SIGINT, SIG_DFL);
@@ -495,9 +499,7 @@ TEST(TextFile, ASignalWithoutAHandlerEndsTheProcessAfterTheFileIsInPlace) {
 // A command with a handler (takt run, profile, bench) gets its signal at once, as before.
 TEST(TextFile, ASignalWithAHandlerIsNotHeldBack) {
   namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / ("takt_text_file_handler_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  const fs::path dir = fresh_dir("takt_text_file_handler_");
   const int status = in_child([&] {
     ::signal(SIGINT, &count_signal);
     while_temporary_exists_for_testing.store(&raise_sigint_and_look);
@@ -527,9 +529,7 @@ TEST(TextFile, AFifoIsWrittenInPlace) {
 
 TEST(TextFile, AFolderIsRefusedBeforeAnythingIsWritten) {
   namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / ("takt_text_file_dir_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  const fs::path dir = fresh_dir("takt_text_file_dir_");
   try {
     write_text_file(dir, "x");
     FAIL() << "expected takt::Error";
@@ -552,9 +552,7 @@ std::string writable_problem(const std::filesystem::path& path) {
 
 TEST(TextFile, AnOutputPathIsCheckedWithoutLeavingAFileBehind) {
   namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / ("takt_text_file_check_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  const fs::path dir = fresh_dir("takt_text_file_check_");
   // A folder, a missing folder, a path below a file.
   EXPECT_NE(writable_problem(dir).find("it is a folder; give a file name"), std::string::npos);
   const std::string missing = writable_problem(dir / "none" / "x.json");
@@ -610,9 +608,7 @@ TEST(TextFile, AnOutputPathIsCheckedWithoutLeavingAFileBehind) {
 TEST(TextFile, ALinkOrAFifoAtThePartialNameIsRefusedNeitherFollowedNorWaitedOn) {
   // Next to an existing file, too: the check used to stop at "the file may be written".
   namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / ("takt_text_file_partial_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  const fs::path dir = fresh_dir("takt_text_file_partial_");
   std::ofstream(dir / "victim.txt") << "precious\n";
   std::ofstream(dir / "z.json") << "old\n";
   fs::create_symlink("victim.txt", dir / "z.json.partial");

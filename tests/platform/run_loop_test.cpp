@@ -100,6 +100,20 @@ tasks:
   EXPECT_EQ(takt::platform::program_arguments(set.tasks[2]), (std::vector<std::string>{"25"}));
 }
 
+/// One task of one 1 ms segment on one core, and the options of a quiet run of one job
+/// (no table, messages, progress line or memory locking).
+constexpr const char* kOneSegmentTask =
+    "global: {cores: 1}\ntasks: [{name: a, period: 10ms, program: segments, segments: [{length: 1ms}]}]\n";
+takt::platform::RunOptions quiet_one_job() {
+  takt::platform::RunOptions options;
+  options.table = nullptr;
+  options.messages = nullptr;
+  options.progress = false;
+  options.lock_memory = false;
+  options.jobs = 1;
+  return options;
+}
+
 /// A policy that only notes that the run reached it.
 class NotePolicy : public takt::platform::Policy {
  public:
@@ -117,17 +131,12 @@ class NotePolicy : public takt::platform::Policy {
 
 TEST(RunTaskSet, AnOutputPathThatCannotBeWrittenIsRefusedBeforeTheRun) {
   namespace fs = std::filesystem;
-  const auto set = takt::model::parse_task_set(
-      "global: {cores: 1}\ntasks: [{name: a, period: 10ms, program: segments, segments: [{length: 1ms}]}]\n");
+  const auto set = takt::model::parse_task_set(kOneSegmentTask);
   const auto verdict = takt::analysis::analyse(set);
   const fs::path missing = fs::temp_directory_path() / ("takt_no_folder_" + std::to_string(::getpid()));
   for (const bool trace : {false, true}) {
-    takt::platform::RunOptions options;
-    options.table = nullptr;
-    options.messages = nullptr;
+    takt::platform::RunOptions options = quiet_one_job();
     options.handle_signals = false;
-    options.lock_memory = false;
-    options.jobs = 1;
     (trace ? options.trace : options.json) = missing / "out.json";
     NotePolicy policy;
     try {
@@ -154,8 +163,7 @@ ssize_t write_and_signal(void*, const char*, size_t size) {
 /// written through `write` (a cookie that raises signals while it is written).
 takt::platform::RunResult run_three_jobs(cookie_write_function_t* write,
                                          std::optional<std::filesystem::path> json = std::nullopt) {
-  const auto set = takt::model::parse_task_set(
-      "global: {cores: 1}\ntasks: [{name: a, period: 10ms, program: segments, segments: [{length: 1ms}]}]\n");
+  const auto set = takt::model::parse_task_set(kOneSegmentTask);
   const auto verdict = takt::analysis::analyse(set);
   auto policy = takt::policies::make_policy(takt::model::Policy::federated);
   takt::platform::RunOptions options;
@@ -324,17 +332,10 @@ TEST(RunTaskSet, ACallersSignalStopIsDetachedWhenTheRunThrows) {
   // way out and the signal is only counted.
   EXPECT_EXIT(
       {
-        ::signal(SIGINT, SIG_DFL);
-        const auto set = takt::model::parse_task_set(
-            "global: {cores: 1}\ntasks: [{name: a, period: 10ms, program: segments, segments: [{length: 1ms}]}]\n");
+        const auto set = takt::model::parse_task_set(kOneSegmentTask);
         const auto verdict = takt::analysis::analyse(set);
         takt::platform::SignalStop signals;
-        takt::platform::RunOptions options;
-        options.table = nullptr;
-        options.messages = nullptr;
-        options.progress = false;
-        options.lock_memory = false;
-        options.jobs = 1;
+        takt::platform::RunOptions options = quiet_one_job();
         options.signals = &signals;
         ThrowingRun policy;
         int code = 1;
