@@ -200,9 +200,10 @@ PoliciesReport run_policies_bench(const PoliciesBenchOptions& options) {
         run.table = nullptr;
         run.messages = nullptr;
         run.progress = false;
-        say(fmt::format("{} {}% set {} of {} under {} ({}, {:.1f} s)", w.name, w.utilization, s + 1, w.sets.size(),
-                        cell.policy, verdict.schedulable ? "admitted" : "not admitted, forced", seconds));
-        if (signals.signals_received() > 0) {  // came between two runs (or cyclictest and a run)
+        // A signal that came between two runs (or between cyclictest and a run) ends the
+        // experiment before this set; so does one that came just before the run began
+        // and stopped it before its first release (the set is then not counted).
+        auto stop_before_this_set = [&] {
           report.stopped = fmt::format("stopped by {} before {} {}% set {} under {}", signal_name(), w.name,
                                        w.utilization, s + 1, cell.policy);
           if (cell.sets > 0) {
@@ -210,7 +211,10 @@ PoliciesReport run_policies_bench(const PoliciesBenchOptions& options) {
             report.cells.push_back(cell);
           }
           return report;
-        }
+        };
+        if (signals.signals_received() > 0) return stop_before_this_set();
+        say(fmt::format("{} {}% set {} of {} under {} ({}, {:.1f} s)", w.name, w.utilization, s + 1, w.sets.size(),
+                        cell.policy, verdict.schedulable ? "admitted" : "not admitted, forced", seconds));
         std::unique_ptr<platform::Policy> p = policies::make_policy(policy);
         platform::RunResult r;
         try {
@@ -219,6 +223,7 @@ PoliciesReport run_policies_bench(const PoliciesBenchOptions& options) {
           report.stopped = fmt::format("{} {}% set {} under {}: {}", w.name, w.utilization, s + 1, cell.policy, e.what());
           return report;
         }
+        if (r.metrics.run.stopped && r.metrics.jobs.empty() && !r.jobs_left_running) return stop_before_this_set();
         ++cell.sets;
         if (verdict.schedulable) ++cell.admitted;
         cell.seconds += seconds;
