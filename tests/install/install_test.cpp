@@ -79,6 +79,28 @@ TEST_F(InstallTest, AProgramBuildsAgainstTheInstalledRuntimeAndRuns) {
   EXPECT_NE(run.out.find(" spawns, "), std::string::npos) << run.out;
 }
 
+// A task built as a shared object against the installed package (find_package(takt),
+// takt::task: headers and flags, no library) is loaded and run by the installed takt,
+// its fork-join on the runtime inside that program (63 spawns per job for these
+// arguments: the interval split in halves until a piece is at most 2048 long).
+TEST_F(InstallTest, ATaskSharedObjectBuildsAgainstTheInstalledPackageAndTheInstalledTaktRunsIt) {
+  const fs::path prefix = dir_ / "prefix", task = dir_ / "task";
+  auto install = sh(std::string(TAKT_CMAKE) + " --install " + quoted(TAKT_BUILD_DIR) + " --prefix " + quoted(prefix));
+  ASSERT_EQ(install.status, 0) << install.out;
+  auto configure = sh(std::string(TAKT_CMAKE) + " -S " + quoted(fs::path(TAKT_SOURCE_DIR) / "examples/task-so") +
+                      " -B " + quoted(task) + " -G '" + TAKT_CMAKE_GENERATOR + "' -DCMAKE_CXX_COMPILER=" +
+                      quoted(TAKT_CXX) + " -DCMAKE_PREFIX_PATH=" + quoted(prefix));
+  ASSERT_EQ(configure.status, 0) << configure.out;
+  auto build = sh(std::string(TAKT_CMAKE) + " --build " + quoted(task) + " --verbose");
+  ASSERT_EQ(build.status, 0) << build.out;
+  EXPECT_NE(build.out.find("-fstack-clash-protection"), std::string::npos) << build.out;
+  auto run = sh("TAKT_NO_RT=1 " + quoted(prefix / TAKT_INSTALL_BINDIR / "takt") + " profile " +
+                quoted(task / "libtakt_pi_task.so") +
+                " --jobs 1 --burden-spawn 2us --burden-sync 1us -- --intervals 100000 --grain 2048");
+  ASSERT_EQ(run.status, 0) << run.out;
+  EXPECT_NE(run.out.find(" 63 spawns, 63 syncs"), std::string::npos) << run.out;
+}
+
 // Every installed public header compiles on its own with only the prefix's include
 // folder (and the system's, for Boost): none reaches into takt's src/.
 TEST_F(InstallTest, EveryInstalledHeaderCompilesOnItsOwn) {
