@@ -269,7 +269,16 @@ Pool::Pool(PoolConfig config)
 
 Pool::~Pool() noexcept(false) {
   if (detail::current_pool() == state_.get()) {
-    throw takt::Error(fmt::format("pool '{}' destroyed from one of its own workers", state_->config.name));
+    // The pool cannot stop from inside: stopping waits for every computation, this one
+    // too. Its state is left running (leaked) before the throw, since a destructor that
+    // throws still destroys the members, and state_'s destructor would wait for ever.
+    const std::string name = state_->config.name;
+    (void)state_.release();
+    throw takt::Error(fmt::format(
+        "pool '{}' destroyed from one of its own workers: a pool cannot stop from inside, since stopping waits "
+        "for every computation, this one too; destroy it from a thread that is not its worker (its threads and "
+        "memory are left as they are)",
+        name));
   }
   state_.reset();
 }

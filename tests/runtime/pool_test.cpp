@@ -7,10 +7,12 @@
 
 #include <gtest/gtest.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <memory>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -103,6 +105,33 @@ TEST(PoolShutdown, DestructorWaitsForEverySubmittedJob) {
     EXPECT_EQ(job->value, takt::apps::fib_serial(16));
     EXPECT_FALSE(job->failed);
   }
+}
+
+TEST(PoolShutdown, DestroyingAPoolFromItsOwnWorkerThrowsInsteadOfHanging) {
+  // The destructor threw takt::Error, but C++ then destroyed its members: the pool's
+  // state stopped the workers and waited for every computation, the one running the
+  // destructor too, so the call never returned and the error was never seen.
+  EXPECT_EXIT(
+      {
+        ::alarm(20);  // a hang ends the child by SIGALRM
+        takt::PoolConfig config;
+        config.workers = 2;
+        config.name = "inner";
+        alignas(takt::Pool) unsigned char storage[sizeof(takt::Pool)];
+        auto* pool = new (storage) takt::Pool(config);
+        std::string message;
+        const int got = pool->run([&] {
+          try {
+            pool->~Pool();
+          } catch (const takt::Error& e) {
+            message = e.what();
+            return 1;
+          }
+          return 2;
+        });
+        std::_Exit(got == 1 && message.find("pool 'inner' destroyed from one of its own workers") == 0 ? 0 : 3);
+      },
+      ::testing::ExitedWithCode(0), "");
 }
 
 TEST(PoolShutdown, RepeatedStartAndStopWithWorkInFlight) {

@@ -73,7 +73,9 @@ class RootJob final : public ext::Job {
 /// may exist at once; a pool of one worker works.
 ///
 /// The destructor waits for every submitted computation to finish, then stops the
-/// workers. Destroying a pool from one of its own workers is an error (takt::Error).
+/// workers. Destroying a pool from one of its own workers is an error: the destructor
+/// throws takt::Error and leaves the pool's threads and memory as they are (leaked),
+/// since stopping would wait for the computation that destroys it.
 class Pool {
  public:
   explicit Pool(PoolConfig config = {});
