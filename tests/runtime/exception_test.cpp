@@ -58,6 +58,39 @@ TEST_P(Exceptions, ChildExceptionReachesTheSyncAndRun) {
   EXPECT_EQ(pool.run([] { return takt::apps::fib(18); }), takt::apps::fib_serial(18));
 }
 
+// Outside a pool (the serial elision) a child's exception came out of spawn(), so code
+// that handles it at sync() (as it must on a pool) let it escape, and the continuation
+// after the spawn did not run. Now it is kept for sync(), as on a pool.
+TEST(SerialElision, AChildExceptionReachesTheSyncAndTheContinuationRuns) {
+  ASSERT_FALSE(takt::in_pool());
+  bool continued = false;
+  std::string caught_at;
+  takt::Scope scope;
+  try {
+    scope.spawn([] { throw Boom(1); });
+    scope.spawn([] { throw Boom(2); });  // the first one wins
+    continued = true;
+  } catch (const Boom&) {
+    caught_at = "spawn";
+  }
+  try {
+    scope.sync();
+  } catch (const Boom& e) {
+    caught_at = "sync " + std::to_string(e.where);
+  }
+  EXPECT_TRUE(continued);
+  EXPECT_EQ(caught_at, "sync 1");
+  // The same tree as on a pool: the leaf's exception reaches the caller.
+  EXPECT_THROW(fib_throwing(12, 1, 1u << 11), Boom);
+  // A scope destroyed without sync rethrows, as on a pool.
+  EXPECT_THROW(
+      {
+        takt::Scope forgotten;
+        forgotten.spawn([] { throw Boom(3); });
+      },
+      Boom);
+}
+
 // Paths of the leaves of fib(n), in the numbering of fib_throwing.
 void leaf_paths(std::uint64_t n, std::uint64_t path, std::vector<std::uint64_t>& out) {
   if (n < 2) {

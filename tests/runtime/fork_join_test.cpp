@@ -179,6 +179,34 @@ TEST(Runtime, SpawnOutsideAPoolIsTheSerialElision) {
   EXPECT_EQ(takt::apps::fib(18), takt::apps::fib_serial(18));
 }
 
+namespace {
+std::atomic<int> function_calls{0};
+void count_a_call() { function_calls.fetch_add(1); }
+}  // namespace
+
+// A function named by itself did not compile as a child (spawn(count_a_call),
+// fork_join(f, g) of two functions): the callable type was a function type, which the
+// child cannot hold. Outside a pool and on one.
+TEST_P(Strategies, AFunctionNamedByItselfIsSpawned) {
+  function_calls = 0;
+  {
+    takt::Scope scope;
+    scope.spawn(count_a_call);
+    scope.spawn(&count_a_call);
+    scope.sync();
+  }
+  takt::fork_join(count_a_call, count_a_call);
+  EXPECT_EQ(function_calls.load(), 4);
+  Pool pool(config(2, GetParam()));
+  pool.run([] {
+    takt::Scope scope;
+    for (int i = 0; i < 100; ++i) scope.spawn(count_a_call);
+    scope.sync();
+    takt::fork_join(count_a_call, count_a_call);
+  });
+  EXPECT_EQ(function_calls.load(), 106);
+}
+
 TEST(Runtime, OneWorkerPoolWorksWithoutSteals) {
   Pool pool(config(1));
   EXPECT_EQ(pool.workers(), 1u);

@@ -29,7 +29,7 @@ void child_entry(Block* self, void* closure);
 /// parked on its coroutine stack and the worker goes on stealing (P³LS³ §3.2).
 ///
 /// Outside a pool (no worker runs the calling thread) spawn(f) simply calls f: the
-/// serial elision.
+/// serial elision. An exception f throws is kept and rethrown by sync(), as on a pool.
 ///
 /// `f` is moved (or copied) onto the child's own stack before the parent can continue,
 /// so a temporary lambda is fine; what it captures by reference must outlive sync().
@@ -59,8 +59,7 @@ class Scope {
   void sync() {
     if (!open_) return;
     open_ = false;
-    if (self_ == nullptr) return;
-    if (stolen_ || self_->worker->hooks.load(std::memory_order_relaxed) != 0) [[unlikely]] {
+    if (self_ != nullptr && (stolen_ || self_->worker->hooks.load(std::memory_order_relaxed) != 0)) [[unlikely]] {
       sync_slow();
     }
     if (failed_.load(std::memory_order_relaxed)) [[unlikely]] rethrow();
@@ -117,30 +116,47 @@ void child_entry(Block* self, void* closure) {
 
 template <class F>
 void Scope::spawn(F&& f) {
-  detail::Block* self = self_;
-  if (self == nullptr) {
-    std::forward<F>(f)();
+  if constexpr (std::is_function_v<std::remove_reference_t<F>>) {
+    // A function named by itself (spawn(work)): the child holds a pointer to it.
+    auto* function = &f;
+    spawn(function);
     return;
+  } else {
+    detail::Block* self = self_;
+    if (self == nullptr) {
+      // The serial elision: f runs now, and an exception it throws is kept for sync(), as
+      // a child's is on a pool, so that the same code behaves the same way serially.
+      open_ = true;
+      try {
+        std::forward<F>(f)();
+      } catch (...) {
+        if (!failed_.load(std::memory_order_relaxed)) {
+          error_ = std::current_exception();
+          failed_.store(true, std::memory_order_relaxed);
+        }
+      }
+      return;
+    }
+    open_ = true;
+    detail::Block* child = self->chain_next;
+    if (child == nullptr || self->worker->hooks.load(std::memory_order_relaxed) != 0 ||
+        detail::stack_pointer() < self->stack_limit) [[unlikely]] {
+      detail::spawn_hooks(*this, self);  // throws when out of static memory; may yield
+      child = self->chain_next;
+    }
+    detail::WorkerHead* worker = self->worker;
+    child->invoke = &detail::child_entry<F>;
+    child->closure = const_cast<void*>(static_cast<const void*>(std::addressof(f)));
+    child->parent = self;
+    child->parent_scope = this;
+    child->worker = worker;
+    child->migrated = false;
+    child->special = 0;
+    self->push_scope = this;
+    // A block entered for a new strand never holds saved exception state.
+    detail::switch_to<detail::EhSides::outgoing>(child->context, self->context, worker->eh);
+    // Here the child has returned, or a thief resumed this continuation.
   }
-  open_ = true;
-  detail::Block* child = self->chain_next;
-  if (child == nullptr || self->worker->hooks.load(std::memory_order_relaxed) != 0 ||
-      detail::stack_pointer() < self->stack_limit) [[unlikely]] {
-    detail::spawn_hooks(*this, self);  // throws when out of static memory; may yield
-    child = self->chain_next;
-  }
-  detail::WorkerHead* worker = self->worker;
-  child->invoke = &detail::child_entry<F>;
-  child->closure = const_cast<void*>(static_cast<const void*>(std::addressof(f)));
-  child->parent = self;
-  child->parent_scope = this;
-  child->worker = worker;
-  child->migrated = false;
-  child->special = 0;
-  self->push_scope = this;
-  // A block entered for a new strand never holds saved exception state.
-  detail::switch_to<detail::EhSides::outgoing>(child->context, self->context, worker->eh);
-  // Here the child has returned, or a thief resumed this continuation.
 }
 
 /// Runs f and g in parallel and returns when both have finished.
