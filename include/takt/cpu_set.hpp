@@ -16,11 +16,12 @@ public:
   CpuSet() = default;
   CpuSet(std::initializer_list<int> cpus);
 
-  /// CPUs first..last inclusive.
+  /// CPUs first..last inclusive; throws takt::Error when first < 0 or last < first.
   static CpuSet range(int first, int last);
   /// Parses a cpulist ("0-3,6"); throws takt::Error naming the bad part.
   static CpuSet parse(std::string_view cpulist);
 
+  /// Adds a CPU; throws takt::Error for a negative number.
   void add(int cpu);
   [[nodiscard]] bool contains(int cpu) const;
   [[nodiscard]] std::size_t size() const { return cpus_.size(); }

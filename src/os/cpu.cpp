@@ -23,6 +23,10 @@ CpuSet::CpuSet(std::initializer_list<int> cpus) {
 }
 
 CpuSet CpuSet::range(int first, int last) {
+  if (first < 0 || last < first) {
+    throw Error(fmt::format("CpuSet::range({}, {}): {}", first, last,
+                            first < 0 ? "CPU numbers start at 0" : "the range runs backwards"));
+  }
   CpuSet s;
   for (int c = first; c <= last; ++c) s.add(c);
   return s;
@@ -49,17 +53,25 @@ std::string_view trim(std::string_view s) {
 CpuSet CpuSet::parse(std::string_view cpulist) {
   CpuSet s;
   std::string_view rest = trim(cpulist);
-  while (!rest.empty()) {
+  bool more = !rest.empty();  // an item must follow (the start, or a comma)
+  while (more) {
     auto comma = rest.find(',');
     std::string_view item = trim(rest.substr(0, comma));
-    rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
-    if (item.empty()) throw Error(fmt::format("bad CPU list '{}': empty item", cpulist));
+    more = comma != std::string_view::npos;
+    rest = more ? rest.substr(comma + 1) : std::string_view{};
+    if (item.empty()) throw Error(fmt::format("bad CPU list '{}': empty item (write e.g. \"0-3,6\")", cpulist));
     auto dash = item.find('-');
     if (dash == std::string_view::npos) {
       s.add(parse_cpu(item, cpulist));
     } else {
-      int a = parse_cpu(trim(item.substr(0, dash)), cpulist);
-      int b = parse_cpu(trim(item.substr(dash + 1)), cpulist);
+      const std::string_view first = trim(item.substr(0, dash)), last = trim(item.substr(dash + 1));
+      if (first.empty() || last.empty()) {
+        throw Error(fmt::format("bad CPU list '{}': the range '{}' needs a CPU number on both sides of '-' (CPU "
+                                "numbers start at 0; write e.g. \"0-3,6\")",
+                                cpulist, item));
+      }
+      int a = parse_cpu(first, cpulist);
+      int b = parse_cpu(last, cpulist);
       if (b < a) throw Error(fmt::format("bad CPU list '{}': range {}-{} runs backwards", cpulist, a, b));
       for (int c = a; c <= b; ++c) s.add(c);
     }
@@ -68,6 +80,7 @@ CpuSet CpuSet::parse(std::string_view cpulist) {
 }
 
 void CpuSet::add(int cpu) {
+  if (cpu < 0) throw Error(fmt::format("CPU {} does not exist: CPU numbers start at 0", cpu));
   auto it = std::lower_bound(cpus_.begin(), cpus_.end(), cpu);
   if (it == cpus_.end() || *it != cpu) cpus_.insert(it, cpu);
 }

@@ -259,6 +259,12 @@ void child_started(Block* self) noexcept {
 [[noreturn]] void throw_depth_exhausted(const Block* self) {
   const auto* w = static_cast<const Worker*>(self->worker);
   std::size_t needed = self->depth.load(std::memory_order_relaxed) + 1;
+  if (w->pool->measuring) {  // takt::measure's own pool: its limit is MeasureOptions::max_depth
+    throw takt::Error(fmt::format(
+        "spawn at depth {} exceeds the depth takt::measure measures up to: MeasureOptions::max_depth = {}; "
+        "pass takt::measure a MeasureOptions with a larger max_depth (at least {})",
+        needed, w->pool->depth, needed));
+  }
   throw takt::Error(fmt::format(
       "spawn at depth {} exceeds the static memory of pool '{}': StaticMemory::depth = {} (configured), "
       "at least {} needed; raise depth to the D that takt::measure reports for the worst-case input",

@@ -42,6 +42,26 @@ TEST(CpuSet, RejectsBadListsNamingThePart) {
   }
   EXPECT_THROW((void)CpuSet::parse("3-1"), takt::Error);
   EXPECT_THROW((void)CpuSet::parse("1,,2"), takt::Error);
+  // An outside review found these taken or unclear: a trailing comma was accepted,
+  // "-1" and "1-" said "'' is not a CPU number", range(5, 2) gave an empty set while
+  // parse("5-2") threw, and a negative CPU was added (and printed as "-1").
+  EXPECT_THROW((void)CpuSet::parse("1,"), takt::Error);
+  for (const char* half : {"-1", "1-", " - "}) {
+    try {
+      (void)CpuSet::parse(half);
+      ADD_FAILURE() << half << ": expected takt::Error";
+    } catch (const takt::Error& e) {
+      EXPECT_NE(std::string(e.what()).find("needs a CPU number on both sides of '-'"), std::string::npos)
+          << e.what();
+    }
+  }
+  EXPECT_THROW((void)CpuSet::range(5, 2), takt::Error);
+  EXPECT_THROW((void)CpuSet::range(-1, 2), takt::Error);
+  CpuSet s;
+  EXPECT_THROW(s.add(-1), takt::Error);
+  EXPECT_THROW((void)CpuSet({0, -3}), takt::Error);
+  EXPECT_TRUE(s.empty());
+  EXPECT_EQ(CpuSet::range(3, 3), CpuSet({3}));
 }
 
 TEST(Cpu, MachineCpusAreConsistent) {

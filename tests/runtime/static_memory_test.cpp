@@ -70,6 +70,21 @@ TEST(StaticMemory, MeasurementReportsDepthAndStackOfASerialRun) {
   EXPECT_THROW(pool.run([] { return takt::apps::fib(21); }), takt::Error);
 }
 
+TEST(StaticMemory, AMeasurementDeeperThanItsLimitNamesMeasureOptions) {
+  // fib(30) reaches depth 30; measured with max_depth 20 the message told the user to
+  // raise StaticMemory::depth of pool 'measurement' "to the D that takt::measure
+  // reports", which is what failed: the limit to raise is MeasureOptions::max_depth.
+  try {
+    (void)takt::measure([] { return takt::apps::fib(30); }, takt::MeasureOptions{.max_depth = 20});
+    FAIL() << "expected takt::Error";
+  } catch (const takt::Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "spawn at depth 21 exceeds the depth takt::measure measures up to: MeasureOptions::max_depth = 20; "
+              "pass takt::measure a MeasureOptions with a larger max_depth (at least 21)");
+  }
+  EXPECT_EQ(takt::measure([] { return takt::apps::fib(30); }, takt::MeasureOptions{.max_depth = 30}).depth, 30u);
+}
+
 TEST(StaticMemory, MeasurementSplitsEveryLoopToItsGrain) {
   // parallel_for over 1024 indices with grain 1: ranges halve 10 times down to one index,
   // so the deepest strand is at depth 1 + 10 = 11 (lazy splitting would show far less).
