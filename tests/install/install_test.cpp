@@ -57,7 +57,7 @@ TEST_F(InstallTest, AProgramBuildsAgainstTheInstalledRuntimeAndRuns) {
   for (const fs::path& file : {bin / "takt", lib / "libtakt_runtime.a", lib / "libtakt_os.a",
                                include / "takt/runtime.hpp", include / "takt/cpu_set.hpp",
                                include / "takt/version.hpp", lib / "cmake/takt/taktConfig.cmake",
-                               lib / "cmake/takt/taktTargets.cmake"}) {
+                               lib / "cmake/takt/taktTargets.cmake", lib / "pkgconfig/takt.pc"}) {
     EXPECT_TRUE(fs::exists(prefix / file)) << file;
   }
   EXPECT_FALSE(fs::exists(prefix / include / "takt/version.hpp.in"));
@@ -77,6 +77,20 @@ TEST_F(InstallTest, AProgramBuildsAgainstTheInstalledRuntimeAndRuns) {
   ASSERT_EQ(run.status, 0) << run.out;
   EXPECT_NE(run.out.find("fib(30) = 832040\n"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find(" spawns, "), std::string::npos) << run.out;
+
+  // Without CMake: pkg-config --cflags --libs takt, from the installed takt.pc alone.
+  const fs::path pc = prefix / lib / "pkgconfig";
+  EXPECT_TRUE(fs::exists(pc / "takt.pc"));
+  auto flags = sh("PKG_CONFIG_PATH=" + quoted(pc) + " pkg-config --cflags --libs takt");
+  ASSERT_EQ(flags.status, 0) << flags.out;
+  EXPECT_NE(flags.out.find("-fstack-clash-protection"), std::string::npos) << flags.out;
+  auto by_hand = sh(quoted(TAKT_CXX) + " -std=c++20 -O2 " + quoted(fs::path(TAKT_SOURCE_DIR) / "examples/runtime-app/fib.cpp") +
+                    " -o " + quoted(dir_ / "fib-by-hand") + " $(PKG_CONFIG_PATH=" + quoted(pc) +
+                    " pkg-config --cflags --libs takt)");
+  ASSERT_EQ(by_hand.status, 0) << by_hand.out;
+  run = sh(quoted(dir_ / "fib-by-hand"));
+  ASSERT_EQ(run.status, 0) << run.out;
+  EXPECT_NE(run.out.find("fib(30) = 832040\n"), std::string::npos) << run.out;
 }
 
 // A task built as a shared object against the installed package (find_package(takt),
