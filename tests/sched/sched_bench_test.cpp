@@ -6,18 +6,25 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
 
-TEST(SchedBench, EachPartIsACheckpointAndTheBaselineNamesItsPeCount) {
+/// The smallest run: quick, one repetition, no idle part, gedf-paws at the given PE counts.
+takt::bench::SchedBenchOptions smallest(std::vector<int> pes) {
   takt::bench::SchedBenchOptions o;
   o.quick = true;
   o.repeats = 1;
   o.idle = false;
   o.depths = {1};
-  o.pes = {4};
+  o.pes = std::move(pes);
   o.topologies = {"gedf-paws"};
+  return o;
+}
+
+TEST(SchedBench, EachPartIsACheckpointAndTheBaselineNamesItsPeCount) {
+  takt::bench::SchedBenchOptions o = smallest({4});
   std::vector<nlohmann::json> checkpoints;
   o.checkpoint = [&](const nlohmann::json& partial) { checkpoints.push_back(partial); };
   const nlohmann::json result = takt::bench::run_sched_bench(o);
@@ -79,13 +86,7 @@ TEST(SchedBench, AStopBeforeTheFirstMeasurementLeavesOnlyTheHeader) {
 TEST(SchedBench, OneDepthOrOnePeCountGivesNoSlopeAndNoGrowth) {
   // A stop after the first depth (or --depths 1) wrote per_stage_ns 0.0 (below the 50 ns
   // target, as if measured), and a topology stopped after one PE count a growth of 1.0.
-  takt::bench::SchedBenchOptions o;
-  o.quick = true;
-  o.repeats = 1;
-  o.idle = false;
-  o.depths = {1};
-  o.pes = {2, 4};
-  o.topologies = {"gedf-paws"};
+  takt::bench::SchedBenchOptions o = smallest({2, 4});
   int steps = 0;
   o.progress = [&](const std::string& line) {
     if (line.rfind("scaling:", 0) == 0) ++steps;
