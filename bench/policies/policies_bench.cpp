@@ -135,10 +135,6 @@ PoliciesReport run_policies_bench(const PoliciesBenchOptions& options) {
   // SIGINT's default action there, ending takt without its tables and files).
   std::optional<platform::SignalStop> own_signals;
   platform::SignalStop& signals = options.signals != nullptr ? *options.signals : own_signals.emplace();
-  auto signal_name = [&] {
-    const int first = platform::first_handled_signal();
-    return platform::signal_name(first != 0 ? first : signals.last_signal());
-  };
 
   if (options.run_cyclictest) {
     say(fmt::format("cyclictest for {}", model::format_duration(options.cyclictest)));
@@ -162,7 +158,8 @@ PoliciesReport run_policies_bench(const PoliciesBenchOptions& options) {
         report.cyclictest = platform::run_cyclictest(c);
       }
       if (stop.requested()) {
-        report.stopped = fmt::format("stopped by {} during cyclictest, before any set ran", signal_name());
+        report.stopped =
+            fmt::format("stopped by {} during cyclictest, before any set ran", signals.stopping_signal_name());
         return report;
       }
     }
@@ -204,8 +201,8 @@ PoliciesReport run_policies_bench(const PoliciesBenchOptions& options) {
         // experiment before this set; so does one that came just before the run began
         // and stopped it before its first release (the set is then not counted).
         auto stop_before_this_set = [&] {
-          report.stopped = fmt::format("stopped by {} before {} {}% set {} under {}", signal_name(), w.name,
-                                       w.utilization, s + 1, cell.policy);
+          report.stopped = fmt::format("stopped by {} before {} {}% set {} under {}", signals.stopping_signal_name(),
+                                       w.name, w.utilization, s + 1, cell.policy);
           if (cell.sets > 0) {
             set_means();
             report.cells.push_back(cell);
@@ -272,7 +269,7 @@ PoliciesReport run_policies_bench(const PoliciesBenchOptions& options) {
   }
   report.complete = true;
   if (signals.signals_received() > 0) {
-    say(fmt::format("{} came after the last set: the experiment is complete", signal_name()));
+    say(fmt::format("{} came after the last set: the experiment is complete", signals.stopping_signal_name()));
   }
   return report;
 }

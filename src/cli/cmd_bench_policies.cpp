@@ -8,7 +8,6 @@
 
 #include <fmt/core.h>
 
-#include <cstdio>
 #include <memory>
 #include <string>
 
@@ -79,11 +78,6 @@ struct Options {
         // signal (finish_command). A third signal ends takt at once.
         platform::SignalStop signals;
         options.signals = &signals;
-        // What was printed is flushed before the handlers go (this goes first): a signal
-        // after that takes its default action and would take buffered tables with it.
-        struct FlushStdout {
-          ~FlushStdout() { std::fflush(stdout); }
-        } flush_before_the_handlers_go;
         bench::PoliciesReport report = bench::run_policies_bench(options);
         const std::string tables = bench::format_markdown(report);
         fmt::print("{}", tables);

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <pthread.h>
 
@@ -95,6 +96,9 @@ void SignalStop::install(bool restart) {
 SignalStop::SignalStop(Stoppable& target) : SignalStop() { attach(target); }
 
 SignalStop::~SignalStop() {
+  // What the command printed goes out before the handlers do: a signal after that takes
+  // its default action and would take buffered output with the process.
+  std::fflush(stdout);
   restore_handlers();
   detach();
   g_installed.store(false);
@@ -135,6 +139,11 @@ std::string signal_name(int sig) {
   if (sig == SIGINT) return "SIGINT";
   if (sig == SIGTERM) return "SIGTERM";
   return "signal " + std::to_string(sig);
+}
+
+std::string SignalStop::stopping_signal_name() const {
+  const int first = first_handled_signal();
+  return signal_name(first != 0 ? first : last_signal());
 }
 
 int first_handled_signal() noexcept { return g_first_ever.load(std::memory_order_acquire); }

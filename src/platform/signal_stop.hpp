@@ -47,6 +47,9 @@ class SignalStop {
   [[nodiscard]] int signals_received() const noexcept;
   /// The last signal number received, 0 if none.
   [[nodiscard]] int last_signal() const noexcept;
+  /// "SIGINT" or "SIGTERM": the signal that stops the command, the first one handled
+  /// (the one cli::finish_command ends the process by), else the last one received.
+  [[nodiscard]] std::string stopping_signal_name() const;
   /// The last signal received since the first detach() after the last attach(), 0 if none
   /// came (or no target was detached): a signal no target got. run_task_set() reports it
   /// as RunResult::signal_after_run.

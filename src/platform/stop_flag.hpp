@@ -45,18 +45,11 @@ class StopOnSignal {
  public:
   /// `notice`: as for StopFlag (a string literal).
   explicit StopOnSignal(std::string_view notice) : flag_(notice), signals_(flag_) {}
-  /// The handlers go when this does: what the command printed is flushed first, so that a
-  /// signal in between (then with its default action) cannot take it with the process.
-  ~StopOnSignal() { std::fflush(stdout); }
   StopOnSignal(const StopOnSignal&) = delete;
   StopOnSignal& operator=(const StopOnSignal&) = delete;
   [[nodiscard]] bool requested() const noexcept { return flag_.requested(); }
-  /// "SIGINT" or "SIGTERM": the signal that stopped the command, the first one (the one
-  /// cli::finish_command ends the process by), not a later one.
-  [[nodiscard]] std::string signal_name() const {
-    const int first = platform::first_handled_signal();
-    return platform::signal_name(first != 0 ? first : signals_.last_signal());
-  }
+  /// "SIGINT" or "SIGTERM": the signal that stopped the command (SignalStop::stopping_signal_name).
+  [[nodiscard]] std::string signal_name() const { return signals_.stopping_signal_name(); }
   /// Measuring is over: a signal from now on is only counted (SA_RESTART; a third still
   /// ends the process), so that the results are written whole.
   void measured() noexcept { signals_.detach(); }
