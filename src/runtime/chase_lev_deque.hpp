@@ -35,15 +35,25 @@ class ChaseLevDeque {
   }
   [[nodiscard]] std::size_t capacity() const noexcept { return static_cast<std::size_t>(mask_ + 1); }
 
-  /// Owner: pushes `item`; returns true when the deque looked empty before (the caller
+  /// Owner: pushes `item`; returns true when no thief may have seen it: the deque was
+  /// empty, or its one earlier item was stolen while this push published (the caller
   /// then wakes a sleeping worker).
   bool push(std::uint64_t item) noexcept {
     std::int64_t b = bottom_.load(std::memory_order_relaxed);
     std::int64_t t = top_.load(std::memory_order_relaxed);
     assert(b - t <= mask_ && "deque overflow: more items than spawn depth");
     slots_[b & mask_].store(item, std::memory_order_relaxed);
-    bottom_.store(b + 1, std::memory_order_release);
-    return b <= t;
+    if (b - t != 1) {
+      bottom_.store(b + 1, std::memory_order_release);
+      return b <= t;
+    }
+    // One item in view: a thief may be committing its steal now and then read the old
+    // bottom, find nothing left and wake nobody, while `t` here is already stale. The
+    // seq_cst store and reload (against the thief's seq_cst commit and looks_empty)
+    // make one of the two see the other: the thief sees this item, or this push sees
+    // the steal and reports the deque as having been empty. Paid on this case only.
+    bottom_.store(b + 1, std::memory_order_seq_cst);
+    return top_.load(std::memory_order_seq_cst) >= b;
   }
 
   /// Owner: takes back the item it pushed last. False when a thief took it (the deque
