@@ -19,6 +19,7 @@
 #include "os/cpu.hpp"
 #include "os/realtime.hpp"
 #include "platform/metrics_json.hpp"
+#include "platform/percentile.hpp"
 #include "takt/error.hpp"
 #include "takt/runtime.hpp"
 #include "takt/version.hpp"
@@ -44,6 +45,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <thread>
 #include <vector>
 
@@ -102,10 +104,11 @@ struct Inputs {
 using CountRounds = std::vector<std::vector<std::uint64_t>>;
 
 /// What a runtime's child reported: samples in ms round by round, whether every result
-/// was right, takt counters (in total, and takt's steals and sleeps of each sample).
+/// was right, takt counters (in total, and takt's steals, sleeps and idle time of each
+/// sample).
 struct ChildResult {
   Rounds rounds;
-  CountRounds steal_rounds, sleep_rounds;  ///< takt only
+  CountRounds steal_rounds, sleep_rounds, idle_rounds;  ///< takt only; idle in µs
   bool correct = true;
   std::uint64_t steals = 0;
   std::uint64_t spawns = 0;
@@ -271,10 +274,11 @@ void serve_kernel(Runtime runtime, const Kernel& kernel, Inputs& in, std::size_t
     for (int i = 0; i < (first ? first_warmups : round_warmups); ++i) out.correct = once() && out.correct;
     if (pool) pool->reset_statistics();
     std::vector<double> samples;
-    std::vector<std::uint64_t> steals, sleeps;  // takt: what each run's workers did
+    std::vector<std::uint64_t> steals, sleeps, idle_us;  // takt: what each run's workers did
     samples.reserve(repetitions);
     steals.reserve(repetitions);
     sleeps.reserve(repetitions);
+    idle_us.reserve(repetitions);
     for (std::uint64_t i = 0; i < repetitions; ++i) {
       const WorkerStatistics before = pool ? pool->total_statistics() : WorkerStatistics{};
       auto t0 = Clock::now();
@@ -286,6 +290,7 @@ void serve_kernel(Runtime runtime, const Kernel& kernel, Inputs& in, std::size_t
         const WorkerStatistics after = pool->total_statistics();
         steals.push_back(after.steals - before.steals);
         sleeps.push_back(after.sleeps - before.sleeps);
+        idle_us.push_back((after.idle_ns - before.idle_ns) / 1000);
       }
     }
     if (pool) {
@@ -296,7 +301,8 @@ void serve_kernel(Runtime runtime, const Kernel& kernel, Inputs& in, std::size_t
     if (!wait_until_other_threads_sleep(kQuietLimit)) ++out.not_quiet;
     if (!write_all(replies, samples.data(), samples.size() * sizeof(double)) ||
         !write_all(replies, steals.data(), steals.size() * sizeof(std::uint64_t)) ||
-        !write_all(replies, sleeps.data(), sleeps.size() * sizeof(std::uint64_t))) {
+        !write_all(replies, sleeps.data(), sleeps.size() * sizeof(std::uint64_t)) ||
+        !write_all(replies, idle_us.data(), idle_us.size() * sizeof(std::uint64_t))) {
       throw takt::Error("the parent went away");
     }
   }
@@ -411,8 +417,8 @@ class RuntimeChild {
     }
   }
 
-  /// Times `repetitions` runs; adds the samples (ms), and for takt each run's steals
-  /// and sleeps, to `result` as one more round.
+  /// Times `repetitions` runs; adds the samples (ms), and for takt each run's steals,
+  /// sleeps and idle time (µs), to `result` as one more round.
   void round(std::uint64_t repetitions, ChildResult& result) {
     std::vector<double> got(repetitions);
     if (!write_all(requests_, &repetitions, sizeof repetitions) ||
@@ -421,13 +427,15 @@ class RuntimeChild {
     }
     result.rounds.push_back(std::move(got));
     if (runtime_ != Runtime::takt) return;
-    std::vector<std::uint64_t> steals(repetitions), sleeps(repetitions);
+    std::vector<std::uint64_t> steals(repetitions), sleeps(repetitions), idle_us(repetitions);
     if (!read_all(replies_, steals.data(), steals.size() * sizeof(std::uint64_t)) ||
-        !read_all(replies_, sleeps.data(), sleeps.size() * sizeof(std::uint64_t))) {
+        !read_all(replies_, sleeps.data(), sleeps.size() * sizeof(std::uint64_t)) ||
+        !read_all(replies_, idle_us.data(), idle_us.size() * sizeof(std::uint64_t))) {
       fail();
     }
     result.steal_rounds.push_back(std::move(steals));
     result.sleep_rounds.push_back(std::move(sleeps));
+    result.idle_rounds.push_back(std::move(idle_us));
   }
 
   /// Ends the child; its correctness and takt counters go into `result`.
@@ -477,7 +485,29 @@ struct Row {
   Rounds rounds;  ///< samples in ms, round by round, in the order taken
   std::uint64_t not_quiet = 0;
   CountRounds steal_rounds, sleep_rounds;  ///< takt: each sample's steals and sleeps, as `rounds`
+  CountRounds idle_rounds;                 ///< takt: each sample's idle time of all workers, µs
 };
+
+struct IdleShares {
+  double median = 0, p95 = 0;  ///< percent of the workers' time
+};
+
+/// takt: the share of each run that its workers spent idle (idle time over workers ×
+/// run time), median and p95 over the runs; nothing for other runtimes.
+std::optional<IdleShares> idle_shares(const Row& row) {
+  if (row.idle_rounds.size() != row.rounds.size() || row.rounds.empty()) return std::nullopt;
+  std::vector<double> shares;
+  for (std::size_t i = 0; i < row.rounds.size(); ++i) {
+    for (std::size_t j = 0; j < row.rounds[i].size() && j < row.idle_rounds[i].size(); ++j) {
+      const double run_us = row.rounds[i][j] * 1000.0 * static_cast<double>(row.workers);
+      if (run_us > 0) shares.push_back(100.0 * static_cast<double>(row.idle_rounds[i][j]) / run_us);
+    }
+  }
+  if (shares.empty()) return std::nullopt;
+  std::sort(shares.begin(), shares.end());
+  return IdleShares{platform::nearest_rank(std::span<const double>(shares), 50),
+                    platform::nearest_rank(std::span<const double>(shares), 95)};
+}
 
 const Row* find(const std::vector<Row>& rows, const std::string& kernel, Runtime r, Condition c) {
   for (const Row& row : rows) {
@@ -756,6 +786,7 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
         r["spawns"] = row.spawns;
         r["rounds_steals"] = row.steal_rounds;  // each sample's, laid out as rounds_ms
         r["rounds_sleeps"] = row.sleep_rounds;
+        r["rounds_idle_us"] = row.idle_rounds;  // the workers' idle time (WorkerStatistics::idle_ns), summed
       }
       j["rows"].push_back(r);
     }
@@ -815,10 +846,15 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
         std::vector<double> all;
         for (const auto& round : r.rounds) all.insert(all.end(), round.begin(), round.end());
         Row row{k.name,   k.size,   runtime, condition, w,           summarize(all), r.correct,
-                r.steals, r.spawns, {},      r.rounds,  r.not_quiet, r.steal_rounds, r.sleep_rounds};
+                r.steals, r.spawns, {},      r.rounds,  r.not_quiet, r.steal_rounds, r.sleep_rounds,
+                r.idle_rounds};
         fmt::print("  {:<16} {:<15} {:<7} median {:9.3f} ms  p95 {:9.3f}  max {:9.3f}{}\n", k.name,
                    name(condition), name(runtime), row.stats.median_ms, row.stats.p95_ms, row.stats.max_ms,
                    r.correct ? "" : "  WRONG RESULT");
+        if (auto idle = idle_shares(row)) {
+          fmt::print("    takt's workers idle: median {:.2f} %, p95 {:.2f} % of the {} workers' time per run\n",
+                     idle->median, idle->p95, w);
+        }
         if (r.not_quiet > 0) {
           fmt::print(
               "    warning: {} of {}'s rounds ended with one of its threads still running after {} ms; the "

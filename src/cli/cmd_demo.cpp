@@ -33,12 +33,12 @@ struct DemoOptions {
 };
 
 void print_statistics(const Pool& pool) {
-  fmt::print("  {:>6} {:>10} {:>8} {:>13} {:>7} {:>6} {:>6}\n", "worker", "spawns", "steals", "failed steals",
-             "sleeps", "parks", "depth");
+  fmt::print("  {:>6} {:>10} {:>8} {:>13} {:>7} {:>6} {:>6} {:>8}\n", "worker", "spawns", "steals", "failed steals",
+             "sleeps", "parks", "depth", "idle ms");
   for (std::size_t i = 0; i < pool.workers(); ++i) {
     WorkerStatistics s = pool.statistics(i);
-    fmt::print("  {:>6} {:>10} {:>8} {:>13} {:>7} {:>6} {:>6}\n", i, s.spawns, s.steals, s.failed_steals, s.sleeps,
-               s.parks, s.max_depth);
+    fmt::print("  {:>6} {:>10} {:>8} {:>13} {:>7} {:>6} {:>6} {:>8.2f}\n", i, s.spawns, s.steals, s.failed_steals,
+               s.sleeps, s.parks, s.max_depth, static_cast<double>(s.idle_ns) / 1e6);
   }
 }
 
@@ -69,6 +69,7 @@ int run_demo(const DemoOptions& options) {
   platform::StopOnSignal stop(
       "\ntakt demo runtime: stopping after the computation in flight; a third Ctrl-C ends takt at once\n");
   nlohmann::json out;
+  pool.reset_statistics();  // idle time counts from here, not from the pool's start
   auto t0 = Clock::now();
   std::uint64_t fib = pool.run([n = options.fib_n] { return apps::fib(n); });
   auto t1 = Clock::now();

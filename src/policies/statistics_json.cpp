@@ -8,18 +8,23 @@ nlohmann::json worker_json(const WorkerStatistics& s) {
   return {{"spawns", s.spawns},   {"steals", s.steals}, {"failed_steals", s.failed_steals},
           {"sleeps", s.sleeps},   {"jobs", s.jobs},     {"parks", s.parks},
           {"yields", s.yields},   {"refused_yields", s.refused_yields},
-          {"max_depth", s.max_depth}};
+          {"max_depth", s.max_depth}, {"idle_ns", s.idle_ns}};
 }
 
 }  // namespace
 
 nlohmann::json pool_statistics_json(const Pool& pool, std::string_view strategy) {
+  // The totals are the sum of the rows printed (idle time grows while it is read).
   nlohmann::json per_worker = nlohmann::json::array();
-  for (const WorkerStatistics& s : pool.statistics()) per_worker.push_back(worker_json(s));
+  WorkerStatistics totals;
+  for (const WorkerStatistics& s : pool.statistics()) {
+    per_worker.push_back(worker_json(s));
+    totals += s;
+  }
   return {{"workers", pool.workers()},
           {"cpus", pool.cpus().to_string()},
           {"strategy", strategy},
-          {"totals", worker_json(pool.total_statistics())},
+          {"totals", worker_json(totals)},
           {"per_worker", per_worker}};
 }
 

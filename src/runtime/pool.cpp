@@ -1,5 +1,6 @@
 // Pool start-up (all static memory), shutdown, job submission, statistics and the
 // extension interface.
+#include "os/clock.hpp"
 #include "os/cpu.hpp"
 #include "os/futex.hpp"
 #include "runtime/pool_state.hpp"
@@ -306,6 +307,14 @@ WorkerStatistics Pool::statistics(std::size_t worker) const noexcept {
   s.yields = get(c.yields, b.yields);
   s.refused_yields = get(c.refused_yields, b.refused_yields);
   s.max_depth = c.max_depth.load(std::memory_order_relaxed);
+  // The total first (acquire: the owner clears idle_since before it adds an interval),
+  // then the interval in progress, if any: an interval ending in between is left out,
+  // never counted twice.
+  s.idle_ns = c.idle_ns.load(std::memory_order_acquire) - b.idle_ns.load(std::memory_order_relaxed);
+  if (const std::int64_t since = w.idle_since.load(std::memory_order_relaxed); since != 0) {
+    s.idle_ns += detail::idle_between(since, state_->statistics_reset_at.load(std::memory_order_relaxed),
+                                      os::monotonic_now().count());
+  }
   return s;
 }
 
@@ -318,22 +327,12 @@ std::vector<WorkerStatistics> Pool::statistics() const {
 
 WorkerStatistics Pool::total_statistics() const noexcept {
   WorkerStatistics total;
-  for (std::size_t i = 0; i < state_->workers_count; ++i) {
-    WorkerStatistics s = statistics(i);
-    total.spawns += s.spawns;
-    total.steals += s.steals;
-    total.failed_steals += s.failed_steals;
-    total.sleeps += s.sleeps;
-    total.jobs += s.jobs;
-    total.parks += s.parks;
-    total.yields += s.yields;
-    total.refused_yields += s.refused_yields;
-    total.max_depth = std::max(total.max_depth, s.max_depth);
-  }
+  for (std::size_t i = 0; i < state_->workers_count; ++i) total += statistics(i);
   return total;
 }
 
 void Pool::reset_statistics() noexcept {
+  state_->statistics_reset_at.store(os::monotonic_now().count(), std::memory_order_relaxed);
   for (auto& w : state_->workers) {
     detail::Counters& c = w->counters;
     detail::Counters& b = w->baseline;
@@ -348,6 +347,7 @@ void Pool::reset_statistics() noexcept {
     copy(c.parks, b.parks);
     copy(c.yields, b.yields);
     copy(c.refused_yields, b.refused_yields);
+    copy(c.idle_ns, b.idle_ns);
   }
 }
 

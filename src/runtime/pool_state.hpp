@@ -56,11 +56,18 @@ struct Request {
 /// Owner-written counters, readable by anyone.
 struct Counters {
   std::atomic<std::uint64_t> spawns{0}, steals{0}, failed_steals{0}, sleeps{0}, jobs{0}, parks{0}, yields{0},
-      refused_yields{0}, max_depth{0};
+      refused_yields{0}, max_depth{0}, idle_ns{0};
 };
 
 inline void bump(std::atomic<std::uint64_t>& counter) noexcept {
   counter.store(counter.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+}
+
+/// Idle time of an interval that began at `since` (ns), counted from `reset_at` at the
+/// earliest, up to `now`.
+inline std::uint64_t idle_between(std::int64_t since, std::int64_t reset_at, std::int64_t now) noexcept {
+  const std::int64_t from = since > reset_at ? since : reset_at;
+  return now > from ? static_cast<std::uint64_t>(now - from) : 0;
 }
 
 struct alignas(64) Worker : WorkerHead {
@@ -85,6 +92,9 @@ struct alignas(64) Worker : WorkerHead {
   std::uint64_t task_seq = 0;  ///< observer task ids
   Counters counters;
   Counters baseline;
+  /// monotonic_now() in ns when the worker last came back to the scheduler without a
+  /// strand (it is idle since), 0 while it runs one or is outside the pool.
+  std::atomic<std::int64_t> idle_since{0};
   std::atomic<bool> running{false};
   std::atomic<std::int64_t> running_key{0};
   char* altstack = nullptr;
@@ -123,6 +133,9 @@ struct PoolState {
   Block* reserve_head = nullptr;
   std::size_t reserve_free = 0;
   std::size_t reserve_total = 0;
+
+  /// monotonic_now() in ns at the last reset_statistics(): idle intervals count from here.
+  std::atomic<std::int64_t> statistics_reset_at{0};
 
   // Idle workers sleep on `idle_epoch` (an eventcount).
   alignas(64) std::atomic<std::uint32_t> idle_epoch{0};

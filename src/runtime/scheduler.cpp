@@ -174,8 +174,27 @@ Block* handle_request(Worker* w) noexcept {
   return nullptr;
 }
 
+/// The worker is back in the scheduler without a strand: idle from now.
+void begin_idle(Worker* w) noexcept {
+  w->idle_since.store(os::monotonic_now().count(), std::memory_order_relaxed);
+}
+
+/// The worker found a strand, or leaves the pool: its idle interval, if any, ends.
+void end_idle(Worker* w) noexcept {
+  const std::int64_t since = w->idle_since.load(std::memory_order_relaxed);
+  if (since == 0) return;
+  // The start is cleared before the total grows (release): a reader that sees the new
+  // total (acquire) sees no interval in progress, so it never counts this one twice.
+  w->idle_since.store(0, std::memory_order_relaxed);
+  const std::uint64_t idle = idle_between(since, w->pool->statistics_reset_at.load(std::memory_order_relaxed),
+                                          os::monotonic_now().count());
+  std::atomic<std::uint64_t>& total = w->counters.idle_ns;
+  total.store(total.load(std::memory_order_relaxed) + idle, std::memory_order_release);
+}
+
 /// Runs `first` and whatever the strands it leads to ask for, until the worker is idle.
 void dispatch(Worker* w, Block* first) noexcept {
+  end_idle(w);
   Block* next = first;
   while (next != nullptr) {
     w->current = next;
@@ -186,6 +205,7 @@ void dispatch(Worker* w, Block* first) noexcept {
     next = handle_request(w);
   }
   w->sleep_timeout = std::chrono::milliseconds(1);
+  begin_idle(w);
 }
 
 // ---- rule C: the worker's own frozen levels ------------------------------------------
@@ -675,6 +695,7 @@ bool run_as_caller(PoolState& pool, ext::Job& job, std::atomic<std::uint32_t>& d
       deadline = os::monotonic_now() + spin;
     }
   }
+  end_idle(w);  // the caller leaves the pool: its wait for the computation ends here
   pool.caller_root.store(nullptr, std::memory_order_relaxed);
   if (altstack) restore_altstack(&previous);
   tls_worker = nullptr;
@@ -714,6 +735,7 @@ void worker_main(Worker* w) {
   pool.started.fetch_add(1, std::memory_order_release);
   os::futex_wake_all(pool.started);
   w->sleep_timeout = std::chrono::milliseconds(1);
+  begin_idle(w);
   const std::chrono::nanoseconds spin = pool.config.idle_spin;
   while (true) {
     if (find_and_run(w)) continue;

@@ -130,25 +130,44 @@ TEST_F(BenchRuntime, ThreadsThatNeverSleepAreReported) {
   }
 }
 
-TEST_F(BenchRuntime, TaktRowsCountTheStealsAndSleepsOfEverySample) {
+TEST_F(BenchRuntime, TaktRowsCountTheStealsSleepsAndIdleTimeOfEverySample) {
   // The row's steals are counted over its timed runs, so they are the sum of the
-  // per-sample counts; the counts are laid out like the samples.
-  nlohmann::json j = run_matmul("--runtimes takt,serial");
+  // per-sample counts; the counts are laid out like the samples. The idle time (µs, of
+  // both workers) fits in the workers' time of the samples: at most 2 × each sample,
+  // with 1 ms of slack per sample for the statistics read just outside the timed run.
+  Outcome out;
+  nlohmann::json j = run("--quick --kernels matmul --workers 2 --runtimes takt,serial", "TAKT_NO_RT=1", &out);
+  int takt_rows = 0;
   for (const auto& row : j["rows"]) {
     if (row["runtime"] != "takt") {
       EXPECT_FALSE(row.contains("rounds_steals")) << row.dump();
+      EXPECT_FALSE(row.contains("rounds_idle_us")) << row.dump();
       continue;
     }
+    ++takt_rows;
     ASSERT_EQ(row["rounds_steals"].size(), row["rounds_ms"].size());
     ASSERT_EQ(row["rounds_sleeps"].size(), row["rounds_ms"].size());
+    ASSERT_EQ(row["rounds_idle_us"].size(), row["rounds_ms"].size());
     std::uint64_t steals = 0;
+    std::uint64_t idle_us = 0;
+    double workers_us = 0;
+    std::size_t samples = 0;
     for (std::size_t r = 0; r < row["rounds_ms"].size(); ++r) {
       EXPECT_EQ(row["rounds_steals"][r].size(), row["rounds_ms"][r].size());
       EXPECT_EQ(row["rounds_sleeps"][r].size(), row["rounds_ms"][r].size());
+      EXPECT_EQ(row["rounds_idle_us"][r].size(), row["rounds_ms"][r].size());
       for (const auto& s : row["rounds_steals"][r]) steals += s.get<std::uint64_t>();
+      for (const auto& s : row["rounds_idle_us"][r]) idle_us += s.get<std::uint64_t>();
+      for (const auto& ms : row["rounds_ms"][r]) workers_us += 2 * 1000 * ms.get<double>();
+      samples += row["rounds_ms"][r].size();
     }
     EXPECT_EQ(steals, row["steals"].get<std::uint64_t>()) << row.dump();
+    // Worker 1 is idle from the statistics read before each run until it steals.
+    EXPECT_GT(idle_us, 0u) << row.dump();
+    EXPECT_LE(static_cast<double>(idle_us), workers_us + 1000.0 * static_cast<double>(samples)) << row.dump();
   }
+  EXPECT_EQ(takt_rows, 2);  // isolated and multiprogrammed
+  EXPECT_NE(out.out.find("takt's workers idle: median "), std::string::npos) << out.out;
 }
 
 TEST_F(BenchRuntime, FibNSetsTheSizeOfBothFibKernels) {

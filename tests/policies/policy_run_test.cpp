@@ -192,6 +192,14 @@ tasks:
   // strands: a binary tree with 10 leaves has 9 inner nodes, one spawn each, so 9 spawns
   // per job (the first and last segments, one strand each, spawn nothing).
   EXPECT_EQ(pool["totals"]["spawns"].get<std::uint64_t>(), 9u * o.metrics.tasks[0].released);
+  // Each job is 22 ms of work per 20 ms period on 2 workers: they are idle about 45 % of
+  // the run (the pool's statistics are read after it, so their time is a little more
+  // than 2 × 600 ms). The totals are the sum of the rows.
+  ASSERT_EQ(pool["per_worker"].size(), 2u);
+  std::uint64_t idle = 0;
+  for (const auto& w : pool["per_worker"]) idle += w["idle_ns"].get<std::uint64_t>();
+  EXPECT_EQ(pool["totals"]["idle_ns"].get<std::uint64_t>(), idle);
+  EXPECT_GT(idle, 100'000'000u) << "2 workers, 45 % idle in 600 ms";
 }
 
 /// Two light tasks share one core (Σ C/D = 0.4 + 0.33 ≤ 1: admitted by the EDF density

@@ -65,6 +65,55 @@ TEST(PoolStatistics, ReadableWhileTheComputationRuns) {
   reader.join();
 }
 
+/// Spins for `d` of wall-clock time without spawning (a serial computation).
+void spin_for(std::chrono::milliseconds d) {
+  const auto end = std::chrono::steady_clock::now() + d;
+  while (std::chrono::steady_clock::now() < end) {
+  }
+}
+
+std::uint64_t ns(std::chrono::steady_clock::duration d) {
+  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(d).count());
+}
+
+TEST(PoolStatistics, IdleTimeIsTheTimeAWorkerHadNothingToRun) {
+  using Clock = std::chrono::steady_clock;
+  Pool pool(config(2));
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));  // both workers idle since the start
+  const auto reset = Clock::now();
+  pool.reset_statistics();
+  // Idle intervals count from the reset, not from when they began (30 ms and more ago).
+  for (std::size_t i = 0; i < 2; ++i) EXPECT_LE(pool.statistics(i).idle_ns, ns(Clock::now() - reset)) << i;
+
+  // One worker runs a serial 60 ms job; the other has nothing to run all that time.
+  pool.run([] { spin_for(std::chrono::milliseconds(60)); });
+  const std::size_t busy = pool.statistics(0).jobs == 1 ? 0 : 1;
+  ASSERT_EQ(pool.statistics(busy).jobs, 1u);
+  const takt::WorkerStatistics ran = pool.statistics(busy);
+  const takt::WorkerStatistics waited = pool.statistics(1 - busy);
+  const std::uint64_t total = pool.total_statistics().idle_ns;
+  const std::uint64_t elapsed = ns(Clock::now() - reset);  // after the readings: intervals in progress grow
+  EXPECT_LE(ran.idle_ns, elapsed - 60'000'000) << "the worker that ran the job was busy for 60 ms of it";
+  EXPECT_GE(waited.idle_ns, 60'000'000u) << "the other worker had nothing to run for at least 60 ms";
+  EXPECT_LE(waited.idle_ns, elapsed);
+  EXPECT_GE(total, ran.idle_ns + waited.idle_ns);  // read later: the idle worker's interval went on
+  EXPECT_LE(total, 2 * elapsed);
+}
+
+TEST(PoolStatistics, IdleTimeOfACallerWhoJoinsIsOnlyItsWaitInsideThePool) {
+  takt::PoolConfig c = config(2);
+  c.caller_joins = true;
+  Pool pool(c);
+  pool.run([] { spin_for(std::chrono::milliseconds(10)); });  // on the caller, as worker 0
+  const std::uint64_t caller = pool.statistics(0).idle_ns;
+  const std::uint64_t other = pool.statistics(1).idle_ns;
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  // The caller is outside the pool: its idle time stays; worker 1's grows while it
+  // waits (an interval in progress counts up to the reading).
+  EXPECT_EQ(pool.statistics(0).idle_ns, caller);
+  EXPECT_GE(pool.statistics(1).idle_ns, other + 30'000'000);
+}
+
 struct CountingJob final : takt::ext::Job {
   explicit CountingJob(std::atomic<int>& done) : done(done) {}
   void run() override { value = takt::apps::fib(16); }

@@ -17,6 +17,28 @@ struct WorkerStatistics {
   std::uint64_t yields = 0;          ///< strands suspended for a yield policy
   std::uint64_t refused_yields = 0;  ///< yield requests that could not be honoured
   std::uint64_t max_depth = 0;       ///< deepest strand this worker started (not reset)
+  /// Nanoseconds the worker spent in the scheduler without a strand to run: looking for
+  /// work, backing off and asleep (for a caller that joins as worker 0, while it waits
+  /// for its computation; not the time it spends outside the pool). An interval still
+  /// going on is counted up to the moment of reading; one that ends while it is read
+  /// may be left out of that reading.
+  std::uint64_t idle_ns = 0;
+
+  /// Adds another worker's counters (the deepest strand is the larger of the two), as
+  /// Pool::total_statistics() does over the workers.
+  WorkerStatistics& operator+=(const WorkerStatistics& other) noexcept {
+    spawns += other.spawns;
+    steals += other.steals;
+    failed_steals += other.failed_steals;
+    sleeps += other.sleeps;
+    jobs += other.jobs;
+    parks += other.parks;
+    yields += other.yields;
+    refused_yields += other.refused_yields;
+    if (other.max_depth > max_depth) max_depth = other.max_depth;
+    idle_ns += other.idle_ns;
+    return *this;
+  }
 };
 
 /// The static memory of a pool (P³LS³ §4): what was allocated at start-up, and the
