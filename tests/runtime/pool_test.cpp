@@ -83,7 +83,10 @@ TEST(PoolStatistics, IdleTimeIsTheTimeAWorkerHadNothingToRun) {
   const auto reset = Clock::now();
   pool.reset_statistics();
   // Idle intervals count from the reset, not from when they began (30 ms and more ago).
-  for (std::size_t i = 0; i < 2; ++i) EXPECT_LE(pool.statistics(i).idle_ns, ns(Clock::now() - reset)) << i;
+  for (std::size_t i = 0; i < 2; ++i) {
+    const std::uint64_t idle = pool.statistics(i).idle_ns;
+    EXPECT_LE(idle, ns(Clock::now() - reset)) << "worker " << i;  // the clock read after the statistics
+  }
 
   // One worker runs a serial 60 ms job; the other has nothing to run all that time.
   pool.run([] { spin_for(std::chrono::milliseconds(60)); });
