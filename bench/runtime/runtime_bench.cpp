@@ -290,7 +290,7 @@ void serve_kernel(Runtime runtime, const Kernel& kernel, Inputs& in, std::size_t
         const WorkerStatistics after = pool->total_statistics();
         steals.push_back(after.steals - before.steals);
         sleeps.push_back(after.sleeps - before.sleeps);
-        idle_us.push_back((after.idle_ns - before.idle_ns) / 1000);
+        idle_us.push_back(after.idle_ns > before.idle_ns ? (after.idle_ns - before.idle_ns) / 1000 : 0);
       }
     }
     if (pool) {

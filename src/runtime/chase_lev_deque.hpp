@@ -20,11 +20,19 @@
 
 namespace takt::detail {
 
-class ChaseLevDeque {
+/// What a push does between reading `top` and publishing its item: nothing. Tests put
+/// a thief's steps there (see deque_test.cpp) to replay an interleaving exactly.
+struct NoPushProbe {
+  template <class Deque>
+  static void before_publish(Deque& /*deque*/) noexcept {}
+};
+
+template <class PushProbe = NoPushProbe>
+class BasicChaseLevDeque {
  public:
-  ChaseLevDeque() = default;
-  ChaseLevDeque(const ChaseLevDeque&) = delete;
-  ChaseLevDeque& operator=(const ChaseLevDeque&) = delete;
+  BasicChaseLevDeque() = default;
+  BasicChaseLevDeque(const BasicChaseLevDeque&) = delete;
+  BasicChaseLevDeque& operator=(const BasicChaseLevDeque&) = delete;
 
   /// Allocates room for at least `capacity` items (start-up only).
   void reserve(std::size_t capacity) {
@@ -35,25 +43,35 @@ class ChaseLevDeque {
   }
   [[nodiscard]] std::size_t capacity() const noexcept { return static_cast<std::size_t>(mask_ + 1); }
 
-  /// Owner: pushes `item`; returns true when no thief may have seen it: the deque was
-  /// empty, or its one earlier item was stolen while this push published (the caller
-  /// then wakes a sleeping worker).
+  /// Owner: pushes `item`; returns true when a thief may have missed it (the caller then
+  /// wakes a sleeping worker): the deque was empty, or every earlier item was stolen
+  /// while this push published. A thief that steals an item and finds more left wakes
+  /// one itself; one that takes the last item it sees does not, and the new item may be
+  /// what it did not see.
   bool push(std::uint64_t item) noexcept {
     std::int64_t b = bottom_.load(std::memory_order_relaxed);
     std::int64_t t = top_.load(std::memory_order_relaxed);
     assert(b - t <= mask_ && "deque overflow: more items than spawn depth");
     slots_[b & mask_].store(item, std::memory_order_relaxed);
-    if (b - t != 1) {
+    PushProbe::before_publish(*this);
+    if (b <= t) {
       bottom_.store(b + 1, std::memory_order_release);
-      return b <= t;
+      return true;
     }
-    // One item in view: a thief may be committing its steal now and then read the old
-    // bottom, find nothing left and wake nobody, while `t` here is already stale. The
-    // seq_cst store and reload (against the thief's seq_cst commit and looks_empty)
-    // make one of the two see the other: the thief sees this item, or this push sees
-    // the steal and reports the deque as having been empty. Paid on this case only.
-    bottom_.store(b + 1, std::memory_order_seq_cst);
-    return top_.load(std::memory_order_seq_cst) >= b;
+    // Thieves may have taken the earlier items since `t` was read (an owner preempted
+    // here makes that window long), the last of them reading the old bottom: so read
+    // `top` again after publishing. With one item, the likeliest race, the store and
+    // the reload are seq_cst: in their total order with that thief's seq_cst commit and
+    // looks_empty, the thief sees this item or this push sees the steal, even where the
+    // reload could otherwise pass the store (x86's store buffer). With two or more, the
+    // reload is plain (no locked store on the common path): a miss then needs thieves
+    // to take them all in the nanoseconds the store waits in the store buffer.
+    if (b - t == 1) {
+      bottom_.store(b + 1, std::memory_order_seq_cst);
+      return top_.load(std::memory_order_seq_cst) >= b;
+    }
+    bottom_.store(b + 1, std::memory_order_release);
+    return top_.load(std::memory_order_relaxed) >= b;
   }
 
   /// Owner: takes back the item it pushed last. False when a thief took it (the deque
@@ -112,5 +130,7 @@ class ChaseLevDeque {
   std::unique_ptr<std::atomic<std::uint64_t>[]> slots_;
   std::int64_t mask_ = 0;
 };
+
+using ChaseLevDeque = BasicChaseLevDeque<>;
 
 }  // namespace takt::detail

@@ -293,8 +293,12 @@ WorkerStatistics Pool::statistics(std::size_t worker) const noexcept {
   WorkerStatistics s;
   if (worker >= state_->workers_count) return s;
   const detail::Worker& w = *state_->workers[worker];
-  auto get = [](const std::atomic<std::uint64_t>& now, const std::atomic<std::uint64_t>& base) {
-    return now.load(std::memory_order_relaxed) - base.load(std::memory_order_relaxed);
+  // Saturating: a reset on another thread between the two loads leaves 0, not 2^64 - n.
+  auto get = [](const std::atomic<std::uint64_t>& now, const std::atomic<std::uint64_t>& base,
+                std::memory_order order = std::memory_order_relaxed) -> std::uint64_t {
+    const std::uint64_t n = now.load(order);
+    const std::uint64_t b = base.load(std::memory_order_relaxed);
+    return n > b ? n - b : 0;
   };
   const detail::Counters& c = w.counters;
   const detail::Counters& b = w.baseline;
@@ -309,12 +313,14 @@ WorkerStatistics Pool::statistics(std::size_t worker) const noexcept {
   s.max_depth = c.max_depth.load(std::memory_order_relaxed);
   // The total first (acquire: the owner clears idle_since before it adds an interval),
   // then the interval in progress, if any: an interval ending in between is left out,
-  // never counted twice.
-  s.idle_ns = c.idle_ns.load(std::memory_order_acquire) - b.idle_ns.load(std::memory_order_relaxed);
-  if (const std::int64_t since = w.idle_since.load(std::memory_order_relaxed); since != 0) {
-    s.idle_ns += detail::idle_between(since, state_->statistics_reset_at.load(std::memory_order_relaxed),
-                                      os::monotonic_now().count());
-  }
+  // never counted twice. A worker that read the reset time just before a reset adds an
+  // interval begun before it: the cap at the time since the reset bounds that.
+  s.idle_ns = get(c.idle_ns, b.idle_ns, std::memory_order_acquire);
+  const std::int64_t since = w.idle_since.load(std::memory_order_relaxed);
+  const std::int64_t reset_at = state_->statistics_reset_at.load(std::memory_order_relaxed);
+  const std::int64_t now = os::monotonic_now().count();
+  if (since != 0) s.idle_ns += detail::idle_between(since, reset_at, now);
+  if (reset_at != 0) s.idle_ns = std::min(s.idle_ns, detail::idle_between(reset_at, 0, now));
   return s;
 }
 

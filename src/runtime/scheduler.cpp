@@ -732,10 +732,10 @@ void worker_main(Worker* w) {
     }
   }
   if (pool.memory->large_size() > 0) prime_large(w);
+  begin_idle(w);  // before the constructor can return: idle time counts from then on
   pool.started.fetch_add(1, std::memory_order_release);
   os::futex_wake_all(pool.started);
   w->sleep_timeout = std::chrono::milliseconds(1);
-  begin_idle(w);
   const std::chrono::nanoseconds spin = pool.config.idle_spin;
   while (true) {
     if (find_and_run(w)) continue;

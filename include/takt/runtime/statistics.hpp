@@ -19,9 +19,10 @@ struct WorkerStatistics {
   std::uint64_t max_depth = 0;       ///< deepest strand this worker started (not reset)
   /// Nanoseconds the worker spent in the scheduler without a strand to run: looking for
   /// work, backing off and asleep (for a caller that joins as worker 0, while it waits
-  /// for its computation; not the time it spends outside the pool). An interval still
-  /// going on is counted up to the moment of reading; one that ends while it is read
-  /// may be left out of that reading.
+  /// for its computation; not the time it spends outside the pool), at most the time
+  /// since the last reset. An interval still going on is counted up to the moment of
+  /// reading; one that ends while it is read may be left out of that reading, so two
+  /// readings of a running pool need not grow.
   std::uint64_t idle_ns = 0;
 
   /// Adds another worker's counters (the deepest strand is the larger of the two), as
