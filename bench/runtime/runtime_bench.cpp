@@ -46,6 +46,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -852,8 +853,8 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
                    name(condition), name(runtime), row.stats.median_ms, row.stats.p95_ms, row.stats.max_ms,
                    r.correct ? "" : "  WRONG RESULT");
         if (auto idle = idle_shares(row)) {
-          fmt::print("    takt's workers idle: median {:.2f} %, p95 {:.2f} % of the {} workers' time per run\n",
-                     idle->median, idle->p95, w);
+          fmt::print("    takt's workers idle: median {:.2f} %, p95 {:.2f} % of {} per run\n", idle->median,
+                     idle->p95, w == 1 ? std::string("the worker's time") : fmt::format("the {} workers' time", w));
         }
         if (r.not_quiet > 0) {
           fmt::print(
