@@ -780,8 +780,8 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
       if (auto v = ratio(row, Runtime::onetbb)) r["ratio_to_onetbb"] = *v;
       if (auto v = ratio(row, Runtime::openmp)) r["ratio_to_openmp"] = *v;
       if (row.ns_per_spawn) r["ns_per_spawn"] = *row.ns_per_spawn;
-      r["rounds_ms"] = row.rounds;
-      r["rounds_not_quiet"] = row.not_quiet;  // the samples, round by round, in the order taken
+      r["rounds_ms"] = row.rounds;  // the samples, round by round, in the order taken
+      r["rounds_not_quiet"] = row.not_quiet;
       if (row.runtime == Runtime::takt) {
         r["steals"] = row.steals;
         r["spawns"] = row.spawns;
