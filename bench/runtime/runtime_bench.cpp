@@ -48,6 +48,7 @@
 #include <span>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace takt::bench {
@@ -522,6 +523,10 @@ struct Target {
   double value = 0, limit = 0;
   bool pass = false;
   std::optional<TailComparison> noise;  ///< multiprogrammed targets: how sure the order is
+  /// Multiprogrammed targets: each runtime's tail in ms (p95 − median), takt's and
+  /// oneTBB's, printed beside the ratios (a faster median makes the same tail a larger
+  /// ratio).
+  std::optional<std::pair<double, double>> tails_ms;
 };
 
 /// Whether a tail comparison's 95 % interval tells takt's p95/median from oneTBB's.
@@ -803,6 +808,7 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
                         t.noise->resamples, t.noise->seed);
         target["noise_verdict"] = noise_verdict(*t.noise);
       }
+      if (t.tails_ms) target["tail_ms"] = {{"takt", t.tails_ms->first}, {"onetbb", t.tails_ms->second}};
       j["targets"].push_back(target);
     }
     platform::write_json_file(options.json_path, j);
@@ -900,6 +906,7 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
                   t->stats.median_ms / o->stats.median_ms,
                   limit,
                   false,
+                  std::nullopt,
                   std::nullopt};
     target.pass = target.value <= limit;
     targets.push_back(target);
@@ -921,7 +928,8 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
                   ours,
                   theirs,
                   ours <= theirs,
-                  compare_tail_ratios(t->rounds, o->rounds)};
+                  compare_tail_ratios(t->rounds, o->rounds),
+                  std::pair{t->stats.p95_ms - t->stats.median_ms, o->stats.p95_ms - o->stats.median_ms}};
     targets.push_back(target);
   }
 
@@ -951,6 +959,10 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
           "{})\n",
           t.name, t.value, t.limit, t.pass ? "PASS" : "FAIL", t.noise->difference, t.noise->low,
           t.noise->high, noise_verdict(*t.noise));
+      if (t.tails_ms) {
+        fmt::print("  {:<52} tail p95 - median: takt {:.3f} ms, oneTBB {:.3f} ms\n", "", t.tails_ms->first,
+                   t.tails_ms->second);
+      }
     } else {
       fmt::print("  {:<52} {:>6.2f} vs {:>6.2f}  {}\n", t.name, t.value, t.limit, t.pass ? "PASS" : "FAIL");
     }

@@ -56,10 +56,21 @@ TEST_F(BenchRuntime, EveryRuntimeAndConditionGetsACorrectRowAndTheCallerModeIsRe
     EXPECT_EQ(samples, row["repetitions"].get<std::size_t>());
     seen.insert(row["runtime"].get<std::string>() + "/" + row["condition"].get<std::string>());
   }
+  auto tail_of = [&](const char* runtime) {  // p95 - median of the multiprogrammed row
+    for (const auto& row : j["rows"]) {
+      if (row["runtime"] == runtime && row["condition"] == "multiprogrammed") {
+        return row["p95_ms"].get<double>() - row["median_ms"].get<double>();
+      }
+    }
+    return -1.0;
+  };
   bool tail_target = false;
   for (const auto& target : j["targets"]) {
     if (target["condition"] != "multiprogrammed") continue;
     tail_target = true;
+    // Beside the ratios, each runtime's tail in ms, from its row.
+    EXPECT_DOUBLE_EQ(target["tail_ms"]["takt"].get<double>(), tail_of("takt")) << target.dump();
+    EXPECT_DOUBLE_EQ(target["tail_ms"]["onetbb"].get<double>(), tail_of("onetbb")) << target.dump();
     const double low = target["interval_95"][0].get<double>(), high = target["interval_95"][1].get<double>();
     EXPECT_LE(low, high) << target.dump();
     const std::string verdict = target["noise_verdict"].get<std::string>();
