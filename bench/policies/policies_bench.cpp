@@ -277,14 +277,7 @@ PoliciesReport run_policies_bench(const PoliciesBenchOptions& options) {
 std::string format_markdown(const PoliciesReport& report) {
   std::string out;
   out += fmt::format("machine: {}; privileges: {}\n\n", report.machine, report.privileges);
-  const auto& c = report.cyclictest;
-  if (c.ran) {
-    out += fmt::format("{} ({}, {} samples): p50 {:.0f} us, p99 {:.0f} us, max {:.0f} us{}\n\n", c.tool, c.policy,
-                       c.latency.samples, c.latency.p50_us, c.latency.p99_us, c.latency.max_us,
-                       c.reason.empty() ? std::string() : " (" + c.reason + ")");
-  } else {
-    out += fmt::format("cyclictest: did not run ({})\n\n", c.reason);
-  }
+  out += platform::cyclictest_summary(report.cyclictest) + "\n\n";
   std::vector<std::string> workloads;
   for (const PolicyCell& cell : report.cells) {
     if (std::find(workloads.begin(), workloads.end(), cell.workload) == workloads.end()) {
@@ -321,17 +314,7 @@ nlohmann::json to_json(const PoliciesReport& report) {
   j["benchmark"] = "policies";
   j["machine"] = report.machine;
   j["privileges"] = report.privileges;
-  const auto& c = report.cyclictest;
-  j["cyclictest"] = {{"ran", c.ran},
-                     {"tool", c.tool},
-                     {"reason", c.reason},
-                     {"command", c.command},
-                     {"policy", c.policy},
-                     {"samples", c.latency.samples},
-                     {"p50_us", c.latency.p50_us},
-                     {"p95_us", c.latency.p95_us},
-                     {"p99_us", c.latency.p99_us},
-                     {"max_us", c.latency.max_us}};
+  j["cyclictest"] = platform::cyclictest_json(report.cyclictest);
   j["cells"] = nlohmann::json::array();
   for (const PolicyCell& cell : report.cells) {
     j["cells"].push_back({{"workload", cell.workload},

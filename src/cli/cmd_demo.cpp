@@ -7,7 +7,9 @@
 #include "model/duration.hpp"
 #include "model/task_set_parser.hpp"
 #include "os/cpu.hpp"
+#include "os/power.hpp"
 #include "os/realtime.hpp"
+#include "platform/cyclictest.hpp"
 #include "platform/metrics_json.hpp"
 #include "platform/metrics_table.hpp"
 #include "platform/run.hpp"
@@ -21,8 +23,12 @@
 
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <memory>
+#include <optional>
 #include <string>
+#include <system_error>
 
 namespace takt::cli {
 namespace {
@@ -120,7 +126,41 @@ struct PlatformDemoOptions {
   std::string json;
   std::string trace;
   bool print_set = false;
+  bool no_cyclictest = false;
 };
+
+/// How long the demo measures the machine's latency floor after its run.
+constexpr std::chrono::seconds kDemoFloor{2};
+
+/// cyclictest on the demo's CPUs right after its run, in the state the run had (the CPU
+/// wake-up latency held at 0 us where it ran in SCHED_FIFO): the floor that its release
+/// latency is to be read against. Printed, and added to the JSON the run wrote.
+void report_floor(const PlatformDemoOptions& options) {
+  platform::CyclictestOptions c;
+  c.duration = kDemoFloor;
+  c.cpus = os::allowed_cpus();
+  std::optional<os::WakeupLatencyRequest> qos;
+  if (os::privileges().fifo) qos.emplace();
+  const platform::CyclictestResult floor = platform::run_cyclictest(c);
+  qos.reset();
+  fmt::print("machine floor, measured after the run for {} s: {}\n", kDemoFloor.count(),
+             platform::cyclictest_summary(floor));
+  std::fflush(stdout);
+  // A regular file only: a FIFO or a device such as /dev/stdout got the run's JSON and
+  // is not read back.
+  std::error_code ec;
+  if (!options.json.empty() && std::filesystem::is_regular_file(options.json, ec)) {
+    nlohmann::json j;
+    {
+      std::ifstream in(options.json);
+      j = nlohmann::json::parse(in, nullptr, false);
+    }
+    if (j.is_object()) {
+      j["cyclictest"] = platform::cyclictest_json(floor);
+      platform::write_text_file(options.json, j.dump(2) + '\n');
+    }
+  }
+}
 
 /// The demo's task set for m cores, as a task-set file. A parallel task `render` needs
 /// n cores under federated scheduling: all of them on one or two cores, m − 1 from
@@ -192,6 +232,10 @@ int run_platform_demo(const PlatformDemoOptions& options) {
     fmt::print(stderr, "takt: error: {}\n", result.output_errors);
     return exit_bad_input;
   }
+  if (!options.no_cyclictest && !result.metrics.run.stopped && result.signal_after_run == 0 &&
+      !result.jobs_left_running) {
+    report_floor(options);
+  }
   fmt::print("\nreal-time privileges were: {}{}\n", privileges.summary(),
              privileges.fifo ? "" : " (the run used SCHED_OTHER: see the note above)");
   return exit_ok;
@@ -209,6 +253,8 @@ int run_platform_demo(const PlatformDemoOptions& options) {
       app.add_option("--trace", options->trace, "Write a Chrome trace-event timeline (ui.perfetto.dev)")
           ->check(output_file());
       app.add_flag("--print-set", options->print_set, "Print the demo's task set and exit");
+      app.add_flag("--no-cyclictest", options->no_cyclictest,
+                   "Do not measure the machine's latency floor (cyclictest, 2 s) after the run");
       return [options] { return run_platform_demo(*options); };
     },
 });

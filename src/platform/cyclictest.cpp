@@ -466,4 +466,24 @@ CyclictestResult run_timer_probe(const CyclictestOptions& o) {
   return r;
 }
 
+std::string cyclictest_summary(const CyclictestResult& c) {
+  if (!c.ran) return fmt::format("cyclictest: did not run ({})", c.reason);
+  return fmt::format("{} ({}, {} samples): p50 {:.0f} us, p99 {:.0f} us, max {:.0f} us{}", c.tool, c.policy,
+                     c.latency.samples, c.latency.p50_us, c.latency.p99_us, c.latency.max_us,
+                     c.reason.empty() ? std::string() : " (" + c.reason + ")");
+}
+
+nlohmann::json cyclictest_json(const CyclictestResult& c) {
+  return {{"ran", c.ran},
+          {"tool", c.tool},
+          {"reason", c.reason},
+          {"command", c.command},
+          {"policy", c.policy},
+          {"samples", c.latency.samples},
+          {"p50_us", c.latency.p50_us},
+          {"p95_us", c.latency.p95_us},
+          {"p99_us", c.latency.p99_us},
+          {"max_us", c.latency.max_us}};
+}
+
 }  // namespace takt::platform

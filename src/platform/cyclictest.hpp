@@ -8,6 +8,8 @@
 
 #include "os/cpu.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -84,5 +86,14 @@ CyclictestResult run_timer_probe(const CyclictestOptions& options);
 /// that falls among the overflows is the maximum. Throws takt::Error when the text has
 /// no histogram.
 CyclictestResult parse_cyclictest_histogram(std::string_view output);
+
+/// One line for a report: "cyclictest (SCHED_FIFO/90, 2000 samples): p50 46 us, p99 149
+/// us, max 470 us", with the note in `reason` if any, or "cyclictest: did not run
+/// (REASON)".
+std::string cyclictest_summary(const CyclictestResult& result);
+
+/// The result for a JSON report: ran, tool, reason, command, policy, samples, p50_us,
+/// p95_us, p99_us, max_us.
+nlohmann::json cyclictest_json(const CyclictestResult& result);
 
 }  // namespace takt::platform

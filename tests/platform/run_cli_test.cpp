@@ -440,10 +440,19 @@ TEST_F(RunCommand, DemoRunsTheBuiltInSetAndSaysWhichPrivilegesItHad) {
   EXPECT_EQ(m["run"]["policy"], "federated");
   expect_accounted(m);
   EXPECT_GT(m["totals"]["jobs"].get<int>(), 0);
+  // The release latency is reported next to the machine's floor from the same
+  // invocation: cyclictest on both CPUs for 2 s, 1 ms apart, or takt's timer probe where
+  // cyclictest cannot run.
+  EXPECT_NE(r.out.find("machine floor, measured after the run for 2 s: "), std::string::npos) << r.out;
+  ASSERT_TRUE(m.contains("cyclictest")) << m.dump();
+  EXPECT_TRUE(m["cyclictest"]["ran"].get<bool>()) << m["cyclictest"].dump();
+  EXPECT_GT(m["cyclictest"]["samples"].get<int>(), 1000) << m["cyclictest"].dump();
+  EXPECT_LE(m["cyclictest"]["p50_us"].get<double>(), m["cyclictest"]["max_us"].get<double>());
 
-  const Outcome no_rt = takt("demo --duration 300ms", "TAKT_NO_RT=1");
+  const Outcome no_rt = takt("demo --duration 300ms --no-cyclictest", "TAKT_NO_RT=1");
   ASSERT_EQ(no_rt.status, 0) << no_rt.err;
   EXPECT_NE(no_rt.out.find("switched off by TAKT_NO_RT"), std::string::npos) << no_rt.out;
+  EXPECT_EQ(no_rt.out.find("machine floor"), std::string::npos) << no_rt.out;
 }
 
 TEST_F(RunCommand, AnMlockallRefusedForTheWholeProcessIsReportedAsNotLocked) {
