@@ -1,6 +1,7 @@
 // PoolConfig::caller_joins: the thread that calls Pool::run works as worker 0 until its
 // computation is done; the pool starts threads for workers 1..P-1 only.
 #include "apps/fib.hpp"
+#include "os/clock.hpp"
 #include "runtime/pool_state.hpp"
 #include "takt/error.hpp"
 #include "takt/runtime.hpp"
@@ -91,12 +92,6 @@ TEST(CallerJoins, AComputationTooSmallToShareNeverSleepsTheCaller) {
   EXPECT_EQ(pool.statistics(0).sleeps, 0u);
 }
 
-void busy_for(std::chrono::microseconds d) {
-  const auto until = std::chrono::steady_clock::now() + d;
-  while (std::chrono::steady_clock::now() < until) {
-  }
-}
-
 TEST(CallerJoins, ACallerAsleepAsWorkerZeroHelpsAgainWhenWorkAppears) {
   // Phase 1: the root's continuation is stolen by worker 1 and runs 100 ms of serial
   // work; worker 0 (the caller) finds nothing to steal and sleeps. Phase 2, on worker 1:
@@ -112,14 +107,14 @@ TEST(CallerJoins, ACallerAsleepAsWorkerZeroHelpsAgainWhenWorkAppears) {
     iterations = 0;
     pool.run([&] {
       takt::Scope scope;
-      scope.spawn([] { busy_for(std::chrono::milliseconds(1)); });  // time for worker 1 to steal
+      scope.spawn([] { takt::os::spin_for(std::chrono::milliseconds(1)); });  // time for worker 1 to steal
       // Continues here on worker 0 unless worker 1 stole the continuation.
       phase_one_moved = takt::current_worker() == 1;
       if (!phase_one_moved) return;
-      busy_for(std::chrono::milliseconds(100));
+      takt::os::spin_for(std::chrono::milliseconds(100));
       scope.sync();
       takt::parallel_for(0, 32, 1, [&](int) {
-        busy_for(std::chrono::microseconds(500));
+        takt::os::spin_for(std::chrono::microseconds(500));
         iterations.fetch_add(1);
         if (takt::current_worker() == 0) on_caller.fetch_add(1);
       });

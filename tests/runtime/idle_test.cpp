@@ -41,12 +41,7 @@ TEST(Idle, AnIdlePoolCostsAlmostNoCpu) {
 
 namespace {
 
-/// A busy wait on the wall clock (the work of one loop iteration).
-void spin_for(std::chrono::microseconds d) {
-  const auto until = std::chrono::steady_clock::now() + d;
-  while (std::chrono::steady_clock::now() < until) {
-  }
-}
+using takt::os::spin_for;  // a busy wait on the monotonic clock (the work of one loop iteration)
 
 class WakeUps : public ::testing::TestWithParam<takt::QueueStrategy> {};
 INSTANTIATE_TEST_SUITE_P(Runtime, WakeUps,

@@ -1,5 +1,6 @@
 // Pool life cycle: statistics, shutdown with work in flight, configuration errors.
 #include "apps/fib.hpp"
+#include "os/clock.hpp"
 #include "runtime/pool_state.hpp"
 #include "takt/error.hpp"
 #include "takt/runtime.hpp"
@@ -65,13 +66,6 @@ TEST(PoolStatistics, ReadableWhileTheComputationRuns) {
   reader.join();
 }
 
-/// Spins for `d` of wall-clock time without spawning (a serial computation).
-void spin_for(std::chrono::milliseconds d) {
-  const auto end = std::chrono::steady_clock::now() + d;
-  while (std::chrono::steady_clock::now() < end) {
-  }
-}
-
 std::uint64_t ns(std::chrono::steady_clock::duration d) {
   return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(d).count());
 }
@@ -89,7 +83,7 @@ TEST(PoolStatistics, IdleTimeIsTheTimeAWorkerHadNothingToRun) {
   }
 
   // One worker runs a serial 60 ms job; the other has nothing to run all that time.
-  pool.run([] { spin_for(std::chrono::milliseconds(60)); });
+  pool.run([] { takt::os::spin_for(std::chrono::milliseconds(60)); });
   const std::size_t busy = pool.statistics(0).jobs == 1 ? 0 : 1;
   ASSERT_EQ(pool.statistics(busy).jobs, 1u);
   const takt::WorkerStatistics ran = pool.statistics(busy);
@@ -107,7 +101,7 @@ TEST(PoolStatistics, IdleTimeOfACallerWhoJoinsIsOnlyItsWaitInsideThePool) {
   takt::PoolConfig c = config(2);
   c.caller_joins = true;
   Pool pool(c);
-  pool.run([] { spin_for(std::chrono::milliseconds(10)); });  // on the caller, as worker 0
+  pool.run([] { takt::os::spin_for(std::chrono::milliseconds(10)); });  // on the caller, as worker 0
   const std::uint64_t caller = pool.statistics(0).idle_ns;
   const std::uint64_t other = pool.statistics(1).idle_ns;
   std::this_thread::sleep_for(std::chrono::milliseconds(30));
