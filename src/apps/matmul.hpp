@@ -5,17 +5,13 @@
 
 namespace takt::apps {
 
-/// Row i of C = A·B for n×n row-major matrices (i-k-j order, vectorizable). Shared by
-/// every runtime's version so that only the scheduling differs.
-inline void matmul_row(const double* a, const double* b, double* c, std::size_t n, std::size_t i) {
-  double* ci = c + i * n;
-  for (std::size_t j = 0; j < n; ++j) ci[j] = 0.0;
-  for (std::size_t k = 0; k < n; ++k) {
-    const double aik = a[i * n + k];
-    const double* bk = b + k * n;
-    for (std::size_t j = 0; j < n; ++j) ci[j] += aik * bk[j];
-  }
-}
+/// Row i of C = A·B for n×n row-major matrices (i-k-j order). Every runtime's version
+/// calls this one out-of-line copy, so the rows run the same machine code at the same
+/// address under takt, oneTBB, OpenMP and serially. An inline copy per translation unit
+/// lands at a different code alignment in each build: on a 16-vCPU machine oneTBB's
+/// copy ran its matmul 20 % faster in one build than in the build before, with no change
+/// to its source (docs/benchmarks-runtime.md, "One copy of the matmul row").
+void matmul_row(const double* a, const double* b, double* c, std::size_t n, std::size_t i);
 
 /// C = A·B with takt::parallel_for over the rows (grain 1 row).
 void matmul(const double* a, const double* b, double* c, std::size_t n);
