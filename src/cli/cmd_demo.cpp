@@ -7,12 +7,11 @@
 #include "model/duration.hpp"
 #include "model/task_set_parser.hpp"
 #include "os/cpu.hpp"
-#include "os/power.hpp"
 #include "os/realtime.hpp"
-#include "platform/cyclictest.hpp"
 #include "platform/metrics_json.hpp"
 #include "platform/metrics_table.hpp"
 #include "platform/run.hpp"
+#include "platform/run_floor.hpp"
 #include "platform/stop_flag.hpp"
 #include "policies/policy_registry.hpp"
 #include "takt/error.hpp"
@@ -23,10 +22,7 @@
 
 #include <chrono>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <memory>
-#include <optional>
 #include <string>
 #include <system_error>
 
@@ -129,39 +125,6 @@ struct PlatformDemoOptions {
   bool no_cyclictest = false;
 };
 
-/// How long the demo measures the machine's latency floor after its run.
-constexpr std::chrono::seconds kDemoFloor{2};
-
-/// cyclictest on the demo's CPUs right after its run, in the state the run had (the CPU
-/// wake-up latency held at 0 us where it ran in SCHED_FIFO): the floor that its release
-/// latency is to be read against. Printed, and added to the JSON the run wrote.
-void report_floor(const PlatformDemoOptions& options) {
-  platform::CyclictestOptions c;
-  c.duration = kDemoFloor;
-  c.cpus = os::allowed_cpus();
-  std::optional<os::WakeupLatencyRequest> qos;
-  if (os::privileges().fifo) qos.emplace();
-  const platform::CyclictestResult floor = platform::run_cyclictest(c);
-  qos.reset();
-  fmt::print("machine floor, measured after the run for {} s: {}\n", kDemoFloor.count(),
-             platform::cyclictest_summary(floor));
-  std::fflush(stdout);
-  // A regular file only: a FIFO or a device such as /dev/stdout got the run's JSON and
-  // is not read back.
-  std::error_code ec;
-  if (!options.json.empty() && std::filesystem::is_regular_file(options.json, ec)) {
-    nlohmann::json j;
-    {
-      std::ifstream in(options.json);
-      j = nlohmann::json::parse(in, nullptr, false);
-    }
-    if (j.is_object()) {
-      j["cyclictest"] = platform::cyclictest_json(floor);
-      platform::write_text_file(options.json, j.dump(2) + '\n');
-    }
-  }
-}
-
 /// The demo's task set for m cores, as a task-set file. A parallel task `render` needs
 /// n cores under federated scheduling: all of them on one or two cores, m − 1 from
 /// three cores on, where the last core is shared by two sequential tasks. Its middle
@@ -232,9 +195,11 @@ int run_platform_demo(const PlatformDemoOptions& options) {
     fmt::print(stderr, "takt: error: {}\n", result.output_errors);
     return exit_bad_input;
   }
-  if (!options.no_cyclictest && !result.metrics.run.stopped && result.signal_after_run == 0 &&
-      !result.jobs_left_running) {
-    report_floor(options);
+  if (!options.no_cyclictest && platform::floor_after_run_wanted(result)) {
+    platform::RunFloorOptions floor;
+    floor.cpus = result.cpus;
+    floor.json = run.json;
+    platform::report_floor_after_run(floor);
   }
   fmt::print("\nreal-time privileges were: {}{}\n", privileges.summary(),
              privileges.fifo ? "" : " (the run used SCHED_OTHER: see the note above)");

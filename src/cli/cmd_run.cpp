@@ -6,6 +6,7 @@
 #include "model/task_set_parser.hpp"
 #include "os/cpu.hpp"
 #include "platform/run.hpp"
+#include "platform/run_floor.hpp"
 #include "policies/policy_registry.hpp"
 #include "takt/error.hpp"
 
@@ -30,6 +31,7 @@ struct RunArgs {
   std::string trace;
   bool force = false;
   bool no_progress = false;
+  bool no_cyclictest = false;
 };
 
 int run_run(const RunArgs& a) {
@@ -107,6 +109,12 @@ int run_run(const RunArgs& a) {
     fmt::print(stderr, "takt run: a job was still running at the end (abandoned); exiting without waiting\n");
     std::_Exit(finish_command(code));
   }
+  if (!a.no_cyclictest && platform::floor_after_run_wanted(result)) {
+    platform::RunFloorOptions floor;
+    floor.cpus = result.cpus;
+    floor.json = run.json;
+    platform::report_floor_after_run(floor);
+  }
   return code;
 }
 
@@ -139,6 +147,8 @@ int run_run(const RunArgs& a) {
           ->check(output_file());
       app.add_flag("--force", args->force, "Run even when the analysis rejects the set");
       app.add_flag("--no-progress", args->no_progress, "No progress line on stderr");
+      app.add_flag("--no-cyclictest", args->no_cyclictest,
+                   "Do not measure the machine's latency floor (cyclictest, 2 s, on the run's CPUs) after the run");
       return [args] { return run_run(*args); };
     },
 });

@@ -376,6 +376,7 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
   const nanoseconds end = os::monotonic_now();
 
   RunResult result;
+  result.cpus = cores.all();
   result.jobs_left_running = !policy.shutdown();
   if (!result.jobs_left_running) {
     tasks->finalize_all();

@@ -19,6 +19,7 @@
 
 #include "analysis/analyse.hpp"
 #include "model/task_set.hpp"
+#include "os/cpu.hpp"
 #include "platform/metrics.hpp"
 #include "platform/policy.hpp"
 
@@ -82,6 +83,9 @@ struct RunResult {
   /// that runs several sets should stop as after a stopped run (takt bench policies
   /// does). 0 if none came.
   int signal_after_run = 0;
+  /// The CPUs the run's cores were mapped to (CoreMap), for measurements that belong
+  /// beside it (report_floor_after_run).
+  os::CpuSet cpus;
 };
 
 /// Runs `set` under `policy` as `verdict` (analysis::analyse of the same set, for the

@@ -57,8 +57,8 @@ TEST_F(RunCommand, EveryPolicyRunsTheExampleWithAndWithoutRealtimePrivileges) {
     for (const char* policy : {"federated", "federated-greedy", "partitioned-dm", "gedf-paws"}) {
       SCOPED_TRACE(std::string(policy) + " " + env);
       const fs::path json = dir_ / "run.json", trace = dir_ / "trace.json";
-      const Outcome r = takt("run " + example("10-run.yaml") + " --policy " + policy + " --duration 400ms --json " +
-                                 json.string() + " --trace " + trace.string(),
+      const Outcome r = takt("run --no-cyclictest " + example("10-run.yaml") + " --policy " + policy +
+                                 " --duration 400ms --json " + json.string() + " --trace " + trace.string(),
                              env);
       ASSERT_EQ(r.status, 0) << r.err;
       EXPECT_NE(r.out.find("policy " + std::string(policy)), std::string::npos) << r.out;
@@ -95,7 +95,7 @@ TEST_F(RunCommand, AnUnschedulableSetExitsWithTwoAndTheReasonUnlessForced) {
   EXPECT_EQ(r.err.find("pass --force"), std::string::npos) << r.err;
   // Forced (on 2 cores, which every machine running the tests allows), it gets as far
   // as the tasks, which name no program: bad input.
-  const Outcome forced = takt("run " + example("07-unschedulable.yaml") + " --cores 2 --force");
+  const Outcome forced = takt("run --no-cyclictest " + example("07-unschedulable.yaml") + " --cores 2 --force");
   EXPECT_EQ(forced.status, 1) << forced.err;
   EXPECT_NE(forced.err.find("task 'heavy' names no program"), std::string::npos) << forced.err;
 }
@@ -116,7 +116,8 @@ tasks:
   EXPECT_NE(refused.err.find("pass --force to run it anyway and measure the misses"), std::string::npos)
       << refused.err;
   const fs::path json = dir_ / "over.json";
-  const Outcome r = takt("run " + set.string() + " --force --duration 300ms --no-progress --json " + json.string());
+  const Outcome r =
+      takt("run --no-cyclictest " + set.string() + " --force --duration 300ms --no-progress --json " + json.string());
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.err.find("running it anyway (--force)"), std::string::npos) << r.err;
   const nlohmann::json m = read_json(json);
@@ -136,7 +137,8 @@ tasks:
   - {name: m, period: 50ms, program: matmul, args: [64], work: 1ms, span: 100us}
 )");
   const fs::path json = dir_ / "builtin.json";
-  const Outcome r = takt("run " + set.string() + " --duration 300ms --no-progress --json " + json.string());
+  const Outcome r =
+      takt("run --no-cyclictest " + set.string() + " --duration 300ms --no-progress --json " + json.string());
   ASSERT_EQ(r.status, 0) << r.err;
   const nlohmann::json m = read_json(json);
   expect_accounted(m);
@@ -185,7 +187,7 @@ TEST_F(RunCommand, APeriodTooShortToReleaseIsBadInputBeforeAnythingRuns) {
                                "tasks:\n"
                                "  - {name: storm, period: 1ns, program: segments, segments: [{length: 1ns}]}\n");
   EXPECT_EQ(takt("analyze " + storm.string()).status, 0);
-  const Outcome r = takt("run " + storm.string() + " --duration 1s");
+  const Outcome r = takt("run --no-cyclictest " + storm.string() + " --duration 1s");
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.err.find("task 'storm': its period 1ns is shorter than 10us"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("lengthen the period"), std::string::npos) << r.err;
@@ -193,12 +195,12 @@ TEST_F(RunCommand, APeriodTooShortToReleaseIsBadInputBeforeAnythingRuns) {
                                   "global: {cores: 1}\n"
                                   "tasks:\n"
                                   "  - {name: fast, period: 10us, program: segments, segments: [{length: 1us}]}\n");
-  EXPECT_EQ(takt("run " + shortest.string() + " --duration 100ms").status, 0);
+  EXPECT_EQ(takt("run --no-cyclictest " + shortest.string() + " --duration 100ms").status, 0);
 }
 
 TEST_F(RunCommand, AnOutputPathThatCannotBeWrittenIsRefusedBeforeAnythingRuns) {
   // These ran the whole duration (here 30 s) and only then failed.
-  const std::string run = "run " + example("10-run.yaml") + " --duration 30s --no-progress";
+  const std::string run = "run --no-cyclictest " + example("10-run.yaml") + " --duration 30s --no-progress";
   const fs::path existing = write("existing.json", "kept\n");
   // A link where the file is written first, next to an existing file: it was followed
   // (victim.txt got the metrics and z.json became a link to it).
@@ -252,7 +254,7 @@ TEST_F(RunCommand, ATopologyThatWithholdsEveryJobIsNamedInAWarning) {
                              "    place: {component: distributor, input: admitted, outputs: \"local[*]\", "
                              "params: {by: pe}}\n"
                              "  pes: {terminal: \"local[pe]\"}\n");
-  const Outcome r = takt("run " + set.string() + " --duration 100ms", "TAKT_NO_RT=1");
+  const Outcome r = takt("run --no-cyclictest " + set.string() + " --duration 100ms", "TAKT_NO_RT=1");
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.err.find("the topology's distributor 'place' withheld a job"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("Add an `unassigned:` output"), std::string::npos) << r.err;
@@ -264,7 +266,7 @@ TEST_F(RunCommand, AThrowingSharedObjectTaskFailsItsJobsAndTheRunGoesOn) {
   const fs::path set = write("throwing.yaml", std::string("global: {cores: 1}\ntasks:\n  - {name: t, period: 10ms, program: ") +
                                                   TAKT_THROWING_SO + ", work: 1ms, span: 1ms}\n");
   const fs::path json = dir_ / "throwing.json";
-  const Outcome r = takt("run " + set.string() + " --jobs 10 --json " + json.string());
+  const Outcome r = takt("run --no-cyclictest " + set.string() + " --jobs 10 --json " + json.string());
   ASSERT_EQ(r.status, 0) << r.err;
   const nlohmann::json m = read_json(json);
   expect_accounted(m);
@@ -291,7 +293,7 @@ TEST_F(RunCommand, AJobThatNeverEndsNoLongerHoldsTheRunAfterItsLastRelease) {
                                   ", work: 1ms, span: 1ms}\n");
     const fs::path json = dir_ / "endless.json";
     const Outcome r =
-        takt("run " + set.string() + " --jobs 3 --json " + json.string(), "TAKT_NO_RT=1 timeout 60");
+        takt("run --no-cyclictest " + set.string() + " --jobs 3 --json " + json.string(), "TAKT_NO_RT=1 timeout 60");
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_NE(r.err.find("job 0 of task 'e' still runs, and no job has been released or finished for"),
               std::string::npos)
@@ -332,7 +334,7 @@ TEST_F(RunCommand, ABusyThreadAmongManyNeverLosesItsJobsOutcomes) {
   const fs::path set = write("busy.yaml", text);
   const fs::path json = dir_ / "busy.json";
   const Outcome r =
-      takt("run " + set.string() + " --duration 1500ms --json " + json.string(), "TAKT_NO_RT=1");
+      takt("run --no-cyclictest " + set.string() + " --duration 1500ms --json " + json.string(), "TAKT_NO_RT=1");
   ASSERT_EQ(r.status, 0) << r.err;
   const nlohmann::json m = read_json(json);
   expect_accounted(m);
@@ -409,6 +411,9 @@ TEST_F(RunCommand, SigtermStopsTheRunAndTheResultsAreWritten) {
   EXPECT_GT(m["totals"]["jobs"].get<int>(), 20);
   EXPECT_LT(m["run"]["duration_s"].get<double>(), 30.0);
   EXPECT_TRUE(fs::exists(trace));
+  // A stopped run ends without measuring the machine's floor (which would hold the
+  // user for another 2 s after asking it to stop).
+  EXPECT_FALSE(m.contains("cyclictest")) << m["cyclictest"].dump();
 }
 
 TEST_F(RunCommand, DemoRuntimeStoppedDuringFibKeepsFibAndEndsByTheSignal) {
@@ -455,6 +460,39 @@ TEST_F(RunCommand, DemoRunsTheBuiltInSetAndSaysWhichPrivilegesItHad) {
   EXPECT_EQ(no_rt.out.find("machine floor"), std::string::npos) << no_rt.out;
 }
 
+TEST_F(RunCommand, RunReportsTheMachineFloorOnItsOwnCpusAfterTheRun) {
+  // takt run's release latency comes with the machine's floor from the same invocation:
+  // cyclictest (or takt's timer probe where cyclictest cannot run) for 2 s after the run,
+  // on the CPUs the run's cores were mapped to. A one-core set uses one CPU, so the
+  // floor is measured by one thread on that CPU, not on every CPU of the machine.
+  const fs::path set = write("one.yaml",
+                             "global: {cores: 1}\n"
+                             "tasks:\n"
+                             "  - {name: a, period: 10ms, program: segments, segments: [{length: 1ms}]}\n");
+  const fs::path json = dir_ / "floor.json";
+  const Outcome r = takt("run " + set.string() + " --duration 300ms --no-progress --json " + json.string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("machine floor, measured after the run for 2 s: "), std::string::npos) << r.out;
+  const nlohmann::json m = read_json(json);
+  expect_accounted(m);  // the run's own results are still there, unchanged in shape
+  ASSERT_TRUE(m.contains("cyclictest")) << m.dump();
+  const nlohmann::json& c = m["cyclictest"];
+  EXPECT_TRUE(c["ran"].get<bool>()) << c.dump();
+  EXPECT_GT(c["samples"].get<int>(), 1000) << c.dump();  // 2 s at 1 ms on one CPU: 2000
+  EXPECT_LE(c["samples"].get<int>(), 2100) << c.dump();  // not one thread per CPU of the machine
+  const std::string cpus = m["cores"]["cpus"];
+  const std::string command = c["command"];
+  EXPECT_TRUE(command.find("-t 1 -a " + cpus) != std::string::npos ||
+              command.find("1 thread(s) on CPUs " + cpus + ",") != std::string::npos)
+      << command << " (the run's CPUs: " << cpus << ")";
+
+  const fs::path quiet = dir_ / "quiet.json";
+  const Outcome off = takt("run --no-cyclictest " + set.string() + " --duration 100ms --json " + quiet.string());
+  ASSERT_EQ(off.status, 0) << off.err;
+  EXPECT_EQ(off.out.find("machine floor"), std::string::npos) << off.out;
+  EXPECT_FALSE(read_json(quiet).contains("cyclictest"));
+}
+
 TEST_F(RunCommand, AnMlockallRefusedForTheWholeProcessIsReportedAsNotLocked) {
   // The privilege probe locks one page; with RLIMIT_MEMLOCK at 64 KiB (and, for root,
   // without CAP_IPC_LOCK) that succeeds while mlockall of the whole process fails. The
@@ -467,7 +505,7 @@ TEST_F(RunCommand, AnMlockallRefusedForTheWholeProcessIsReportedAsNotLocked) {
                              "tasks:\n"
                              "  - {name: a, period: 10ms, program: segments, segments: [{length: 1ms}]}\n");
   const fs::path json = dir_ / "run.json";
-  const Outcome r = takt("run " + set.string() + " --duration 100ms --json " + json.string(),
+  const Outcome r = takt("run --no-cyclictest " + set.string() + " --duration 100ms --json " + json.string(),
                          "ulimit -l 64; exec setpriv --bounding-set=-ipc_lock");
   ASSERT_EQ(r.status, 0) << r.err;
   const std::string privileges = read_json(json)["run"]["privileges"];
