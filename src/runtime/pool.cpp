@@ -315,12 +315,10 @@ WorkerStatistics Pool::statistics(std::size_t worker) const noexcept {
   // then the interval in progress, if any: an interval ending in between is left out,
   // never counted twice. A worker that read the reset time just before a reset adds an
   // interval begun before it: the cap at the time since the reset bounds that.
-  s.idle_ns = get(c.idle_ns, b.idle_ns, std::memory_order_acquire);
+  const std::uint64_t counted = get(c.idle_ns, b.idle_ns, std::memory_order_acquire);
   const std::int64_t since = w.idle_since.load(std::memory_order_relaxed);
   const std::int64_t reset_at = state_->statistics_reset_at.load(std::memory_order_relaxed);
-  const std::int64_t now = os::monotonic_now().count();
-  if (since != 0) s.idle_ns += detail::idle_between(since, reset_at, now);
-  if (reset_at != 0) s.idle_ns = std::min(s.idle_ns, detail::idle_between(reset_at, 0, now));
+  s.idle_ns = detail::idle_reading(counted, since, reset_at, os::monotonic_now().count());
   return s;
 }
 

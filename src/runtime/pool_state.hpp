@@ -70,6 +70,22 @@ inline std::uint64_t idle_between(std::int64_t since, std::int64_t reset_at, std
   return now > from ? static_cast<std::uint64_t>(now - from) : 0;
 }
 
+/// A reader's idle time of one worker (Pool::statistics): `counted`, the total added
+/// since the last reset (total − baseline), plus the interval in progress since `since`
+/// (0: none) from `reset_at` on, capped at the time since the reset (`reset_at` 0: none
+/// yet). The cap bounds one race: a worker that read the reset time just before a reset
+/// adds an interval begun before it in full, while the reset's baseline lacked it.
+inline std::uint64_t idle_reading(std::uint64_t counted, std::int64_t since, std::int64_t reset_at,
+                                  std::int64_t now) noexcept {
+  std::uint64_t idle = counted;
+  if (since != 0) idle += idle_between(since, reset_at, now);
+  if (reset_at != 0) {
+    const std::uint64_t since_reset = idle_between(reset_at, 0, now);
+    if (idle > since_reset) idle = since_reset;
+  }
+  return idle;
+}
+
 struct alignas(64) Worker : WorkerHead {
   PoolState* pool = nullptr;
   std::size_t index = 0;

@@ -97,6 +97,27 @@ TEST(PoolStatistics, IdleTimeIsTheTimeAWorkerHadNothingToRun) {
   EXPECT_LE(total, 2 * elapsed);
 }
 
+TEST(PoolStatistics, AnIdleReadingNeverExceedsTheTimeSinceTheReset) {
+  // detail::idle_reading, the formula of Pool::statistics(i).idle_ns; times in ns, a
+  // reset at 1,000,000 and a reading at 1,500,000, so at most 500,000 can be idle since.
+  using takt::detail::idle_reading;
+  // The race it guards against: a worker idle since 200,000 read the reset time before
+  // the reset (0), the reset copied its total as the baseline, then the worker added its
+  // whole interval to 1,000,000 (800,000), none of which lies after the reset. Read
+  // without the cap that gives 800,000.
+  EXPECT_EQ(idle_reading(800'000, 0, 1'000'000, 1'500'000), 500'000u);
+  // Without the race: 300,000 added since the reset, plus the interval in progress since
+  // 1,400,000: 300,000 + 100,000.
+  EXPECT_EQ(idle_reading(300'000, 1'400'000, 1'000'000, 1'500'000), 400'000u);
+  // An interval in progress that began before the reset counts from the reset: 500,000.
+  EXPECT_EQ(idle_reading(0, 400'000, 1'000'000, 1'500'000), 500'000u);
+  // Before any reset there is no cap: 7,000,000 + (1,500,000 − 1,000,000).
+  EXPECT_EQ(idle_reading(7'000'000, 1'000'000, 0, 1'500'000), 7'500'000u);
+  // A reading whose clock is behind the reset's (another thread's reset in between)
+  // counts nothing, whatever the total it read before the reset's baseline.
+  EXPECT_EQ(idle_reading(5'000, 0, 1'000'000, 999'000), 0u);
+}
+
 TEST(PoolStatistics, IdleTimeOfACallerWhoJoinsIsOnlyItsWaitInsideThePool) {
   takt::PoolConfig c = config(2);
   c.caller_joins = true;
