@@ -9,7 +9,7 @@ namespace takt::apps {
 /// calls this one out-of-line copy, so the rows run the same machine code at the same
 /// address under takt, oneTBB, OpenMP and serially. An inline copy per translation unit
 /// lands at a different code alignment in each build: on a 16-vCPU machine oneTBB's
-/// copy ran its matmul 20 % faster in one build than in the build before, with no change
+/// copy took 20 % less time in one build than in the build before, with no change
 /// to its source (docs/benchmarks-runtime.md, "One copy of the matmul row").
 void matmul_row(const double* a, const double* b, double* c, std::size_t n, std::size_t i);
 
