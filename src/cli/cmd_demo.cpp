@@ -199,6 +199,7 @@ int run_platform_demo(const PlatformDemoOptions& options) {
     platform::RunFloorOptions floor;
     floor.cpus = result.cpus;
     floor.json = run.json;
+    if (result.json_document) floor.document = &*result.json_document;
     platform::report_floor_after_run(floor);
   }
   fmt::print("\nreal-time privileges were: {}{}\n", privileges.summary(),

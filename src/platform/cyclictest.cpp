@@ -483,7 +483,8 @@ nlohmann::json cyclictest_json(const CyclictestResult& c) {
           {"p50_us", c.latency.p50_us},
           {"p95_us", c.latency.p95_us},
           {"p99_us", c.latency.p99_us},
-          {"max_us", c.latency.max_us}};
+          {"max_us", c.latency.max_us},
+          {"stopped", c.stopped}};
 }
 
 }  // namespace takt::platform

@@ -88,12 +88,12 @@ CyclictestResult run_timer_probe(const CyclictestOptions& options);
 CyclictestResult parse_cyclictest_histogram(std::string_view output);
 
 /// One line for a report: "cyclictest (SCHED_FIFO/90, 2000 samples): p50 46 us, p99 149
-/// us, max 470 us", with the note in `reason` if any, or "cyclictest: did not run
-/// (REASON)".
+/// us, max 470 us", with the note in `reason` if any (a stopped measurement says so
+/// there), or "cyclictest: did not run (REASON)".
 std::string cyclictest_summary(const CyclictestResult& result);
 
 /// The result for a JSON report: ran, tool, reason, command, policy, samples, p50_us,
-/// p95_us, p99_us, max_us.
+/// p95_us, p99_us, max_us, stopped.
 nlohmann::json cyclictest_json(const CyclictestResult& result);
 
 }  // namespace takt::platform

@@ -443,6 +443,7 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
                            {"isolated", cores.isolated().to_string()},
                            {"description", cores.describe()}};
       write_json_file(*options.json, document);
+      result.json_document = std::move(document);
     } catch (const std::exception& e) {
       failures.emplace_back(e.what());
     }

@@ -23,6 +23,8 @@
 #include "platform/metrics.hpp"
 #include "platform/policy.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -86,6 +88,10 @@ struct RunResult {
   /// The CPUs the run's cores were mapped to (CoreMap), for measurements that belong
   /// beside it (report_floor_after_run).
   os::CpuSet cpus;
+  /// The metrics JSON document as written to RunOptions::json (none without one, or
+  /// when writing it failed), so that what is measured after the run can be added to
+  /// the file without reading it back (report_floor_after_run).
+  std::optional<nlohmann::json> json_document;
 };
 
 /// Runs `set` under `policy` as `verdict` (analysis::analyse of the same set, for the

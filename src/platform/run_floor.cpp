@@ -4,18 +4,24 @@
 #include "os/power.hpp"
 #include "os/realtime.hpp"
 #include "platform/metrics_json.hpp"
+#include "platform/stop_flag.hpp"
 
 #include <fmt/core.h>
-#include <nlohmann/json.hpp>
 
-#include <fstream>
+#include <string_view>
 #include <system_error>
 
 namespace takt::platform {
+namespace {
+
+constexpr std::string_view kFloorStopNotice =
+    "\ntakt: stopping the latency floor's measurement; the samples so far are reported\n";
+
+}  // namespace
 
 bool floor_after_run_wanted(const RunResult& result) {
   return !result.metrics.run.stopped && result.signal_after_run == 0 && !result.jobs_left_running &&
-         result.output_errors.empty();
+         result.output_errors.empty() && std::ferror(stdout) == 0;
 }
 
 CyclictestResult report_floor_after_run(const RunFloorOptions& options) {
@@ -24,23 +30,25 @@ CyclictestResult report_floor_after_run(const RunFloorOptions& options) {
   c.cpus = options.cpus.empty() ? os::allowed_cpus() : options.cpus;
   std::optional<os::WakeupLatencyRequest> qos;
   if (os::privileges().fifo) qos.emplace();
+  // A SIGINT or SIGTERM ends the measurement early: the samples so far are reported
+  // (the line's note and the JSON's `stopped` say so) and written, and the command then ends by the signal
+  // (cli::finish_command), as after a stopped run.
+  StopOnSignal signals(kFloorStopNotice);
+  c.stop_requested = [&signals] { return signals.requested(); };
   const CyclictestResult floor = run_cyclictest(c);
+  signals.measured();
   qos.reset();
   const auto seconds = std::chrono::duration<double>(options.duration).count();
   fmt::print(options.out, "machine floor, measured after the run for {:g} s: {}\n", seconds,
              cyclictest_summary(floor));
   std::fflush(options.out);
+  // Written again only to a plain file: a FIFO, a terminal or a pipe got the document
+  // once already and would get a second one after it.
   std::error_code ec;
-  if (options.json && std::filesystem::is_regular_file(*options.json, ec)) {
-    nlohmann::json j;
-    {
-      std::ifstream in(*options.json);
-      j = nlohmann::json::parse(in, nullptr, false);
-    }
-    if (j.is_object()) {
-      j["cyclictest"] = cyclictest_json(floor);
-      write_text_file(*options.json, j.dump(2) + '\n');
-    }
+  if (options.json && options.document != nullptr &&
+      std::filesystem::is_regular_file(write_target(*options.json), ec)) {
+    (*options.document)["cyclictest"] = cyclictest_json(floor);
+    write_json_file(*options.json, *options.document);
   }
   return floor;
 }

@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -491,6 +492,36 @@ TEST_F(RunCommand, RunReportsTheMachineFloorOnItsOwnCpusAfterTheRun) {
   ASSERT_EQ(off.status, 0) << off.err;
   EXPECT_EQ(off.out.find("machine floor"), std::string::npos) << off.out;
   EXPECT_FALSE(read_json(quiet).contains("cyclictest"));
+}
+
+TEST_F(RunCommand, ASignalDuringTheFloorKeepsItsSamplesAndEndsTakt) {
+  // The floor runs for 2 s after the run; a SIGINT half a second into it ends it early:
+  // the samples so far are printed and written (marked stopped), the run's results stay,
+  // and takt ends by the signal. Before, the signal's default action killed takt and
+  // the JSON had no floor at all.
+  const fs::path set = write("one.yaml",
+                             "global: {cores: 1}\n"
+                             "tasks:\n"
+                             "  - {name: a, period: 10ms, program: segments, segments: [{length: 1ms}]}\n");
+  const fs::path json = dir_ / "floor.json";
+  std::optional<std::chrono::steady_clock::duration> table_seen;
+  const takt::testing::Interrupted r = signal_takt_when(
+      {"run", set.string(), "--duration", "200ms", "--no-progress", "--json", json.string()},
+      [&table_seen](const std::string& out, std::chrono::steady_clock::duration elapsed) {
+        if (!table_seen && out.find("release latency") != std::string::npos) table_seen = elapsed;
+        return table_seen && elapsed >= *table_seen + 500ms;
+      });
+  const takt::testing::Outcome& o = r.outcome;
+  ASSERT_TRUE(r.signalled) << o.out << o.err;
+  EXPECT_EQ(o.status, 128 + SIGINT) << o.err;
+  EXPECT_NE(o.out.find("stopped early"), std::string::npos) << o.out;
+  const nlohmann::json m = read_json(json);
+  expect_accounted(m);
+  ASSERT_TRUE(m.contains("cyclictest")) << m.dump();
+  const nlohmann::json& c = m["cyclictest"];
+  EXPECT_TRUE(c["stopped"].get<bool>()) << c.dump();
+  EXPECT_GT(c["samples"].get<int>(), 0) << c.dump();
+  EXPECT_LT(c["samples"].get<int>(), 1900) << c.dump();  // 2 s at 1 ms on one CPU would be 2000
 }
 
 TEST_F(RunCommand, AnMlockallRefusedForTheWholeProcessIsReportedAsNotLocked) {
