@@ -36,6 +36,14 @@ class RunCommand : public takt::testing::CommandTest {
     return nlohmann::json::parse(in);
   }
 
+  /// A set of one task on one core (one 1 ms strand every 10 ms).
+  fs::path write_one_core_set() {
+    return write("one.yaml",
+                 "global: {cores: 1}\n"
+                 "tasks:\n"
+                 "  - {name: a, period: 10ms, program: segments, segments: [{length: 1ms}]}\n");
+  }
+
   /// The metrics JSON of a run: every released job accounted for, totals add up.
   static void expect_accounted(const nlohmann::json& m) {
     std::uint64_t jobs = 0, misses = 0;
@@ -466,10 +474,7 @@ TEST_F(RunCommand, RunReportsTheMachineFloorOnItsOwnCpusAfterTheRun) {
   // cyclictest (or takt's timer probe where cyclictest cannot run) for 2 s after the run,
   // on the CPUs the run's cores were mapped to. A one-core set uses one CPU, so the
   // floor is measured by one thread on that CPU, not on every CPU of the machine.
-  const fs::path set = write("one.yaml",
-                             "global: {cores: 1}\n"
-                             "tasks:\n"
-                             "  - {name: a, period: 10ms, program: segments, segments: [{length: 1ms}]}\n");
+  const fs::path set = write_one_core_set();
   const fs::path json = dir_ / "floor.json";
   const Outcome r = takt("run " + set.string() + " --duration 300ms --no-progress --json " + json.string());
   ASSERT_EQ(r.status, 0) << r.err;
@@ -499,10 +504,7 @@ TEST_F(RunCommand, ASignalDuringTheFloorKeepsItsSamplesAndEndsTakt) {
   // the samples so far are printed and written (marked stopped), the run's results stay,
   // and takt ends by the signal. Before, the signal's default action killed takt and
   // the JSON had no floor at all.
-  const fs::path set = write("one.yaml",
-                             "global: {cores: 1}\n"
-                             "tasks:\n"
-                             "  - {name: a, period: 10ms, program: segments, segments: [{length: 1ms}]}\n");
+  const fs::path set = write_one_core_set();
   const fs::path json = dir_ / "floor.json";
   std::optional<std::chrono::steady_clock::duration> table_seen;
   const takt::testing::Interrupted r = signal_takt_when(
@@ -531,10 +533,7 @@ TEST_F(RunCommand, AnMlockallRefusedForTheWholeProcessIsReportedAsNotLocked) {
   if (std::system("setpriv --bounding-set=-ipc_lock true >/dev/null 2>&1") != 0) {
     GTEST_SKIP() << "setpriv cannot drop CAP_IPC_LOCK here";
   }
-  const fs::path set = write("one.yaml",
-                             "global: {cores: 1}\n"
-                             "tasks:\n"
-                             "  - {name: a, period: 10ms, program: segments, segments: [{length: 1ms}]}\n");
+  const fs::path set = write_one_core_set();
   const fs::path json = dir_ / "run.json";
   const Outcome r = takt("run --no-cyclictest " + set.string() + " --duration 100ms --json " + json.string(),
                          "ulimit -l 64; exec setpriv --bounding-set=-ipc_lock");
