@@ -4,6 +4,7 @@
 #include "takt/error.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <fmt/core.h>
 #include <pthread.h>
 #include <signal.h>
@@ -302,12 +303,31 @@ class HoldBackDefaultSignals {
 
 }  // namespace
 
+std::FILE* standard_stream_file(const std::filesystem::path& path) {
+  struct stat file {};
+  if (::stat(path.c_str(), &file) != 0 || !S_ISREG(file.st_mode)) return nullptr;
+  for (std::FILE* stream : {stdout, stderr}) {
+    struct stat s {};
+    if (::fstat(::fileno(stream), &s) == 0 && s.st_dev == file.st_dev && s.st_ino == file.st_ino) return stream;
+  }
+  return nullptr;
+}
+
 void write_text_file(const std::filesystem::path& path, std::string_view text) {
   namespace fs = std::filesystem;
   std::error_code ec;
   const fs::path target = write_target(path);
   const fs::file_status status = fs::status(target, ec);
   if (fs::is_directory(status)) throw folder_error(path);
+  if (std::FILE* stream = standard_stream_file(target)) {
+    // After what the stream holds so far, in its order; no rename (see the header).
+    std::fflush(stream);
+    if (std::fwrite(text.data(), 1, text.size(), stream) != text.size() || std::fflush(stream) != 0) {
+      throw Error(fmt::format("writing '{}' ({}) failed: {}", path.string(),
+                              stream == stdout ? "standard output" : "standard error", std::strerror(errno)));
+    }
+    return;
+  }
   if (fs::exists(status) && !fs::is_regular_file(status)) {
     write_in_place(path, target, text);  // a FIFO or a device: nothing to rename into place
     return;

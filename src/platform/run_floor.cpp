@@ -42,11 +42,13 @@ CyclictestResult report_floor_after_run(const RunFloorOptions& options) {
   fmt::print(options.out, "machine floor, measured after the run for {:g} s: {}\n", seconds,
              cyclictest_summary(floor));
   std::fflush(options.out);
-  // Written again only to a plain file: a FIFO, a terminal or a pipe got the document
-  // once already and would get a second one after it.
+  // Written again only to a plain file: a FIFO, a terminal, a pipe or the file that
+  // standard output or error goes to got the document once already and would get a
+  // second one after it.
   std::error_code ec;
   if (options.json && options.document != nullptr &&
-      std::filesystem::is_regular_file(write_target(*options.json), ec)) {
+      std::filesystem::is_regular_file(write_target(*options.json), ec) &&
+      standard_stream_file(write_target(*options.json)) == nullptr) {
     (*options.document)["cyclictest"] = cyclictest_json(floor);
     write_json_file(*options.json, *options.document);
   }

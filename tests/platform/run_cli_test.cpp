@@ -526,6 +526,24 @@ TEST_F(RunCommand, ASignalDuringTheFloorKeepsItsSamplesAndEndsTakt) {
   EXPECT_LT(c["samples"].get<int>(), 1900) << c.dump();  // 2 s at 1 ms on one CPU would be 2000
 }
 
+TEST_F(RunCommand, AJsonToStandardOutputThatIsAFileKeepsTheTableAndOneDocument) {
+  // `takt run ... --json /dev/stdout > FILE` (takt() sends standard output to a file):
+  // the document was written to FILE.partial and renamed over FILE, so the table printed
+  // after it went to the old, unlinked file and was lost. Now the document goes through
+  // standard output, the table and the floor after it, and the floor is not written as
+  // a second document.
+  const fs::path set = write_one_core_set();
+  const Outcome r = takt("run " + set.string() + " --jobs 3 --no-progress --json /dev/stdout");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("{\n", 0), 0u) << r.out;  // the document first
+  const std::size_t end = r.out.find("\n}\n");
+  ASSERT_NE(end, std::string::npos) << r.out;
+  expect_accounted(nlohmann::json::parse(r.out.substr(0, end + 2)));
+  EXPECT_EQ(r.out.find("takt-run-metrics", end), std::string::npos) << "a second document";
+  EXPECT_NE(r.out.find("release latency", end), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("machine floor, measured after the run", end), std::string::npos) << r.out;
+}
+
 TEST_F(RunCommand, AnMlockallRefusedForTheWholeProcessIsReportedAsNotLocked) {
   // The privilege probe locks one page; with RLIMIT_MEMLOCK at 64 KiB (and, for root,
   // without CAP_IPC_LOCK) that succeeds while mlockall of the whole process fails. The
