@@ -4,7 +4,8 @@
 namespace takt::analysis {
 
 std::string default_rtws_profiles_header() {
-  return "Default programs for `takt generate --method rtws` (used when --programs is not given).\n"
+  return "Default programs for `takt generate --method rtws`: a copy of the values built into takt,\n"
+         "which it uses when --programs is not given (editing this file does not change them).\n"
          "\n"
          "These are NOT measurements of takt. The values come from rtws Table II (Cilk Plus,\n"
          "32-core Xeon, medians over 100 runs), because the paper does not print the work and\n"
@@ -13,8 +14,9 @@ std::string default_rtws_profiles_header() {
          "  span = the median time on 30 cores, an upper bound on the span L (T_P >= L);\n"
          "  no burdened_span, so eq. 3 (if delta is set) uses that span.\n"
          "Inputs as in rtws section IV.A: Cholesky 3000x3000 and LU 2048x2048 with 32x32 base\n"
-         "cases, Heat 4096x1024 for 800 time steps. Replace this file with `takt profile`\n"
-         "measurements of takt's own programs on your machine (docs/profiling.md).";
+         "cases, Heat 4096x1024 for 800 time steps. For values of takt's own programs on your\n"
+         "machine, measure them with `takt profile` and give that file as --programs\n"
+         "(docs/profiling.md).";
 }
 
 std::vector<model::ProgramProfile> default_rtws_profiles() {
