@@ -24,7 +24,6 @@
 #include <cstdio>
 #include <memory>
 #include <string>
-#include <system_error>
 
 namespace takt::cli {
 namespace {
@@ -196,11 +195,7 @@ int run_platform_demo(const PlatformDemoOptions& options) {
     return exit_bad_input;
   }
   if (!options.no_cyclictest && platform::floor_after_run_wanted(result)) {
-    platform::RunFloorOptions floor;
-    floor.cpus = result.cpus;
-    floor.json = run.json;
-    if (result.json_document) floor.document = &*result.json_document;
-    platform::report_floor_after_run(floor);
+    platform::report_floor_after_run(result, run.json);
   }
   fmt::print("\nreal-time privileges were: {}{}\n", privileges.summary(),
              privileges.fifo ? "" : " (the run used SCHED_OTHER: see the note above)");

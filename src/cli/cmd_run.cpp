@@ -110,12 +110,7 @@ int run_run(const RunArgs& a) {
     std::_Exit(finish_command(code));
   }
   if (!a.no_cyclictest && platform::floor_after_run_wanted(result)) {
-    std::fflush(stdout);  // the table first, not after the 2 s
-    platform::RunFloorOptions floor;
-    floor.cpus = result.cpus;
-    floor.json = run.json;
-    if (result.json_document) floor.document = &*result.json_document;
-    platform::report_floor_after_run(floor);
+    platform::report_floor_after_run(result, run.json);
   }
   return code;
 }

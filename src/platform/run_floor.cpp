@@ -8,6 +8,7 @@
 
 #include <fmt/core.h>
 
+#include <cstdio>
 #include <string_view>
 #include <system_error>
 
@@ -24,33 +25,31 @@ bool floor_after_run_wanted(const RunResult& result) {
          result.output_errors.empty() && std::ferror(stdout) == 0;
 }
 
-CyclictestResult report_floor_after_run(const RunFloorOptions& options) {
+CyclictestResult report_floor_after_run(RunResult& result, const std::optional<std::filesystem::path>& json) {
+  std::fflush(stdout);  // the run's table first, not after the measurement
   CyclictestOptions c;
-  c.duration = options.duration;
-  c.cpus = options.cpus.empty() ? os::allowed_cpus() : options.cpus;
+  c.duration = kRunFloorDuration;
+  c.cpus = result.cpus;
   std::optional<os::WakeupLatencyRequest> qos;
   if (os::privileges().fifo) qos.emplace();
   // A SIGINT or SIGTERM ends the measurement early: the samples so far are reported
-  // (the line's note and the JSON's `stopped` say so) and written, and the command then ends by the signal
-  // (cli::finish_command), as after a stopped run.
+  // (the line's note and the JSON's `stopped` say so) and written, and the command then
+  // ends by the signal (cli::finish_command), as after a stopped run.
   StopOnSignal signals(kFloorStopNotice);
   c.stop_requested = [&signals] { return signals.requested(); };
   const CyclictestResult floor = run_cyclictest(c);
   signals.measured();
   qos.reset();
-  const auto seconds = std::chrono::duration<double>(options.duration).count();
-  fmt::print(options.out, "machine floor, measured after the run for {:g} s: {}\n", seconds,
+  fmt::print("machine floor, measured after the run for {} s: {}\n", kRunFloorDuration.count(),
              cyclictest_summary(floor));
-  std::fflush(options.out);
-  // Written again only to a plain file: a FIFO, a terminal, a pipe or the file that
-  // standard output or error goes to got the document once already and would get a
-  // second one after it.
-  std::error_code ec;
-  if (options.json && options.document != nullptr &&
-      std::filesystem::is_regular_file(write_target(*options.json), ec) &&
-      standard_stream_file(write_target(*options.json)) == nullptr) {
-    (*options.document)["cyclictest"] = cyclictest_json(floor);
-    write_json_file(*options.json, *options.document);
+  std::fflush(stdout);
+  if (json && result.json_document) {
+    std::error_code ec;
+    const std::filesystem::path target = write_target(*json);
+    if (std::filesystem::is_regular_file(target, ec) && standard_stream_file(target) == nullptr) {
+      (*result.json_document)["cyclictest"] = cyclictest_json(floor);
+      write_json_file(*json, *result.json_document);
+    }
   }
   return floor;
 }

@@ -6,31 +6,17 @@
 // the run used and in the state it ran in, and report it beside the run's results.
 #pragma once
 
-#include "os/cpu.hpp"
 #include "platform/cyclictest.hpp"
 #include "platform/run.hpp"
 
 #include <chrono>
-#include <cstdio>
 #include <filesystem>
 #include <optional>
 
 namespace takt::platform {
 
-/// How long the floor is measured after a run, unless a command says otherwise.
+/// How long the floor is measured after a run.
 inline constexpr std::chrono::seconds kRunFloorDuration{2};
-
-struct RunFloorOptions {
-  std::chrono::nanoseconds duration = kRunFloorDuration;
-  os::CpuSet cpus;  ///< the run's CPUs (RunResult::cpus); empty: every allowed CPU
-  /// The run's metrics JSON file and the document written to it (RunResult::json,
-  /// RunResult::json_document): when the file is a plain file, the floor is added to the
-  /// document as `cyclictest` (cyclictest_json) and the file written again. A FIFO, a
-  /// terminal or a pipe got the document once and gets nothing more.
-  std::optional<std::filesystem::path> json;
-  nlohmann::json* document = nullptr;
-  std::FILE* out = stdout;  ///< where the line "machine floor, measured after the run ..." goes
-};
 
 /// True when a floor after `result` means something and costs nobody a wait: the run
 /// ended by its limits (not stopped by a signal, none came while its results were
@@ -38,11 +24,16 @@ struct RunFloorOptions {
 bool floor_after_run_wanted(const RunResult& result);
 
 /// Runs cyclictest (run_cyclictest; takt's timer probe where cyclictest cannot run) for
-/// options.duration on options.cpus, in SCHED_FIFO with the CPU wake-up latency held at
-/// 0 us where the privileges allow (as the run had it), prints the summary line and adds
-/// the result to the JSON. A SIGINT or SIGTERM while it measures ends it early: what it
-/// measured is reported and written (`stopped`), and the command ends by the signal
+/// kRunFloorDuration on the run's CPUs (RunResult::cpus), in SCHED_FIFO with the CPU
+/// wake-up latency held at 0 us where the privileges allow (as the run had it), and
+/// prints the summary line on standard output, after flushing what the run printed
+/// there. `json` is the run's metrics file (RunOptions::json): when it is a plain file
+/// and not the one standard output or error goes to, the floor is added as `cyclictest`
+/// (cyclictest_json) to the document the run wrote (RunResult::json_document) and the
+/// file written again; a FIFO, a terminal, a pipe or a standard stream got the document
+/// once and gets nothing more. A SIGINT or SIGTERM while it measures ends it early: what
+/// it measured is reported and written (`stopped`), and the command ends by the signal
 /// (cli::finish_command). Throws takt::Error only when writing the JSON fails.
-CyclictestResult report_floor_after_run(const RunFloorOptions& options);
+CyclictestResult report_floor_after_run(RunResult& result, const std::optional<std::filesystem::path>& json);
 
 }  // namespace takt::platform

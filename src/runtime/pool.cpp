@@ -313,8 +313,7 @@ WorkerStatistics Pool::statistics(std::size_t worker) const noexcept {
   s.max_depth = c.max_depth.load(std::memory_order_relaxed);
   // The total first (acquire: the owner clears idle_since before it adds an interval),
   // then the interval in progress, if any: an interval ending in between is left out,
-  // never counted twice. A worker that read the reset time just before a reset adds an
-  // interval begun before it: the cap at the time since the reset bounds that.
+  // never counted twice; detail::idle_reading caps the sum (a reset race).
   const std::uint64_t counted = get(c.idle_ns, b.idle_ns, std::memory_order_acquire);
   const std::int64_t since = w.idle_since.load(std::memory_order_relaxed);
   const std::int64_t reset_at = state_->statistics_reset_at.load(std::memory_order_relaxed);
