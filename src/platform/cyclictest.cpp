@@ -73,7 +73,7 @@ std::vector<long long> numbers_after(std::string_view line, std::string_view lab
 
 CyclictestResult parse_cyclictest_histogram(std::string_view output) {
   std::map<long long, std::uint64_t> buckets;  // µs → count over all threads
-  std::vector<long long> mins, maxes, overflows;
+  std::vector<long long> mins, maxes, overflows, totals;
   std::vector<double> avgs;
   std::istringstream in{std::string(output)};
   std::string line;
@@ -94,6 +94,8 @@ CyclictestResult parse_cyclictest_histogram(std::string_view output) {
       maxes = numbers_after(l, "# Max Latencies:");
     } else if (l.rfind("# Histogram Overflows:", 0) == 0) {
       overflows = numbers_after(l, "# Histogram Overflows:");
+    } else if (l.rfind("# Total:", 0) == 0) {
+      totals = numbers_after(l, "# Total:");
     } else if (l.rfind("# Avg Latencies:", 0) == 0) {
       for (long long a : numbers_after(l, "# Avg Latencies:")) avgs.push_back(static_cast<double>(a));
     }
@@ -131,10 +133,20 @@ CyclictestResult parse_cyclictest_histogram(std::string_view output) {
   s.p75_us = percentile(75);
   s.p95_us = percentile(95);
   s.p99_us = percentile(99);
+  // The mean of all samples: each thread's average weighted by its samples ("# Total:",
+  // overflows included), as latency_stats' mean is over samples; the plain mean of the
+  // averages only where cyclictest printed no totals for every thread.
   if (!avgs.empty()) {
-    double sum = 0;
-    for (double a : avgs) sum += a;
-    s.mean_us = sum / static_cast<double>(avgs.size());
+    double weighted = 0, weights = 0, plain = 0;
+    for (std::size_t i = 0; i < avgs.size(); ++i) {
+      plain += avgs[i];
+      if (i < totals.size()) {
+        weighted += avgs[i] * static_cast<double>(totals[i]);
+        weights += static_cast<double>(totals[i]);
+      }
+    }
+    s.mean_us = totals.size() >= avgs.size() && weights > 0 ? weighted / weights
+                                                             : plain / static_cast<double>(avgs.size());
   }
   return r;
 }

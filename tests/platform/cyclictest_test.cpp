@@ -59,7 +59,18 @@ TEST(Cyclictest, HistogramPercentilesByNearestRank) {
   EXPECT_DOUBLE_EQ(s.p99_us, 250);
   EXPECT_DOUBLE_EQ(s.max_us, 250);
   EXPECT_DOUBLE_EQ(s.min_us, 10);
-  EXPECT_DOUBLE_EQ(s.mean_us, 11.5);
+  // The mean over the 36 samples: thread 0's 20 samples average 11 µs, thread 1's 16
+  // (its overflow included) 12 µs: (20·11 + 16·12) / 36 = 412 / 36 = 11.444…, not the
+  // plain mean of the two averages, 11.5.
+  EXPECT_DOUBLE_EQ(s.mean_us, 412.0 / 36.0);
+}
+
+TEST(Cyclictest, MeanWithoutTotalsIsThePlainMeanOfTheThreadAverages) {
+  std::string without_totals(sample);
+  without_totals.erase(without_totals.find("# Total:"), std::string("# Total: 000000020 000000016\n").size());
+  ASSERT_EQ(without_totals.find("# Total:"), std::string::npos);
+  // No counts to weight by: (11 + 12) / 2.
+  EXPECT_DOUBLE_EQ(parse_cyclictest_histogram(without_totals).latency.mean_us, 11.5);
 }
 
 TEST(Cyclictest, OutputWithoutHistogramIsAnError) {
