@@ -70,6 +70,31 @@ TEST(StaticMemory, MeasurementReportsDepthAndStackOfASerialRun) {
   EXPECT_THROW(pool.run([] { return takt::apps::fib(21); }), takt::Error);
 }
 
+TEST(StaticMemory, RecommendedRoundsPeakPlusMarginUpToPages) {
+  if (sysconf(_SC_PAGESIZE) != 4096) GTEST_SKIP() << "the values below are derived for 4 KiB pages";
+  // depth: D, at least 1. stack: peak + margin rounded up to 4096, at least 16384.
+  takt::Measurement m;
+  m.depth = 0;
+  m.peak_stack_bytes = 10000;
+  takt::StaticMemory r = m.recommended();  // 10000 + 8192 = 18192 -> 5 pages = 20480
+  EXPECT_EQ(r.depth, 1u);
+  EXPECT_EQ(r.stack_size, 20480u);
+  // 10000 + 100 = 10100 -> 3 pages = 12288 -> the 16 KiB floor. (Rounding the peak first,
+  // 12288 + 100 = 12388 -> 16384 too; 14000 tells the two apart: 14100 -> 16384, but
+  // 16384 + 100 -> 20480.)
+  EXPECT_EQ(m.recommended(100).stack_size, 16384u);
+  m.peak_stack_bytes = 14000;
+  EXPECT_EQ(m.recommended(100).stack_size, 16384u);
+  m.depth = 7;
+  m.peak_stack_bytes = 0;
+  r = m.recommended();  // 0 + 8192 -> 8192 -> the 16 KiB floor
+  EXPECT_EQ(r.depth, 7u);
+  EXPECT_EQ(r.stack_size, 16384u);
+  m.peak_stack_bytes = 4096 * 10;
+  EXPECT_EQ(m.recommended(0).stack_size, 4096u * 10);  // whole pages stay as they are
+  EXPECT_EQ(m.recommended(1).stack_size, 4096u * 11);
+}
+
 TEST(StaticMemory, AMeasurementDeeperThanItsLimitNamesMeasureOptions) {
   // fib(30) reaches depth 30; measured with max_depth 20 the message told the user to
   // raise StaticMemory::depth of pool 'measurement' "to the D that takt::measure

@@ -26,7 +26,8 @@ struct Measurement {
   std::size_t depth = 0;              ///< D: deepest strand, the root being 1
   std::size_t peak_stack_bytes = 0;   ///< most stack any strand used (page granularity)
   std::size_t spawns = 0;             ///< strands spawned in the run
-  /// depth = D; stack_size = peak rounded up to pages plus `stack_margin` bytes.
+  /// depth = max(D, 1); stack_size = peak + `stack_margin` bytes rounded up to whole
+  /// pages, at least 16 KiB.
   [[nodiscard]] StaticMemory recommended(std::size_t stack_margin = 8 * 1024) const;
 };
 
