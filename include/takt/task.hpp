@@ -31,7 +31,7 @@ struct TaskArgs {
   unsigned cores = 1;             ///< cores granted to the task (1 for a sequential task)
 };
 
-/// One job of a task, as run() sees it. Times are CLOCK_MONOTONIC (os::monotonic_now()).
+/// One job of a task, as run() sees it. Times are CLOCK_MONOTONIC (clock_gettime).
 struct Job {
   std::string_view task;                ///< the task's name
   std::uint64_t index = 0;              ///< job index k, from 0
