@@ -273,4 +273,68 @@ TEST(PoolConfiguration, BadStaticMemoryIsAUserError) {
   }
 }
 
+// P³LS³ §4.1's invariant, which gives the bound S_P <= P·R_S: blocks move only on steals
+// and syncs, and a worker always starts stealing with a complete chain. So once a pool
+// is idle after runs in which steals happened, every level of every worker holds a
+// complete chain of exactly D blocks at depths 1..D, and those chains and the reserve
+// together hold every block of the pool exactly once: a trade that lost a block, handed
+// one out twice or put one at another depth breaks it (a run that needs depth D on a
+// pool of depth D would then fail some later run, or run two strands on one stack).
+class TradingInvariant : public ::testing::TestWithParam<takt::testing::Variant> {};
+
+INSTANTIATE_TEST_SUITE_P(Runtime, TradingInvariant, ::testing::ValuesIn(takt::testing::variants()),
+                         [](const auto& info) { return takt::testing::name(info.param); });
+
+TEST_P(TradingInvariant, AnIdlePoolHoldsEveryBlockOnceInCompleteChains) {
+  constexpr unsigned kDepth = 20;  // fib(20) from the root reaches depth 20 exactly
+  takt::PoolConfig c = config(2, GetParam());
+  c.memory.depth = kDepth;
+  Pool pool(c);
+  std::uint64_t steals = 0;
+  for (int i = 0; i < 200 && (i < 50 || steals == 0); ++i) {
+    ASSERT_EQ(pool.run([] { return takt::apps::fib(20); }), takt::apps::fib_serial(20));
+    steals = pool.total_statistics().steals;
+  }
+  ASSERT_GT(steals, 0u) << "no steal in the runs: the invariant would hold trivially";
+
+  takt::detail::PoolState& state = pool.state();
+  // Wait until every worker thread sleeps: its writes to its chains happen before its
+  // announcement (a seq_cst increment of `sleepers`), which this load then sees.
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (state.sleepers.load(std::memory_order_seq_cst) < static_cast<int>(state.threads_count)) {
+    ASSERT_LT(std::chrono::steady_clock::now(), give_up) << "the workers did not go to sleep";
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+
+  ASSERT_EQ(state.depth, kDepth);
+  std::vector<int> seen(state.block_count, 0);
+  std::size_t chained = 0;
+  for (const auto& worker : state.workers) {
+    ASSERT_EQ(worker->frozen_levels, 0u);
+    for (std::size_t l = 0; l < worker->level_count; ++l) {
+      const takt::detail::Level& level = worker->levels[l];
+      ASSERT_NE(level.head, nullptr) << "worker " << worker->index << " level " << l << " has no complete chain";
+      const takt::detail::Block* b = level.head;
+      for (unsigned depth = 1; depth <= kDepth; ++depth) {
+        ASSERT_NE(b, nullptr) << "worker " << worker->index << " level " << l << ": chain ends at depth " << depth - 1;
+        EXPECT_EQ(b->depth.load(), depth) << "worker " << worker->index << " level " << l;
+        ASSERT_LT(b->index, state.block_count);
+        ++seen[b->index];
+        ++chained;
+        b = b->chain_next;
+      }
+    }
+  }
+  EXPECT_EQ(chained, state.workers_count * state.levels * kDepth);
+  std::size_t reserved = 0;
+  for (const takt::detail::Block* b = state.reserve_head; b != nullptr && reserved <= state.reserve_total;
+       b = b->chain_next, ++reserved) {
+    ASSERT_LT(b->index, state.block_count);
+    ++seen[b->index];
+  }
+  EXPECT_EQ(reserved, state.reserve_free);
+  EXPECT_EQ(state.reserve_free, state.reserve_total);
+  for (std::size_t i = 0; i < seen.size(); ++i) EXPECT_EQ(seen[i], 1) << "block " << i;
+}
+
 }  // namespace
