@@ -103,6 +103,25 @@ TEST(Decomposition, HeavyAndLightSegments) {
   EXPECT_NEAR(d.segments[1].slack, 5.0, 1e-12);
 }
 
+TEST(Decomposition, ASegmentExactlyAtTheThresholdIsLight) {
+  // rt-openmp §IV.A: heavy means m > 2.5C/(D − 2.5P), strictly. T = D = 100 ms, <10, 2>,
+  // <5, 6>: C = 20 + 30 = 50, P = 15, slack 100 − 37.5 = 62.5, threshold 125/62.5 = 2, so
+  // segment 1 (m = 2, at the threshold) is light and segment 2 (m = 6) heavy. C^h = 20,
+  // P^h = 10. Light: d_1 = 2.5·10 = 25. Heavy: l_2 = 6(100 − 25)/(2.5(50 − 20)) − 1 =
+  // 450/75 − 1 = 5, d_2 = 2.5·5·(1 + 5) = 75. (Taking m ≥ threshold as heavy would make
+  // both heavy, C^h = P^h = 0: d_j = e·m·D/C, 40 and 60.)
+  Task t = synchronous(100ms, {{10ms, 2, {}}, {5ms, 6, {}}});
+  auto d = decompose(t);
+  ASSERT_TRUE(d.feasible);
+  EXPECT_NEAR(d.heavy_threshold, 2.0, 1e-12);
+  EXPECT_FALSE(d.segments[0].heavy);
+  EXPECT_TRUE(d.segments[1].heavy);
+  EXPECT_EQ(d.segments[0].deadline, 25ms);
+  EXPECT_EQ(d.segments[1].release, 25ms);
+  EXPECT_EQ(d.segments[1].deadline, 75ms);
+  EXPECT_NEAR(d.segments[1].slack, 5.0, 1e-12);
+}
+
 TEST(Decomposition, NoSlackWhenTheDeadlineIsShort) {
   // D = 10 ms, P = 4 ms: 2.5P = 10 ms = D, no slack.
   Task t = synchronous(10ms, {{4ms, 2, {}}});

@@ -75,6 +75,13 @@ TEST(FederatedCores, ExpectedResponseTimeBound) {
   EXPECT_NEAR(*bound - 8e6, std::pow(1.5 / std::log(2.0), 2) / 4e6, 1e-9);
   // Two cores: C/n = 10 ms = D: no bound.
   EXPECT_FALSE(expected_response_bound(20ms, 2ms, 10ms, Decimal::parse("1.5"), 2).has_value());
+
+  // Where the variance term counts: C = 4 ns, n = 4, δ = 1, L̂ = 1 ns, D = 3 ns. Mean
+  // C/n + δL̂ = 1 + 1 = 2 ns; D minus it = 1 ns; (1/ln 2)² = 1.4426950409² = 2.0813689810,
+  // over 2·1: 1.0406844905. E[R] ≤ 3.0406844905 ns.
+  auto small = expected_response_bound(4ns, 1ns, 3ns, Decimal::parse("1"), 4);
+  ASSERT_TRUE(small.has_value());
+  EXPECT_NEAR(*small, 3.0406844905, 1e-9);
 }
 
 TEST(FederatedAssignment, DedicatedThenSharedCores) {

@@ -39,6 +39,42 @@ TEST(GlobalEdf, GfbHoldsWithMarginFromThePaperFormula) {
   EXPECT_TRUE(found);
 }
 
+TEST(GlobalEdf, GfbAtItsBoundaries) {
+  // m = 2, three tasks of u = 0.5: U = 1.5 = m − (m − 1)·u_max = 2 − 0.5: equal, holds
+  // with margin 0.
+  auto r =
+      run("  - {name: a, period: 10ms, work: 5ms, span: 1ms}\n"
+          "  - {name: b, period: 10ms, work: 5ms, span: 1ms}\n"
+          "  - {name: c, period: 10ms, work: 5ms, span: 1ms}\n",
+          2);
+  EXPECT_TRUE(r.gfb_holds);
+  EXPECT_NEAR(r.gfb_bound, 1.5, 1e-12);
+  ASSERT_FALSE(r.findings.empty());
+  EXPECT_EQ(r.findings[0].test, "GFB: U ≤ m − (m−1)·u_max");
+  EXPECT_TRUE(r.findings[0].passed);
+  EXPECT_NEAR(r.findings[0].margin, 0.0, 1e-12);
+  // One nanosecond more on a: u_max = 0.5000001, U = 1.5000001 > 2 − 0.5000001: fails
+  // (compared exactly, the margin −2e-7).
+  r = run("  - {name: a, period: 10ms, work: 5000001ns, span: 1ms}\n"
+          "  - {name: b, period: 10ms, work: 5ms, span: 1ms}\n"
+          "  - {name: c, period: 10ms, work: 5ms, span: 1ms}\n",
+          2);
+  EXPECT_FALSE(r.gfb_holds);
+  EXPECT_NEAR(r.findings[0].margin, -2e-7, 1e-12);
+
+  // m = 1, C = D: u_max = 1 ≤ 1 and U = 1 ≤ 1 − 0: holds.
+  r = run("  - {name: a, period: 10ms, work: 10ms, span: 10ms}\n", 1);
+  EXPECT_TRUE(r.gfb_holds);
+  // C = D + 1 ns (a parallel task, span 1 ms): u_max > 1, the finding names that condition.
+  r = run("  - {name: a, period: 10ms, work: 10000001ns, span: 1ms}\n", 1);
+  EXPECT_FALSE(r.gfb_holds);
+  EXPECT_FALSE(r.schedulable);
+  ASSERT_FALSE(r.findings.empty());
+  EXPECT_EQ(r.findings[0].test, "GFB: u_max ≤ 1");
+  EXPECT_EQ(r.findings[0].task, "a");
+  EXPECT_FALSE(r.findings[0].passed);
+}
+
 TEST(GlobalEdf, GfbFailsAndSoDoesTheCapacityBound) {
   // m = 2, u = 0.9, 0.9: U = 1.8 > 2 − 0.9 = 1.1: GFB fails by 0.7. Capacity: 1.8 > 2/2.618 =
   // 0.764: fails too.

@@ -169,6 +169,40 @@ TEST(PartitionedDm, AugmentationBoundUsesTheSegmentsNotAMeasuredWork) {
   EXPECT_TRUE(r.bound.holds);
 }
 
+TEST(PartitionedDm, AugmentationBoundAtItsBoundaries) {
+  // rt-openmp Theorem: Σu ≤ m/5 and P ≤ D/5 for every task (implicit deadlines). One core,
+  // T = D = 10 ms, one strand of 2 ms: Σu = 0.2 = m/5 and P = 2 ms = D/5, both equal to
+  // their limit: holds.
+  auto at = takt::model::parse_task_set("tasks: [{name: t, period: 10ms, segments: [{length: 2ms}]}]\n", "p.yaml");
+  auto r = analyse_partitioned_dm(at, {Cores::of_count(1), Fit::first_fit});
+  EXPECT_DOUBLE_EQ(r.bound.utilization_bound, 0.2);
+  EXPECT_DOUBLE_EQ(r.bound.total_utilization, 0.2);
+  EXPECT_TRUE(r.bound.long_span_tasks.empty());
+  EXPECT_TRUE(r.bound.holds);
+
+  // One nanosecond more of span: P > D/5 (5·2,000,001 ns > 10 ms), so t is a long-span task.
+  auto longer = takt::model::parse_task_set(
+      "tasks: [{name: t, period: 10ms, segments: [{length: 2000001ns}]}]\n", "p.yaml");
+  r = analyse_partitioned_dm(longer, {Cores::of_count(1), Fit::first_fit});
+  EXPECT_EQ(r.bound.long_span_tasks, std::vector<std::string>{"t"});
+  EXPECT_FALSE(r.bound.holds);
+
+  // Σu one part in 10^9 above m/5 (a second task of 1 ns per second), every span short:
+  // the utilization alone fails it, compared exactly.
+  auto fuller = takt::model::parse_task_set(
+      "tasks: [{name: t, period: 10ms, segments: [{length: 2ms}]},\n"
+      "        {name: u, period: 1s, segments: [{length: 1ns}]}]\n",
+      "p.yaml");
+  r = analyse_partitioned_dm(fuller, {Cores::of_count(1), Fit::first_fit});
+  EXPECT_TRUE(r.bound.long_span_tasks.empty());
+  EXPECT_FALSE(r.bound.holds);
+
+  // With m = 2 the limit is 0.4: the same two tasks hold.
+  r = analyse_partitioned_dm(fuller, {Cores::of_count(2), Fit::first_fit});
+  EXPECT_DOUBLE_EQ(r.bound.utilization_bound, 0.4);
+  EXPECT_TRUE(r.bound.holds);
+}
+
 TEST(PartitionedDm, TasksNeedSegments) {
   auto dag = takt::model::parse_task_set(
       "tasks:\n  - name: g\n    period: 10ms\n    dag: [{name: a, length: 1ms}]\n", "p.yaml");
