@@ -364,12 +364,14 @@ namespace ext {
 void Extension::submit(Job& job) { detail::submit_job(*state_, job); }
 
 void Extension::set_work_source(WorkSource* source) noexcept {
-  state_->source.store(source, std::memory_order_release);
+  WorkSource* old = state_->source.exchange(source, std::memory_order_seq_cst);
+  if (old != nullptr && old != source) detail::wait_for_extension_calls(*state_);
   notify_work();
 }
 
 void Extension::set_yield_policy(YieldPolicy* policy) noexcept {
-  state_->policy.store(policy, std::memory_order_release);
+  YieldPolicy* old = state_->policy.exchange(policy, std::memory_order_seq_cst);
+  if (old != nullptr && old != policy) detail::wait_for_extension_calls(*state_);
 }
 
 void Extension::set_observer(StrandObserver* observer) noexcept {

@@ -51,6 +51,9 @@ struct Request {
   Block* strand = nullptr;
   ext::Work work;
   Block* spare = nullptr;  ///< reserve sub-chain for a hand-back
+  /// hand_back: the policy whose preempt() asked for it, which gets the strand
+  /// (suspended()) even if the pool's policy was replaced meanwhile.
+  ext::YieldPolicy* policy = nullptr;
 };
 
 /// Owner-written counters, readable by anyone.
@@ -113,6 +116,11 @@ struct alignas(64) Worker : WorkerHead {
   std::atomic<std::int64_t> idle_since{0};
   std::atomic<bool> running{false};
   std::atomic<std::int64_t> running_key{0};
+  /// Odd while the worker may call the work source or the yield policy it loaded
+  /// (incremented before the load and after the last call): Extension::set_work_source
+  /// and set_yield_policy wait until no worker is inside a call to the object they
+  /// replaced (wait_for_extension_calls).
+  std::atomic<std::uint32_t> extension_calls{0};
   char* altstack = nullptr;
   std::thread thread;
 };
@@ -224,6 +232,12 @@ Block* take_traded(PoolState& pool, Block* owner, bool claim, std::uint32_t epoc
 /// (push_traded: the window in which take_traded waits; or, `frozen`, to the owner's
 /// frozen level, which waits for it in resume_frozen).
 extern std::atomic<void (*)(bool frozen)> after_settle_for_testing;
+/// Tests only: called by a thief right after its steal from a deque committed, before it
+/// takes over the strand (the moment a preempted thief would resume at).
+extern std::atomic<void (*)()> after_commit_for_testing;
+/// Returns once no worker but the calling thread's is inside a call to the work source
+/// or yield policy it loaded before the caller replaced them (see Worker::extension_calls).
+void wait_for_extension_calls(PoolState& pool) noexcept;
 Block* reserve_take(PoolState& pool, std::size_t count) noexcept;
 void reserve_give(PoolState& pool, Block* head, Block* tail, std::size_t count) noexcept;
 

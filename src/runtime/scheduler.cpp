@@ -9,6 +9,7 @@
 #include "takt/runtime/pool.hpp"
 
 #include <signal.h>
+#include <time.h>
 
 #include <cassert>
 #include <cstdio>
@@ -150,9 +151,11 @@ Block* handle_request(Worker* w) noexcept {
       level->head = request.spare;
       strand->suspended_key = level->key.load(std::memory_order_relaxed);
       bump(w->counters.yields);
-      if (auto* policy = pool.policy.load(std::memory_order_acquire)) {
-        policy->suspended(PoolState::handle(strand));
-      }
+      // The policy that preempted the strand takes it, not the one installed now: a
+      // policy removed or replaced since (set_yield_policy waits for this call) would
+      // leave the strand with nobody to resume it.
+      request.policy->suspended(PoolState::handle(strand));
+      w->extension_calls.fetch_add(1, std::memory_order_release);  // even: the call is over
       return prepare_work(w, level, request.work);
     }
     case Request::Kind::freeze: {
@@ -276,7 +279,14 @@ ext::Work take_external(Worker* w) noexcept {
     work.job = job;
     return work;
   }
-  if (auto* source = w->pool->source.load(std::memory_order_acquire)) work = source->take(w->index);
+  if (w->pool->source.load(std::memory_order_relaxed) != nullptr) {
+    // Announce the call before loading the source (seq_cst both, against the setter's
+    // exchange and its read of extension_calls): either this sees the new source, or the
+    // setter sees the call and waits for it.
+    w->extension_calls.fetch_add(1, std::memory_order_seq_cst);
+    if (auto* source = w->pool->source.load(std::memory_order_seq_cst)) work = source->take(w->index);
+    w->extension_calls.fetch_add(1, std::memory_order_release);
+  }
   // A job from the source counts as in flight (the pool's destructor waits for it).
   if (work.job != nullptr) w->pool->in_flight.fetch_add(1, std::memory_order_seq_cst);
   return work;
@@ -323,10 +333,12 @@ Worker* choose_victim(Worker* w) noexcept {
 
 /// The thief won `strand` (depth k) with the sub-chain head..(k-th) it traded in;
 /// `rest` are its blocks for depths k+1..D. Settles the trade and returns the strand.
-Block* won(Worker* w, Level* mine, Level* from, Block* strand, std::uint32_t epoch, Block* rest) noexcept {
+/// `key` is the key of the level it was stolen from, read before the commit.
+Block* won(Worker* w, Level* mine, Level* from, Block* strand, std::uint32_t epoch, Block* rest,
+           std::int64_t key) noexcept {
   PoolState& pool = *w->pool;
   mine->head = nullptr;
-  mine->key.store(from->key.load(std::memory_order_relaxed), std::memory_order_relaxed);
+  mine->key.store(key, std::memory_order_relaxed);
   set_level(w, mine);
   Block* traded = nullptr;
   if (strand->ready) {
@@ -373,6 +385,11 @@ Block* steal_from_deque(Worker* w, Worker* victim, Level* mine) noexcept {
   Block* rest = kth->chain_next;
   head->sub_tail = kth;
   kth->chain_next = nullptr;
+  // The victim level's key, read while the strand is still in its deque: until the
+  // commit the level runs the strand's computation, so this is its key. After the commit
+  // the victim may finish its part, go idle and start another job on that level (a
+  // preempted thief would then copy that job's key).
+  const std::int64_t key = from->key.load(std::memory_order_relaxed);
   std::uint64_t expected = offer_word(epoch, kNoOffer);
   std::uint64_t offered = offer_word(epoch, head->index + 1);
   if (!strand->offer.compare_exchange_strong(expected, offered, std::memory_order_acq_rel, std::memory_order_relaxed)) {
@@ -386,7 +403,9 @@ Block* steal_from_deque(Worker* w, Worker* victim, Level* mine) noexcept {
     kth->chain_next = rest;
     return nullptr;
   }
-  Block* stolen = won(w, mine, from, strand, epoch, rest);
+  if (auto* hook = after_commit_for_testing.load(std::memory_order_relaxed)) [[unlikely]]
+    hook();
+  Block* stolen = won(w, mine, from, strand, epoch, rest, key);
   if (!from->deque.looks_empty()) notify_one(pool);  // more to steal: wake a helper
   return stolen;
 }
@@ -406,7 +425,7 @@ Block* steal_from_central(Worker* w, Level* mine) noexcept {
     taken->offer.store(offer_word(epoch, head->index + 1), std::memory_order_release);
   });
   if (strand == nullptr) return nullptr;
-  Block* stolen = won(w, mine, mine, strand, epoch, rest);
+  Block* stolen = won(w, mine, mine, strand, epoch, rest, mine->key.load(std::memory_order_relaxed));
   // A push wakes a sleeper only onto an empty queue; a queue that stayed non-empty while
   // the owner pushed more needs the thief to pass the wake-up on, as for the deques.
   if (!pool.central.looks_empty()) notify_one(pool);
@@ -500,6 +519,28 @@ void sleep(Worker* w) noexcept {
 
 std::atomic<void (*)(std::uint32_t)> after_leave_flight_for_testing{nullptr};
 std::atomic<void (*)(bool)> after_settle_for_testing{nullptr};
+std::atomic<void (*)()> after_commit_for_testing{nullptr};
+
+void wait_for_extension_calls(PoolState& pool) noexcept {
+  for (const auto& worker : pool.workers) {
+    // The calling thread's own worker may be inside a call: the caller is that call
+    // (a policy that removes itself), which cannot wait for itself.
+    if (worker.get() == tls_worker) continue;
+    const std::uint32_t seen = worker->extension_calls.load(std::memory_order_seq_cst);
+    if ((seen & 1) == 0) continue;  // not inside a call: its next one loads the new pointer
+    // Inside a call that may use the old object: wait until it ends (the count moves on).
+    // Calls are short; after a few spins sleep, so that a worker of lower SCHED_FIFO
+    // priority on this CPU gets to finish it.
+    for (unsigned spins = 0; worker->extension_calls.load(std::memory_order_acquire) == seen; ++spins) {
+      if (spins < 256) {
+        __builtin_ia32_pause();
+      } else {
+        const timespec pause{0, 20'000};
+        ::nanosleep(&pause, nullptr);
+      }
+    }
+  }
+}
 
 void leave_flight(PoolState& pool) noexcept {
   // Once the count drops to kDraining, the destructor may free the pool: afterwards only
@@ -550,9 +591,16 @@ void yield_point(Block* self, ext::YieldPoint::At at) {
   Worker* w = worker_of(self);
   PoolState& pool = *w->pool;
   w->hooks.fetch_and(~hook_yield, std::memory_order_relaxed);
-  auto* policy = pool.policy.load(std::memory_order_acquire);
-  if (policy == nullptr) return;
+  if (pool.policy.load(std::memory_order_relaxed) == nullptr) return;
   if (pool.config.caller_joins && w->index == 0) return;  // a calling thread runs no other job
+  // Announce the calls before loading the policy (as take_external does for the source);
+  // `done` ends the announcement on every path but a hand-back, whose policy gets the
+  // strand in handle_request, which ends it there. (Not a destructor: the strand may be
+  // resumed on another worker after the switch below.)
+  w->extension_calls.fetch_add(1, std::memory_order_seq_cst);
+  auto done = [w] { w->extension_calls.fetch_add(1, std::memory_order_release); };
+  auto* policy = pool.policy.load(std::memory_order_seq_cst);
+  if (policy == nullptr) return done();
   Level* level = w->level;
   bool no_local_ancestors = self->parent == nullptr || self->migrated ||
                             (!centralized(pool) && level->deque.owner_empty());
@@ -566,19 +614,20 @@ void yield_point(Block* self, ext::YieldPoint::At at) {
     if (spare == nullptr) {
       bump(w->counters.refused_yields);
       policy->refused(w->index);
-      return;
+      return done();
     }
     point.hand_back = true;
     ext::Work work = policy->preempt(point);
     if (!work) {
       reserve_give(pool, spare, spare->sub_tail, point.depth);
-      return;
+      return done();
     }
     if (work.job != nullptr) pool.in_flight.fetch_add(1, std::memory_order_seq_cst);
     w->request.kind = Request::Kind::hand_back;
     w->request.strand = self;
     w->request.work = work;
     w->request.spare = spare;
+    w->request.policy = policy;
   } else {
     bool other_free = false;
     if (priority_aware(pool)) {
@@ -590,10 +639,11 @@ void yield_point(Block* self, ext::YieldPoint::At at) {
     if (!other_free) {
       bump(w->counters.refused_yields);
       policy->refused(w->index);
-      return;
+      return done();
     }
     point.hand_back = false;
     ext::Work work = policy->preempt(point);
+    done();
     if (!work) return;
     if (work.job != nullptr) pool.in_flight.fetch_add(1, std::memory_order_seq_cst);
     w->request.kind = Request::Kind::freeze;

@@ -329,4 +329,142 @@ TEST(Extension, RunningKeyShowsTheComputationOfAWorker) {
   EXPECT_TRUE(seen);
 }
 
+/// Waits up to `limit` for `flag`; true when it was set.
+bool wait_for(const std::atomic<bool>& flag, std::chrono::milliseconds limit = 5000ms) {
+  const auto until = std::chrono::steady_clock::now() + limit;
+  while (!flag.load()) {
+    if (std::chrono::steady_clock::now() > until) return false;
+    std::this_thread::sleep_for(100us);
+  }
+  return true;
+}
+
+/// A Preemptor whose preempt() signals that it runs, then takes 50 ms.
+struct SlowPreemptor final : takt::ext::YieldPolicy, takt::ext::WorkSource {
+  Preemptor inner;
+  std::atomic<bool> in_preempt{false};
+  Work preempt(const takt::ext::YieldPoint& point) noexcept override {
+    in_preempt = true;
+    std::this_thread::sleep_for(50ms);
+    return inner.preempt(point);
+  }
+  void suspended(SuspendedStrand strand) noexcept override { inner.suspended(strand); }
+  void refused(std::size_t worker) noexcept override { inner.refused(worker); }
+  Work take(std::size_t worker) noexcept override { return inner.take(worker); }
+};
+
+TEST(YieldPolicy, APolicyRemovedDuringAHandBackStillGetsTheStrand) {
+  // The worker loaded the policy, called preempt() and handed the strand back; the
+  // scheduler then loaded the pool's policy again to call suspended(). Removed in
+  // between, the strand went to nobody: job a never finished and the pool's destructor
+  // waited for ever. Now the preempting policy gets it, and set_yield_policy(nullptr)
+  // returns only after that call. (On failure the pool and policy are leaked, not
+  // destroyed, so that the test ends instead of hanging.)
+  auto c = config(2);
+  c.suspended_strands = 1;
+  auto* pool = new Pool(c);
+  auto* policy = new SlowPreemptor;
+  FunctionJob b(10ns, [] { takt::apps::fib(12); });
+  policy->inner.next_job = &b;
+  pool->extension().set_yield_policy(policy);
+  pool->extension().set_work_source(policy);  // gives the handed-back strand back
+  FunctionJob a(20ns, [pool] {
+    for (int i = 0; i < 100; ++i) {
+      if (i == 20) pool->extension().request_yield(static_cast<std::size_t>(takt::current_worker()));
+      takt::Scope scope;
+      scope.spawn([] { takt::apps::fib(5); });
+      scope.sync();
+    }
+  });
+  pool->extension().submit(a);
+  ASSERT_TRUE(wait_for(policy->in_preempt)) << "the yield was never requested";
+  pool->extension().set_yield_policy(nullptr);  // while preempt() runs
+  EXPECT_EQ(policy->inner.suspensions.load(), 1) << "set_yield_policy returned before the hand-back ended";
+  const auto until = std::chrono::steady_clock::now() + 5s;
+  while (!(a.done.load() && b.done.load()) && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(1ms);
+  if (!a.done.load() || !b.done.load()) {
+    ADD_FAILURE() << "job a " << (a.done.load() ? "finished" : "never finished") << ", b "
+                  << (b.done.load() ? "finished" : "never finished") << "; suspended() was called "
+                  << policy->inner.suspensions.load() << " time(s)";
+    return;  // pool and policy leaked on purpose
+  }
+  EXPECT_FALSE(a.failed);
+  pool->extension().set_work_source(nullptr);
+  delete pool;
+  delete policy;
+}
+
+TEST(WorkSource, NoWorkerIsInsideTheOldSourceOnceTheSetterReturns) {
+  // Idle workers call the source's take() in their loop. A source removed and then
+  // destroyed while a worker was still inside take() (or about to call it with the
+  // pointer it had loaded) was used after its destruction; set_work_source now waits for
+  // such calls, and the next call loads the new pointer.
+  struct Slow final : takt::ext::WorkSource {
+    std::atomic<int> inside{0};
+    std::atomic<bool> entered{false};
+    std::atomic<bool> removed{false};
+    std::atomic<int> calls_after_removal{0};
+    Work take(std::size_t) noexcept override {
+      inside.fetch_add(1);
+      if (removed.load()) calls_after_removal.fetch_add(1);
+      entered = true;
+      std::this_thread::sleep_for(5ms);
+      inside.fetch_sub(1);
+      return {};
+    }
+  } source;
+  Pool pool(config(2));
+  for (int round = 0; round < 5; ++round) {
+    source.entered = false;
+    pool.extension().set_work_source(&source);  // wakes the sleeping workers: they call take()
+    ASSERT_TRUE(wait_for(source.entered));
+    pool.extension().set_work_source(nullptr);
+    source.removed = true;
+    EXPECT_EQ(source.inside.load(), 0) << "round " << round << ": a worker is still inside take()";
+    std::this_thread::sleep_for(20ms);  // idle workers go on looking for work
+    EXPECT_EQ(source.calls_after_removal.load(), 0) << "round " << round;
+    source.removed = false;
+  }
+}
+
+// PAWS: a thief's level takes the key of the computation it stole from. The thief read
+// the victim level's key after its commit; a thief preempted right there (a test hook
+// holds it) let the victim finish its part, go idle and start job b (key 5) on that
+// level, and then gave a's continuation b's key.
+std::atomic<bool> g_commit_armed{false}, g_committed{false}, g_b_started{false};
+
+TEST(PriorityAware, AStolenContinuationKeepsItsComputationsKey) {
+  auto c = config(2, QueueStrategy::priority_aware);
+  c.priority_levels = 2;
+  Pool pool(c);
+  g_committed = false;
+  g_b_started = false;
+  g_commit_armed = true;
+  takt::detail::after_commit_for_testing.store([] {
+    if (!g_commit_armed.exchange(false)) return;
+    g_committed = true;
+    (void)wait_for(g_b_started, 2000ms);  // a preempted thief, until b runs on the victim
+  });
+  std::chrono::nanoseconds continuation_key{-1};
+  std::atomic<bool> child_saw_commit{false};
+  FunctionJob a(20ns, [&] {
+    takt::Scope scope;
+    scope.spawn([&] { child_saw_commit = wait_for(g_committed); });
+    // The continuation, stolen by the other worker.
+    (void)pool.extension().running_key(static_cast<std::size_t>(takt::current_worker()), continuation_key);
+    scope.sync();
+  });
+  FunctionJob b(5ns, [] { g_b_started = true; });
+  pool.extension().submit(a);
+  const bool committed = wait_for(g_committed);
+  if (committed) pool.extension().submit(b);
+  a.wait();
+  if (committed) b.wait();
+  takt::detail::after_commit_for_testing.store(nullptr);
+  ASSERT_TRUE(committed) << "the continuation was not stolen";
+  ASSERT_TRUE(child_saw_commit.load());
+  EXPECT_TRUE(g_b_started.load());
+  EXPECT_EQ(continuation_key, 20ns) << "a's continuation ran with another job's key";
+}
+
 }  // namespace

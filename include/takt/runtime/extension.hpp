@@ -153,9 +153,13 @@ class Extension {
   /// pool). Throws takt::Error once the pool is shutting down.
   void submit(Job& job);
   /// Installs the rule-D source (nullptr removes it). Jobs it hands out count as in flight:
-  /// the pool's destructor waits for them.
+  /// the pool's destructor waits for them. Returns once no worker is inside a call to the
+  /// source it replaced (other than one the calling thread itself is making), so that
+  /// source may be destroyed then; later calls go to the new one.
   void set_work_source(WorkSource* source) noexcept;
-  /// Installs the yield policy (nullptr removes it).
+  /// Installs the yield policy (nullptr removes it). Returns once no worker is inside a
+  /// call to the policy it replaced (as set_work_source); a strand that policy preempted
+  /// and that is being handed back still goes to its suspended() before this returns.
   void set_yield_policy(YieldPolicy* policy) noexcept;
   /// Installs the strand observer (nullptr removes it). Only while no computation runs.
   void set_observer(StrandObserver* observer) noexcept;
