@@ -226,7 +226,9 @@ void wait_for(std::atomic<std::uint32_t>& done) noexcept {
 }
 
 void signal(std::atomic<std::uint32_t>& done) noexcept {
-  if (done.exchange(1, std::memory_order_acq_rel) == 2) os::futex_wake_all(done);
+  // seq_cst: root_done then reads caller_sleeping, against caller_sleep's store of it
+  // and its read of `done` (one of the two sees the other).
+  if (done.exchange(1, std::memory_order_seq_cst) == 2) os::futex_wake_all(done);
 }
 
 PoolConfig measuring_config(const MeasureOptions& options) {

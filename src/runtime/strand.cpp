@@ -126,7 +126,11 @@ void root_done(Worker* w, Block* self, std::exception_ptr error) noexcept {
   // Compared before finished(): afterwards the job may be gone.
   const bool callers = pool.caller_root.load(std::memory_order_acquire) == job;
   job->finished(std::move(error));
-  if (callers) wake_caller(pool);
+  // A caller's computation: its `done` is 1 now (a seq_cst exchange, in finished()). A
+  // caller that is not asleep sees it in its loop (caller_sleep announces the sleep
+  // before its last look at `done`), so only a sleeping one needs the futex wake, a
+  // system call that most runs (whose roots end on the caller itself) then skip.
+  if (callers && pool.caller_sleeping.load(std::memory_order_seq_cst)) wake_caller(pool);
   leave_flight(pool);
   switch_to(w->sched, self->context, w->eh);
 }

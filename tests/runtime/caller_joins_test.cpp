@@ -126,6 +126,32 @@ TEST(CallerJoins, ACallerAsleepAsWorkerZeroHelpsAgainWhenWorkAppears) {
   EXPECT_GE(pool.statistics(0).sleeps, 1u) << "the caller never slept; the test proves nothing";
 }
 
+TEST(CallerJoins, ACallerAsleepIsWokenWhenItsComputationEndsElsewhere) {
+  // The root's continuation is stolen by worker 1 and runs 300 ms there; the caller
+  // (worker 0) finds nothing to do and sleeps. The root then ends on worker 1, which must
+  // wake the caller. Without that wake-up only the sleep's safety-net timeouts (1, 2, 4,
+  // ... ms, doubling) would end the sleep: past 1 + 2 + ... + 128 = 255 ms the next one
+  // ends at 511 ms, so run() would return after about 511 ms instead of about 300.
+  Pool pool(joining(2));
+  bool moved = false;
+  std::chrono::nanoseconds took{};
+  for (int attempt = 0; attempt < 20 && !moved; ++attempt) {
+    const auto before_sleeps = pool.statistics(0).sleeps;
+    const auto start = std::chrono::steady_clock::now();
+    pool.run([&] {
+      takt::Scope scope;
+      scope.spawn([] { takt::os::spin_for(std::chrono::milliseconds(1)); });  // time for worker 1 to steal
+      moved = takt::current_worker() == 1;
+      if (moved) takt::os::spin_for(std::chrono::milliseconds(300));
+      scope.sync();
+    });
+    took = std::chrono::steady_clock::now() - start;
+    if (moved && pool.statistics(0).sleeps == before_sleeps) moved = false;  // the caller never slept: again
+  }
+  if (!moved) GTEST_SKIP() << "worker 1 never stole the root's continuation while the caller slept, in 20 tries";
+  EXPECT_LT(took, std::chrono::milliseconds(450)) << "the sleeping caller was not woken when its computation ended";
+}
+
 TEST(CallerJoins, ExceptionsAndNestedRunsReachTheCaller) {
   Pool pool(joining(2));
   try {
