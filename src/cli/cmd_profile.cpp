@@ -249,6 +249,10 @@ int profile_file(const ProfileArgs& a, const profiler::ProfileOptions& o) {
   options.stop_requested = [&signals] { return signals.requested(); };
   std::vector<std::string> not_measured;  // tasks a signal left unprofiled
   std::string partial;  // the tasks a signal left with fewer jobs: "'a' (3 of 10 jobs)"
+  // Tasks whose profiling failed (a job threw, init failed): the error, where the task
+  // is written; the other tasks are still measured and written.
+  std::vector<std::pair<std::string, std::string>> failed;  // task, message
+  std::vector<std::pair<std::string, std::string>> failed_keys;  // program + args, message
   for (std::size_t i = 0; i < chosen.size(); ++i) {
     const model::Task& t = *chosen[i];
     if (t.program.empty()) {
@@ -263,12 +267,32 @@ int profile_file(const ProfileArgs& a, const profiler::ProfileOptions& o) {
     for (const auto& [k, r] : done) {
       if (k == key) result = &r;
     }
+    std::string earlier_failure;
+    for (const auto& [k, message] : failed_keys) {
+      if (k == key) earlier_failure = message;
+    }
+    if (!earlier_failure.empty()) {
+      failed.emplace_back(t.name, fmt::format("{}: task '{}': same program and arguments as a task above: {}",
+                                              t.marks.task.where(a.update), t.name, earlier_failure));
+      continue;
+    }
     if (result == nullptr) {
       if (signals.requested()) {
         not_measured.push_back(t.name);
         continue;
       }
-      done.emplace_back(key, profile_program(*programs[i], t.program, args, options));
+      std::optional<profiler::ProfileResult> measured;
+      options.period = t.period;
+      options.relative_deadline = t.deadline;
+      try {
+        measured.emplace(profile_program(*programs[i], t.program, args, options));
+      } catch (const Error& e) {
+        failed_keys.emplace_back(key, e.what());
+        failed.emplace_back(t.name, fmt::format("{}: task '{}': {}", t.marks.task.where(a.update), t.name, e.what()));
+        fmt::print(stderr, "task '{}': not profiled: {}\n", t.name, e.what());
+        continue;
+      }
+      done.emplace_back(key, std::move(*measured));
       result = &done.back().second;
       if (result->jobs == 0) {
         not_measured.push_back(t.name);
@@ -291,12 +315,26 @@ int profile_file(const ProfileArgs& a, const profiler::ProfileOptions& o) {
     tasks.push_back(entry);
   }
   signals.measured();
+  auto failure_summary = [&failed] {
+    std::string text;
+    for (const auto& [task, message] : failed) text += "\n  " + message;
+    return text;
+  };
+  if (!failed.empty() && updates.empty()) {
+    throw Error(fmt::format("no task of {} could be profiled, nothing is written into it:{}", a.update,
+                            failure_summary()));
+  }
   if (signals.requested() && updates.empty()) {
     throw Error(fmt::format("stopped by {} before the first job was measured; nothing is written into {}",
                             signals.signal_name(), a.update));
   }
   nlohmann::json report{{"file", a.update}, {"tasks", tasks}};
   if (signals.requested()) report["not_profiled"] = not_measured;
+  if (!failed.empty()) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto& [task, message] : failed) list.push_back({{"task", task}, {"error", message}});
+    report["failed"] = list;
+  }
   if (a.json) fmt::print("{}\n", report.dump(2));
   if (signals.requested()) {
     std::string left;
@@ -311,6 +349,13 @@ int profile_file(const ProfileArgs& a, const profiler::ProfileOptions& o) {
   }
   if (updates.empty()) throw Error("no task of " + a.update + " names a program to profile");
   write_measurements(a.update, updates);
+  if (!failed.empty()) {
+    fmt::print(stderr,
+               "takt: error: {} task(s) of {} could not be profiled and keep their values (the others are "
+               "written above); fix them and run `takt profile --update {}` again:{}\n",
+               failed.size(), a.update, a.update, failure_summary());
+    return exit_bad_input;
+  }
   return exit_ok;
 }
 

@@ -42,11 +42,14 @@ double ProfileResult::burdened_parallelism() const {
              : 0.0;
 }
 
-Job profiling_job(std::string_view name, std::uint64_t index, unsigned cores) {
+Job profiling_job(std::string_view name, std::uint64_t index, unsigned cores, const ProfileOptions& options) {
   Job job;
   job.task = name;
   job.index = index;
   job.release = os::monotonic_now();
+  job.period = options.period;
+  job.relative_deadline = options.relative_deadline;
+  job.deadline = job.release + job.relative_deadline;  // as takt::Job promises, also for 0
   job.cores = cores;
   return job;
 }
@@ -88,7 +91,7 @@ ProfileResult profile(Task& task, std::string program, std::vector<std::string> 
 
   say("sizing static memory (takt::measure, one job)");
   try {
-    result.memory = measure([&] { task.run(profiling_job(result.program, 0, 1)); });
+    result.memory = measure([&] { task.run(profiling_job(result.program, 0, 1, options)); });
   } catch (const std::exception& e) {
     throw failed(0, "measurement", e);
   }
@@ -152,13 +155,13 @@ ProfileResult profile(Task& task, std::string program, std::vector<std::string> 
     say(fmt::format("job {} of {}", k + 1, options.jobs));
     JobProfile jp;
     try {
-      jp.work = timed(work_pool, profiling_job(result.program, index, 1));
+      jp.work = timed(work_pool, profiling_job(result.program, index, 1, options));
     } catch (const std::exception& e) {
       throw failed(index, "work", e);
     }
     observer.reset();
     try {
-      timed(span_pool, profiling_job(result.program, index, 1));
+      timed(span_pool, profiling_job(result.program, index, 1, options));
     } catch (const std::exception& e) {
       throw failed(index, "span", e);
     }
@@ -167,7 +170,7 @@ ProfileResult profile(Task& task, std::string program, std::vector<std::string> 
       try {
         jp.parallel.push_back(
             timed(*parallel_pools[i],
-                  profiling_job(result.program, index, static_cast<unsigned>(options.parallel_workers[i]))));
+                  profiling_job(result.program, index, static_cast<unsigned>(options.parallel_workers[i]), options)));
       } catch (const std::exception& e) {
         throw failed(index, fmt::format("T_{}", options.parallel_workers[i]), e);
       }

@@ -42,6 +42,11 @@ struct ProfileOptions {
   /// jobs measured so far (ProfileResult::stopped). A job that has begun is finished:
   /// the task's code cannot be interrupted safely.
   std::function<bool()> stop_requested;
+  /// The period and relative deadline the jobs carry (takt::Job), those of the task
+  /// when a task-set file is profiled; 0 for a program profiled alone. Each job's
+  /// release is the moment it starts and its deadline release + relative_deadline.
+  std::chrono::nanoseconds period{0};
+  std::chrono::nanoseconds relative_deadline{0};
 };
 
 /// One job's measurements.

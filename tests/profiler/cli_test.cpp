@@ -101,6 +101,74 @@ TEST_F(ProfileCommand, UpdateWithoutAProgramProfilesEveryTaskOfTheFile) {
   for (const auto& t : set.tasks) EXPECT_TRUE(t.measured_work && t.burdened_span) << t.name;
 }
 
+TEST_F(ProfileCommand, UpdateWithAFailingTaskWritesTheOthersAndNamesIt) {
+  // b's odd jobs throw. Its error used to end the command: a, measured before it, was not
+  // written, c was never profiled, and the message named the program, not the task. Now
+  // a and c are written, b and d (the same program and arguments) keep their values and
+  // are named with where they stand, and the exit code is 1.
+  const std::filesystem::path file = dir_ / "four.yaml";
+  std::ofstream(file) << "tasks:\n"
+                         "  - {name: a, period: 1s, program: fib, args: [12], work: 1ms, span: 1ms}\n"
+                         "  - {name: b, period: 1s, program: " TAKT_THROWING_SO ", work: 1ms, span: 1ms}\n"
+                         "  - {name: c, period: 1s, program: fib, args: [13], work: 1ms, span: 1ms}\n"
+                         "  - {name: d, period: 1s, program: " TAKT_THROWING_SO ", work: 1ms, span: 1ms}\n";
+  Outcome o = takt("profile --jobs 3 --update " + file.string() + kBurdens);
+  EXPECT_EQ(o.status, 1) << o.err;
+  EXPECT_NE(o.err.find("2 task(s) of " + file.string() + " could not be profiled"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find(file.string() + ":3:5: task 'b': "), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("odd job 1 throws"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find(file.string() + ":5:5: task 'd': same program and arguments as a task above"),
+            std::string::npos)
+      << o.err;
+  auto set = takt::model::parse_task_set_file(file.string());
+  ASSERT_EQ(set.tasks.size(), 4u);
+  using std::chrono::milliseconds;
+  for (std::size_t i : {0u, 2u}) {
+    EXPECT_TRUE(set.tasks[i].burdened_span) << set.tasks[i].name << ": measured and written";
+    EXPECT_LT(set.tasks[i].work(), milliseconds(1)) << set.tasks[i].name;
+  }
+  for (std::size_t i : {1u, 3u}) {
+    EXPECT_FALSE(set.tasks[i].burdened_span) << set.tasks[i].name << ": left as it was";
+    EXPECT_EQ(set.tasks[i].work(), milliseconds(1)) << set.tasks[i].name;
+  }
+
+  // --json: the measured tasks, and the failed ones under "failed".
+  std::ofstream(file) << "tasks:\n"
+                         "  - {name: a, period: 1s, program: fib, args: [12], work: 1ms, span: 1ms}\n"
+                         "  - {name: b, period: 1s, program: " TAKT_THROWING_SO ", work: 1ms, span: 1ms}\n";
+  o = takt("profile --jobs 3 --json --update " + file.string() + kBurdens);
+  EXPECT_EQ(o.status, 1) << o.err;
+  const nlohmann::json j = nlohmann::json::parse(o.out);
+  ASSERT_EQ(j["tasks"].size(), 1u);
+  EXPECT_EQ(j["tasks"][0]["task"], "a");
+  ASSERT_EQ(j["failed"].size(), 1u);
+  EXPECT_EQ(j["failed"][0]["task"], "b");
+  EXPECT_NE(j["failed"][0]["error"].get<std::string>().find("odd job 1 throws"), std::string::npos);
+
+  // Every task failing: nothing to write, exit 1, and each failure named.
+  std::ofstream(file) << "tasks:\n"
+                         "  - {name: b, period: 1s, program: " TAKT_THROWING_SO ", work: 1ms, span: 1ms}\n";
+  o = takt("profile --jobs 3 --update " + file.string() + kBurdens);
+  EXPECT_EQ(o.status, 1) << o.err;
+  EXPECT_NE(o.err.find("no task of " + file.string() + " could be profiled, nothing is written into it:"),
+            std::string::npos)
+      << o.err;
+}
+
+TEST_F(ProfileCommand, AJobSeesConsistentTimes) {
+  // takt::Job promises deadline = release + relative deadline; profiling gave release =
+  // now and everything else 0, so the C fixture (which checks that) failed every job.
+  Outcome o = takt(std::string("profile ") + TAKT_C_TASK_SO + " --jobs 2" + kBurdens);
+  EXPECT_EQ(o.status, 0) << o.err;
+  EXPECT_EQ(o.err.find("inconsistent job times"), std::string::npos) << o.err;
+  const std::filesystem::path file = dir_ / "c.yaml";
+  std::ofstream(file) << "tasks:\n"
+                         "  - {name: c, period: 20ms, deadline: 15ms, program: " TAKT_C_TASK_SO
+                         ", work: 1ms, span: 1ms}\n";
+  o = takt("profile --jobs 2 --update " + file.string() + kBurdens);
+  EXPECT_EQ(o.status, 0) << o.err;
+}
+
 TEST_F(ProfileCommand, UpdateProfilesASegmentsTaskFromItsSegmentsList) {
   // `program: segments` takes its strands from `segments:`, as `takt run` does: 100 µs,
   // 8 strands of 50 µs, 100 µs, so C = 600 µs of busy-waiting (each strand at least its

@@ -185,6 +185,41 @@ TEST(Profile, AStopBeforeTheFirstJobMeasuresNothingAndCalibratesNothing) {
   EXPECT_EQ(runs, 1);  // takt::measure's run only
 }
 
+/// A task that records the times of every job it is given.
+class TimesTask final : public takt::Task {
+ public:
+  void run(const takt::Job& job) override { jobs.push_back(job); }
+  std::vector<takt::Job> jobs;
+};
+
+TEST(Profile, JobsCarryThePeriodAndDeadlineGivenAndConsistentTimes) {
+  // takt::Job: deadline = release + relative deadline; the profiler's jobs had release =
+  // now and the rest 0. With the task's period and deadline given (takt profile --update),
+  // every job carries them; without, both are 0 and the deadline is the release.
+  TimesTask task;
+  takt::profiler::ProfileOptions options;
+  options.jobs = 2;
+  options.burden = takt::profiler::Burden{};
+  options.period = 20ms;
+  options.relative_deadline = 15ms;
+  (void)takt::profiler::profile(task, "test", {}, options);
+  ASSERT_GE(task.jobs.size(), 5u);  // measure's run, then the work and the span run of each job
+  for (const takt::Job& job : task.jobs) {
+    EXPECT_EQ(job.period, 20ms);
+    EXPECT_EQ(job.relative_deadline, 15ms);
+    EXPECT_GT(job.release.count(), 0);
+    EXPECT_EQ(job.deadline, job.release + 15ms);
+  }
+  TimesTask alone;
+  options.period = options.relative_deadline = 0ns;
+  (void)takt::profiler::profile(alone, "test", {}, options);
+  ASSERT_FALSE(alone.jobs.empty());
+  for (const takt::Job& job : alone.jobs) {
+    EXPECT_EQ(job.period, 0ns);
+    EXPECT_EQ(job.deadline, job.release);
+  }
+}
+
 TEST(Profile, WithoutAStopEveryJobIsMeasured) {
   FunctionTask task([] {});
   takt::profiler::ProfileOptions options;
