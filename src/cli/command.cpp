@@ -15,11 +15,13 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <new>
 
 namespace takt::cli {
 namespace {
@@ -236,6 +238,10 @@ int check_standard_output(int code, bool file_option) {
 }
 
 int run_main(int argc, char** argv) {
+  // A file larger than the limit on file sizes (ulimit -f) would end takt by SIGXFSZ
+  // with nothing said and FILE.partial left behind; ignored, the write fails with EFBIG
+  // and takt reports it, writing its other outputs.
+  std::signal(SIGXFSZ, SIG_IGN);
   CLI::App app{"takt: a real-time platform for parallel tasks on Linux.\n"
                "Analyse a task set, grant it cores, release its jobs on time and run each\n"
                "job's fork-join parallelism by work stealing.",
@@ -367,6 +373,11 @@ int run_main(int argc, char** argv) {
     }
   } catch (const takt::Error& e) {
     fmt::print(stderr, "takt: error: {}\n", e.what());
+    code = exit_bad_input;
+  } catch (const std::bad_alloc&) {
+    fmt::print(stderr,
+               "takt: error: out of memory (an allocation failed); give smaller sizes or fewer tasks, jobs or "
+               "repetitions, or raise the limit on memory (ulimit -v)\n");
     code = exit_bad_input;
   } catch (const std::exception& e) {
     fmt::print(stderr, "takt: internal error: {}\n", e.what());

@@ -2,6 +2,7 @@
 #include "os/realtime.hpp"
 
 #include "os/diagnostics.hpp"
+#include "os/thread_start.hpp"
 
 #include <fmt/core.h>
 #include <pthread.h>
@@ -82,7 +83,7 @@ Privileges probe() {
   p.forced_off = realtime_forced_off();
   if (p.forced_off) return p;
   // Probe on a helper thread so the caller's own class never changes.
-  std::thread t([&p] {
+  std::thread t = start_thread("the thread that probes the real-time privileges", [&p] {
     p.max_fifo_priority = highest_fifo_priority_on_this_thread();
     p.deadline = try_deadline_on_this_thread();
   });

@@ -163,9 +163,13 @@ void write_in_place(const std::filesystem::path& shown, const std::filesystem::p
   if (!out) {
     throw Error(fmt::format("cannot write '{}': {}", shown.string(), std::strerror(errno)));
   }
+  errno = 0;
   out << text;
   out.flush();
-  if (!out) throw Error(fmt::format("writing '{}' failed (disk full?)", shown.string()));
+  if (!out) {
+    throw Error(fmt::format("writing '{}' failed: {}", shown.string(),
+                            errno != 0 ? std::strerror(errno) : "the stream refused the text"));
+  }
 }
 
 Error folder_error(const std::filesystem::path& path) {
@@ -188,14 +192,17 @@ void check_temporary(const std::filesystem::path& path, const std::filesystem::p
 }
 
 /// Writes all of `text` to `fd`; false (errno set) when a write failed.
-bool write_all(int fd, std::string_view text) {
+/// Writes all of `text`; 0, or the errno of the write that failed (ENOSPC for a write
+/// that wrote nothing).
+int write_all(int fd, std::string_view text) {
   while (!text.empty()) {
     const ssize_t n = ::write(fd, text.data(), text.size());
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
+    if (n < 0) return errno;
+    if (n == 0) return ENOSPC;
     text.remove_prefix(static_cast<std::size_t>(n));
   }
-  return true;
+  return 0;
 }
 
 }  // namespace
@@ -359,10 +366,12 @@ void write_text_file(const std::filesystem::path& path, std::string_view text) {
                             path.string(), std::strerror(error)));
   }
   if (auto* hook = while_temporary_exists_for_testing.load(std::memory_order_relaxed)) [[unlikely]] hook(tmp);
-  const bool written = write_all(fd, text);
-  if (::close(fd) != 0 || !written) {
+  error = write_all(fd, text);
+  if (::close(fd) != 0 && error == 0) error = errno;
+  if (error != 0) {
     fs::remove(tmp, ec);
-    throw Error(fmt::format("writing '{}' failed (disk full?)", path.string()));
+    throw Error(fmt::format("writing '{}' failed: {}{}", path.string(), std::strerror(error),
+                            error == EFBIG ? " (the limit on file sizes, ulimit -f)" : ""));
   }
   fs::rename(tmp, target, ec);
   if (ec) {

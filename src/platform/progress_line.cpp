@@ -2,6 +2,7 @@
 #include "platform/progress_line.hpp"
 
 #include "os/realtime.hpp"
+#include "os/thread_start.hpp"
 
 #include <fmt/core.h>
 #include <unistd.h>
@@ -15,7 +16,7 @@ ProgressLine::ProgressLine(Source source, std::FILE* out, std::optional<bool> en
       enabled_(enabled.value_or(out != nullptr && isatty(fileno(out)) != 0)),
       interval_(interval),
       started_(std::chrono::steady_clock::now()) {
-  if (enabled_) thread_ = std::thread([this] { loop(); });
+  if (enabled_) thread_ = os::start_thread("the thread of the progress line", [this] { loop(); });
 }
 
 ProgressLine::~ProgressLine() {

@@ -3,6 +3,7 @@
 
 #include "os/clock.hpp"
 #include "os/futex.hpp"
+#include "os/thread_start.hpp"
 #include "platform/release_engine.hpp"
 
 #include <chrono>
@@ -22,7 +23,7 @@ RunThreads::~RunThreads() {
 
 void RunThreads::start(std::function<void()> body) {
   auto slot = std::make_unique<Slot>();
-  slot->thread = std::thread([state = state_, returned = slot->returned, body = std::move(body)] {
+  slot->thread = os::start_thread("a thread of the run", [state = state_, returned = slot->returned, body = std::move(body)] {
     body();
     returned->store(true, std::memory_order_release);
     state->returned.fetch_add(1, std::memory_order_acq_rel);

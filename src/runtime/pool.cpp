@@ -3,6 +3,7 @@
 #include "os/clock.hpp"
 #include "os/cpu.hpp"
 #include "os/futex.hpp"
+#include "os/thread_start.hpp"
 #include "runtime/pool_state.hpp"
 #include "takt/error.hpp"
 #include "takt/runtime/measure.hpp"
@@ -147,9 +148,12 @@ void PoolState::start_threads() {
       for (auto& other : workers) {
         if (other->thread.joinable()) other->thread.join();
       }
-      throw Error("pool '" + config.name + "': cannot start worker thread " + std::to_string(raw->index) +
-                  " of " + std::to_string(workers.size()) + " (" + e.what() +
-                  "); use fewer workers or raise the limit on threads (ulimit -u, the cgroup's pids.max)");
+      throw Error("pool '" + config.name + "': " +
+                  os::thread_start_error("worker thread " + std::to_string(raw->index) + " of " +
+                                             std::to_string(workers.size()),
+                                         e,
+                                         "use fewer workers or raise the limit on threads (ulimit -u, the "
+                                         "cgroup's pids.max)"));
     }
   }
   const auto count = static_cast<std::uint32_t>(threads_count);

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <csignal>
@@ -683,3 +684,46 @@ TEST_F(Commands, FileOptionsThatNameTheSameFileAreRefusedBeforeAnythingRuns) {
   r = takt("convert " + rtpt.string() + " -o " + (dir_ / "a.yaml").string());
   EXPECT_EQ(r.status, 0) << r.err;
 }
+
+// Limits of the machine are bad input with a message that names the limit, not a silent
+// death (SIGXFSZ) or an "internal error".
+TEST_F(Commands, AFileOverTheFileSizeLimitIsAWriteErrorAndLeavesNoPartialFile) {
+  // Four 1,024-byte blocks; a 64-core PAWS set is longer. SIGXFSZ used to end takt with
+  // nothing said and FILE.partial beside the old file.
+  const std::filesystem::path out = dir_ / "big.yaml";
+  std::ofstream(out) << "old\n";
+  Outcome o = takt("generate --method paws --cores 64 --utilization 32 -o " + out.string(), "ulimit -f 4;");
+  EXPECT_EQ(o.status, 1) << o.err;
+  EXPECT_NE(o.err.find("writing '" + out.string() + "' failed: File too large (the limit on file sizes, ulimit -f)"),
+            std::string::npos)
+      << o.err;
+  EXPECT_FALSE(std::filesystem::exists(out.string() + ".partial"));
+  EXPECT_EQ(takt::testing::slurp(out), "old\n");
+}
+
+TEST_F(Commands, OutOfMemoryIsBadInputThatSaysSo) {
+  // Two billion tasks under a 3 GB address-space limit: the allocation fails. It was
+  // reported as "internal error: std::bad_alloc", exit 3 (a bug in takt).
+  Outcome o = takt("bench analyze --tasks 2000000000 --repetitions 1", "ulimit -v 3000000;");
+  EXPECT_EQ(o.status, 1) << o.err;
+  EXPECT_NE(o.err.find("takt: error: out of memory (an allocation failed)"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("ulimit -v"), std::string::npos) << o.err;
+}
+
+TEST_F(Commands, AThreadThatCannotStartIsNamedWithTheLimitToRaise) {
+  // RLIMIT_NPROC binds only a user without CAP_SYS_RESOURCE: run takt as nobody, allowed
+  // one process (itself). It said "internal error: Resource temporarily unavailable".
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to run takt as another user";
+  if (std::system("command -v prlimit >/dev/null && command -v setpriv >/dev/null") != 0) {
+    GTEST_SKIP() << "prlimit or setpriv (util-linux) missing";
+  }
+  std::filesystem::permissions(dir_, std::filesystem::perms::all, std::filesystem::perm_options::add);
+  Outcome o = takt("profile fib 10 --jobs 1",
+                   "prlimit --nproc=1 setpriv --reuid=65534 --regid=65534 --clear-groups");
+  EXPECT_EQ(o.status, 1) << o.err;
+  EXPECT_NE(o.err.find("takt: error: cannot start the thread that probes the real-time privileges ("),
+            std::string::npos)
+      << o.err;
+  EXPECT_NE(o.err.find("raise the limit on threads (ulimit -u"), std::string::npos) << o.err;
+}
+

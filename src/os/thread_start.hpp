@@ -1,0 +1,31 @@
+// Starting a thread with a message that says what failed and what to change, instead of
+// std::system_error's bare "Resource temporarily unavailable".
+#pragma once
+
+#include "takt/error.hpp"
+
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <thread>
+#include <utility>
+
+namespace takt::os {
+
+/// "cannot start <what> (<reason>); <remedy>": the message for a thread that could not
+/// be created; `remedy` defaults to raising the limits on threads.
+std::string thread_start_error(std::string_view what, const std::system_error& e, std::string_view remedy = {});
+
+/// std::thread(body), throwing takt::Error(thread_start_error(what, ...)) when the thread
+/// cannot be created (the limit on threads or processes, ulimit -u or the cgroup's
+/// pids.max, or no memory for its stack).
+template <class F>
+std::thread start_thread(std::string_view what, F&& body) {
+  try {
+    return std::thread(std::forward<F>(body));
+  } catch (const std::system_error& e) {
+    throw Error(thread_start_error(what, e));
+  }
+}
+
+}  // namespace takt::os
