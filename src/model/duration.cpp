@@ -72,7 +72,7 @@ std::chrono::nanoseconds parse_duration(std::string_view text) {
     }
     ++digits;
     if (seen_point) {
-      if (fraction_scale >= kMaxDecimalScale) throw Error(quoted(text) + " has too many decimals");
+      if (fraction_scale >= kMaxDecimalScale) throw Error(quoted(text) + " has more than 18 decimals; write it with at most 18");
       fraction = fraction * 10 + (c - '0');
       fraction_scale *= 10;
     } else {

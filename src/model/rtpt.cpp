@@ -191,7 +191,12 @@ class RtptReader {
     const std::vector<Word>& w = line.words;
     if (w.size() < 2) fail(line, 1, "synthetic_task needs the number of segments");
     std::int64_t count = number(line, w[1], "the number of segments");
-    if (count < 1 || w.size() != static_cast<std::size_t>(2 + 3 * count)) {
+    if (count < 1) {
+      fail(line, w[1].column,
+           "synthetic_task needs at least 1 segment (got " + w[1].text + "); give the number of segments, then "
+           "strands sec ns for each");
+    }
+    if (w.size() != static_cast<std::size_t>(2 + 3 * count)) {
       fail(line, w[1].column,
            "synthetic_task with " + w[1].text + " segments needs " + std::to_string(3 * count) +
                " numbers after it (strands sec ns per segment)");

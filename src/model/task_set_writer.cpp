@@ -36,12 +36,31 @@ std::string flow_list(const std::vector<std::string>& items) {
 
 }  // namespace
 
+namespace {
+
+/// True when `scalar` reads back as `text` both as a flow-list item and as a block
+/// mapping's value (yaml-cpp's reader, the one takt reads task sets with).
+bool reads_back(const std::string& scalar, const std::string& text) {
+  try {
+    const YAML::Node flow = YAML::Load("[" + scalar + "]");
+    const YAML::Node block = YAML::Load("key: " + scalar);
+    return flow.IsSequence() && flow.size() == 1 && flow[0].IsScalar() && flow[0].as<std::string>() == text &&
+           block.IsMap() && block["key"].IsScalar() && block["key"].as<std::string>() == text;
+  } catch (const YAML::Exception&) {
+    return false;
+  }
+}
+
+}  // namespace
+
 std::string yaml_scalar(const std::string& text) {
   YAML::Emitter out;
   out << text;
   std::string s = out.c_str();
-  // Inside flow collections ',' '[' ']' '{' '}' end a plain scalar: quote those too.
-  if (s.find_first_of(",[]{}") != std::string::npos && s.front() != '"' && s.front() != '\'') {
+  // The emitter writes some scalars plain that the reader does not take back in a flow
+  // list: ',' '[' ']' '{' '}' end a plain scalar there, and yaml-cpp refuses a '?' in
+  // one (args: [file?.dat]). Whatever does not read back as itself is double-quoted.
+  if (!reads_back(s, text)) {
     YAML::Emitter quoted;
     quoted << YAML::DoubleQuoted << text;
     s = quoted.c_str();

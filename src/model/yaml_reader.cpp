@@ -264,7 +264,7 @@ std::string explain_syntax_error(std::string_view text, const YAML::Mark& mark, 
   return message +
          "; a YAML syntax error at or just before this point: check the indentation (spaces, the same for "
          "every key of a mapping), a ': ' after each key, a ',' between the items of [...] and {...}, and "
-         "quotes around a value that contains ': ' or ' #'";
+         "quotes around a value that contains ': ', ' #' or '?'";
 }
 
 }  // namespace
@@ -309,10 +309,25 @@ YAML::Node load_yaml(std::string_view text, const std::string& source) {
     const auto second = std::find_if(documents.begin() + (documents.empty() ? 0 : 1), documents.end(),
                                      [](const YAML::Node& d) { return !d.IsNull(); });
     if (second != documents.end()) {
-      throw Error(
-          mark_of(second->Mark()).where(source) +
-          ": a second YAML document (after a '---' line) starts here; a file holds one task set: remove "
-          "the '---' line, or put the second set in a file of its own");
+      const SourceMark at = mark_of(second->Mark());
+      // A '---' line before it (not counting one that opens the first document), or else
+      // text after the first document's end (JSON's closing '}', or a YAML '...').
+      const std::size_t upto =
+          at.offset >= 0 ? std::min(static_cast<std::size_t>(at.offset), text.size()) : text.size();
+      int dash_lines = 0;
+      for (std::size_t p = 0; p <= upto && p < text.size();) {
+        if (text.substr(p, 3) == "---") ++dash_lines;
+        const std::size_t end = text.find('\n', p);
+        if (end == std::string_view::npos) break;
+        p = end + 1;
+      }
+      const bool dashes = dash_lines > (text.substr(0, 3) == "---" ? 1 : 0);
+      throw Error(at.where(source) +
+                  (dashes ? ": a second YAML document (after a '---' line) starts here; a file holds one task "
+                            "set: remove the '---' line, or put the second set in a file of its own"
+                          : ": more text after the end of the task set (a second document starts here); a file "
+                            "holds one task set: remove what follows the first one's end (in JSON, the "
+                            "closing '}')"));
     }
     return documents.empty() ? YAML::Node() : documents.front();
   } catch (const YAML::DeepRecursion& e) {

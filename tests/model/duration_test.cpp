@@ -68,6 +68,11 @@ TEST(Duration, RejectsWithAReasonToFix) {
   EXPECT_NE(error_of("").find("not a duration"), std::string::npos);
   EXPECT_NE(error_of(".ms").find("no digits"), std::string::npos);
   EXPECT_NE(error_of("999999999999s").find("too large"), std::string::npos);
+  // 18 decimals are read (a whole number of nanoseconds here); 19 say the limit.
+  EXPECT_EQ(parse_duration("1.000000000000000000ms"), 1ms);
+  EXPECT_NE(error_of("1.0000000000000000000ms").find("has more than 18 decimals; write it with at most 18"),
+            std::string::npos)
+      << error_of("1.0000000000000000000ms");
 }
 
 TEST(Duration, TheLimitIsExactly2To62Nanoseconds) {

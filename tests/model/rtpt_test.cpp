@@ -78,6 +78,11 @@ TEST(Rtpt, ErrorsPointAtTheLineAndColumn) {
   EXPECT_NE(error_of("0 3\nprog\n").find("has no timing line"), std::string::npos);
   EXPECT_NE(error_of("0 3\nsynthetic_task 2 1 0 5\n0 5 0 5 0 10 0 10 0 0 1\n").find("needs 6 numbers"),
             std::string::npos);
+  // Zero segments: "with 0 segments needs 0 numbers after it" asked for what was given.
+  EXPECT_NE(error_of("0 3\nsynthetic_task 0\n0 5 0 5 0 10 0 10 0 0 1\n")
+                .find("x.rtpt:2:16: synthetic_task needs at least 1 segment (got 0)"),
+            std::string::npos)
+      << error_of("0 3\nsynthetic_task 0\n0 5 0 5 0 10 0 10 0 0 1\n");
 }
 
 TEST(Rtpt, SyntheticSegmentsLongerThanTheDeadlineFailAtTheirLine) {

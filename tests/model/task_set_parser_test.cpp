@@ -435,6 +435,14 @@ TEST(TaskSetParser, ASecondYamlDocumentAndAZeroByteAreErrors) {
                "ts.yaml:2:14", "a zero byte (0x00)");
   EXPECT_EQ(error_of("---\n" + task), "no error");  // one document with its start marker
   EXPECT_EQ(error_of(task + "...\n"), "no error");  // and with its end marker
+  expect_error("---\n" + task + "---\ntasks: []\n", "ts.yaml:5:1", "a second YAML document (after a '---' line)");
+  // JSON with text after its closing brace has no '---' line to remove: the message said
+  // there was one.
+  const std::string json = R"({"tasks": [{"name": "a", "period": "10ms", "work": "1ms", "span": "1ms"}]})";
+  expect_error(json + "\n{\"x\": 1}\n", "ts.yaml:2:1",
+               "more text after the end of the task set (a second document starts here); a file holds one task "
+               "set: remove what follows the first one's end (in JSON, the closing '}')");
+  expect_error(task + "...\ntasks: []\n", "ts.yaml:4:1", "more text after the end of the task set");
 }
 
 TEST(TaskSetParser, AZeroByteAtTheStartIsAnErrorUnlessTheFileIsUtf16Or32) {

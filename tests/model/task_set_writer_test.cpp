@@ -107,3 +107,34 @@ TEST(TaskSetWriter, SingleCpuListStaysAList) {
   EXPECT_EQ(again.global.cores->cpus, (std::vector<int>{7}));
   EXPECT_EQ(again.global.cores->count, 1);
 }
+
+TEST(TaskSetWriter, ScalarsTheReaderRefusesPlainAreQuoted) {
+  // yaml-cpp's emitter wrote `file?.dat` plain, and yaml-cpp's reader refuses a '?' in a
+  // plain scalar of a flow list ("unknown token"): takt convert and takt generate wrote
+  // files that takt could not read. Every scalar now reads back as itself.
+  for (const std::string odd : {"file?.dat", "?x", "x?y", "a?", "-?", "? x", "a: b", "x #y", "-", "[a]", "*x",
+                                "&x", "!x", "%x", "@x", "`x", "|x", ">x", "'x", "\"x", " x", "x ", "~", "null",
+                                "true", "0x1F", "1e3", ""}) {
+    SCOPED_TRACE(odd);
+    const std::string scalar = takt::model::yaml_scalar(odd);
+    takt::model::TaskSet set;
+    takt::model::Task t;
+    t.name = odd.empty() ? std::string("t") : odd;
+    t.period = 10ms;
+    t.deadline = 10ms;
+    t.program = "fib" + odd;
+    t.args = {odd, "plain"};
+    t.measured_work = 1ms;
+    t.measured_span = 1ms;
+    set.tasks.push_back(t);
+    takt::model::TaskSet back;
+    ASSERT_NO_THROW(back = parse_task_set(write_task_set(set, ""), "w.yaml")) << write_task_set(set, "");
+    ASSERT_EQ(back.tasks.size(), 1u);
+    EXPECT_EQ(back.tasks[0].name, t.name);
+    EXPECT_EQ(back.tasks[0].program, t.program);
+    EXPECT_EQ(back.tasks[0].args, t.args);
+  }
+  // Plain stays plain where the reader takes it back.
+  EXPECT_EQ(takt::model::yaml_scalar("plain"), "plain");
+  EXPECT_EQ(takt::model::yaml_scalar("file?.dat"), "\"file?.dat\"");
+}
