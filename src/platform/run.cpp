@@ -202,6 +202,22 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
   // The outputs are written after the run: a path that cannot take them fails now.
   if (options.json) check_writable(*options.json);
   if (options.trace) check_writable(*options.trace);
+  // Nor may an output replace a task's shared object (`--json task.so` by a slip).
+  const std::filesystem::path folder = std::filesystem::path(set.source).parent_path();
+  for (const auto& [option, output] : {std::pair{"--json", options.json}, std::pair{"--trace", options.trace}}) {
+    if (!output) continue;
+    for (const model::Task& t : set.tasks) {
+      if (t.program.empty() || !names_shared_object(t.program)) continue;
+      std::filesystem::path program(t.program);
+      if (program.is_relative()) program = (folder.empty() ? std::filesystem::current_path() : folder) / program;
+      std::error_code ec;
+      if (std::filesystem::equivalent(write_target(*output), program, ec) && !ec) {
+        throw Error(fmt::format("{} '{}' is the shared object of task '{}' (program: {}); writing it would "
+                                "destroy it: give {} another file",
+                                option, output->string(), t.name, t.program, option));
+      }
+    }
+  }
   for (const model::Task& t : set.tasks) {
     if (t.period < kShortestPeriod) {
       throw Error(

@@ -249,6 +249,25 @@ TEST_F(RunCommand, AnOutputPathThatCannotBeWrittenIsRefusedBeforeAnythingRuns) {
   EXPECT_EQ(takt::testing::slurp(z), "old\n");
 }
 
+TEST_F(RunCommand, AnOutputThatIsATasksSharedObjectIsRefused) {
+  // `--json task.so` overwrote the task's own shared object with the metrics.
+  const fs::path so = dir_ / "task.so";
+  fs::copy_file(TAKT_THROWING_SO, so);
+  const std::string before = takt::testing::slurp(so);
+  const fs::path set = write("so.yaml", "global: {cores: 1}\ntasks:\n  - {name: s, period: 10ms, program: ./task.so, "
+                                        "work: 1ms, span: 1ms}\n");
+  for (const std::string option : {"--json", "--trace"}) {
+    const Outcome r = takt("run --no-cyclictest --no-progress " + set.string() + " --jobs 2 " + option + " " +
+                           so.string());
+    EXPECT_EQ(r.status, 1) << option << ": " << r.err;
+    EXPECT_NE(r.err.find(option + " '" + so.string() +
+                         "' is the shared object of task 's' (program: ./task.so); writing it would destroy it"),
+              std::string::npos)
+        << r.err;
+  }
+  EXPECT_EQ(takt::testing::slurp(so), before);
+}
+
 TEST_F(RunCommand, ATopologyThatWithholdsEveryJobIsNamedInAWarning) {
   // gedf-paws jobs carry no PE; a distributor by PE without an `unassigned:` output
   // withholds them, so no job ever runs. The run says which instance did it.
