@@ -4,6 +4,7 @@
 #include "cli/command.hpp"
 #include "model/task_set_parser.hpp"
 #include "os/cpu.hpp"
+#include "platform/run.hpp"
 #include "sched/topology_spec.hpp"
 #include "takt/error.hpp"
 
@@ -29,6 +30,8 @@ int run_analyze(const AnalyzeArgs& a) {
   // cannot be read is bad input here as well. (Whether it fits the machine's processing
   // elements is checked when `takt run` builds it.)
   if (set.topology) (void)sched::parse_topology(*set.topology, set.source);
+  // Nor may a segments task's args describe other segments than the ones analysed.
+  for (const model::Task& t : set.tasks) (void)platform::program_arguments(t, set.source);
   analysis::AnalysisOptions options;
   if (!a.policy.empty()) {
     options.policy = model::parse_policy(a.policy);

@@ -237,9 +237,13 @@ int profile_file(const ProfileArgs& a, const profiler::ProfileOptions& o) {
     for (const auto& t : set.tasks) chosen.push_back(&t);
   }
   std::vector<std::optional<Program>> programs;  // resolved before anything is measured
+  std::vector<std::vector<std::string>> arguments;  // likewise
   for (const model::Task* t : chosen) {
     programs.push_back(t->program.empty() ? std::nullopt
                                           : std::optional<Program>(resolve_task_program(*t, a.update, base)));
+    // A `segments` task's strands come from its `segments:` list, as `takt run` runs them.
+    arguments.push_back(t->program.empty() ? std::vector<std::string>{}
+                                           : platform::program_arguments(*t, a.update));
   }
   std::vector<model::MeasurementUpdate> updates;
   nlohmann::json tasks = nlohmann::json::array();
@@ -259,8 +263,7 @@ int profile_file(const ProfileArgs& a, const profiler::ProfileOptions& o) {
       fmt::print(stderr, "task '{}' names no program: not profiled\n", t.name);
       continue;
     }
-    // A `segments` task's strands come from its `segments:` list, as `takt run` runs them.
-    const std::vector<std::string> args = platform::program_arguments(t);
+    const std::vector<std::string>& args = arguments[i];
     std::string key = t.program;
     for (const auto& arg : args) key += '\x1f' + arg;
     const profiler::ProfileResult* result = nullptr;

@@ -132,7 +132,35 @@ struct RunState {
 
 }  // namespace
 
-std::vector<std::string> program_arguments(const model::Task& task) {
+std::vector<std::string> program_arguments(const model::Task& task, const std::string& source) {
+  if (task.program == model::kSegmentsProgram && !task.args.empty() && !task.segments.empty()) {
+    // Both: the analysis reads `segments:`, the program would run `args:`. They must
+    // describe the same segments, or what is admitted is not what runs.
+    std::vector<SegmentShape> from_args;
+    try {
+      from_args = apps::parse_segment_args(task.args);
+    } catch (const Error&) {
+      from_args.clear();  // unreadable args: not the same segments
+    }
+    bool same = from_args.size() == task.segments.size();
+    for (std::size_t j = 0; same && j < from_args.size(); ++j) {
+      same = from_args[j].length == task.segments[j].length &&
+             static_cast<int>(from_args[j].strands) == task.segments[j].strands;
+    }
+    if (!same) {
+      const auto key = task.marks.keys.find("args");
+      const model::SourceMark mark = key != task.marks.keys.end() ? key->second : task.marks.task;
+      std::string listed;
+      for (const auto& s : task.segments) {
+        listed += (listed.empty() ? "" : ", ") +
+                  apps::format_segment_arg(SegmentShape{s.length, static_cast<std::uint32_t>(s.strands)});
+      }
+      throw Error(fmt::format("{}: task '{}': its args: and its segments: ([{}]) describe different segments; "
+                              "the analysis uses segments: and the segments program would run args:, so give "
+                              "only one of them (segments:)",
+                              mark.where(source), task.name, listed));
+    }
+  }
   if (task.program == model::kSegmentsProgram && task.args.empty() && !task.segments.empty()) {
     std::vector<std::string> args;
     for (const auto& s : task.segments) {
@@ -251,7 +279,7 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
       std::unique_ptr<Task> object = program.create();
       TaskArgs args;
       args.task = t.name;
-      args.args = program_arguments(t);
+      args.args = program_arguments(t, set.source);
       args.cores = granted_cores(verdict, i);
       try {
         object->init(args);

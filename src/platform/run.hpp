@@ -103,8 +103,10 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
                        const RunOptions& options);
 
 /// The arguments `takt run` passes to task `task`'s init: its `args:`, or, for the
-/// built-in `segments` program without args, its `segments:` as LENGTH*STRANDS.
-std::vector<std::string> program_arguments(const model::Task& task);
+/// built-in `segments` program without args, its `segments:` as LENGTH*STRANDS. A
+/// `segments` task whose args and segments describe different segments is bad input
+/// (takt::Error naming `source`:line:column of its args).
+std::vector<std::string> program_arguments(const model::Task& task, const std::string& source);
 
 /// Cores granted to task `index` by the analysis (1 for a sequential task).
 unsigned granted_cores(const analysis::AnalysisResult& verdict, std::size_t index);

@@ -95,9 +95,36 @@ tasks:
   - {name: b, period: 10ms, program: segments, args: [2ms], segments: [{length: 2ms}]}
   - {name: c, period: 10ms, program: fib, args: [25], work: 1ms, span: 1ms}
 )");
-  EXPECT_EQ(takt::platform::program_arguments(set.tasks[0]), (std::vector<std::string>{"1ms", "500us*8"}));
-  EXPECT_EQ(takt::platform::program_arguments(set.tasks[1]), (std::vector<std::string>{"2ms"}));
-  EXPECT_EQ(takt::platform::program_arguments(set.tasks[2]), (std::vector<std::string>{"25"}));
+  EXPECT_EQ(takt::platform::program_arguments(set.tasks[0], set.source), (std::vector<std::string>{"1ms", "500us*8"}));
+  EXPECT_EQ(takt::platform::program_arguments(set.tasks[1], set.source), (std::vector<std::string>{"2ms"}));
+  EXPECT_EQ(takt::platform::program_arguments(set.tasks[2], set.source), (std::vector<std::string>{"25"}));
+}
+
+TEST(ProgramArguments, SegmentsWhoseArgsDescribeOtherSegmentsAreBadInput) {
+  // args [15ms] with segments [1ms]: the analysis admitted 1 ms jobs and the run ran 15 ms
+  // ones, with only a work/C warning after the run.
+  const auto set = takt::model::parse_task_set(
+      "tasks:\n"
+      "  - {name: a, period: 20ms, program: segments, args: [15ms], segments: [{length: 1ms}]}\n"
+      "  - {name: b, period: 20ms, program: segments, args: [1ms, 1ms], segments: [{length: 1ms}]}\n"
+      "  - {name: c, period: 20ms, program: segments, args: [1ms*2], segments: [{length: 1ms}]}\n"
+      "  - {name: d, period: 20ms, program: segments, args: [x], segments: [{length: 1ms}]}\n"
+      "  - {name: e, period: 20ms, program: segments, args: [1000us*2], segments: [{length: 1ms, strands: 2}]}\n",
+      "s.yaml");
+  for (std::size_t i = 0; i < 4; ++i) {
+    try {
+      (void)takt::platform::program_arguments(set.tasks[i], set.source);
+      ADD_FAILURE() << set.tasks[i].name << ": accepted";
+    } catch (const takt::Error& e) {
+      EXPECT_NE(std::string(e.what()).find("s.yaml:" + std::to_string(i + 2) + ":"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("task '" + set.tasks[i].name +
+                                           "': its args: and its segments: ([1ms]) describe different segments"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  // The same segments written either way: accepted, the args as given.
+  EXPECT_EQ(takt::platform::program_arguments(set.tasks[4], set.source), (std::vector<std::string>{"1000us*2"}));
 }
 
 /// One task of one 1 ms segment on one core, and the options of a quiet run of one job
