@@ -45,6 +45,7 @@ int run_analyze(const AnalyzeArgs& a) {
   if (!a.delta.empty()) {
     options.delta = delta_option(a.delta);
   }
+  check_policy_options(options.policy.value_or(set.global.policy), !a.delta.empty(), !a.fit.empty());
   std::string note;
   if (a.cores > 0) {
     options.cores = a.cores;
@@ -80,7 +81,7 @@ int run_analyze(const AnalyzeArgs& a) {
           ->check(whole_at_least(1));
       app.add_option("--delta", args->delta, kDeltaHelp);
       app.add_option("--fit", args->fit,
-                     "first-fit or worst-fit (partitioned-dm strands, federated light tasks)");
+                     "first-fit or worst-fit (partitioned-dm strands, federated light tasks; refused with gedf-paws)");
       app.add_flag("--json", args->json, "Print the result as JSON");
       return [args] { return run_analyze(*args); };
     },

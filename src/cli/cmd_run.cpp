@@ -50,6 +50,7 @@ int run_run(const RunArgs& a) {
   if (!a.delta.empty()) {
     options.delta = delta_option(a.delta);
   }
+  check_policy_options(options.policy.value_or(set.global.policy), !a.delta.empty(), !a.fit.empty());
   if (a.cores > 0) {
     options.cores = a.cores;
   } else if (!set.global.cores) {
@@ -130,7 +131,7 @@ int run_run(const RunArgs& a) {
                      "Number of cores m (default: global.cores, else this machine's CPUs)")
           ->check(whole_at_least(1));
       app.add_option("--delta", args->delta, kDeltaHelp);
-      app.add_option("--fit", args->fit, "first-fit or worst-fit (partitioned-dm strands, federated light tasks)");
+      app.add_option("--fit", args->fit, "first-fit or worst-fit (partitioned-dm strands, federated light tasks; refused with gedf-paws)");
       auto* duration =
           app.add_option("--duration", args->duration,
                          "Run length, e.g. 10s (default: global.duration or global.jobs, else 10s)")

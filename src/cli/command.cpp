@@ -146,6 +146,20 @@ model::Decimal delta_option(const std::string& text) {
   return delta;
 }
 
+void check_policy_options(model::Policy policy, bool delta_given, bool fit_given) {
+  const bool federated = policy == model::Policy::federated || policy == model::Policy::federated_greedy;
+  if (delta_given && !federated) {
+    throw Error(fmt::format("--delta is δ of the federated core grant (rtws eq. 3), which the {} policy does "
+                            "not use; leave --delta out, or give --policy federated or federated-greedy",
+                            model::to_string(policy)));
+  }
+  if (fit_given && policy == model::Policy::gedf_paws) {
+    throw Error(
+        "--fit chooses how tasks are packed onto cores (federated's shared cores, partitioned-dm's strands), "
+        "which the gedf-paws policy does not do; leave --fit out, or give another --policy");
+  }
+}
+
 CLI::Validator whole_at_least(long long minimum) {
   return CLI::Validator(
       [minimum](std::string& text) -> std::string {

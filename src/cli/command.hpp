@@ -2,6 +2,7 @@
 #pragma once
 
 #include "model/decimal.hpp"
+#include "model/policy.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -59,10 +60,14 @@ CLI::Validator duration_at_least(std::chrono::nanoseconds minimum, std::string m
 /// The value of a --delta option (δ of rtws eq. 3: a decimal of at least 1); throws
 /// takt::Error naming --delta when `text` is no such number.
 model::Decimal delta_option(const std::string& text);
+/// Refuses --delta and --fit where the policy that runs (`policy`) does not use them,
+/// instead of ignoring them: --delta only for the federated policies, --fit not for
+/// gedf-paws.
+void check_policy_options(model::Policy policy, bool delta_given, bool fit_given);
 /// The --help text of a --delta option (analyze and run).
 inline constexpr const char* kDeltaHelp =
     "δ of rtws eq. 3, at least 1: federated and federated-greedy with work-stealing overhead (rtws: 3.65, "
-    "1.7, 1.5)";
+    "1.7, 1.5); refused with the other policies";
 
 /// Registers a subcommand. Call from a namespace-scope initialiser:
 ///   [[maybe_unused]] const bool registered = register_command({...});

@@ -74,6 +74,31 @@ TEST_F(Commands, AnalyzeJsonGivesEveryTaskItsGrant) {
   EXPECT_EQ(n["reasons"][0]["margin"], -3);
 }
 
+TEST_F(Commands, DeltaAndFitWhereThePolicyDoesNotUseThemAreBadInput) {
+  // They were ignored without a word (and left out of the JSON).
+  const std::string file =
+      write("set.yaml", "global: {cores: 2}\ntasks: [{name: a, period: 10ms, work: 2ms, span: 1ms}]\n").string();
+  for (const std::string command : {"analyze", "run --jobs 1 --no-cyclictest"}) {
+    for (const std::string policy : {"gedf-paws", "partitioned-dm"}) {
+      Outcome r = takt(command + " " + file + " --policy " + policy + " --delta 1.5");
+      EXPECT_EQ(r.status, 1) << command << " " << policy;
+      EXPECT_NE(r.err.find("--delta is δ of the federated core grant (rtws eq. 3), which the " + policy +
+                           " policy does not use"),
+                std::string::npos)
+          << r.err;
+    }
+    Outcome fit = takt(command + " " + file + " --policy gedf-paws --fit first-fit");
+    EXPECT_EQ(fit.status, 1) << command;
+    EXPECT_NE(fit.err.find("which the gedf-paws policy does not do; leave --fit out"), std::string::npos)
+        << fit.err;
+  }
+  // Where the policy uses them (the file's policy, federated by default): accepted.
+  EXPECT_EQ(takt("analyze " + file + " --delta 1.5 --fit first-fit").status, 0);
+  EXPECT_EQ(takt("analyze " + file + " --policy federated-greedy --delta 1.5").status, 0);
+  EXPECT_EQ(takt("analyze " + example("rt-openmp-fig2.yaml") + " --policy partitioned-dm --fit first-fit").status,
+            0);
+}
+
 TEST_F(Commands, DeltaBelowOneIsBadInput) {
   // L = D = 10 ms: no number of cores meets the deadline, yet eq. 3 with δ = 0.5 would
   // admit the task with E[R] ≤ 9 ms.
