@@ -208,14 +208,22 @@ int run_platform_demo(const PlatformDemoOptions& options) {
     "and print the results (`takt demo runtime`: the fork-join runtime alone)",
     [](CLI::App& app) -> Action {
       auto options = std::make_shared<PlatformDemoOptions>();
-      app.add_option("--duration", options->duration, "How long to run (default 10s)")
-          ->check(duration_option(true));
-      app.add_option("--json", options->json, "Write the metrics as JSON to this file")->check(output_file());
-      app.add_option("--trace", options->trace, "Write a Chrome trace-event timeline (ui.perfetto.dev)")
-          ->check(output_file());
-      app.add_flag("--print-set", options->print_set, "Print the demo's task set and exit");
-      app.add_flag("--no-cyclictest", options->no_cyclictest,
-                   "Do not measure the machine's latency floor (cyclictest, 2 s) after the run");
+      CLI::Option* duration = app.add_option("--duration", options->duration, "How long to run (default 10s)")
+                                  ->check(duration_option(true));
+      CLI::Option* json =
+          app.add_option("--json", options->json, "Write the metrics as JSON to this file")->check(output_file());
+      CLI::Option* trace =
+          app.add_option("--trace", options->trace, "Write a Chrome trace-event timeline (ui.perfetto.dev)")
+              ->check(output_file());
+      CLI::Option* no_cyclictest =
+          app.add_flag("--no-cyclictest", options->no_cyclictest,
+                       "Do not measure the machine's latency floor (cyclictest, 2 s) after the run");
+      // It runs nothing: the options of a run would be ignored.
+      app.add_flag("--print-set", options->print_set, "Print the demo's task set and exit (runs nothing)")
+          ->excludes(duration)
+          ->excludes(json)
+          ->excludes(trace)
+          ->excludes(no_cyclictest);
       return [options] { return run_platform_demo(*options); };
     },
 });

@@ -704,8 +704,13 @@ TEST_F(Commands, FileOptionsThatNameTheSameFileAreRefusedBeforeAnythingRuns) {
     EXPECT_FALSE(fs::exists(none)) << args;
   }
   // A device takes several outputs (written in place); distinct files pass the check.
-  Outcome r = takt("demo --print-set --json /dev/null --trace /dev/null");
+  Outcome r = takt("demo --duration 200ms --no-cyclictest --json /dev/null --trace /dev/null");
   EXPECT_EQ(r.status, 0) << r.err;
+  // --print-set runs nothing: the options of a run are refused with it, not ignored.
+  Outcome printed = takt("demo --print-set --json " + (dir_ / "d.json").string());
+  EXPECT_EQ(printed.status, 1);
+  EXPECT_NE(printed.err.find("--json excludes --print-set"), std::string::npos) << printed.err;
+  EXPECT_FALSE(fs::exists(dir_ / "d.json"));
   r = takt("convert " + rtpt.string() + " -o " + (dir_ / "a.yaml").string());
   EXPECT_EQ(r.status, 0) << r.err;
 }
