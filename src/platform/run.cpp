@@ -421,6 +421,8 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
 
   RunResult result;
   result.cpus = cores.all();
+  result.fifo = realtime.fifo;
+  result.privileges = realtime.privileges;
   result.jobs_left_running = !policy.shutdown();
   if (!result.jobs_left_running) {
     tasks->finalize_all();

@@ -88,6 +88,12 @@ struct RunResult {
   /// The CPUs the run's cores were mapped to (CoreMap), for measurements that belong
   /// beside it (report_floor_after_run).
   os::CpuSet cpus;
+  /// The real-time facilities the run had (RealtimeSettings after the run's own
+  /// mlockall): SCHED_FIFO or not, and the privileges line as the run reported it
+  /// ("..., mlockall no (refused for this process: RLIMIT_MEMLOCK)" where the probe's
+  /// one page was locked but the whole process was not).
+  bool fifo = false;
+  std::string privileges;
   /// The metrics JSON document as written to RunOptions::json (none without one, or
   /// when writing it failed), so that what is measured after the run can be added to
   /// the file without reading it back (report_floor_after_run).

@@ -488,6 +488,26 @@ TEST_F(RunCommand, DemoRunsTheBuiltInSetAndSaysWhichPrivilegesItHad) {
   EXPECT_EQ(no_rt.out.find("machine floor"), std::string::npos) << no_rt.out;
 }
 
+TEST_F(RunCommand, DemoClosesWithThePrivilegesTheRunHad) {
+  // As another user the probe locks its one page but the run's mlockall of the whole
+  // process exceeds RLIMIT_MEMLOCK: the run said "mlockall no (refused ...)", and the
+  // demo's closing line, printed from the probe, said "mlockall yes".
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to run takt as another user";
+  if (std::system("command -v setpriv >/dev/null") != 0) GTEST_SKIP() << "setpriv (util-linux) missing";
+  fs::permissions(dir_, fs::perms::all, fs::perm_options::add);
+  const Outcome r = takt("demo --duration 200ms --no-cyclictest",
+                         "prlimit --memlock=65536 setpriv --reuid=65534 --regid=65534 --clear-groups");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::size_t run_line = r.err.find("takt run: real-time: not available (");
+  ASSERT_NE(run_line, std::string::npos) << r.err;
+  const std::size_t were = r.out.find("real-time privileges were: ");
+  ASSERT_NE(were, std::string::npos) << r.out;
+  const std::string closing = r.out.substr(were, r.out.find('\n', were) - were);
+  EXPECT_NE(r.err.find("mlockall no (refused for this process: RLIMIT_MEMLOCK)", run_line), std::string::npos)
+      << r.err;
+  EXPECT_NE(closing.find("mlockall no (refused for this process: RLIMIT_MEMLOCK)"), std::string::npos) << closing;
+}
+
 TEST_F(RunCommand, RunReportsTheMachineFloorOnItsOwnCpusAfterTheRun) {
   // takt run's release latency comes with the machine's floor from the same invocation:
   // cyclictest (or takt's timer probe where cyclictest cannot run) for 2 s after the run,
