@@ -324,7 +324,11 @@ int run_main(int argc, char** argv) {
         if (candidate->get_name() == word) sub = candidate;
       }
       if (sub == nullptr) {
-        if (has_action(at)) break;  // an argument of `path`
+        // An argument of `path`, unless `path` takes none and has commands (takt demo
+        // runtim: the word can only be a mistyped command).
+        const bool positionals = !at->get_options([](const CLI::Option* o) { return o->get_positional(); }).empty();
+        const bool commands = !at->get_subcommands([](CLI::App*) { return true; }).empty();
+        if (has_action(at) && (positionals || !commands)) break;
         fmt::print(stderr, "takt: error: '{}' is not a command of {}; the commands are: {} (see {} --help)\n",
                    word, path, names(at), path);
         return exit_bad_input;

@@ -386,6 +386,12 @@ TEST_F(Commands, AWordThatIsNoCommandIsNamedWithTheCommandsThereAre) {
   EXPECT_NE(r.err.find("takt bench needs a command: "), std::string::npos) << r.err;
   // A word after a command with an action is its argument, not a command.
   EXPECT_EQ(takt("analyze " + example("01-one-task.yaml")).status, 0);
+  // Unless that command takes no argument and has commands of its own (takt demo and
+  // takt demo runtime): CLI11 only said the word "was not expected".
+  r = takt("demo runtim");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("'runtim' is not a command of takt demo; the commands are: runtime"), std::string::npos)
+      << r.err;
 }
 
 TEST_F(Commands, AFolderOrAnUnreadableFileAsInputIsNamedAsSuch) {
