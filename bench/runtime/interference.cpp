@@ -75,6 +75,7 @@ Interference::Interference(const os::CpuSet& cpus, InterferenceSettings settings
     if (::getppid() != parent) ::_exit(0);  // the parent ended before prctl
     ::signal(SIGINT, SIG_IGN);  // ended by the parent (or its death), not by a Ctrl-C to the group
     ::signal(SIGTERM, SIG_IGN);
+    ::signal(SIGHUP, SIG_IGN);  // a closed terminal: the parent stops, then ends the load
     ::close(fds[0]);
     run_load(cpus, settings, fds[1]);
   }

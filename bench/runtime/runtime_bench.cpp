@@ -389,6 +389,7 @@ class RuntimeChild {
       // reaches the children too): it finishes the round under way, then ends them.
       std::signal(SIGINT, SIG_IGN);
       std::signal(SIGTERM, SIG_IGN);
+      std::signal(SIGHUP, SIG_IGN);  // a closed terminal reaches the group too
       ::close(to_child[1]);
       ::close(from_child[0]);
       int code = 0;

@@ -56,7 +56,7 @@ struct RunOptions {
   std::chrono::nanoseconds start_delay = std::chrono::milliseconds(50);
   /// How long running jobs may take to finish after releasing ended (ReleaseConfig::drain).
   std::chrono::nanoseconds drain = std::chrono::seconds(1);
-  /// SIGINT / SIGTERM stop the run (SignalStop); tests running several runs at once may
+  /// SIGINT / SIGTERM / SIGHUP stop the run (SignalStop); tests running several runs at once may
   /// turn it off.
   bool handle_signals = true;
   /// A SignalStop the caller holds across several runs (takt bench policies), so that a

@@ -1,4 +1,4 @@
-// SIGINT / SIGTERM handling: the first signal stops releasing, the second abandons running jobs.
+// SIGINT / SIGTERM / SIGHUP handling: the first signal stops releasing, the second abandons running jobs.
 #include "platform/signal_stop.hpp"
 
 #include "takt/error.hpp"
@@ -22,6 +22,7 @@ std::atomic<bool> g_restored{false};      ///< the handlers of before are back
 std::atomic<int> g_first_ever{0};  ///< the first signal any SignalStop of this process handled; never reset
 struct sigaction g_old_int {};
 struct sigaction g_old_term {};
+struct sigaction g_old_hup {};  ///< SIGHUP: the terminal closed, or the ssh connection dropped
 
 static_assert(std::atomic<Stoppable*>::is_always_lock_free && std::atomic<int>::is_always_lock_free &&
                   std::atomic<bool>::is_always_lock_free,
@@ -75,6 +76,7 @@ SignalStop::SignalStop() {
   g_restored.store(false);
   sigaction(SIGINT, nullptr, &g_old_int);
   sigaction(SIGTERM, nullptr, &g_old_term);
+  sigaction(SIGHUP, nullptr, &g_old_hup);
   install(false);
 }
 
@@ -91,6 +93,7 @@ void SignalStop::install(bool restart) {
   // the foreground does not reach them.
   if (g_old_int.sa_handler != SIG_IGN) sigaction(SIGINT, &sa, nullptr);
   if (g_old_term.sa_handler != SIG_IGN) sigaction(SIGTERM, &sa, nullptr);
+  if (g_old_hup.sa_handler != SIG_IGN) sigaction(SIGHUP, &sa, nullptr);
 }
 
 SignalStop::SignalStop(Stoppable& target) : SignalStop() { attach(target); }
@@ -108,6 +111,7 @@ void SignalStop::restore_handlers() noexcept {
   if (g_restored.exchange(true)) return;
   sigaction(SIGINT, &g_old_int, nullptr);
   sigaction(SIGTERM, &g_old_term, nullptr);
+  sigaction(SIGHUP, &g_old_hup, nullptr);
 }
 
 void SignalStop::attach(Stoppable& target) {
@@ -138,6 +142,7 @@ int SignalStop::signal_since_detach() const noexcept {
 std::string signal_name(int sig) {
   if (sig == SIGINT) return "SIGINT";
   if (sig == SIGTERM) return "SIGTERM";
+  if (sig == SIGHUP) return "SIGHUP";
   return "signal " + std::to_string(sig);
 }
 
@@ -158,7 +163,7 @@ int first_handled_signal() noexcept { return g_first_ever.load(std::memory_order
   sigaddset(&only, sig);
   pthread_sigmask(SIG_UNBLOCK, &only, nullptr);
   raise(sig);
-  std::_Exit(128 + sig);  // not reached: the default action of SIGINT/SIGTERM ends the process
+  std::_Exit(128 + sig);  // not reached: the default action of SIGINT/SIGTERM/SIGHUP ends the process
 }
 
 int SignalStop::signals_received() const noexcept { return g_count.load(std::memory_order_acquire); }

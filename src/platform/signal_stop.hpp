@@ -1,4 +1,4 @@
-// SIGINT / SIGTERM handling: the first signal stops releasing, the second abandons running jobs.
+// SIGINT / SIGTERM / SIGHUP handling: the first signal stops releasing, the second abandons running jobs.
 #pragma once
 
 #include "platform/stoppable.hpp"
@@ -7,7 +7,7 @@
 
 namespace takt::platform {
 
-/// While alive, SIGINT and SIGTERM call target.request_stop() (first signal) and
+/// While alive, SIGINT, SIGTERM and SIGHUP call target.request_stop() (first signal) and
 /// target.abandon() (second); a third restores the default action and re-raises, so
 /// a user can always get out. The handler only touches atomics and futexes. One
 /// SignalStop may be alive at a time (constructing a second throws takt::Error saying
@@ -47,7 +47,7 @@ class SignalStop {
   [[nodiscard]] int signals_received() const noexcept;
   /// The last signal number received, 0 if none.
   [[nodiscard]] int last_signal() const noexcept;
-  /// "SIGINT" or "SIGTERM": the signal that stops the command, the first one handled
+  /// "SIGINT", "SIGTERM" or "SIGHUP": the signal that stops the command, the first one handled
   /// (the one cli::finish_command ends the process by), else the last one received.
   [[nodiscard]] std::string stopping_signal_name() const;
   /// The last signal received since the first detach() after the last attach(), 0 if none
@@ -72,15 +72,15 @@ class ScopedAttach {
   SignalStop& signals_;
 };
 
-/// "SIGINT", "SIGTERM" (the signals SignalStop handles), else "signal N": for messages.
+/// "SIGINT", "SIGTERM", "SIGHUP" (the signals SignalStop handles), else "signal N": for messages.
 std::string signal_name(int sig);
 
-/// The first SIGINT or SIGTERM that a SignalStop of this process handled, 0 if none: a
+/// The first SIGINT, SIGTERM or SIGHUP that a SignalStop of this process handled, 0 if none: a
 /// command that was stopped by one writes its results and then ends by it
 /// (end_by_signal), as a shell expects of an interrupted program.
 int first_handled_signal() noexcept;
 
-/// Ends the process by `sig`'s default action (SIGINT, SIGTERM: terminate), so that the
+/// Ends the process by `sig`'s default action (SIGINT, SIGTERM, SIGHUP: terminate), so that the
 /// parent sees a process killed by that signal (a shell: status 128 + sig; bash then
 /// stops a script that ran it, which it does not for a program that exits normally).
 /// Flush what must be written first.

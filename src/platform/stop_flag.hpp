@@ -48,7 +48,7 @@ class StopOnSignal {
   StopOnSignal(const StopOnSignal&) = delete;
   StopOnSignal& operator=(const StopOnSignal&) = delete;
   [[nodiscard]] bool requested() const noexcept { return flag_.requested(); }
-  /// "SIGINT" or "SIGTERM": the signal that stopped the command (SignalStop::stopping_signal_name).
+  /// "SIGINT", "SIGTERM" or "SIGHUP": the signal that stopped the command (SignalStop::stopping_signal_name).
   [[nodiscard]] std::string signal_name() const { return signals_.stopping_signal_name(); }
   /// Measuring is over: a signal from now on is only counted (SA_RESTART; a third still
   /// ends the process), so that the results are written whole.

@@ -392,6 +392,24 @@ TEST_F(RunCommand, AFailedWriteToStandardOutputIsAnErrorAlsoWhenAJobIsLeftRunnin
   EXPECT_NE(e.find("writing to standard output failed"), std::string::npos) << e;
 }
 
+TEST_F(RunCommand, SighupStopsTheRunAsSigtermDoesAndTheResultsAreWritten) {
+  // The terminal closed or the ssh connection dropped: SIGHUP ended takt by its default
+  // action, with no table and no JSON. It now stops the run as SIGTERM does.
+  const fs::path json = dir_ / "hup.json";
+  const takt::testing::Interrupted r = signal_takt_after(
+      {"run", example("10-run.yaml"), "--duration", "20s", "--no-progress", "--no-cyclictest", "--json",
+       json.string()},
+      std::chrono::milliseconds(1500), SIGHUP);
+  ASSERT_TRUE(r.signalled);
+  EXPECT_EQ(r.outcome.status, 128 + SIGHUP) << r.outcome.err;  // ended by the signal, after writing
+  EXPECT_LT(r.after_signal, std::chrono::seconds(10));
+  ASSERT_TRUE(fs::exists(json)) << r.outcome.err;
+  const nlohmann::json m = read_json(json);
+  EXPECT_EQ(m["run"]["stopped"], true);
+  EXPECT_EQ(m["run"]["signal"], SIGHUP);
+  EXPECT_NE(r.outcome.out.find("stopped early"), std::string::npos) << r.outcome.out;
+}
+
 TEST_F(RunCommand, SigtermStopsTheRunAndTheResultsAreWritten) {
   const fs::path json = dir_ / "stopped.json", trace = dir_ / "stopped_trace.json";
   int err[2];
