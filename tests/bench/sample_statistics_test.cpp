@@ -137,6 +137,14 @@ TEST(TailComparison, TheSameSeedGivesTheSameInterval) {
   EXPECT_EQ(first.high, again.high);
   EXPECT_LE(first.low, first.high);
   EXPECT_EQ(again.seed, 7u);
+  // The seed is used: some other seed draws other resamples, and another interval (an
+  // implementation that ignored it would give the same one for every seed).
+  bool differs = false;
+  for (std::uint64_t seed = 8; seed < 28 && !differs; ++seed) {
+    const TailComparison other = compare_tail_ratios(in_rounds(a, 5), in_rounds(b, 5), 500, seed);
+    differs = other.low != first.low || other.high != first.high;
+  }
+  EXPECT_TRUE(differs) << "20 other seeds all gave the interval of seed 7";
 }
 
 }  // namespace

@@ -64,6 +64,34 @@ TEST_F(BenchRuntime, EveryRuntimeAndConditionGetsACorrectRowAndTheCallerModeIsRe
     }
     return -1.0;
   };
+  auto row_of = [&](const char* runtime, const char* condition) -> const nlohmann::json& {
+    for (const auto& row : j["rows"]) {
+      if (row["runtime"] == runtime && row["condition"] == condition) return row;
+    }
+    static const nlohmann::json none;
+    ADD_FAILURE() << "no row " << runtime << "/" << condition;
+    return none;
+  };
+  // The targets' values come from the rows: the isolated one is takt's median over
+  // oneTBB's, the multiprogrammed one takt's p95/median with oneTBB's as its limit, and
+  // each passes when its value is at most its limit.
+  bool isolated_target = false;
+  for (const auto& target : j["targets"]) {
+    const double value = target["value"].get<double>(), limit = target["limit"].get<double>();
+    EXPECT_EQ(target["pass"].get<bool>(), value <= limit) << target.dump();
+    const nlohmann::json& takt = row_of("takt", target["condition"].get<std::string>().c_str());
+    const nlohmann::json& tbb = row_of("onetbb", target["condition"].get<std::string>().c_str());
+    if (target["condition"] == "isolated") {
+      isolated_target = true;
+      EXPECT_EQ(target["name"], "matmul <= 1.1x oneTBB");
+      EXPECT_DOUBLE_EQ(limit, 1.1);
+      EXPECT_DOUBLE_EQ(value, takt["median_ms"].get<double>() / tbb["median_ms"].get<double>()) << target.dump();
+    } else {
+      EXPECT_DOUBLE_EQ(value, takt["p95_ms"].get<double>() / takt["median_ms"].get<double>()) << target.dump();
+      EXPECT_DOUBLE_EQ(limit, tbb["p95_ms"].get<double>() / tbb["median_ms"].get<double>()) << target.dump();
+    }
+  }
+  EXPECT_TRUE(isolated_target);
   bool tail_target = false;
   for (const auto& target : j["targets"]) {
     if (target["condition"] != "multiprogrammed") continue;

@@ -39,6 +39,10 @@ TEST(Percentile, NearestRank) {
   EXPECT_EQ(nearest_rank(std::span<const int>(w), 95), 95);
   std::vector<int> one{7};
   EXPECT_EQ(nearest_rank(std::span<const int>(one), 1), 7);
+  // 7/100 · 100 is 7.000000000000001 in doubles: ⌈⌉ of that is 8, but the rank is 7.
+  // The 1e-9 taken off before the ceiling keeps such products on their whole number.
+  EXPECT_EQ(nearest_rank(std::span<const int>(w), 7), 7);
+  EXPECT_EQ(nearest_rank(std::span<const int>(w), 29), 29);  // 28.999999999999996: ⌈⌉ is 29 either way
 }
 
 TEST(Percentile, SummarizeDurations) {
@@ -50,6 +54,10 @@ TEST(Percentile, SummarizeDurations) {
   EXPECT_EQ(s.p99, 30us);
   EXPECT_EQ(s.max, 30us);
   EXPECT_EQ(summarize({}).count, 0u);
+  // The mean is rounded to the nearest nanosecond, halves away from zero: 1.5 ns -> 2 ns,
+  // (1 + 1 + 2)/3 = 1.33 ns -> 1 ns.
+  EXPECT_EQ(summarize({1ns, 2ns}).mean, 2ns);
+  EXPECT_EQ(summarize({1ns, 1ns, 2ns}).mean, 1ns);
 }
 
 namespace {

@@ -58,7 +58,9 @@ TEST_P(EveryPolicy, GeneratedSetIsAccountedForJobByJob) {
   const Outcome o = run_set(set, GetParam(), kRun);
   expect_consistent(set, o, kRun);
   // Every strand of every finished job ran: partitioned-dm records each strand once,
-  // the fork-join policies at least one slice per strand (a leaf of the split).
+  // gedf-paws at least one slice per strand (a leaf of the split). (federated and
+  // federated-greedy grant this set's tasks shared cores on this machine: light,
+  // sequential jobs, which record no strands.)
   std::uint64_t strands = 0;
   for (const auto& j : o.metrics.jobs) {
     if (j.status == platform::JobStatus::skipped || !j.finish) continue;

@@ -51,19 +51,32 @@ TEST(PoolStatistics, CountSpawnsStealsAndJobsAndReset) {
 }
 
 TEST(PoolStatistics, ReadableWhileTheComputationRuns) {
+  // A reader sees the counters grow while the runs go on (a value between none and all
+  // of them), never going back, and the total is exact once they are done.
   Pool pool(config(2));
+  const std::uint64_t per_run = takt::apps::fib_spawns(22);
   std::atomic<bool> stop{false};
+  std::atomic<bool> saw_between{false};
   std::thread reader([&] {
     std::uint64_t last = 0;
     while (!stop.load()) {
       std::uint64_t now = pool.total_statistics().spawns;
       EXPECT_GE(now, last);  // monotonic between resets
+      if (now % per_run != 0) saw_between = true;  // inside a run: part of its spawns counted
       last = now;
     }
   });
-  for (int i = 0; i < 5; ++i) pool.run([] { return takt::apps::fib(20); });
+  int runs = 0;
+  // At least 5 runs; more (up to 500) until the reader, a third thread on two workers'
+  // CPUs, has been scheduled during one.
+  while (runs < 5 || (!saw_between.load() && runs < 500)) {
+    pool.run([] { return takt::apps::fib(22); });
+    ++runs;
+  }
   stop = true;
   reader.join();
+  EXPECT_EQ(pool.total_statistics().spawns, static_cast<std::uint64_t>(runs) * per_run);
+  EXPECT_TRUE(saw_between.load()) << "the reader never saw the counters during " << runs << " runs";
 }
 
 std::uint64_t ns(std::chrono::steady_clock::duration d) {
