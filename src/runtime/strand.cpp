@@ -288,15 +288,20 @@ void child_started(Block* self) noexcept {
 
 void yield_point(Block* self, ext::YieldPoint::At at);
 
-void spawn_hooks(Scope& scope, Block* self) {
+bool spawn_hooks(Scope& scope, Block* self) {
   (void)scope;
   Worker* w = worker_of(self);
+  // A spawn on a Scope of the strand that called call_on_large_stack, from inside its
+  // function: the continuation's frames are on the worker's one large stack, so it must
+  // not become stealable (nor yield): the child runs inline, as a Scope made inside does.
+  if ((w->hooks.load(std::memory_order_relaxed) & hook_large_stack) != 0) return false;
   if ((w->hooks.load(std::memory_order_relaxed) & hook_yield) != 0) {
     yield_point(self, ext::YieldPoint::At::spawn);
   }
   if (self->chain_next == nullptr) throw_depth_exhausted(self);
   const char* sp = stack_pointer();
   if (sp < self->stack_limit) throw_stack_exhausted(self, sp);
+  return true;
 }
 
 bool run_on_large_stack(void (*call)(void*), void* arg) {
@@ -310,7 +315,9 @@ bool run_on_large_stack(void (*call)(void*), void* arg) {
   w->large_arg = arg;
   w->large_return = &here;
   w->on_large_stack = true;
+  w->hooks.fetch_or(hook_large_stack, std::memory_order_relaxed);  // owner-only bit: relaxed
   switch_to(w->large, here, w->eh);
+  w->hooks.fetch_and(~hook_large_stack, std::memory_order_relaxed);
   w->on_large_stack = false;
   return true;
 }
@@ -327,6 +334,18 @@ void Scope::sync_slow() {
     auto e = detail::event(ext::StrandEvent::Kind::sync, w, self);
     e.scope = scope;
     detail::emit(w, e);
+  }
+  const bool large_stack = (w->hooks.load(std::memory_order_relaxed) & detail::hook_large_stack) != 0;
+  if (stolen_ && large_stack) {
+    // Inside call_on_large_stack, on a Scope of the strand below: parking would leave
+    // the strand's frames on the worker's one large stack, resumed on another thread.
+    // The scope stays open, so that its destructor (outside) syncs it.
+    open_ = true;
+    throw Error(
+        "sync() of a takt::Scope made outside takt::call_on_large_stack, called inside its function while a child "
+        "of that scope may still run on another worker: the strand cannot wait there (its frames are on the "
+        "worker's one large stack); sync the scope before call_on_large_stack, or use a Scope made inside the "
+        "function (its spawns run inline)");
   }
   if (stolen_) {
     // A child may still run elsewhere: park here; the scheduler pops a traded sub-chain
@@ -346,7 +365,7 @@ void Scope::sync_slow() {
     e.scope = scope;
     detail::emit(w, e);
   }
-  if ((w->hooks.load(std::memory_order_relaxed) & detail::hook_yield) != 0) {
+  if ((w->hooks.load(std::memory_order_relaxed) & detail::hook_yield) != 0 && !large_stack) {
     detail::yield_point(self, ext::YieldPoint::At::sync);
   }
 }

@@ -2,6 +2,7 @@
 // loops cover every index exactly once, nested parallelism and many pools work.
 #include "apps/fib.hpp"
 #include "os/cpu.hpp"
+#include "takt/error.hpp"
 #include "takt/runtime.hpp"
 #include "test_support.hpp"
 
@@ -10,6 +11,7 @@
 #include <atomic>
 #include <chrono>
 #include <numeric>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -278,6 +280,80 @@ TEST(Runtime, LargeStackRunsDeepSerialCode) {
   // A spawn inside the large stack runs inline.
   EXPECT_EQ(pool.run([] { return takt::call_on_large_stack([] { return takt::apps::fib(12); }); }),
             takt::apps::fib_serial(12));
+}
+
+TEST(Runtime, ASpawnOnAnOuterScopeInsideTheLargeStackRunsInline) {
+  // The scope belongs to the strand that called call_on_large_stack: a normal spawn
+  // there made the continuation, whose frames are on the worker's one large stack,
+  // stealable by another worker. It now runs the child inline, as a Scope made inside
+  // the function does: no spawn is counted, and the child has run when spawn returns.
+  Pool pool(config(2));
+  pool.reset_statistics();
+  const bool ok = pool.run([] {
+    takt::Scope outer;
+    bool child_ran = false;
+    bool ran_before_return = false;
+    takt::call_on_large_stack([&] {
+      outer.spawn([&] { child_ran = true; });
+      ran_before_return = child_ran;
+    });
+    outer.sync();
+    return child_ran && ran_before_return;
+  });
+  EXPECT_TRUE(ok);
+  EXPECT_EQ(pool.total_statistics().spawns, 0u);
+  // An exception of such a child reaches the scope's sync, as a child's does.
+  EXPECT_THROW(pool.run([] {
+                 takt::Scope outer;
+                 takt::call_on_large_stack([&] { outer.spawn([] { throw std::runtime_error("child"); }); });
+                 outer.sync();
+               }),
+               std::runtime_error);
+}
+
+TEST(Runtime, SyncingAnOuterScopeWithAStolenChildInsideTheLargeStackIsAnError) {
+  // A child of the outer scope runs on the other worker (its parent's continuation was
+  // stolen) when the function passed to call_on_large_stack syncs that scope: parking
+  // there would leave the strand's frames on the large stack, resumed on another thread.
+  // It throws instead, the scope stays open, and its sync outside waits for the child.
+  Pool pool(config(2));
+  bool stole = false;
+  for (int attempt = 0; attempt < 100 && !stole; ++attempt) {
+    std::atomic<bool> continuation_moved{false}, release{false};
+    std::string message;
+    bool child_done_after_sync = false;
+    std::atomic<bool> child_done{false};
+    pool.run([&] {
+      takt::Scope outer;
+      const int before = takt::current_worker();
+      outer.spawn([&] {
+        // Hold this child until the continuation has been stolen, then until released.
+        for (int i = 0; i < 2000 && !continuation_moved.load(); ++i) std::this_thread::sleep_for(std::chrono::microseconds(50));
+        for (int i = 0; i < 2000 && continuation_moved.load() && !release.load(); ++i)
+          std::this_thread::sleep_for(std::chrono::microseconds(50));
+        child_done = true;
+      });
+      if (takt::current_worker() == before) return;  // not stolen: try again
+      continuation_moved = true;
+      stole = true;
+      try {
+        takt::call_on_large_stack([&] { outer.sync(); });
+      } catch (const takt::Error& e) {
+        message = e.what();
+      }
+      release = true;
+      outer.sync();
+      child_done_after_sync = child_done.load();
+    });
+    if (!stole) continue;
+    EXPECT_NE(message.find("sync() of a takt::Scope made outside takt::call_on_large_stack"), std::string::npos)
+        << message;
+    EXPECT_TRUE(child_done_after_sync);
+  }
+  if (!stole) {
+    if (takt::os::allowed_cpus().size() < 2) GTEST_SKIP() << "one CPU: the continuation was never stolen";
+    FAIL() << "the continuation was never stolen in 100 tries on two or more CPUs";
+  }
 }
 
 }  // namespace

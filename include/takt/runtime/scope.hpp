@@ -74,6 +74,21 @@ class Scope {
   void sync_slow();
   void sync_while_unwinding() noexcept;
   [[noreturn]] void rethrow();
+  /// The serial elision (outside a pool, or inside call_on_large_stack): f runs now, and
+  /// an exception it throws is kept for sync(), as a child's is on a pool, so that the
+  /// same code behaves the same way serially.
+  template <class F>
+  void run_inline(F&& f) {
+    open_ = true;
+    try {
+      std::forward<F>(f)();
+    } catch (...) {
+      if (!failed_.load(std::memory_order_relaxed)) {
+        error_ = std::current_exception();
+        failed_.store(true, std::memory_order_relaxed);
+      }
+    }
+  }
 
   detail::Block* self_;
   bool open_ = false;    ///< spawned since the last sync
@@ -124,24 +139,18 @@ void Scope::spawn(F&& f) {
   } else {
     detail::Block* self = self_;
     if (self == nullptr) {
-      // The serial elision: f runs now, and an exception it throws is kept for sync(), as
-      // a child's is on a pool, so that the same code behaves the same way serially.
-      open_ = true;
-      try {
-        std::forward<F>(f)();
-      } catch (...) {
-        if (!failed_.load(std::memory_order_relaxed)) {
-          error_ = std::current_exception();
-          failed_.store(true, std::memory_order_relaxed);
-        }
-      }
+      run_inline(std::forward<F>(f));
       return;
     }
     open_ = true;
     detail::Block* child = self->chain_next;
     if (child == nullptr || self->worker->hooks.load(std::memory_order_relaxed) != 0 ||
         detail::stack_pointer() < self->stack_limit) [[unlikely]] {
-      detail::spawn_hooks(*this, self);  // throws when out of static memory; may yield
+      // Throws when out of static memory; may yield; false inside call_on_large_stack.
+      if (!detail::spawn_hooks(*this, self)) {
+        run_inline(std::forward<F>(f));
+        return;
+      }
       child = self->chain_next;
     }
     detail::WorkerHead* worker = self->worker;

@@ -33,6 +33,9 @@ struct WorkerHead {
 
 inline constexpr std::uint32_t hook_observer = 1;
 inline constexpr std::uint32_t hook_yield = 2;
+/// The worker runs call_on_large_stack's function: spawns on a Scope of the strand below
+/// run inline, and a sync that would park throws (the frames are on the one large stack).
+inline constexpr std::uint32_t hook_large_stack = 4;
 
 /// Block::special bits: completion takes the slow path for roots and observed strands.
 inline constexpr std::uint8_t kRootStrand = 1;
@@ -108,7 +111,8 @@ inline char* stack_pointer() noexcept {
 /// Slow paths of spawn and sync, out of line (src/runtime/strand.cpp).
 [[noreturn]] void throw_depth_exhausted(const Block* self);
 [[noreturn]] void throw_stack_exhausted(const Block* self, const char* sp);
-void spawn_hooks(Scope& scope, Block* self);
+/// False when the spawn must run the child inline (on the worker's large stack).
+bool spawn_hooks(Scope& scope, Block* self);
 /// Called by a child once it has its own copy of the callable: publishes the parent's
 /// continuation (pushes it), so that it may be stolen from here on.
 void child_started(Block* self) noexcept;
