@@ -44,8 +44,28 @@ TEST(Random, SequenceIsFixedByTheStandardEngine) {
   std::mt19937_64 engine;
   engine.discard(9999);
   EXPECT_EQ(engine(), 9981545732273789042ULL);
-  takt::analysis::Random a(42), b(42);
-  for (int i = 0; i < 100; ++i) EXPECT_EQ(a.uniform_int(0, 1000), b.uniform_int(0, 1000));
+  // takt's draws, pinned: std::mt19937_64 seeded 1 starts 2469588189546311528, so
+  // uniform01 is its top 53 bits times 2^-53; seeded 42 it starts 13930160852258120406,
+  // 11788048577503494824, 13874630024467741450, all below the rejection limit for a range
+  // of 1001, so uniform_int(0, 1000) gives their remainders 937, 528, 922.
+  takt::analysis::Random one(1);
+  EXPECT_EQ(one.uniform01(), static_cast<double>(2469588189546311528ULL >> 11) * 0x1.0p-53);
+  takt::analysis::Random a(42);
+  EXPECT_EQ(a.uniform_int(0, 1000), 937);
+  EXPECT_EQ(a.uniform_int(0, 1000), 528);
+  EXPECT_EQ(a.uniform_int(0, 1000), 922);
+  // normal(): mean 0 and variance 1 within 5 standard errors over 20000 draws (the
+  // mean's is 1/√20000 = 0.0071; the variance's √(2/20000) = 0.01).
+  takt::analysis::Random n(3);
+  double m1 = 0, m2 = 0;
+  for (int i = 0; i < 20000; ++i) {
+    const double x = n.normal();
+    m1 += x;
+    m2 += x * x;
+  }
+  m1 /= 20000;
+  EXPECT_NEAR(m1, 0.0, 5 * 0.0071);
+  EXPECT_NEAR(m2 / 20000 - m1 * m1, 1.0, 5 * 0.01);
   takt::analysis::Random r(1);
   double sum = 0;
   for (int i = 0; i < 20000; ++i) sum += r.lognormal_with_mean(300, 1.0);

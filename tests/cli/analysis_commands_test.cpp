@@ -53,7 +53,9 @@ TEST_F(Commands, AnalyzeJsonGivesEveryTaskItsGrant) {
   EXPECT_EQ(j["tasks"][0]["core_ids"], nlohmann::json::array({0, 1, 2}));
   EXPECT_EQ(j["tasks"][1]["cores"], 4);
   EXPECT_EQ(j["tasks"][1]["core_ids"], nlohmann::json::array({3, 4, 5, 6}));
-  EXPECT_TRUE(j["tasks"][0].contains("expected_response_bound_ns"));
+  // rtws §V.B for cholesky: C/n + δL̂ = 60/3 + 1.5·5.2 = 27.8 ms; the variance term
+  // (1.5/ln 2)²/(2·(40 − 27.8) ms) = 4.683/2.44e7 ns = 1.9e-7 ns adds nothing visible.
+  EXPECT_NEAR(j["tasks"][0]["expected_response_bound_ns"].get<double>(), 27.8e6, 1e-3);
   EXPECT_EQ(j["tasks"][2]["kind"], "shared");
 
   Outcome dm = takt("analyze " + example("rt-openmp-fig2.yaml") + " --json");
