@@ -38,6 +38,29 @@ void check_samples(LatencyResult& r, std::uint64_t skipped = 0) {
   }
 }
 
+}  // namespace
+
+void judge_scheduling_latency(LatencyResult& r, const platform::CyclictestResult& floor, std::uint64_t skipped) {
+  if (floor.ran && floor.latency.p50_us > 0 && floor.latency.p99_us > 0) {
+    r.ratio_p50 = r.stats.p50_us / floor.latency.p50_us;
+    r.ratio_p99 = r.stats.p99_us / floor.latency.p99_us;
+    r.target = fmt::format("p50 and p99 within 1.5x of {}", floor.tool);
+    r.target_met = r.ratio_p50 <= release_ratio_target && r.ratio_p99 <= release_ratio_target;
+    check_samples(r, skipped);
+  } else {
+    r.note += (r.note.empty() ? "" : "; ") + std::string("no cyclictest floor to compare with");
+  }
+}
+
+void judge_barrier_latency(LatencyResult& r) {
+  if (r.threads != 2) return;
+  r.target = "p95 <= 20 us for 2 threads";
+  r.target_met = r.stats.p95_us <= barrier_p95_target_us;
+  check_samples(r);
+}
+
+namespace {
+
 /// Runs one condition into `c` (a condition of `report`), calling `checkpoint` after
 /// each measurement.
 void run_condition(const LatencyBenchOptions& o, const std::vector<int>& cpus, bool fifo, LatencyCondition& c,
@@ -106,15 +129,7 @@ void run_condition(const LatencyBenchOptions& o, const std::vector<int>& cpus, b
       r.note = fmt::format("{} of {} releases skipped: a stalled job was still running", measured.skipped,
                            measured.released + measured.skipped);
     }
-    if (c.cyclictest.ran && c.cyclictest.latency.p50_us > 0 && c.cyclictest.latency.p99_us > 0) {
-      r.ratio_p50 = r.stats.p50_us / c.cyclictest.latency.p50_us;
-      r.ratio_p99 = r.stats.p99_us / c.cyclictest.latency.p99_us;
-      r.target = fmt::format("p50 and p99 within 1.5x of {}", c.cyclictest.tool);
-      r.target_met = r.ratio_p50 <= release_ratio_target && r.ratio_p99 <= release_ratio_target;
-      check_samples(r, measured.skipped);
-    } else {
-      r.note += (r.note.empty() ? "" : "; ") + std::string("no cyclictest floor to compare with");
-    }
+    judge_scheduling_latency(r, c.cyclictest, measured.skipped);
     c.results.push_back(r);
     done();
   };
@@ -131,11 +146,7 @@ void run_condition(const LatencyBenchOptions& o, const std::vector<int>& cpus, b
     r.threads = threads;
     r.stats = measure_barrier_latency(cpus, threads, fifo, spin, o.seconds);
     if (threads > p) r.note = fmt::format("{} threads share {} cores", threads, p);
-    if (threads == 2) {
-      r.target = "p95 <= 20 us for 2 threads";
-      r.target_met = r.stats.p95_us <= barrier_p95_target_us;
-      check_samples(r);
-    }
+    judge_barrier_latency(r);
     c.results.push_back(r);
     done();
   };

@@ -62,6 +62,13 @@ struct LatencyResult {
   std::string note;
 };
 
+/// The release-latency target of a scheduling row: p50 and p99 within 1.5x of the
+/// floor's (ratios, target, target_met); not met without samples or with `skipped`
+/// releases; no target (a note) without a floor.
+void judge_scheduling_latency(LatencyResult& r, const platform::CyclictestResult& floor, std::uint64_t skipped);
+/// The barrier target of a 2-thread row: p95 at most 20 us (none for other team sizes).
+void judge_barrier_latency(LatencyResult& r);
+
 struct LatencyCondition {
   std::string name;  ///< "SCHED_FIFO" or "SCHED_OTHER"
   bool ran = false;

@@ -104,6 +104,55 @@ TEST(LatencyBench, EveryMeasurementIsACheckpointAndOnlyTheEndIsComplete) {
   EXPECT_TRUE(takt::bench::to_json(report)["complete"].get<bool>());
 }
 
+TEST(LatencyBench, TheTargetsAtTheirLimits) {
+  // Release latency: p50 and p99 within 1.5x of the floor's. Floor p50 10 us, p99 20 us.
+  takt::platform::CyclictestResult floor;
+  floor.ran = true;
+  floor.tool = "cyclictest";
+  floor.latency.p50_us = 10;
+  floor.latency.p99_us = 20;
+  auto scheduling = [](double p50, double p99) {
+    takt::bench::LatencyResult r;
+    r.stats.samples = 100;
+    r.stats.p50_us = p50;
+    r.stats.p99_us = p99;
+    return r;
+  };
+  takt::bench::LatencyResult r = scheduling(15, 30);  // 1.5x and 1.5x: met
+  takt::bench::judge_scheduling_latency(r, floor, 0);
+  EXPECT_DOUBLE_EQ(r.ratio_p50, 1.5);
+  EXPECT_DOUBLE_EQ(r.ratio_p99, 1.5);
+  EXPECT_EQ(r.target, "p50 and p99 within 1.5x of cyclictest");
+  EXPECT_TRUE(r.target_met);
+  r = scheduling(15.1, 30);  // p50 1.51x: not met
+  takt::bench::judge_scheduling_latency(r, floor, 0);
+  EXPECT_FALSE(r.target_met);
+  r = scheduling(15, 30.2);  // p99 1.51x: not met
+  takt::bench::judge_scheduling_latency(r, floor, 0);
+  EXPECT_FALSE(r.target_met);
+  r = scheduling(10, 20);  // met, but one release was skipped: not met
+  takt::bench::judge_scheduling_latency(r, floor, 1);
+  EXPECT_FALSE(r.target_met);
+  r = scheduling(10, 20);  // no floor: no target, a note
+  takt::bench::judge_scheduling_latency(r, takt::platform::CyclictestResult{}, 0);
+  EXPECT_TRUE(r.target.empty());
+  EXPECT_NE(r.note.find("no cyclictest floor to compare with"), std::string::npos);
+
+  // Barrier: p95 at most 20 us with 2 threads; no target for other team sizes.
+  auto barrier = [](unsigned threads, double p95) {
+    takt::bench::LatencyResult b;
+    b.threads = threads;
+    b.stats.samples = 100;
+    b.stats.p95_us = p95;
+    takt::bench::judge_barrier_latency(b);
+    return b;
+  };
+  EXPECT_TRUE(barrier(2, 20.0).target_met);
+  EXPECT_FALSE(barrier(2, 20.1).target_met);
+  EXPECT_EQ(barrier(2, 20.0).target, "p95 <= 20 us for 2 threads");
+  EXPECT_TRUE(barrier(4, 5.0).target.empty());
+}
+
 TEST(LatencyBench, ATargetWithoutSamplesIsNotMet) {
   // One release per second in 0.1 s: the first falls at 0.3 s, after the end, so the
   // scheduling rows have no sample; with a floor to compare with they used to say "met".
