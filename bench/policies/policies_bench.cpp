@@ -25,6 +25,34 @@
 #include <optional>
 
 namespace takt::bench {
+
+void CellTally::add(PolicyCell& cell, const platform::RunMetrics& metrics, const model::TaskSet& set) {
+  for (const platform::JobResult& j : metrics.jobs) {
+    if (j.status == platform::JobStatus::abandoned || j.status == platform::JobStatus::unknown) {
+      continue;  // no outcome
+    }
+    ++cell.jobs;
+    if (j.counts_as_miss()) ++cell.misses;
+    if (j.status != platform::JobStatus::failed && j.response()) {
+      const double rel =
+          static_cast<double>(j.response()->count()) / static_cast<double>(set.tasks[j.task].deadline.count());
+      relative_sum += rel;
+      cell.max_relative_response = std::max(cell.max_relative_response, rel);
+      ++cell.finished;
+      if (j.executed_known) {
+        executed_ns += static_cast<double>(j.executed.count());
+        declared_ns += static_cast<double>(set.tasks[j.task].work().count());
+      }
+    }
+  }
+}
+
+void CellTally::finish(PolicyCell& cell) const {
+  cell.miss_ratio = cell.jobs > 0 ? static_cast<double>(cell.misses) / static_cast<double>(cell.jobs) : 0.0;
+  cell.mean_relative_response = cell.finished > 0 ? relative_sum / static_cast<double>(cell.finished) : 0.0;
+  cell.work_ratio = declared_ns > 0 ? executed_ns / declared_ns : 0.0;
+}
+
 namespace {
 
 using std::chrono::nanoseconds;
@@ -174,15 +202,8 @@ PoliciesReport run_policies_bench(const PoliciesBenchOptions& options) {
       cell.workload = w.name;
       cell.utilization = w.utilization;
       cell.policy = std::string(model::to_string(policy));
-      double relative_sum = 0;
-      double executed_ns = 0, declared_ns = 0;  // over the finished jobs, for work_ratio
-      auto set_means = [&] {
-        cell.miss_ratio =
-            cell.jobs > 0 ? static_cast<double>(cell.misses) / static_cast<double>(cell.jobs) : 0.0;
-        cell.mean_relative_response =
-            cell.finished > 0 ? relative_sum / static_cast<double>(cell.finished) : 0.0;
-        cell.work_ratio = declared_ns > 0 ? executed_ns / declared_ns : 0.0;
-      };
+      CellTally tally;
+      auto set_means = [&] { tally.finish(cell); };
       for (std::size_t s = 0; s < w.sets.size(); ++s) {
         const model::TaskSet& set = w.sets[s];
         analysis::AnalysisOptions a;
@@ -224,24 +245,7 @@ PoliciesReport run_policies_bench(const PoliciesBenchOptions& options) {
         ++cell.sets;
         if (verdict.schedulable) ++cell.admitted;
         cell.seconds += seconds;
-        for (const platform::JobResult& j : r.metrics.jobs) {
-          if (j.status == platform::JobStatus::abandoned || j.status == platform::JobStatus::unknown) {
-            continue;  // no outcome
-          }
-          ++cell.jobs;
-          if (j.counts_as_miss()) ++cell.misses;
-          if (j.status != platform::JobStatus::failed && j.response()) {
-            const double rel = static_cast<double>(j.response()->count()) /
-                               static_cast<double>(set.tasks[j.task].deadline.count());
-            relative_sum += rel;
-            cell.max_relative_response = std::max(cell.max_relative_response, rel);
-            ++cell.finished;
-            if (j.executed_known) {
-              executed_ns += static_cast<double>(j.executed.count());
-              declared_ns += static_cast<double>(set.tasks[j.task].work().count());
-            }
-          }
-        }
+        tally.add(cell, r.metrics, set);
         // The experiment ends with this set: a job left running, a stop by a signal, or a
         // signal that came after the set ran whole, while its results were made.
         std::string stop;

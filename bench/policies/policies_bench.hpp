@@ -13,7 +13,9 @@
 // time (response / relative deadline over the finished jobs).
 #pragma once
 
+#include "model/task_set.hpp"
 #include "platform/cyclictest.hpp"
+#include "platform/metrics.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -70,6 +72,17 @@ struct PolicyCell {
   double seconds = 0;  ///< run time, all sets
   /// The cell ran fewer jobs than PoliciesBenchOptions::min_jobs: its runs hit max_run.
   bool short_of_jobs = false;
+};
+
+/// Sums the jobs of a cell's runs: jobs with an outcome, misses, and over the finished
+/// (not failed) jobs the relative responses R/D and, where known, executed time against
+/// the declared C. finish() sets the cell's miss ratio, mean relative response (over all
+/// its finished jobs, not a mean of per-set means) and work ratio.
+struct CellTally {
+  double relative_sum = 0;
+  double executed_ns = 0, declared_ns = 0;
+  void add(PolicyCell& cell, const platform::RunMetrics& metrics, const model::TaskSet& set);
+  void finish(PolicyCell& cell) const;
 };
 
 struct PoliciesReport {

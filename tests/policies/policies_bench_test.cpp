@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <optional>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -18,6 +19,49 @@
 namespace {
 
 using namespace std::chrono_literals;
+
+TEST(PoliciesBench, ACellTalliesItsJobsOverAllItsSets) {
+  // Two sets of one task (D = 10 ms, C = 2 ms). Set 1: a job met with R = 5 ms (R/D =
+  // 0.5), executed 2 ms. Set 2: one met with R = 10 ms (1.0), executed 3 ms; one missed
+  // with R = 15 ms (1.5), executed time unknown; one failed (a miss, no response counted);
+  // one abandoned (no outcome). jobs 4, misses 2 (miss ratio 0.5), finished 3; the mean
+  // R/D is over the 3 finished jobs, (0.5 + 1.0 + 1.5)/3 = 1.0 (a mean of the per-set
+  // means would be (0.5 + 1.25)/2 = 0.875); max 1.5; work ratio (2 + 3)/(2 + 2) = 1.25.
+  using std::chrono::milliseconds;
+  const takt::model::TaskSet set = takt::model::parse_task_set(
+      "tasks: [{name: a, period: 10ms, work: 2ms, span: 2ms}]\n", "t.yaml");
+  auto job = [](takt::platform::JobStatus status, std::optional<milliseconds> response, milliseconds executed,
+                bool known) {
+    takt::platform::JobResult j;
+    j.task = 0;
+    j.status = status;
+    j.release = milliseconds(100);
+    j.deadline = milliseconds(110);
+    if (response) j.finish = j.release + *response;
+    j.executed = executed;
+    j.executed_known = known;
+    return j;
+  };
+  using takt::platform::JobStatus;
+  takt::platform::RunMetrics one, two;
+  one.jobs = {job(JobStatus::met, milliseconds(5), milliseconds(2), true)};
+  two.jobs = {job(JobStatus::met, milliseconds(10), milliseconds(3), true),
+              job(JobStatus::missed, milliseconds(15), milliseconds(0), false),
+              job(JobStatus::failed, milliseconds(3), milliseconds(1), true),
+              job(JobStatus::abandoned, std::nullopt, milliseconds(0), true)};
+  takt::bench::PolicyCell cell;
+  takt::bench::CellTally tally;
+  tally.add(cell, one, set);
+  tally.add(cell, two, set);
+  tally.finish(cell);
+  EXPECT_EQ(cell.jobs, 4u);
+  EXPECT_EQ(cell.misses, 2u);
+  EXPECT_EQ(cell.finished, 3u);
+  EXPECT_DOUBLE_EQ(cell.miss_ratio, 0.5);
+  EXPECT_DOUBLE_EQ(cell.mean_relative_response, 1.0);
+  EXPECT_DOUBLE_EQ(cell.max_relative_response, 1.5);
+  EXPECT_DOUBLE_EQ(cell.work_ratio, 1.25);
+}
 
 TEST(PoliciesBench, FineWorkloadHasTheAskedUtilizationAndNeedsEveryCore) {
   // 50 % of 2 cores, T = 5 ms: C = 0.5 · 2 · 5 ms = 5 ms. The parallel segments carry
