@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
 using namespace std::chrono_literals;
 using takt::analysis::decompose;
 using takt::model::Segment;
@@ -86,40 +88,29 @@ TEST(Decomposition, AllLightSegmentsShareTheSlackByLength) {
 }
 
 TEST(Decomposition, HeavyAndLightSegments) {
-  // T = D = 100 ms, <10, 1>, <5, 8>: C = 50, P = 15, slack 100 − 37.5 = 62.5, threshold
-  // 125/62.5 = 2: segment 1 (m = 1) light, segment 2 (m = 8) heavy. C^h = 10, P^h = 10.
-  // Light: d_1 = 2.5·10 = 25 (l = 0). Heavy: l_2 = 8(100 − 25)/(2.5(50 − 10)) − 1 = 600/100 − 1
-  // = 5, d_2 = 2.5·5·6 = 75. 25 + 75 = 100.
-  Task t = synchronous(100ms, {{10ms, 1, {}}, {5ms, 8, {}}});
-  auto d = decompose(t);
-  ASSERT_TRUE(d.feasible);
-  EXPECT_NEAR(d.heavy_threshold, 2.0, 1e-12);
-  EXPECT_FALSE(d.segments[0].heavy);
-  EXPECT_TRUE(d.segments[1].heavy);
-  EXPECT_EQ(d.segments[0].deadline, 25ms);
-  EXPECT_NEAR(d.segments[0].slack, 0.0, 1e-12);
-  EXPECT_EQ(d.segments[1].release, 25ms);
-  EXPECT_EQ(d.segments[1].deadline, 75ms);
-  EXPECT_NEAR(d.segments[1].slack, 5.0, 1e-12);
-}
-
-TEST(Decomposition, ASegmentExactlyAtTheThresholdIsLight) {
-  // rt-openmp §IV.A: heavy means m > 2.5C/(D − 2.5P), strictly. T = D = 100 ms, <10, 2>,
-  // <5, 6>: C = 20 + 30 = 50, P = 15, slack 100 − 37.5 = 62.5, threshold 125/62.5 = 2, so
-  // segment 1 (m = 2, at the threshold) is light and segment 2 (m = 6) heavy. C^h = 20,
-  // P^h = 10. Light: d_1 = 2.5·10 = 25. Heavy: l_2 = 6(100 − 25)/(2.5(50 − 20)) − 1 =
-  // 450/75 − 1 = 5, d_2 = 2.5·5·(1 + 5) = 75. (Taking m ≥ threshold as heavy would make
-  // both heavy, C^h = P^h = 0: d_j = e·m·D/C, 40 and 60.)
-  Task t = synchronous(100ms, {{10ms, 2, {}}, {5ms, 6, {}}});
-  auto d = decompose(t);
-  ASSERT_TRUE(d.feasible);
-  EXPECT_NEAR(d.heavy_threshold, 2.0, 1e-12);
-  EXPECT_FALSE(d.segments[0].heavy);
-  EXPECT_TRUE(d.segments[1].heavy);
-  EXPECT_EQ(d.segments[0].deadline, 25ms);
-  EXPECT_EQ(d.segments[1].release, 25ms);
-  EXPECT_EQ(d.segments[1].deadline, 75ms);
-  EXPECT_NEAR(d.segments[1].slack, 5.0, 1e-12);
+  // Two tasks with T = D = 100 ms, threshold 2.5C/(D − 2.5P) = 125/62.5 = 2, and the same
+  // windows (rt-openmp §IV.A):
+  // - <10, 1>, <5, 8>: C = 50, P = 15, slack 100 − 37.5 = 62.5: segment 1 (m = 1) light,
+  //   segment 2 (m = 8) heavy. C^h = 10, P^h = 10. Light: d_1 = 2.5·10 = 25 (l = 0). Heavy:
+  //   l_2 = 8(100 − 25)/(2.5(50 − 10)) − 1 = 600/100 − 1 = 5, d_2 = 2.5·5·6 = 75.
+  // - <10, 2>, <5, 6>: C = 20 + 30 = 50, P = 15: heavy means m > threshold, strictly, so
+  //   segment 1 (m = 2, at the threshold) is light and segment 2 heavy. C^h = 20, P^h = 10.
+  //   d_1 = 25; l_2 = 6(100 − 25)/(2.5(50 − 20)) − 1 = 450/75 − 1 = 5, d_2 = 75. (Taking
+  //   m ≥ threshold as heavy would make both heavy, C^h = P^h = 0: d_j = e·m·D/C, 40 and 60.)
+  for (const std::vector<Segment>& segments : {std::vector<Segment>{{10ms, 1, {}}, {5ms, 8, {}}},
+                                               std::vector<Segment>{{10ms, 2, {}}, {5ms, 6, {}}}}) {
+    SCOPED_TRACE(segments[0].strands);
+    auto d = decompose(synchronous(100ms, segments));
+    ASSERT_TRUE(d.feasible);
+    EXPECT_NEAR(d.heavy_threshold, 2.0, 1e-12);
+    EXPECT_FALSE(d.segments[0].heavy);
+    EXPECT_TRUE(d.segments[1].heavy);
+    EXPECT_EQ(d.segments[0].deadline, 25ms);
+    EXPECT_NEAR(d.segments[0].slack, 0.0, 1e-12);
+    EXPECT_EQ(d.segments[1].release, 25ms);
+    EXPECT_EQ(d.segments[1].deadline, 75ms);
+    EXPECT_NEAR(d.segments[1].slack, 5.0, 1e-12);
+  }
 }
 
 TEST(Decomposition, NoSlackWhenTheDeadlineIsShort) {
