@@ -25,6 +25,7 @@
 #include <fstream>
 #include <deque>
 #include <memory>
+#include <new>
 #include <optional>
 #include <sstream>
 
@@ -264,7 +265,9 @@ int profile_file(const ProfileArgs& a, const profiler::ProfileOptions& o) {
       continue;
     }
     const std::vector<std::string>& args = arguments[i];
-    std::string key = t.program;
+    // Jobs carry the task's period and deadline (takt::Job), so those are part of the key.
+    std::string key = t.program + '\x1f' + std::to_string(t.period.count()) + '\x1f' +
+                      std::to_string(t.deadline.count());
     for (const auto& arg : args) key += '\x1f' + arg;
     const profiler::ProfileResult* result = nullptr;
     for (const auto& [k, r] : done) {
@@ -275,7 +278,7 @@ int profile_file(const ProfileArgs& a, const profiler::ProfileOptions& o) {
       if (k == key) earlier_failure = message;
     }
     if (!earlier_failure.empty()) {
-      failed.emplace_back(t.name, fmt::format("{}: task '{}': same program and arguments as a task above: {}",
+      failed.emplace_back(t.name, fmt::format("{}: task '{}': same program, arguments, period and deadline as a task above: {}",
                                               t.marks.task.where(a.update), t.name, earlier_failure));
       continue;
     }
@@ -287,12 +290,21 @@ int profile_file(const ProfileArgs& a, const profiler::ProfileOptions& o) {
       std::optional<profiler::ProfileResult> measured;
       options.period = t.period;
       options.relative_deadline = t.deadline;
+      std::string error;
       try {
         measured.emplace(profile_program(*programs[i], t.program, args, options));
       } catch (const Error& e) {
-        failed_keys.emplace_back(key, e.what());
-        failed.emplace_back(t.name, fmt::format("{}: task '{}': {}", t.marks.task.where(a.update), t.name, e.what()));
-        fmt::print(stderr, "task '{}': not profiled: {}\n", t.name, e.what());
+        error = e.what();
+      } catch (const std::bad_alloc&) {  // an init that allocates more than there is
+        error = "out of memory (an allocation failed): give it smaller arguments or raise the limit on memory "
+                "(ulimit -v)";
+      } catch (const std::exception& e) {  // init throws what the task's code throws
+        error = e.what();
+      }
+      if (!error.empty()) {
+        failed_keys.emplace_back(key, error);
+        failed.emplace_back(t.name, fmt::format("{}: task '{}': {}", t.marks.task.where(a.update), t.name, error));
+        fmt::print(stderr, "task '{}': not profiled: {}\n", t.name, error);
         continue;
       }
       done.emplace_back(key, std::move(*measured));
@@ -306,7 +318,7 @@ int profile_file(const ProfileArgs& a, const profiler::ProfileOptions& o) {
       not_measured.push_back(t.name);
       continue;
     } else if (!a.json) {
-      fmt::print("task '{}': same program and arguments as a task above\n", t.name);
+      fmt::print("task '{}': same program, arguments, period and deadline as a task above\n", t.name);
     }
     updates.push_back(profiler::measurement_update(*result, t.name));
     if (result->stopped) {

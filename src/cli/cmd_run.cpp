@@ -68,6 +68,9 @@ int run_run(const RunArgs& a) {
   if (!a.trace.empty()) run.trace = a.trace;
   if (a.no_progress) run.progress = false;
 
+  // Bad input before the analysis, as takt analyze reports it (an unschedulable set
+  // would otherwise hide it behind exit code 2).
+  for (const model::Task& t : set.tasks) (void)platform::program_arguments(t, set.source);
   analysis::AnalysisResult verdict = analysis::analyse(set, options);
   if (!verdict.schedulable) {
     fmt::print(stderr, "takt run: the task set is NOT SCHEDULABLE under {}:\n",

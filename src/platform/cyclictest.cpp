@@ -229,6 +229,13 @@ pid_t spawn_ending_with_caller(const std::string& path, const std::vector<char*>
           (void)sigaction(sig, &action, nullptr);
         }
       }
+      // A terminal's hang-up reaches the whole process group: takt stops on it and ends
+      // cyclictest itself (SIGINT, or SIGTERM at its death), so the samples so far are
+      // printed instead of lost with a cyclictest killed by SIGHUP.
+      struct sigaction ignore {};
+      ignore.sa_handler = SIG_IGN;
+      sigemptyset(&ignore.sa_mask);
+      (void)sigaction(SIGHUP, &ignore, nullptr);
       sigprocmask(SIG_SETMASK, &old, nullptr);
       execve(path.c_str(), argv.data(), environ);
       e = errno;

@@ -327,6 +327,19 @@ bool run_on_large_stack(void (*call)(void*), void* arg) {
 void Scope::sync_slow() {
   detail::Block* self = self_;
   auto* w = detail::worker_of(self);
+  const bool large_stack = (w->hooks.load(std::memory_order_relaxed) & detail::hook_large_stack) != 0;
+  if (stolen_ && large_stack) {
+    // Inside call_on_large_stack, on a Scope of the strand below: parking would leave
+    // the strand's frames on the worker's one large stack, resumed on another thread.
+    // The scope stays open, so that its destructor (outside) syncs it; checked before
+    // the observer hears of a sync, which then happens once, outside.
+    open_ = true;
+    throw Error(
+        "sync() of a takt::Scope made outside takt::call_on_large_stack, called inside its function while a child "
+        "of that scope may still run on another worker: the strand cannot wait there (its frames are on the "
+        "worker's one large stack); sync the scope before call_on_large_stack, or use a Scope made inside the "
+        "function (its spawns run inline)");
+  }
   bool observe = detail::observing(w);
   std::uint64_t scope = 0;
   if (observe) {
@@ -334,18 +347,6 @@ void Scope::sync_slow() {
     auto e = detail::event(ext::StrandEvent::Kind::sync, w, self);
     e.scope = scope;
     detail::emit(w, e);
-  }
-  const bool large_stack = (w->hooks.load(std::memory_order_relaxed) & detail::hook_large_stack) != 0;
-  if (stolen_ && large_stack) {
-    // Inside call_on_large_stack, on a Scope of the strand below: parking would leave
-    // the strand's frames on the worker's one large stack, resumed on another thread.
-    // The scope stays open, so that its destructor (outside) syncs it.
-    open_ = true;
-    throw Error(
-        "sync() of a takt::Scope made outside takt::call_on_large_stack, called inside its function while a child "
-        "of that scope may still run on another worker: the strand cannot wait there (its frames are on the "
-        "worker's one large stack); sync the scope before call_on_large_stack, or use a Scope made inside the "
-        "function (its spawns run inline)");
   }
   if (stolen_) {
     // A child may still run elsewhere: park here; the scheduler pops a traded sub-chain

@@ -249,6 +249,19 @@ TEST_F(RunCommand, AnOutputPathThatCannotBeWrittenIsRefusedBeforeAnythingRuns) {
   EXPECT_EQ(takt::testing::slurp(z), "old\n");
 }
 
+TEST_F(RunCommand, SegmentsArgsThatContradictTheSegmentsAreBadInputBeforeTheAnalysis) {
+  // Unschedulable as written (C = 30 ms in a period of 20 ms on one core): the mismatch
+  // was found only after the analysis, so takt run said NOT SCHEDULABLE (exit 2), where
+  // takt analyze named the mismatch (exit 1).
+  const fs::path set = write("mismatch.yaml", "global: {cores: 1}\ntasks:\n  - {name: a, period: 20ms, program: "
+                                              "segments, args: [15ms], segments: [{length: 15ms, strands: 2}]}\n");
+  const Outcome r = takt("run --no-cyclictest --no-progress " + set.string() + " --jobs 1");
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(r.err.find("task 'a': its args: and its segments: ([15ms*2]) describe different segments"),
+            std::string::npos)
+      << r.err;
+}
+
 TEST_F(RunCommand, AnOutputThatIsATasksSharedObjectIsRefused) {
   // `--json task.so` overwrote the task's own shared object with the metrics.
   const fs::path so = dir_ / "task.so";

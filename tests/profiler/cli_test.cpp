@@ -104,7 +104,7 @@ TEST_F(ProfileCommand, UpdateWithoutAProgramProfilesEveryTaskOfTheFile) {
 TEST_F(ProfileCommand, UpdateWithAFailingTaskWritesTheOthersAndNamesIt) {
   // b's odd jobs throw. Its error used to end the command: a, measured before it, was not
   // written, c was never profiled, and the message named the program, not the task. Now
-  // a and c are written, b and d (the same program and arguments) keep their values and
+  // a and c are written, b and d (the same program, arguments, period and deadline) keep their values and
   // are named with where they stand, and the exit code is 1.
   const std::filesystem::path file = dir_ / "four.yaml";
   std::ofstream(file) << "tasks:\n"
@@ -117,7 +117,7 @@ TEST_F(ProfileCommand, UpdateWithAFailingTaskWritesTheOthersAndNamesIt) {
   EXPECT_NE(o.err.find("2 task(s) of " + file.string() + " could not be profiled"), std::string::npos) << o.err;
   EXPECT_NE(o.err.find(file.string() + ":3:5: task 'b': "), std::string::npos) << o.err;
   EXPECT_NE(o.err.find("odd job 1 throws"), std::string::npos) << o.err;
-  EXPECT_NE(o.err.find(file.string() + ":5:5: task 'd': same program and arguments as a task above"),
+  EXPECT_NE(o.err.find(file.string() + ":5:5: task 'd': same program, arguments, period and deadline as a task above"),
             std::string::npos)
       << o.err;
   auto set = takt::model::parse_task_set_file(file.string());
@@ -155,18 +155,50 @@ TEST_F(ProfileCommand, UpdateWithAFailingTaskWritesTheOthersAndNamesIt) {
       << o.err;
 }
 
+TEST_F(ProfileCommand, UpdateWithATaskOutOfMemoryWritesTheOthers) {
+  // b's init allocates three 16384 x 16384 matrices (6.4 GB) under a 6 GB limit on the
+  // address space (the measurement pool reserves 4.3 GB of stacks, untouched):
+  // std::bad_alloc, which is no takt::Error, ended the command and lost a's measurements.
+  const std::filesystem::path file = dir_ / "oom.yaml";
+  std::ofstream(file) << "tasks:\n"
+                         "  - {name: a, period: 1s, program: fib, args: [12], work: 1ms, span: 1ms}\n"
+                         "  - {name: b, period: 1s, program: matmul, args: [16384], work: 1ms, span: 1ms}\n";
+  Outcome o = takt("profile --jobs 2 --update " + file.string() + kBurdens, "ulimit -v 6000000;");
+  EXPECT_EQ(o.status, 1) << o.err;
+  EXPECT_NE(o.err.find(file.string() + ":3:5: task 'b': out of memory (an allocation failed)"), std::string::npos)
+      << o.err;
+  const auto set = takt::model::parse_task_set_file(file.string());
+  EXPECT_TRUE(set.tasks[0].burdened_span) << "a measured and written";
+  EXPECT_FALSE(set.tasks[1].burdened_span) << "b left as it was";
+}
+
 TEST_F(ProfileCommand, AJobSeesConsistentTimes) {
   // takt::Job promises deadline = release + relative deadline; profiling gave release =
   // now and everything else 0, so the C fixture (which checks that) failed every job.
   Outcome o = takt(std::string("profile ") + TAKT_C_TASK_SO + " --jobs 2" + kBurdens);
   EXPECT_EQ(o.status, 0) << o.err;
   EXPECT_EQ(o.err.find("inconsistent job times"), std::string::npos) << o.err;
+  // Under --update the jobs carry their task's period and deadline: the fixture fails a
+  // job whose values differ from those it is told to expect. Tasks with the same program
+  // and arguments but another period are profiled apart (they reused the first's jobs):
+  // c2's jobs have period 30 ms, and fail.
   const std::filesystem::path file = dir_ / "c.yaml";
+  const std::string program = std::string("program: ") + TAKT_C_TASK_SO +
+                              ", args: [--expect-period, 20000000, --expect-relative-deadline, 15000000]";
   std::ofstream(file) << "tasks:\n"
-                         "  - {name: c, period: 20ms, deadline: 15ms, program: " TAKT_C_TASK_SO
-                         ", work: 1ms, span: 1ms}\n";
+                         "  - {name: c1, period: 20ms, deadline: 15ms, " +
+                             program +
+                             ", work: 1ms, span: 1ms}\n"
+                             "  - {name: c2, period: 30ms, deadline: 15ms, " +
+                             program + ", work: 1ms, span: 1ms}\n";
   o = takt("profile --jobs 2 --update " + file.string() + kBurdens);
-  EXPECT_EQ(o.status, 0) << o.err;
+  EXPECT_EQ(o.status, 1) << o.err;
+  EXPECT_EQ(o.err.find("task 'c1': not profiled"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("task 'c2': not profiled"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("period 30000000 ns, expected 20000000"), std::string::npos) << o.err;
+  const auto set = takt::model::parse_task_set_file(file.string());
+  EXPECT_TRUE(set.tasks[0].burdened_span) << "c1 measured and written";
+  EXPECT_FALSE(set.tasks[1].burdened_span) << "c2 left as it was";
 }
 
 TEST_F(ProfileCommand, UpdateProfilesASegmentsTaskFromItsSegmentsList) {

@@ -364,11 +364,13 @@ TEST(YieldPolicy, APolicyRemovedDuringAHandBackStillGetsTheStrand) {
   c.suspended_strands = 1;
   auto* pool = new Pool(c);
   auto* policy = new SlowPreemptor;
-  FunctionJob b(10ns, [] { takt::apps::fib(12); });
+  // The jobs on the heap too: on failure they stay with the leaked pool.
+  auto* b_job = new FunctionJob(10ns, [] { takt::apps::fib(12); });
+  FunctionJob& b = *b_job;
   policy->inner.next_job = &b;
   pool->extension().set_yield_policy(policy);
   pool->extension().set_work_source(policy);  // gives the handed-back strand back
-  FunctionJob a(20ns, [pool] {
+  auto* a_job = new FunctionJob(20ns, [pool] {
     for (int i = 0; i < 100; ++i) {
       if (i == 20) pool->extension().request_yield(static_cast<std::size_t>(takt::current_worker()));
       takt::Scope scope;
@@ -376,6 +378,7 @@ TEST(YieldPolicy, APolicyRemovedDuringAHandBackStillGetsTheStrand) {
       scope.sync();
     }
   });
+  FunctionJob& a = *a_job;
   pool->extension().submit(a);
   ASSERT_TRUE(wait_for(policy->in_preempt)) << "the yield was never requested";
   pool->extension().set_yield_policy(nullptr);  // while preempt() runs
@@ -386,12 +389,14 @@ TEST(YieldPolicy, APolicyRemovedDuringAHandBackStillGetsTheStrand) {
     ADD_FAILURE() << "job a " << (a.done.load() ? "finished" : "never finished") << ", b "
                   << (b.done.load() ? "finished" : "never finished") << "; suspended() was called "
                   << policy->inner.suspensions.load() << " time(s)";
-    return;  // pool and policy leaked on purpose
+    return;  // pool, policy and jobs leaked on purpose
   }
   EXPECT_FALSE(a.failed);
   pool->extension().set_work_source(nullptr);
   delete pool;
   delete policy;
+  delete a_job;
+  delete b_job;
 }
 
 TEST(WorkSource, NoWorkerIsInsideTheOldSourceOnceTheSetterReturns) {

@@ -52,8 +52,8 @@ Measurement measure(F&& f, const MeasureOptions& options = {}) {
 /// Calls f() on the worker's large stack (StaticMemory::large_stack_size), for serial code
 /// that needs more stack than a strand's coroutine stack. f runs serially: a spawn inside
 /// runs inline, on a Scope made inside f or on one of the calling strand's scopes; a
-/// sync() of such an outer scope while one of its children runs on another worker throws
-/// takt::Error (sync it before calling). Outside a pool, or with no large stack
+/// sync() of such an outer scope whose continuation was stolen since its last sync (a
+/// child may still run on another worker) throws takt::Error (sync it before calling). Outside a pool, or with no large stack
 /// configured, f runs where it is.
 template <class F>
 decltype(auto) call_on_large_stack(F&& f) {

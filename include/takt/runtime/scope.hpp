@@ -83,9 +83,11 @@ class Scope {
     try {
       std::forward<F>(f)();
     } catch (...) {
-      if (!failed_.load(std::memory_order_relaxed)) {
+      // Claimed as a child's exception is (ScopeState::record_exception): inside
+      // call_on_large_stack a stolen child of this scope may be recording its own.
+      bool expected = false;
+      if (failed_.compare_exchange_strong(expected, true, std::memory_order_acq_rel)) {
         error_ = std::current_exception();
-        failed_.store(true, std::memory_order_relaxed);
       }
     }
   }
