@@ -8,10 +8,12 @@
 #include <fmt/core.h>
 #include <pthread.h>
 #include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <fstream>
 #include <string_view>
@@ -155,10 +157,44 @@ void write_json_file(const std::filesystem::path& path, const nlohmann::json& do
 
 namespace {
 
+int write_all(int fd, std::string_view text);
+
+/// Writes `text` into the FIFO `target` once a process reads it: opened without
+/// blocking, again every 10 ms while none does, for at most kFifoReaderWait (a plain
+/// open waited for ever, after the run, with the table printed after the file held back).
+void write_fifo(const std::filesystem::path& shown, const std::filesystem::path& target, std::string_view text) {
+  const auto until = std::chrono::steady_clock::now() + kFifoReaderWait;
+  int fd = -1;
+  for (;;) {
+    fd = ::open(target.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd >= 0) break;
+    if (errno == EINTR) continue;
+    if (errno != ENXIO) throw Error(fmt::format("cannot write '{}': {}", shown.string(), std::strerror(errno)));
+    if (std::chrono::steady_clock::now() >= until) {
+      throw Error(fmt::format("cannot write '{}': it is a FIFO that no process reads (waited {} s); start its "
+                              "reader first, or give a plain file",
+                              shown.string(), std::chrono::duration_cast<std::chrono::seconds>(kFifoReaderWait).count()));
+    }
+    const timespec pause{0, 10'000'000};
+    ::nanosleep(&pause, nullptr);
+  }
+  // A reader is there: write as a blocking writer, at the pace it reads.
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags >= 0) (void)::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+  const int error = write_all(fd, text);
+  ::close(fd);
+  if (error != 0) throw Error(fmt::format("writing '{}' failed: {}", shown.string(), std::strerror(error)));
+}
+
 /// Writes `text` to `target` in place (a FIFO, a terminal, /dev/stdout, or a file in a
 /// folder where no temporary file may be created).
 void write_in_place(const std::filesystem::path& shown, const std::filesystem::path& target,
                     std::string_view text) {
+  std::error_code ec;
+  if (std::filesystem::is_fifo(std::filesystem::status(target, ec))) {
+    write_fifo(shown, target, text);
+    return;
+  }
   std::ofstream out(target, std::ios::binary | std::ios::trunc);
   if (!out) {
     throw Error(fmt::format("cannot write '{}': {}", shown.string(), std::strerror(errno)));

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstdio>
+#include <chrono>
 #include <filesystem>
 #include <string_view>
 
@@ -20,7 +21,8 @@ nlohmann::json metrics_to_json(const RunMetrics& metrics, bool with_jobs = true)
 /// place, so a reader never sees half a file and a failed write leaves the old file. A
 /// symbolic link stays a link (the file it names, write_target(), is replaced, or
 /// created when it is not there yet); a FIFO or a device (/dev/stdout) is written in
-/// place. The temporary file is created afresh (a plain file left there is removed
+/// place, a FIFO once a process reads it (waiting at most kFifoReaderWait for one, then
+/// takt::Error saying that none does). The temporary file is created afresh (a plain file left there is removed
 /// first), so a link put there is not followed nor a FIFO waited on. Throws takt::Error
 /// naming the path; a folder, and a temporary file there that is no plain file (a
 /// folder, a link, a FIFO), are refused before anything is written, and if the rename
@@ -35,6 +37,9 @@ nlohmann::json metrics_to_json(const RunMetrics& metrics, bool with_jobs = true)
 /// would leave the stream writing to the old, unlinked file, whose contents the shell's
 /// file no longer holds.
 void write_text_file(const std::filesystem::path& path, std::string_view text);
+
+/// How long write_text_file waits for a reader of a FIFO.
+inline constexpr std::chrono::seconds kFifoReaderWait{10};
 
 /// stdout or stderr when `path` names the plain file that stream writes to (the same
 /// file, as fstat sees it), else null.

@@ -535,6 +535,29 @@ TEST(TextFile, AFifoIsWrittenInPlace) {
   fs::remove(fifo);
 }
 
+TEST(TextFile, AFifoThatNoProcessReadsIsAnErrorAfterTheWait) {
+  // open() of a FIFO without a reader waited for ever (after a run, holding back the
+  // table printed after the file). Now the writer waits kFifoReaderWait for a reader.
+  namespace fs = std::filesystem;
+  const fs::path fifo = fs::temp_directory_path() / ("takt_text_file_lonely_" + std::to_string(::getpid()));
+  fs::remove(fifo);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    write_text_file(fifo, "nobody reads this\n");
+    ADD_FAILURE() << "expected takt::Error";
+  } catch (const takt::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("it is a FIFO that no process reads (waited 10 s); start its reader first"),
+              std::string::npos)
+        << e.what();
+  }
+  const auto waited = std::chrono::steady_clock::now() - start;
+  EXPECT_GE(waited, kFifoReaderWait);
+  EXPECT_LT(waited, kFifoReaderWait + std::chrono::seconds(5));
+  EXPECT_TRUE(fs::is_fifo(fs::status(fifo)));
+  fs::remove(fifo);
+}
+
 TEST(TextFile, AFolderIsRefusedBeforeAnythingIsWritten) {
   namespace fs = std::filesystem;
   const fs::path dir = fresh_dir("takt_text_file_dir_");
