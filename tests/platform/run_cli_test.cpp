@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -567,6 +568,37 @@ TEST_F(RunCommand, RunReportsTheMachineFloorOnItsOwnCpusAfterTheRun) {
   ASSERT_EQ(off.status, 0) << off.err;
   EXPECT_EQ(off.out.find("machine floor"), std::string::npos) << off.out;
   EXPECT_FALSE(read_json(quiet).contains("cyclictest"));
+}
+
+TEST_F(RunCommand, TheFloorAfterARunWithAFifoJsonWritesTheFifoOnce) {
+  // The JSON goes to a FIFO, read by one reader: it gets the run's document, once. The
+  // floor measured after the run is printed, but not added by writing the FIFO again
+  // (a second document there would need a second reader; with none, the write would
+  // wait 10 s and fail).
+  const fs::path set = write_one_core_set();
+  const fs::path fifo = dir_ / "floor.fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::string got;
+  std::thread reader([&] {
+    std::ifstream in(fifo);  // opens when takt opens the FIFO for writing
+    std::stringstream text;
+    text << in.rdbuf();
+    got = text.str();
+  });
+  const auto start = std::chrono::steady_clock::now();
+  const Outcome r = takt("run " + set.string() + " --duration 300ms --no-progress --json " + fifo.string(),
+                         "TAKT_NO_RT=1 timeout 60");
+  const auto took = std::chrono::steady_clock::now() - start;
+  // Let the reader go if takt never opened the FIFO.
+  const int fd = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK);
+  if (fd >= 0) ::close(fd);
+  reader.join();
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("machine floor, measured after the run for 2 s: "), std::string::npos) << r.out;
+  EXPECT_LT(took, std::chrono::seconds(9)) << "takt waited for a second reader of the FIFO";
+  const nlohmann::json m = nlohmann::json::parse(got);  // one document, whole
+  expect_accounted(m);
+  EXPECT_FALSE(m.contains("cyclictest")) << "the floor is added only to a plain file";
 }
 
 TEST_F(RunCommand, ASignalDuringTheFloorKeepsItsSamplesAndEndsTakt) {
