@@ -214,9 +214,7 @@ Program resolve_task_program(const model::Task& t, const std::string& path,
   try {
     return resolve_program(t.program, base);
   } catch (const Error& e) {
-    const auto key = t.marks.keys.find("program");
-    const model::SourceMark mark = key != t.marks.keys.end() ? key->second : t.marks.task;
-    throw Error(fmt::format("{}: task '{}': {}", mark.where(path), t.name, e.what()));
+    throw Error(fmt::format("{}: task '{}': {}", t.marks.key_or_task("program").where(path), t.name, e.what()));
   }
 }
 
@@ -248,7 +246,14 @@ int profile_file(const ProfileArgs& a, const profiler::ProfileOptions& o) {
   }
   std::vector<model::MeasurementUpdate> updates;
   nlohmann::json tasks = nlohmann::json::array();
-  std::deque<std::pair<std::string, profiler::ProfileResult>> done;  // by program + args (kept in place)
+  // Each program + arguments + period + deadline profiled once: its result, or the error
+  // that ended its profiling (kept in place: results are referred to below).
+  struct Profiled {
+    std::string key;
+    std::optional<profiler::ProfileResult> result;
+    std::string error;
+  };
+  std::deque<Profiled> done;
   platform::StopOnSignal signals(kStopNotice);
   profiler::ProfileOptions options = o;
   options.stop_requested = [&signals] { return signals.requested(); };
@@ -257,7 +262,6 @@ int profile_file(const ProfileArgs& a, const profiler::ProfileOptions& o) {
   // Tasks whose profiling failed (a job threw, init failed): the error, where the task
   // is written; the other tasks are still measured and written.
   std::vector<std::pair<std::string, std::string>> failed;  // task, message
-  std::vector<std::pair<std::string, std::string>> failed_keys;  // program + args, message
   for (std::size_t i = 0; i < chosen.size(); ++i) {
     const model::Task& t = *chosen[i];
     if (t.program.empty()) {
@@ -269,19 +273,16 @@ int profile_file(const ProfileArgs& a, const profiler::ProfileOptions& o) {
     std::string key = t.program + '\x1f' + std::to_string(t.period.count()) + '\x1f' +
                       std::to_string(t.deadline.count());
     for (const auto& arg : args) key += '\x1f' + arg;
-    const profiler::ProfileResult* result = nullptr;
-    for (const auto& [k, r] : done) {
-      if (k == key) result = &r;
+    const Profiled* earlier = nullptr;
+    for (const Profiled& p : done) {
+      if (p.key == key) earlier = &p;
     }
-    std::string earlier_failure;
-    for (const auto& [k, message] : failed_keys) {
-      if (k == key) earlier_failure = message;
-    }
-    if (!earlier_failure.empty()) {
+    if (earlier != nullptr && !earlier->result) {
       failed.emplace_back(t.name, fmt::format("{}: task '{}': same program, arguments, period and deadline as a task above: {}",
-                                              t.marks.task.where(a.update), t.name, earlier_failure));
+                                              t.marks.task.where(a.update), t.name, earlier->error));
       continue;
     }
+    const profiler::ProfileResult* result = earlier != nullptr ? &*earlier->result : nullptr;
     if (result == nullptr) {
       if (signals.requested()) {
         not_measured.push_back(t.name);
@@ -301,14 +302,13 @@ int profile_file(const ProfileArgs& a, const profiler::ProfileOptions& o) {
       } catch (const std::exception& e) {  // init throws what the task's code throws
         error = e.what();
       }
+      done.push_back({key, std::move(measured), error});
       if (!error.empty()) {
-        failed_keys.emplace_back(key, error);
         failed.emplace_back(t.name, fmt::format("{}: task '{}': {}", t.marks.task.where(a.update), t.name, error));
         fmt::print(stderr, "task '{}': not profiled: {}\n", t.name, error);
         continue;
       }
-      done.emplace_back(key, std::move(*measured));
-      result = &done.back().second;
+      result = &*done.back().result;
       if (result->jobs == 0) {
         not_measured.push_back(t.name);
         continue;

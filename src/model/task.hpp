@@ -33,6 +33,11 @@ struct TaskMarks {
   SourceMark name, period, deadline, offset, work, span, burdened_span, structure;
   /// Keys, by key name ("period" → where the word period was written).
   std::map<std::string, SourceMark, std::less<>> keys;
+  /// Where `key` was written, else the task's mapping (for messages about that key).
+  [[nodiscard]] SourceMark key_or_task(std::string_view key) const {
+    const auto it = keys.find(key);
+    return it != keys.end() ? it->second : task;
+  }
   /// Per segment: where its `strands` value was written (the segment itself when
   /// the key is left out).
   std::vector<SourceMark> strands;

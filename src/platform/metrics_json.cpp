@@ -186,15 +186,10 @@ void write_fifo(const std::filesystem::path& shown, const std::filesystem::path&
   if (error != 0) throw Error(fmt::format("writing '{}' failed: {}", shown.string(), std::strerror(error)));
 }
 
-/// Writes `text` to `target` in place (a FIFO, a terminal, /dev/stdout, or a file in a
-/// folder where no temporary file may be created).
+/// Writes `text` to `target` in place (a terminal, /dev/stdout, or a file in a folder
+/// where no temporary file may be created; a FIFO goes to write_fifo).
 void write_in_place(const std::filesystem::path& shown, const std::filesystem::path& target,
                     std::string_view text) {
-  std::error_code ec;
-  if (std::filesystem::is_fifo(std::filesystem::status(target, ec))) {
-    write_fifo(shown, target, text);
-    return;
-  }
   std::ofstream out(target, std::ios::binary | std::ios::trunc);
   if (!out) {
     throw Error(fmt::format("cannot write '{}': {}", shown.string(), std::strerror(errno)));
@@ -372,7 +367,12 @@ void write_text_file(const std::filesystem::path& path, std::string_view text) {
     return;
   }
   if (fs::exists(status) && !fs::is_regular_file(status)) {
-    write_in_place(path, target, text);  // a FIFO or a device: nothing to rename into place
+    // A FIFO or a device: nothing to rename into place.
+    if (fs::is_fifo(status)) {
+      write_fifo(path, target, text);
+    } else {
+      write_in_place(path, target, text);
+    }
     return;
   }
   fs::path tmp = target;

@@ -148,8 +148,6 @@ std::vector<std::string> program_arguments(const model::Task& task, const std::s
              static_cast<int>(from_args[j].strands) == task.segments[j].strands;
     }
     if (!same) {
-      const auto key = task.marks.keys.find("args");
-      const model::SourceMark mark = key != task.marks.keys.end() ? key->second : task.marks.task;
       std::string listed;
       for (const auto& s : task.segments) {
         listed += (listed.empty() ? "" : ", ") +
@@ -158,7 +156,7 @@ std::vector<std::string> program_arguments(const model::Task& task, const std::s
       throw Error(fmt::format("{}: task '{}': its args: and its segments: ([{}]) describe different segments; "
                               "the analysis uses segments: and the segments program would run args:, so give "
                               "only one of them (segments:)",
-                              mark.where(source), task.name, listed));
+                              task.marks.key_or_task("args").where(source), task.name, listed));
     }
   }
   if (task.program == model::kSegmentsProgram && task.args.empty() && !task.segments.empty()) {

@@ -232,6 +232,11 @@ Block* take_traded(PoolState& pool, Block* owner, bool claim, std::uint32_t epoc
 /// (push_traded: the window in which take_traded waits; or, `frozen`, to the owner's
 /// frozen level, which waits for it in resume_frozen).
 extern std::atomic<void (*)(bool frozen)> after_settle_for_testing;
+/// A worker's call into the work source or yield policy begins: announced (odd) before
+/// the pointer is loaded, seq_cst against the setter's exchange and its read of the count.
+inline void begin_extension_call(Worker* w) noexcept { w->extension_calls.fetch_add(1, std::memory_order_seq_cst); }
+/// ... and ends (even): the object's last use happens before a setter that saw the change.
+inline void end_extension_call(Worker* w) noexcept { w->extension_calls.fetch_add(1, std::memory_order_release); }
 /// Tests only: called by a thief right after its steal from a deque committed, before it
 /// takes over the strand (the moment a preempted thief would resume at).
 extern std::atomic<void (*)()> after_commit_for_testing;

@@ -155,7 +155,7 @@ Block* handle_request(Worker* w) noexcept {
       // policy removed or replaced since (set_yield_policy waits for this call) would
       // leave the strand with nobody to resume it.
       request.policy->suspended(PoolState::handle(strand));
-      w->extension_calls.fetch_add(1, std::memory_order_release);  // even: the call is over
+      end_extension_call(w);  // begun in yield_point
       return prepare_work(w, level, request.work);
     }
     case Request::Kind::freeze: {
@@ -280,12 +280,11 @@ ext::Work take_external(Worker* w) noexcept {
     return work;
   }
   if (w->pool->source.load(std::memory_order_relaxed) != nullptr) {
-    // Announce the call before loading the source (seq_cst both, against the setter's
-    // exchange and its read of extension_calls): either this sees the new source, or the
+    // Announced before the source is loaded: either this sees the new source, or the
     // setter sees the call and waits for it.
-    w->extension_calls.fetch_add(1, std::memory_order_seq_cst);
+    begin_extension_call(w);
     if (auto* source = w->pool->source.load(std::memory_order_seq_cst)) work = source->take(w->index);
-    w->extension_calls.fetch_add(1, std::memory_order_release);
+    end_extension_call(w);
   }
   // A job from the source counts as in flight (the pool's destructor waits for it).
   if (work.job != nullptr) w->pool->in_flight.fetch_add(1, std::memory_order_seq_cst);
@@ -533,7 +532,7 @@ void wait_for_extension_calls(PoolState& pool) noexcept {
     // priority on this CPU gets to finish it.
     for (unsigned spins = 0; worker->extension_calls.load(std::memory_order_acquire) == seen; ++spins) {
       if (spins < 256) {
-        __builtin_ia32_pause();
+        cpu_relax();
       } else {
         const timespec pause{0, 20'000};
         ::nanosleep(&pause, nullptr);
@@ -597,8 +596,8 @@ void yield_point(Block* self, ext::YieldPoint::At at) {
   // `done` ends the announcement on every path but a hand-back, whose policy gets the
   // strand in handle_request, which ends it there. (Not a destructor: the strand may be
   // resumed on another worker after the switch below.)
-  w->extension_calls.fetch_add(1, std::memory_order_seq_cst);
-  auto done = [w] { w->extension_calls.fetch_add(1, std::memory_order_release); };
+  begin_extension_call(w);
+  auto done = [w] { end_extension_call(w); };
   auto* policy = pool.policy.load(std::memory_order_seq_cst);
   if (policy == nullptr) return done();
   Level* level = w->level;
