@@ -256,16 +256,28 @@ TEST_P(Preemption, RepeatedPreemptionsKeepEveryResultRight) {
   std::vector<std::unique_ptr<FunctionJob>> jobs;
   std::vector<std::uint64_t> sums(kJobs, 0);
   for (int j = 0; j < kJobs; ++j) {
-    jobs.push_back(std::make_unique<FunctionJob>(std::chrono::nanoseconds(j % 5), [&sums, j] {
-      // 30 short phases: many spawn and sync points for the yields to hit.
-      for (int i = 0; i < 30; ++i) {
+    jobs.push_back(std::make_unique<FunctionJob>(std::chrono::nanoseconds(j % 5), [&sums, &policy, j] {
+      auto phase = [](int i) {
         takt::Scope scope;
         std::uint64_t x = 0;
         scope.spawn([&x, i] { x = takt::apps::fib(8 + i % 6); });
         std::uint64_t y = takt::apps::fib(7 + i % 4);
         scope.sync();
-        sums[j] += x + y;
+        return x + y;
+      };
+      // Until some strand was handed back (at most 10 s), every job passes spawn and sync
+      // points of its root strand only (the child is a leaf), where a yield always hands
+      // the strand back while jobs still wait: otherwise, on a loaded machine, every job
+      // could start and finish between the driver's requests, or (priority-aware) every
+      // yield could land in a child and freeze its level, leaving the hand-back untested.
+      const auto give_up = std::chrono::steady_clock::now() + 10s;
+      while (policy.handed_back.load() == 0 && std::chrono::steady_clock::now() < give_up) {
+        takt::Scope scope;
+        scope.spawn([] {});
+        scope.sync();
       }
+      // 30 short phases: many spawn and sync points for the yields to hit.
+      for (int i = 0; i < 30; ++i) sums[j] += phase(i);
     }));
     if (j > 0) {
       Work w;
