@@ -122,8 +122,11 @@ PoolState::PoolState(PoolConfig cfg) : config(std::move(cfg)), strategy(config.s
   footprint.resources_per_chain = depth * footprint.block_bytes;
   footprint.reserve_blocks = reserve_total;
   footprint.bound_bytes = workers_count * levels * footprint.resources_per_chain + reserve_total * footprint.block_bytes;
+  // The mapping (strands' stacks with guard pages, large stacks, signal stacks), the
+  // task records, and per worker its record and its levels with their deques' slots.
+  const std::size_t deque_bytes = workers[0]->levels[0].deque.capacity() * sizeof(std::uint64_t);
   footprint.total_bytes = memory->mapped_bytes() + block_count * sizeof(Block) +
-                          workers_count * (sizeof(Worker) + levels * (sizeof(Level) + (depth + 2) * 16));
+                          workers_count * (sizeof(Worker) + levels * (sizeof(Level) + deque_bytes));
 
   start_threads();
 }

@@ -1,6 +1,8 @@
 // Static memory (P³LS³ §4): the footprint bound, the measurement run, and clear errors
 // when a computation needs more depth or stack than configured.
 #include "apps/fib.hpp"
+#include "runtime/pool_state.hpp"
+#include "runtime/stack_memory.hpp"
 #include "takt/error.hpp"
 #include "takt/runtime.hpp"
 #include "test_support.hpp"
@@ -36,8 +38,16 @@ TEST(StaticMemory, FootprintIsPTimesRs) {
   EXPECT_EQ(m.block_bytes, 16u * 1024 + page + sizeof(takt::detail::Block));
   EXPECT_EQ(m.resources_per_chain, 8 * m.block_bytes);
   EXPECT_EQ(m.bound_bytes, 2 * 8 * m.block_bytes);
-  EXPECT_GE(m.total_bytes, m.bound_bytes);
   EXPECT_EQ(m.reserve_blocks, 0u);
+  // Everything allocated at start, by hand: the one mapping holds 16 stacks with their
+  // guard pages (the bound's stacks), 2 large stacks of 256 KiB (config's) with theirs,
+  // and 2 signal stacks; then 16 task records, and per worker its record and one level
+  // whose deque has 16 slots of 8 bytes (D + 2 = 10, rounded up to a power of two).
+  const std::size_t mapping = 16 * (16u * 1024 + page) + 2 * (256u * 1024 + page) +
+                              2 * takt::detail::StackMemory::altstack_size();
+  EXPECT_EQ(m.total_bytes, mapping + 16 * sizeof(takt::detail::Block) +
+                               2 * (sizeof(takt::detail::Worker) + sizeof(takt::detail::Level) + 16 * 8));
+  EXPECT_GT(m.total_bytes, m.bound_bytes);
 
   // A priority_aware pool has one chain per level, plus the reserve for handed-back strands.
   c.strategy = takt::QueueStrategy::priority_aware;

@@ -53,7 +53,9 @@ struct MemoryFootprint {
   std::size_t resources_per_chain = 0;  ///< R_S = D · block_bytes
   std::size_t reserve_blocks = 0;   ///< spare blocks for handed-back strands
   std::size_t bound_bytes = 0;      ///< P · chains · R_S + reserve: all the strands can ever use
-  std::size_t total_bytes = 0;      ///< everything allocated at start (bound + deques, large stacks, ...)
+  /// What the pool allocates at start: the bound, the large stacks and signal stacks
+  /// (with guard pages), and the worker records, levels and deque slots.
+  std::size_t total_bytes = 0;
 };
 
 }  // namespace takt
