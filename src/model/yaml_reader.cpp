@@ -310,18 +310,26 @@ YAML::Node load_yaml(std::string_view text, const std::string& source) {
                                      [](const YAML::Node& d) { return !d.IsNull(); });
     if (second != documents.end()) {
       const SourceMark at = mark_of(second->Mark());
-      // A '---' line before it (not counting one that opens the first document), or else
+      // A '---' line before it (not counting one that opens the first document: one
+      // before the first document's content, after comments or directives too), or else
       // text after the first document's end (JSON's closing '}', or a YAML '...').
       const std::size_t upto =
           at.offset >= 0 ? std::min(static_cast<std::size_t>(at.offset), text.size()) : text.size();
+      // (An empty first document's mark is not where it starts: yaml-cpp places it later.)
+      const SourceMark first =
+          documents.front().IsNull() ? SourceMark{} : mark_of(documents.front().Mark());
       int dash_lines = 0;
       for (std::size_t p = 0; p <= upto && p < text.size();) {
-        if (text.substr(p, 3) == "---") ++dash_lines;
+        const bool opens_first = first.offset >= 0 && p <= static_cast<std::size_t>(first.offset);
+        if (text.substr(p, 3) == "---" && !opens_first) ++dash_lines;
         const std::size_t end = text.find('\n', p);
         if (end == std::string_view::npos) break;
         p = end + 1;
       }
-      const bool dashes = dash_lines > (text.substr(0, 3) == "---" ? 1 : 0);
+      // An empty first document has no content to place its opening line by: a '---' at
+      // the file's first byte opens it.
+      if (first.offset < 0 && text.substr(0, 3) == "---") --dash_lines;
+      const bool dashes = dash_lines > 0;
       throw Error(at.where(source) +
                   (dashes ? ": a second YAML document (after a '---' line) starts here; a file holds one task "
                             "set: remove the '---' line, or put the second set in a file of its own"

@@ -443,6 +443,19 @@ TEST(TaskSetParser, ASecondYamlDocumentAndAZeroByteAreErrors) {
                "more text after the end of the task set (a second document starts here); a file holds one task "
                "set: remove what follows the first one's end (in JSON, the closing '}')");
   expect_error(task + "...\ntasks: []\n", "ts.yaml:4:1", "more text after the end of the task set");
+  // The '---' that opens the first document is not the one to remove, also after a
+  // comment or a %YAML directive (only a '---' at the file's first byte was recognised).
+  expect_error("# a set\n---\n" + task + "...\ntasks: []\n", "ts.yaml:6:1",
+               "more text after the end of the task set");
+  expect_error("%YAML 1.2\n---\n" + task + "...\ntasks: []\n", "ts.yaml:6:1",
+               "more text after the end of the task set");
+  expect_error("--- " + json + "\n--- {\"x\": 1}\n", "ts.yaml:2:5", "a second YAML document (after a '---' line)");
+  expect_error("# a set\n---\n" + task + "---\ntasks: []\n", "ts.yaml:6:1",
+               "a second YAML document (after a '---' line)");
+  // An empty first document (nothing or a comment after the first '---'): the set is
+  // the second document, after a '---' line.
+  expect_error("---\n---\n" + task, "ts.yaml:3:1", "a second YAML document (after a '---' line)");
+  expect_error("---\n# empty\n---\n" + task, "ts.yaml:4:1", "a second YAML document (after a '---' line)");
 }
 
 TEST(TaskSetParser, AZeroByteAtTheStartIsAnErrorUnlessTheFileIsUtf16Or32) {
