@@ -7,6 +7,8 @@
 #include "takt/error.hpp"
 
 #include <gtest/gtest.h>
+#include <thread>
+#include <mutex>
 
 #include <fmt/core.h>
 
@@ -80,22 +82,33 @@ TEST(CpuSpeed, TableAndJsonCarryEveryCpuAndTheStretch) {
 }
 
 TEST(CpuSpeed, AStopCutsTheMeasurementInFlightShortAndKeepsTheCpusMeasuredBefore) {
-  // Phases of 1 s, a stop 1.5 s after the first measurement began: the first CPU was
-  // measured alone, the measurement in flight (the next CPU alone, or with one CPU the
-  // phase with every CPU busy) is cut short and left out, and nothing more is measured.
-  using Clock = std::chrono::steady_clock;
+  // The stop comes while the second measurement runs (the next CPU alone, or with one
+  // CPU the phase with every CPU busy): once its thread has asked 50 times, i.e. after
+  // 50 chunks measured. The first CPU was measured alone; the measurement in flight is
+  // cut short and left out (run to its end, it would be kept: the second CPU measured),
+  // and nothing more is measured. Decided by which thread asks, not by the clock, so
+  // that a thread slow to start on a loaded machine changes nothing.
   CpuSpeedOptions o;
-  o.seconds = 1.0;  // 0.5 s of margin for starting the measuring thread on a loaded machine
-  const Clock::time_point never{};
-  Clock::time_point first = never;  // set by the first call, before any measuring thread starts
-  o.stop_requested = [&first, never] {
-    const Clock::time_point now = Clock::now();
-    if (first == never) first = now;
-    return now - first > std::chrono::milliseconds(1500);
+  o.seconds = 1.0;
+  std::mutex mutex;
+  const std::thread::id caller = std::this_thread::get_id();
+  int measuring_threads = 0;
+  int second_asks = 0;
+  bool stop = false;
+  o.stop_requested = [&] {
+    std::lock_guard lock(mutex);
+    if (std::this_thread::get_id() != caller) {
+      // Which measuring thread asks, numbered by its first question (a thread's id can
+      // be reused by the next thread once it has been joined; a thread_local cannot).
+      thread_local int index = 0;
+      if (index == 0) index = ++measuring_threads;
+      if (index == 2 && ++second_asks >= 50) stop = true;
+    }
+    return stop;
   };
   auto r = takt::bench::measure_cpu_speed(o);
-  // Without the cut the measurement in flight would have run to its end, at 2 s.
-  EXPECT_LT(Clock::now() - first, std::chrono::milliseconds(1850));
+  EXPECT_TRUE(stop);
+  EXPECT_EQ(second_asks, 50) << "the measurement in flight went on after the stop";
   const std::vector<int> cpus = takt::os::allowed_cpus().cpus();
   ASSERT_EQ(r.cpus.size(), cpus.size());
   EXPECT_FALSE(r.complete);

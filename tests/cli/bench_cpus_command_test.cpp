@@ -16,18 +16,19 @@ using namespace std::chrono_literals;
 class BenchCpus : public takt::testing::CommandTest {};
 
 TEST_F(BenchCpus, CtrlCWritesTheCpusMeasuredMarkedPartialAndEndsBySigint) {
-  // Phases of 3 s; SIGINT at 4.5 s: the first CPU was measured alone (by 3 s), the
-  // next measurement (the second CPU alone until 6 s, or with one CPU the phase with
-  // every CPU busy) is in flight. It wrote nothing before (SIGINT's default action).
+  // Phases of 6 s; SIGINT at 9 s: the first CPU was measured alone (by 6 s, plus
+  // takt's start), the next measurement (the second CPU alone until 12 s, or with one
+  // CPU the phase with every CPU busy) is in flight. 3 s of margin on either side for a
+  // loaded machine. It wrote nothing before (SIGINT's default action).
   const std::string json = (dir_ / "cpus.json").string();
   const takt::testing::Interrupted r = signal_takt_when(
-      {"bench", "cpus", "--seconds", "3", "--json", json},
-      [](const std::string&, std::chrono::steady_clock::duration elapsed) { return elapsed >= 4500ms; });
+      {"bench", "cpus", "--seconds", "6", "--json", json},
+      [](const std::string&, std::chrono::steady_clock::duration elapsed) { return elapsed >= 9000ms; });
   const takt::testing::Outcome& o = r.outcome;
   ASSERT_TRUE(r.signalled) << o.out << o.err;
   EXPECT_EQ(o.status, 128 + SIGINT) << o.err;  // ended by the signal, after writing
   EXPECT_NE(o.err.find("takt bench cpus: stopping"), std::string::npos) << o.err;
-  // The measurement in flight is cut short (it would have gone on for 1.5 s).
+  // The measurement in flight is cut short (it would have gone on for 3 s).
   EXPECT_LT(r.after_signal, 1000ms);
   const nlohmann::json j = nlohmann::json::parse(takt::testing::slurp(json));
   EXPECT_EQ(j["complete"], false);

@@ -33,10 +33,19 @@ TEST(ProgressLine, PrintsWhileRunningWhenEnabled) {
   std::FILE* f = std::tmpfile();
   ASSERT_NE(f, nullptr);
   std::atomic<std::uint64_t> done{0};
+  std::atomic<bool> sampled{false};
   {
-    ProgressLine line([&] { return ProgressLine::Counts{done.load(), 1, std::nullopt}; }, f, true, 5ms);
+    ProgressLine line(
+        [&] {
+          sampled = true;
+          return ProgressLine::Counts{done.load(), 1, std::nullopt};
+        },
+        f, true, 5ms);
     EXPECT_TRUE(line.enabled());
-    for (int i = 0; i < 20; ++i) {
+    // Until the line's thread has sampled the counts (it prints each sample), at most
+    // 10 s: a thread slow to start on a loaded machine sampled nothing in a fixed 40 ms.
+    const auto give_up = std::chrono::steady_clock::now() + 10s;
+    while (!sampled.load() && std::chrono::steady_clock::now() < give_up) {
       done.fetch_add(1);
       std::this_thread::sleep_for(2ms);
     }
@@ -44,6 +53,7 @@ TEST(ProgressLine, PrintsWhileRunningWhenEnabled) {
   std::string text = contents(f);
   EXPECT_NE(text.find("\rtakt: "), std::string::npos) << text;
   EXPECT_NE(text.find("jobs done, 1 missed"), std::string::npos) << text;
+  ASSERT_GE(text.size(), 4u);
   EXPECT_EQ(text.substr(text.size() - 4), "\r\033[K") << "the line is cleared at the end";
   std::fclose(f);
 }

@@ -5,6 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <optional>
+#include <string>
+
 namespace {
 
 using namespace std::chrono_literals;
@@ -14,7 +18,22 @@ TEST(BurdenCalibration, MeasuresStealsAndJoinsOnTwoWorkers) {
   takt::profiler::CalibrationOptions options;
   options.iterations = 400;
   options.warmup = 50;
-  const takt::profiler::BurdenCalibration c = takt::profiler::calibrate_burden(options);
+  // A round counts only while both pinned workers are on their CPUs; a test running
+  // beside this one can keep that under the quarter the calibration asks for, and it
+  // then refuses ("too busy"). Retried for at most 30 s: a refusal every time fails.
+  std::optional<takt::profiler::BurdenCalibration> calibrated;
+  std::string refusal;
+  const auto give_up = std::chrono::steady_clock::now() + 30s;
+  while (!calibrated && std::chrono::steady_clock::now() < give_up) {
+    try {
+      calibrated = takt::profiler::calibrate_burden(options);
+    } catch (const takt::Error& e) {
+      refusal = e.what();
+      if (refusal.find("too busy") == std::string::npos) throw;
+    }
+  }
+  ASSERT_TRUE(calibrated) << refusal;
+  const takt::profiler::BurdenCalibration& c = *calibrated;
   EXPECT_EQ(c.workers, 2u);
   EXPECT_EQ(c.iterations, 400u);
   // At least a quarter of the rounds qualified, or the calibration would have refused.
