@@ -5,6 +5,10 @@
 
 namespace takt::policies {
 
+WorkerView worker_view(bool running, std::chrono::nanoseconds key, std::int64_t asked) noexcept {
+  return WorkerView{running, key, running && asked >= 0 && asked == key.count()};
+}
+
 std::optional<std::size_t> edf_preemption_victim(std::span<const WorkerView> workers,
                                                  std::span<std::chrono::nanoseconds> waiting) {
   std::size_t takers = 0;

@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <span>
 
@@ -19,6 +20,14 @@ struct WorkerView {
   std::chrono::nanoseconds key{};  ///< the running computation's key
   bool yield_pending = false;      ///< asked to yield already: takes the queue's head at its next yield point
 };
+
+/// A worker's view from what the runtime reports (`running`, `key`) and `asked`: the
+/// running key that a yield request not yet consumed targeted (-1: none). A request is
+/// consumed only at a yield point (a spawn or sync), so it outlives a computation that
+/// ends without one (a sequential job, or a job's last strand); it counts only while
+/// the worker still runs the key it was made for. Otherwise it takes nothing, and the
+/// worker is a candidate for the next preemption like any running worker.
+WorkerView worker_view(bool running, std::chrono::nanoseconds key, std::int64_t asked) noexcept;
 
 /// `waiting`: the keys of the work admitted to the global queue and not yet taken (the
 /// released job's among them), in any order; reordered. Returns the worker to ask to

@@ -87,7 +87,10 @@ class GedfPaws final : public platform::Policy, ext::WorkSource, ext::YieldPolic
   std::vector<nanoseconds> waiting_scratch_;
   std::unique_ptr<StrandEntry[]> entries_;
   std::size_t entry_count_ = 0;
-  std::unique_ptr<std::atomic<bool>[]> yield_pending_;
+  /// Per worker, the running key a yield request targeted (-1: none pending). A request
+  /// is consumed only at a yield point (spawn or sync); a computation that ends without
+  /// one leaves it set, so it counts only while the worker still runs that key.
+  std::unique_ptr<std::atomic<std::int64_t>[]> yield_key_;
   /// The strand a worker's preempt() just ended, for the suspended() that follows on
   /// the same thread when the strand is handed back.
   std::unique_ptr<platform::OpenStrand[]> pending_open_;
@@ -148,8 +151,8 @@ void GedfPaws::prepare(RunContext& ctx) {
   for (std::size_t i = 0; i < entry_count_; ++i) entries_[i].entry.payload = &entries_[i];
   worker_views_.resize(workers_);
   waiting_scratch_.resize(ctx.tasks.size() + entry_count_);
-  yield_pending_.reset(new std::atomic<bool>[workers_]);
-  for (std::size_t i = 0; i < workers_; ++i) yield_pending_[i].store(false, std::memory_order_relaxed);
+  yield_key_.reset(new std::atomic<std::int64_t>[workers_]);
+  for (std::size_t i = 0; i < workers_; ++i) yield_key_[i].store(-1, std::memory_order_relaxed);
   pending_open_.reset(new platform::OpenStrand[workers_]);
 
   recording_ = std::make_unique<platform::PoolRecording>(workers_, ctx.cores.all(), &GedfPaws::resolve, this);
@@ -176,7 +179,13 @@ void GedfPaws::prepare(RunContext& ctx) {
 }
 
 nanoseconds GedfPaws::key_of(const sched::Task& t) const noexcept {
-  if (const StrandEntry* s = as_strand(t)) return s->strand.key();
+  if (const StrandEntry* s = as_strand(t)) {
+    // The atomic copy of the strand's key: a task seen by peek() may be taken, resumed
+    // and its entry refilled by suspended() meanwhile (a stale key only costs a
+    // schedule() that finds nothing earlier). Taken: no key, never earlier.
+    const std::int64_t k = s->waiting_key.load(std::memory_order_acquire);
+    return k >= 0 ? nanoseconds(k) : nanoseconds::max();
+  }
   return nanoseconds(keys_[static_cast<const JobSlot*>(t.payload)->task()].load(std::memory_order_acquire));
 }
 
@@ -232,7 +241,7 @@ ext::Work GedfPaws::take(std::size_t worker) noexcept {
 }
 
 ext::Work GedfPaws::preempt(const ext::YieldPoint& point) noexcept {
-  yield_pending_[point.worker].store(false, std::memory_order_release);
+  yield_key_[point.worker].store(-1, std::memory_order_release);
   const int pe = static_cast<int>(point.worker);
   sched::Task* head = scheduler_->peek(pe);
   if (head == nullptr || key_of(*head) >= point.key) return {};
@@ -259,7 +268,7 @@ ext::Work GedfPaws::preempt(const ext::YieldPoint& point) noexcept {
 void GedfPaws::refused(std::size_t worker) noexcept {
   // The runtime could not suspend the strand: the request is over, so the worker may
   // be chosen again by the next release.
-  yield_pending_[worker].store(false, std::memory_order_release);
+  yield_key_[worker].store(-1, std::memory_order_release);
 }
 
 void GedfPaws::suspended(ext::SuspendedStrand strand) noexcept {
@@ -307,9 +316,10 @@ void GedfPaws::admit(const platform::Release& release) {
   ext::Extension& ext = pool_->extension();
   bool idle = false;
   for (std::size_t w = 0; w < workers_; ++w) {
+    nanoseconds key{};
+    const bool running = ext.running_key(w, key);
     WorkerView& view = worker_views_[w];
-    view.running = ext.running_key(w, view.key);
-    view.yield_pending = yield_pending_[w].load(std::memory_order_acquire);
+    view = worker_view(running, key, yield_key_[w].load(std::memory_order_acquire));
     idle = idle || !view.running;
   }
   if (idle) ext.notify_work();
@@ -325,7 +335,7 @@ void GedfPaws::admit(const platform::Release& release) {
   const std::optional<std::size_t> victim =
       edf_preemption_victim(worker_views_, std::span<nanoseconds>(waiting_scratch_.data(), waiting));
   if (victim) {
-    yield_pending_[*victim].store(true, std::memory_order_release);
+    yield_key_[*victim].store(worker_views_[*victim].key.count(), std::memory_order_release);
     preemptions_requested_.fetch_add(1, std::memory_order_relaxed);
     ext.request_yield(*victim);
   }

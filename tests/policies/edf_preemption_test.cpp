@@ -8,6 +8,7 @@
 using namespace std::chrono_literals;
 using std::chrono::nanoseconds;
 using takt::policies::edf_preemption_victim;
+using takt::policies::worker_view;
 using takt::policies::WorkerView;
 
 namespace {
@@ -56,4 +57,28 @@ TEST(EdfPreemption, EveryWorkerBusyWithAnEarlierKeyLeavesTheJobWaiting) {
   std::vector<nanoseconds> waiting{10ms};
   EXPECT_FALSE(edf_preemption_victim(workers, waiting));
   EXPECT_FALSE(edf_preemption_victim(std::vector<WorkerView>{}, waiting));
+}
+
+TEST(EdfPreemption, AYieldRequestCountsOnlyWhileItsComputationRuns) {
+  // A request is consumed at a yield point; a computation that ends without one (a
+  // sequential job) left the worker marked as asked for as long as it then ran other
+  // jobs without spawns or syncs, so releases counted it as a taker and asked nobody.
+  EXPECT_TRUE(worker_view(true, 200ms, nanoseconds(200ms).count()).yield_pending);
+  EXPECT_FALSE(worker_view(true, 200ms, nanoseconds(150ms).count()).yield_pending);  // another job now
+  EXPECT_FALSE(worker_view(true, 200ms, -1).yield_pending);
+  EXPECT_FALSE(worker_view(false, 0ms, nanoseconds(200ms).count()).yield_pending);  // idle: a taker anyway
+  EXPECT_FALSE(worker_view(false, 0ms, nanoseconds(200ms).count()).running);
+  // m = 2: worker 0 was asked while it ran the job of key 150 ms, which ended without a
+  // yield point; it now runs the job of key 200 ms, worker 1 that of 190 ms. A release
+  // of key 105 ms must preempt worker 0 (the latest key): with the stale request
+  // counted, it was the taker of the 105 ms job and nobody was asked.
+  const std::vector<WorkerView> workers{worker_view(true, 200ms, nanoseconds(150ms).count()),
+                                        worker_view(true, 190ms, -1)};
+  std::vector<nanoseconds> waiting{105ms};
+  EXPECT_EQ(edf_preemption_victim(workers, waiting), 0u);
+  // Still running the computation it was asked for, it takes the 105 ms job itself.
+  const std::vector<WorkerView> asked{worker_view(true, 200ms, nanoseconds(200ms).count()),
+                                      worker_view(true, 190ms, -1)};
+  std::vector<nanoseconds> again{105ms};
+  EXPECT_FALSE(edf_preemption_victim(asked, again));
 }
