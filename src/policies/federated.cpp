@@ -307,7 +307,7 @@ void Federated::admit(const platform::Release& release) {
   // The key orders the jobs of a shared core (rank()) and priority-aware pools.
   slot.fill(release, cluster_of_task_[release.task],
             priority_keys_.key(release.deadline, release.task, *engine_));
-  scheduler_->admit(slot.entry());
+  slot.admit();
   // Wake every cluster that has work now (the job's own, in the built-in topology).
   for (auto& c : clusters_) {
     if (scheduler_->peek(c->first_pe) != nullptr) wake(*c);

@@ -309,7 +309,7 @@ void GedfPaws::admit(const platform::Release& release) {
   slot.fill(release, 0, key);
   keys_[release.task].store(key.count(), std::memory_order_release);
   waiting_keys_[release.task].store(key.count(), std::memory_order_release);
-  scheduler_->admit(slot.entry());
+  slot.admit();
   // Idle workers take the earliest waiting work (rule D), as do workers already asked to
   // yield. Work waiting beyond them (an idle worker that has not yet taken the job of a
   // previous release counts for that job only) preempts the latest running key if later.

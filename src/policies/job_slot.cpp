@@ -3,6 +3,7 @@
 
 #include "os/clock.hpp"
 #include "platform/thread_recording.hpp"
+#include "sched/topics.hpp"
 #include "takt/error.hpp"
 
 #include <fmt/core.h>
@@ -59,6 +60,11 @@ void JobSlot::fill(const platform::Release& release, int cluster, std::chrono::n
   entry_.deadline = release.deadline;
   entry_.cluster = cluster;
   entry_.pe = sched::kAny;
+}
+
+void JobSlot::admit() {
+  scheduler_.notify(sched::topics::time, sched::TimeMessage{os::monotonic_now()});
+  scheduler_.admit(entry_);
 }
 
 void JobSlot::run() {

@@ -63,6 +63,11 @@ class JobSlot final : public ext::Job {
   /// and its runtime priority key (PriorityKeys: deadline order, unique per task).
   void fill(const platform::Release& release, int cluster, std::chrono::nanoseconds key) noexcept;
 
+  /// On the lane, after fill(): admits entry() to the topology, after a TIME message
+  /// with the time now. The lane admits a job once it is released, and time-driven
+  /// components (release-gate) forward a task only once TIME has reached its release.
+  void admit();
+
   /// The job as the scheduling framework sees it (payload: this slot).
   [[nodiscard]] sched::Task& entry() noexcept { return entry_; }
   [[nodiscard]] std::uint32_t task() const noexcept { return index_; }

@@ -302,6 +302,50 @@ TEST_F(RunCommand, ATopologyThatWithholdsEveryJobIsNamedInAWarning) {
   EXPECT_NE(r.err.find("Add an `unassigned:` output"), std::string::npos) << r.err;
 }
 
+TEST_F(RunCommand, AReleaseGateInATopologyForwardsEveryReleasedJob) {
+  // release-gate forwards a task once TIME has reached its release. The platform sent
+  // no TIME: the gate's time stayed at 0, every job (released at an absolute monotonic
+  // time) was held for ever, and every one counted unfinished. The lanes now send the
+  // time before each admission, and every job is met.
+  const std::string gate = "    gate: {component: release-gate, input: admitted, output: released}\n";
+  const std::string sets[] = {
+      "global: {cores: 2, policy: gedf-paws}\n"
+      "tasks:\n"
+      "  - {name: a, period: 10ms, program: segments, segments: [{length: 1ms}]}\n"
+      "topology:\n"
+      "  pipes: {admitted: one, released: one, ordered: one, global: one, local: per-pe}\n"
+      "  entry: admitted\n"
+      "  instances:\n" +
+          gate +
+          "    order: {component: edf, input: released, output: ordered}\n"
+          "    place: {component: distributor, input: ordered, outputs: \"local[*]\", unassigned: global, "
+          "params: {by: pe}}\n"
+          "  pes: {terminal: \"local[pe]\", pull: [global], steal: local}\n",
+      "global: {cores: 2, policy: federated}\n"
+      "tasks:\n"
+      "  - {name: a, period: 10ms, program: segments, segments: [{length: 1ms}]}\n"
+      "topology:\n"
+      "  pipes: {admitted: one, released: one, ordered: one, ready: per-cluster}\n"
+      "  entry: admitted\n"
+      "  instances:\n" +
+          gate +
+          "    order: {component: edf, input: released, output: ordered}\n"
+          "    place: {component: advanced-balancer, inputs: ordered, outputs: \"ready[*]\"}\n"
+          "  pes: {terminal: \"ready[cluster]\"}\n"};
+  for (const std::string& text : sets) {
+    SCOPED_TRACE(text);
+    const fs::path set = write("gated.yaml", text);
+    const fs::path json = dir_ / "gated.json";
+    const Outcome r =
+        takt("run --no-cyclictest " + set.string() + " --jobs 5 --json " + json.string(), "TAKT_NO_RT=1");
+    ASSERT_EQ(r.status, 0) << r.err;
+    const nlohmann::json m = read_json(json);
+    expect_accounted(m);
+    EXPECT_EQ(m["tasks"][0]["jobs"], 5);
+    EXPECT_EQ(m["tasks"][0]["met"], 5) << m["tasks"][0].dump();
+  }
+}
+
 #ifdef TAKT_THROWING_SO
 TEST_F(RunCommand, AThrowingSharedObjectTaskFailsItsJobsAndTheRunGoesOn) {
   // The fixture throws on odd jobs and on job 4 (not a std::exception).
