@@ -79,6 +79,10 @@ class PartitionedDm final : public platform::Policy {
                 const RunContext& ctx) noexcept;
 
   std::vector<std::unique_ptr<Team>> teams_;
+  /// The strands admitted to scheduler_. Declared before it, so that they outlive it:
+  /// strands a topology withheld (prepare() then throws) stay in the scheduler until
+  /// its destructor detaches them. Freed once every strand has left the scheduler.
+  std::vector<std::unique_ptr<sched::Task>> entries_;
   std::unique_ptr<sched::Scheduler> scheduler_;
   nlohmann::json assignment_;
   platform::ReleaseEngine* engine_ = nullptr;
@@ -148,23 +152,25 @@ void PartitionedDm::prepare(RunContext& ctx) {
   realtime_ = &ctx.realtime;
   const analysis::PartitionedDmResult& p = *ctx.analysis.partitioned_dm();
   const int m = ctx.cores.count();
+  scheduler_.reset();  // before the strands it may still hold
+  entries_.clear();
   scheduler_ = std::make_unique<sched::Scheduler>(ctx.topology, sched::ProcessingElements::uniform(m));
 
   // Every strand of the table enters the topology bound to its core with its priority.
-  std::vector<std::unique_ptr<sched::Task>> entries;
-  entries.reserve(p.strands.size());
+  // Each is kept in entries_ before it is admitted: an admit() that throws midway may
+  // have left it in the scheduler.
+  entries_.reserve(p.strands.size());
   for (std::size_t k = 0; k < p.strands.size(); ++k) {
     const analysis::StrandAssignment& s = p.strands[k];
     ranks_ = std::max(ranks_, s.priority);
-    auto t = std::make_unique<sched::Task>(k);
+    sched::Task& t = *entries_.emplace_back(std::make_unique<sched::Task>(k));
     // A strand the analysis could not place (only under --force) goes to a core by its number.
-    t->pe = s.core >= 0 ? s.core : (s.strand_in_segment - 1) % m;
-    t->priority = s.priority;
-    t->release = s.release;
-    t->deadline = s.release + s.deadline;
-    t->payload = const_cast<analysis::StrandAssignment*>(&s);
-    scheduler_->admit(*t);
-    entries.push_back(std::move(t));
+    t.pe = s.core >= 0 ? s.core : (s.strand_in_segment - 1) % m;
+    t.priority = s.priority;
+    t.release = s.release;
+    t.deadline = s.release + s.deadline;
+    t.payload = const_cast<analysis::StrandAssignment*>(&s);
+    scheduler_->admit(t);
   }
   // Each core takes its strands, the cores in turn, until none gets any more.
   std::map<std::pair<std::size_t, int>, std::vector<const analysis::StrandAssignment*>> by_thread;
@@ -182,10 +188,12 @@ void PartitionedDm::prepare(RunContext& ctx) {
     }
   }
   if (assigned != p.strands.size()) {
+    // The withheld strands stay in scheduler_, and entries_ with it (see entries_).
     throw Error(fmt::format("the topology gave {} of the {} strands to a core; a partitioned-dm topology must "
                             "deliver every strand to some processing element",
                             assigned, p.strands.size()));
   }
+  if (scheduler_->attached_tasks() == 0) std::vector<std::unique_ptr<sched::Task>>().swap(entries_);
 
   assignment_ = nlohmann::json::array();
   for (std::size_t i = 0; i < ctx.set.tasks.size(); ++i) {

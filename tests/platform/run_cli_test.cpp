@@ -346,6 +346,30 @@ TEST_F(RunCommand, AReleaseGateInATopologyForwardsEveryReleasedJob) {
   }
 }
 
+TEST_F(RunCommand, APartitionedDmTopologyThatWithholdsStrandsIsRefused) {
+  // Strands carry no cluster; a distributor by cluster without an `unassigned:` output
+  // withholds them all. The run is refused before it starts, and takt exits normally
+  // (the withheld strands were freed while the scheduler still held them, which
+  // AddressSanitizer reports as a heap-use-after-free when the policy goes).
+  const fs::path set = write("withheld-strands.yaml",
+                             "global: {cores: 2, policy: partitioned-dm}\n"
+                             "tasks:\n"
+                             "  - {name: a, period: 10ms, program: segments, segments: [{length: 1ms, strands: 2}]}\n"
+                             "topology:\n"
+                             "  pipes: {admitted: one, local: per-pe}\n"
+                             "  entry: admitted\n"
+                             "  instances:\n"
+                             "    place: {component: distributor, input: admitted, outputs: \"local[*]\", "
+                             "params: {by: cluster}}\n"
+                             "  pes: {terminal: \"local[pe]\"}\n");
+  const Outcome r = takt("run --no-cyclictest " + set.string() + " --duration 100ms", "TAKT_NO_RT=1");
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(r.err.find("takt: error: the topology gave 0 of the 2 strands to a core; a partitioned-dm topology "
+                       "must deliver every strand to some processing element"),
+            std::string::npos)
+      << r.err;
+}
+
 #ifdef TAKT_THROWING_SO
 TEST_F(RunCommand, AThrowingSharedObjectTaskFailsItsJobsAndTheRunGoesOn) {
   // The fixture throws on odd jobs and on job 4 (not a std::exception).
