@@ -20,7 +20,6 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
 
 namespace takt::policies {
 namespace {
@@ -74,13 +73,22 @@ class PartitionedDm final : public platform::Policy {
     void release(const platform::Release& release) override;
   };
 
+  /// The strand → thread assignment, made once for plan() and prepare(): every strand
+  /// of the table is admitted to scheduler_ and each core takes its strands with
+  /// schedule(pe); fills by_thread_ and ranks_. Throws when the topology does not
+  /// deliver every strand.
+  void assign(const RunContext& ctx);
   void member_loop(Team& team, std::size_t index, const RunContext& ctx);
   void dispatch(Team& team, const Member& member, const platform::Release& job, platform::ThreadRecorder* rec,
                 const RunContext& ctx) noexcept;
 
   std::vector<std::unique_ptr<Team>> teams_;
+  /// Per (task, core): the task's strands schedule(core) gave that core, in the order
+  /// it gave them. One thread per key: plan() counts them, prepare() creates them.
+  std::map<std::pair<std::size_t, int>, std::vector<const analysis::StrandAssignment*>> by_thread_;
+  bool assigned_ = false;
   /// The strands admitted to scheduler_. Declared before it, so that they outlive it:
-  /// strands a topology withheld (prepare() then throws) stay in the scheduler until
+  /// strands a topology withheld (assign() then throws) stay in the scheduler until
   /// its destructor detaches them. Freed once every strand has left the scheduler.
   std::vector<std::unique_ptr<sched::Task>> entries_;
   std::unique_ptr<sched::Scheduler> scheduler_;
@@ -110,11 +118,8 @@ platform::RecordingPlan PartitionedDm::plan(const RunContext& ctx) {
   platform::RecordingPlan plan;
   plan.threads = 0;
   std::vector<std::size_t> strands(ctx.set.tasks.size(), 0);
-  std::vector<std::set<int>> cores(ctx.set.tasks.size());
   for (const auto& s : p->strands) {
-    if (s.task >= strands.size()) continue;
-    ++strands[s.task];
-    cores[s.task].insert(s.core >= 0 ? s.core : 0);
+    if (s.task < strands.size()) ++strands[s.task];
   }
   for (std::size_t i = 0; i < ctx.set.tasks.size(); ++i) {
     const model::Task& t = ctx.set.tasks[i];
@@ -140,18 +145,31 @@ platform::RecordingPlan PartitionedDm::plan(const RunContext& ctx) {
             t.name, have.size(), want.size()));
       }
     }
-    plan.threads += cores[i].size();
+  }
+  // The threads are the ones prepare() creates: one per (task, core) the topology gave
+  // strands of the task to, so the recorder has a slot for every one of them.
+  assign(ctx);
+  std::vector<std::size_t> threads(ctx.set.tasks.size(), 0);
+  for (const auto& [key, list] : by_thread_) {
+    if (key.first < threads.size()) ++threads[key.first];
+  }
+  for (std::size_t i = 0; i < ctx.set.tasks.size(); ++i) {
+    if (threads[i] == 0) {
+      throw Error(fmt::format("task '{}' has no strand in the strand table; partitioned-dm cannot run it",
+                              ctx.set.tasks[i].name));
+    }
+    plan.threads += threads[i];
     plan.events_per_job.push_back(3 + 2 * strands[i]);
-    plan.threads_per_task.push_back(std::max<std::size_t>(1, cores[i].size()));
+    plan.threads_per_task.push_back(threads[i]);
   }
   return plan;
 }
 
-void PartitionedDm::prepare(RunContext& ctx) {
-  engine_ = &ctx.engine;
-  realtime_ = &ctx.realtime;
+void PartitionedDm::assign(const RunContext& ctx) {
   const analysis::PartitionedDmResult& p = *ctx.analysis.partitioned_dm();
   const int m = ctx.cores.count();
+  assigned_ = false;
+  by_thread_.clear();
   scheduler_.reset();  // before the strands it may still hold
   entries_.clear();
   scheduler_ = std::make_unique<sched::Scheduler>(ctx.topology, sched::ProcessingElements::uniform(m));
@@ -173,7 +191,6 @@ void PartitionedDm::prepare(RunContext& ctx) {
     scheduler_->admit(t);
   }
   // Each core takes its strands, the cores in turn, until none gets any more.
-  std::map<std::pair<std::size_t, int>, std::vector<const analysis::StrandAssignment*>> by_thread;
   std::size_t assigned = 0;
   for (bool any = true; any;) {
     any = false;
@@ -182,7 +199,7 @@ void PartitionedDm::prepare(RunContext& ctx) {
       if (t == nullptr) continue;
       any = true;
       const auto* s = static_cast<const analysis::StrandAssignment*>(t->payload);
-      by_thread[{s->task, pe}].push_back(s);
+      by_thread_[{s->task, pe}].push_back(s);
       scheduler_->exit(*t);
       ++assigned;
     }
@@ -194,6 +211,17 @@ void PartitionedDm::prepare(RunContext& ctx) {
                             assigned, p.strands.size()));
   }
   if (scheduler_->attached_tasks() == 0) std::vector<std::unique_ptr<sched::Task>>().swap(entries_);
+  assigned_ = true;
+}
+
+void PartitionedDm::prepare(RunContext& ctx) {
+  engine_ = &ctx.engine;
+  realtime_ = &ctx.realtime;
+  const analysis::PartitionedDmResult& p = *ctx.analysis.partitioned_dm();
+  const int m = ctx.cores.count();
+  // The assignment plan() made (and counted the threads of); made here when plan() was
+  // not called.
+  if (!assigned_) assign(ctx);
 
   assignment_ = nlohmann::json::array();
   for (std::size_t i = 0; i < ctx.set.tasks.size(); ++i) {
@@ -216,8 +244,8 @@ void PartitionedDm::prepare(RunContext& ctx) {
     for (int r : team->ranks) team->fifo.push_back(platform::fifo::rank_priority(r, ranks_));
     nlohmann::json members = nlohmann::json::array();
     for (int pe = 0; pe < m; ++pe) {
-      auto it = by_thread.find({i, pe});
-      if (it == by_thread.end()) continue;
+      auto it = by_thread_.find({i, pe});
+      if (it == by_thread_.end()) continue;
       Member member;
       member.pe = pe;
       member.cpu = ctx.cores.cpu(ctx.analysis.cores.id(pe));

@@ -3,8 +3,9 @@
 // What runs where (rt-openmp §IV.B):
 //  - the analysis decomposes every task into segments of strands, gives each segment a
 //    deadline-monotonic priority and places every strand on a core (FBB-FFD). The
-//    strand → thread assignment is taken from the topology: every strand of the table
-//    is admitted with `pe` = its core and `priority` = its priority, and each core's
+//    strand → thread assignment is taken from the topology, once, in plan() (which
+//    counts its threads for the recorder; prepare() creates them): every strand of the
+//    table is admitted with `pe` = its core and `priority` = its priority, and each core's
 //    strands are what schedule(pe) gives that core, in the order it gives them (the
 //    built-in topology: per-core pipes ordered by priority, no stealing);
 //  - one team of threads per task, one thread pinned to each core that has strands of

@@ -1,13 +1,19 @@
-// partitioned-dm: a topology that withholds strands is refused without leaving freed strands in the scheduler.
+// partitioned-dm's strand → thread assignment: the threads plan() counts are the threads prepare() creates (strands without a core under --force, a custom topology), and a topology that withholds strands is refused without leaving freed strands in the scheduler.
 //
 // Run twice by CTest, like takt_policies_tests: as the process finds the machine and with
-// TAKT_NO_RT=1.
+// TAKT_NO_RT=1. The assignment tests call plan() and prepare() only (no thread starts, so
+// the task set may have more cores than the machine); the run test runs on 2 cores.
+#include "os/cpu.hpp"
+#include "platform/recorder.hpp"
+#include "platform/release_engine.hpp"
 #include "run_support.hpp"
+#include "sched/topology_spec.hpp"
 
 #include <gtest/gtest.h>
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace takt::testing {
 namespace {
@@ -17,6 +23,145 @@ analysis::AnalysisResult analyse_partitioned_dm(const model::TaskSet& set) {
   analysis::AnalysisOptions options;
   options.policy = model::Policy::partitioned_dm;
   return analysis::analyse(set, options);
+}
+
+struct Assignment {
+  std::size_t planned = 0;  ///< plan().threads
+  std::size_t created = 0;  ///< the team threads prepare() set up (details' `teams[].threads`)
+  nlohmann::json details;
+};
+
+/// plan() and prepare() of partitioned-dm on `set`, its logical cores mapped onto CPUs
+/// 0..m−1; the recorder gets exactly the slots the run loop would give it (plan.threads
+/// + 1). Nothing runs, so the CPUs need not exist.
+Assignment plan_and_prepare(const model::TaskSet& set) {
+  const analysis::AnalysisResult verdict = analyse_partitioned_dm(set);
+  os::CpuSet cpus;
+  for (int k = 0; k < verdict.cores.count; ++k) cpus.add(k);
+  const platform::CoreMap cores = platform::CoreMap::map(verdict.cores, cpus, os::CpuSet{});
+  std::vector<std::unique_ptr<Task>> objects;
+  std::vector<Task*> pointers;
+  std::vector<platform::PeriodicTask> timing;
+  for (std::size_t i = 0; i < set.tasks.size(); ++i) {
+    const model::Task& t = set.tasks[i];
+    objects.push_back(programs().find(t.program).create());
+    TaskArgs args;
+    args.task = t.name;
+    args.args = platform::program_arguments(t, set.source);
+    args.cores = platform::granted_cores(verdict, i);
+    objects.back()->init(args);
+    pointers.push_back(objects.back().get());
+    timing.push_back(platform::PeriodicTask{t.name, t.period, t.deadline, t.offset, args.cores, t.work()});
+  }
+  platform::ReleaseConfig config;
+  config.duration = 1s;
+  platform::ReleaseEngine engine(timing, config);
+  const platform::RealtimeSettings realtime;
+  auto policy = policies::make_policy(model::Policy::partitioned_dm);
+  const sched::TopologySpec topology =
+      set.topology ? sched::parse_topology(*set.topology, set.source) : policy->default_topology();
+  platform::RunContext ctx{set, verdict, cores, engine.tasks(), pointers, engine, realtime, topology};
+  const platform::RecordingPlan plan = policy->plan(ctx);
+  platform::Recorder recorder({plan.threads + 1, 1024});
+  ctx.recorder = &recorder;
+  policy->prepare(ctx);
+  Assignment out;
+  out.planned = plan.threads;
+  out.details = policy->details();
+  for (const auto& team : out.details["teams"]) out.created += team["threads"].size();
+  EXPECT_TRUE(policy->shutdown());
+  policy.reset();
+  for (auto& o : objects) o->finalize();
+  return out;
+}
+
+/// On 4 cores, task a's 4 strands take every core; none of task b's 4 strands fits on
+/// any (the analysis rejects the set; `takt run --force` runs it anyway).
+constexpr const char* kStrandsWithoutACore = R"(
+global: {cores: 4, policy: partitioned-dm}
+tasks:
+  - {name: a, period: 50ms, deadline: 5ms, program: segments, segments: [{length: 4ms, strands: 4}]}
+  - {name: b, period: 50ms, deadline: 6ms, program: segments, segments: [{length: 3ms, strands: 4}]}
+)";
+
+TEST(PartitionedDm, PlanCountsTheThreadsOfStrandsWithoutACore) {
+  // plan() put every strand without a core on core 0 (b: 1 thread), prepare() on core
+  // (its number − 1) mod m (b: 4 threads): the recorder had 6 slots for 8 threads.
+  const model::TaskSet set = model::parse_task_set(kStrandsWithoutACore);
+  const analysis::AnalysisResult verdict = analyse_partitioned_dm(set);
+  ASSERT_FALSE(verdict.schedulable);
+  const auto* table = verdict.partitioned_dm();
+  ASSERT_NE(table, nullptr);
+  for (const auto& s : table->strands) {
+    if (s.task == 1) {
+      EXPECT_LT(s.core, 0) << "strand " << s.strand << " of b has a core";
+    }
+  }
+  const Assignment a = plan_and_prepare(set);
+  EXPECT_EQ(a.created, 8u);
+  EXPECT_EQ(a.planned, a.created);
+  ASSERT_EQ(a.details["teams"].size(), 2u);
+  EXPECT_EQ(a.details["teams"][1]["threads"].size(), 4u) << a.details["teams"][1].dump();
+}
+
+TEST(PartitionedDm, PlanCountsTheThreadsOfTheCoresATopologyDeliversTo) {
+  // First-fit puts all 4 strands on core 0; this topology hands every strand to the
+  // next core that asks (they carry no cluster, so all go to `global`, which every core
+  // pulls from), so the 4 strands get 4 threads. plan() counted the table's cores (1).
+  const model::TaskSet set = model::parse_task_set(R"(
+global: {cores: 4, policy: partitioned-dm, fit: first-fit}
+tasks:
+  - {name: a, period: 50ms, program: segments, segments: [{length: 1ms, strands: 4}]}
+topology:
+  pipes: {admitted: one, local: per-pe, global: one}
+  entry: admitted
+  instances:
+    place: {component: distributor, input: admitted, outputs: "local[*]", unassigned: global, params: {by: cluster}}
+  pes: {terminal: "local[pe]", pull: [global]}
+)");
+  const analysis::AnalysisResult verdict = analyse_partitioned_dm(set);
+  ASSERT_TRUE(verdict.schedulable);
+  for (const auto& s : verdict.partitioned_dm()->strands) EXPECT_EQ(s.core, 0);
+  const Assignment a = plan_and_prepare(set);
+  EXPECT_EQ(a.created, 4u) << a.details.dump();
+  EXPECT_EQ(a.planned, a.created);
+}
+
+TEST(PartitionedDm, StrandsWithoutACoreRunWithEveryEventRecorded) {
+  // 2 cores: a's 2 strands take both, none of b's or c's fits. plan() counted 4 threads
+  // (a: 2, b and c: 1 each on core 0), prepare() created 6: the recorder's 5 slots left
+  // one thread without a recorder, whose strands and finishes were lost.
+  const model::TaskSet set = model::parse_task_set(R"(
+global: {cores: 2, policy: partitioned-dm}
+tasks:
+  - {name: a, period: 50ms, deadline: 5ms, program: segments, segments: [{length: 4ms, strands: 2}]}
+  - {name: b, period: 50ms, deadline: 6ms, program: segments, segments: [{length: 3ms, strands: 2}]}
+  - {name: c, period: 50ms, deadline: 6ms, program: segments, segments: [{length: 3ms, strands: 2}]}
+)");
+  const nanoseconds duration = 600ms;
+  const Outcome o = run_set(set, model::Policy::partitioned_dm, duration);
+  ASSERT_FALSE(o.verdict.schedulable);
+  const platform::RunMetrics& m = o.metrics;
+  EXPECT_EQ(m.system.events_unattached, 0u);
+  EXPECT_EQ(m.system.events_dropped, 0u);
+  std::size_t threads = 0;
+  for (const auto& team : o.details["teams"]) threads += team["threads"].size();
+  EXPECT_EQ(threads, 6u) << o.details["teams"].dump();
+  ASSERT_EQ(m.tasks.size(), set.tasks.size());
+  for (std::size_t i = 0; i < set.tasks.size(); ++i) {
+    SCOPED_TRACE("task " + set.tasks[i].name);
+    EXPECT_EQ(m.tasks[i].jobs, planned(set.tasks[i], duration));
+    EXPECT_EQ(m.tasks[i].jobs, m.tasks[i].released + m.tasks[i].skipped);
+    EXPECT_EQ(m.tasks[i].met + m.tasks[i].misses, m.tasks[i].jobs);
+  }
+  // Every job that ran finished, and every strand of it was recorded.
+  std::uint64_t strands = 0;
+  for (const platform::JobResult& j : m.jobs) {
+    if (j.status == platform::JobStatus::skipped) continue;
+    EXPECT_TRUE(j.finish.has_value()) << "job " << j.index << " of task " << j.task << " unfinished";
+    for (const auto& s : set.tasks[j.task].segments) strands += static_cast<std::uint64_t>(s.strands);
+  }
+  EXPECT_EQ(m.system.strands, strands);
 }
 
 TEST(PartitionedDm, ATopologyThatWithholdsStrandsIsRefusedAndThePolicyIsDestroyedSafely) {
