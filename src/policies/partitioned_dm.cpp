@@ -13,6 +13,7 @@
 #include "policies/leaked_when_left_running.hpp"
 #include "policies/statistics_json.hpp"
 #include "sched/scheduler.hpp"
+#include "sched/topics.hpp"
 #include "takt/error.hpp"
 #include "takt/synchronous_task.hpp"
 
@@ -177,6 +178,12 @@ void PartitionedDm::assign(const RunContext& ctx) {
   // Every strand of the table enters the topology bound to its core with its priority.
   // Each is kept in entries_ before it is admitted: an admit() that throws midway may
   // have left it in the scheduler.
+  // The placement is made once, before the run, for every job alike; a strand's release
+  // is its offset within the job. A time-driven component (release-gate) is told the
+  // latest of them, so that it holds none back.
+  sched::Time latest{0};
+  for (const analysis::StrandAssignment& s : p.strands) latest = std::max(latest, s.release);
+  scheduler_->notify(sched::topics::time, sched::TimeMessage{latest});
   entries_.reserve(p.strands.size());
   for (std::size_t k = 0; k < p.strands.size(); ++k) {
     const analysis::StrandAssignment& s = p.strands[k];

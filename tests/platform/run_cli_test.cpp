@@ -331,7 +331,21 @@ TEST_F(RunCommand, AReleaseGateInATopologyForwardsEveryReleasedJob) {
           gate +
           "    order: {component: edf, input: released, output: ordered}\n"
           "    place: {component: advanced-balancer, inputs: ordered, outputs: \"ready[*]\"}\n"
-          "  pes: {terminal: \"ready[cluster]\"}\n"};
+          "  pes: {terminal: \"ready[cluster]\"}\n",
+      // partitioned-dm places the strands once, before the run: the gate is told the
+      // latest strand release (the second segment's, 2 ms into the job), or it held
+      // that segment's strands and the run was refused.
+      "global: {cores: 2, policy: partitioned-dm}\n"
+      "tasks:\n"
+      "  - {name: a, period: 10ms, program: segments, segments: [{length: 1ms}, {length: 1ms, strands: 2}]}\n"
+      "topology:\n"
+      "  pipes: {admitted: one, released: one, queued: per-pe, ready: per-pe}\n"
+      "  entry: admitted\n"
+      "  instances:\n" +
+          gate +
+          "    place: {component: distributor, input: released, outputs: \"queued[*]\", params: {by: pe}}\n"
+          "    order: {component: fixed-priority, per: pe, input: \"queued[#]\", output: \"ready[#]\"}\n"
+          "  pes: {terminal: \"ready[pe]\"}\n"};
   for (const std::string& text : sets) {
     SCOPED_TRACE(text);
     const fs::path set = write("gated.yaml", text);
