@@ -3,6 +3,7 @@
 
 #include "model/duration.hpp"
 #include "os/clock.hpp"
+#include "os/diagnostics.hpp"
 #include "os/futex.hpp"
 #include "os/realtime.hpp"
 #include "platform/futex_barrier.hpp"
@@ -49,6 +50,9 @@ class PartitionedDm final : public platform::Policy {
     /// Per segment: the strands (0-based within the segment) this thread runs, in the
     /// order the topology gave them, with their strand-table number s_i^k.
     std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> strands;
+    /// Per segment: the SCHED_FIFO level of its strands on this thread's core (0: the
+    /// thread runs none of that segment).
+    std::vector<int> fifo;
   };
   struct Team {
     std::uint32_t task = 0;
@@ -58,7 +62,6 @@ class PartitionedDm final : public platform::Policy {
     std::vector<Member> members;             ///< members[0] is the release lane
     std::vector<nanoseconds> offsets;        ///< per segment: release offset r_{i,j}
     std::vector<int> ranks;                  ///< per segment: priority rank (1 highest)
-    std::vector<int> fifo;                   ///< per segment: SCHED_FIFO level
     std::unique_ptr<platform::FutexBarrier> barrier;
     // The job the team runs now: written by the lane before `generation` is bumped.
     platform::Release current;
@@ -99,6 +102,8 @@ class PartitionedDm final : public platform::Policy {
   platform::RunThreads lanes_;
   platform::RunThreads members_;
   int ranks_ = 1;
+  /// The most distinct ranks on one core (each needs its own SCHED_FIFO level).
+  std::size_t max_core_ranks_ = 0;
   bool left_running_ = false;
   bool shut_down_ = false;
 };
@@ -230,6 +235,36 @@ void PartitionedDm::prepare(RunContext& ctx) {
   // not called.
   if (!assigned_) assign(ctx);
 
+  // The strands' SCHED_FIFO levels, per core: a core's threads are pinned and compete
+  // only with each other, so each core numbers the distinct ranks of the strands placed
+  // on it (1 = its highest) and maps them with fifo::rank_priority. The analysis assumes
+  // a strand is never delayed by one of a lower rank on its core, i.e. distinct levels;
+  // numbered across all cores, R > 79 ranks shared levels even where a core held few.
+  std::vector<std::vector<int>> core_ranks(static_cast<std::size_t>(m));
+  for (const auto& [thread, strands] : by_thread_) {
+    for (const analysis::StrandAssignment* s : strands) core_ranks[static_cast<std::size_t>(thread.second)].push_back(s->priority);
+  }
+  max_core_ranks_ = 0;
+  for (std::vector<int>& ranks : core_ranks) {
+    std::sort(ranks.begin(), ranks.end());
+    ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+    max_core_ranks_ = std::max(max_core_ranks_, ranks.size());
+  }
+  const int levels = platform::fifo::rank_highest - platform::fifo::rank_lowest + 1;
+  if (ctx.realtime.fifo && max_core_ranks_ > static_cast<std::size_t>(levels)) {
+    os::warn(fmt::format(
+        "partitioned-dm: a core runs strands of {} priority ranks, more than the {} SCHED_FIFO levels takt gives "
+        "them; some share a level there, so a strand may wait for one of a lower rank, which the analysis does "
+        "not count: give the set more cores or fewer segments",
+        max_core_ranks_, levels));
+  }
+  auto level_on = [&core_ranks](int pe, int rank) {
+    const std::vector<int>& ranks = core_ranks[static_cast<std::size_t>(pe)];
+    const auto it = std::lower_bound(ranks.begin(), ranks.end(), rank);
+    if (it == ranks.end() || *it != rank) return 0;
+    return platform::fifo::rank_priority(static_cast<int>(it - ranks.begin()) + 1, static_cast<int>(ranks.size()));
+  };
+
   assignment_ = nlohmann::json::array();
   for (std::size_t i = 0; i < ctx.set.tasks.size(); ++i) {
     const model::Task& t = ctx.set.tasks[i];
@@ -248,7 +283,6 @@ void PartitionedDm::prepare(RunContext& ctx) {
       team->offsets[j] = s.release;
       team->ranks[j] = s.priority;
     }
-    for (int r : team->ranks) team->fifo.push_back(platform::fifo::rank_priority(r, ranks_));
     nlohmann::json members = nlohmann::json::array();
     for (int pe = 0; pe < m; ++pe) {
       auto it = by_thread_.find({i, pe});
@@ -262,7 +296,12 @@ void PartitionedDm::prepare(RunContext& ctx) {
         member.strands[std::min(j, segments - 1)].emplace_back(static_cast<std::uint32_t>(s->strand_in_segment - 1),
                                                               static_cast<std::uint32_t>(s->strand));
       }
-      members.push_back({{"cpu", member.cpu}, {"strands", it->second.size()}});
+      nlohmann::json levels = nlohmann::json::array();
+      for (std::size_t j = 0; j < segments; ++j) {
+        member.fifo.push_back(member.strands[j].empty() ? 0 : level_on(pe, team->ranks[j]));
+        levels.push_back(member.fifo.back() > 0 ? nlohmann::json(member.fifo.back()) : nlohmann::json());
+      }
+      members.push_back({{"cpu", member.cpu}, {"strands", it->second.size()}, {"sched_fifo", levels}});
       team->members.push_back(std::move(member));
     }
     if (team->members.empty()) {
@@ -276,8 +315,7 @@ void PartitionedDm::prepare(RunContext& ctx) {
     for (std::size_t j = 0; j < segments; ++j) {
       priorities.push_back({{"segment", j + 1},
                             {"offset", model::format_duration(team->offsets[j])},
-                            {"rank", team->ranks[j]},
-                            {"sched_fifo", team->fifo[j]}});
+                            {"rank", team->ranks[j]}});
     }
     assignment_.push_back({{"task", t.name}, {"threads", members}, {"segments", priorities}});
     teams_.push_back(std::move(team));
@@ -296,7 +334,7 @@ void PartitionedDm::dispatch(Team& team, const Member& member, const platform::R
     // Lines 5–10: this thread's strands of the segment, each at the segment's priority.
     for (const auto& [strand, number] : member.strands[j]) {
       if (team.failed.load(std::memory_order_acquire)) break;
-      if (fifo) os::set_fifo(team.fifo[j]);
+      if (fifo) os::set_fifo(member.fifo[j]);
       const nanoseconds begin = os::monotonic_now();
       if (rec != nullptr) {
         if (!team.started.exchange(true, std::memory_order_acq_rel)) {
@@ -434,7 +472,7 @@ bool PartitionedDm::shutdown() {
 }
 
 nlohmann::json PartitionedDm::details() const {
-  nlohmann::json out = {{"teams", assignment_}, {"priority_ranks", ranks_},
+  nlohmann::json out = {{"teams", assignment_}, {"priority_ranks", ranks_}, {"max_ranks_per_core", max_core_ranks_},
                         {"dispatch_priority", platform::fifo::dispatch}};
   if (scheduler_) out["scheduler"] = scheduler_statistics_json(*scheduler_);
   return out;

@@ -11,6 +11,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -198,6 +200,43 @@ topology:
   }
   (void)policy->details();
   policy.reset();  // destroys the scheduler, which still holds the withheld strands
+}
+
+TEST(PartitionedDm, EachCoreGivesTheRanksOfItsStrandsDistinctLevels) {
+  // 90 one-strand tasks, deadlines 100 ms + i us (R = 90 ranks, one per segment), spread
+  // by worst-fit over 2 cores (45 each). Numbered across all cores, R = 90 > 79 levels
+  // made ranks share levels (79 - floor((r - 1) * 78 / 89): ranks 1 and 2 both 79), on
+  // the same core too, where the analysis assumes a strand is never delayed by a lower
+  // rank. Each core now numbers its own ranks: 45 distinct levels, in rank order.
+  std::string text = "global: {cores: 2, policy: partitioned-dm, fit: worst-fit}\ntasks:\n";
+  for (int i = 0; i < 90; ++i) {
+    text += "  - {name: t" + std::to_string(i) + ", period: 1s, deadline: " + std::to_string(100000 + i) +
+            "us, program: segments, segments: [{length: 10us}]}\n";
+  }
+  const model::TaskSet set = model::parse_task_set(text);
+  const Assignment a = plan_and_prepare(set);
+  std::map<int, std::vector<std::pair<int, int>>> by_cpu;  // cpu -> (rank, level)
+  for (const auto& team : a.details["teams"]) {
+    for (const auto& thread : team["threads"]) {
+      for (std::size_t j = 0; j < thread["sched_fifo"].size(); ++j) {
+        if (thread["sched_fifo"][j].is_null()) continue;
+        by_cpu[thread["cpu"].get<int>()].emplace_back(team["segments"][j]["rank"].get<int>(),
+                                                      thread["sched_fifo"][j].get<int>());
+      }
+    }
+  }
+  ASSERT_EQ(by_cpu.size(), 2u);
+  EXPECT_EQ(a.details["priority_ranks"], 90);
+  EXPECT_EQ(a.details["max_ranks_per_core"], 45);
+  for (auto& [cpu, pairs] : by_cpu) {
+    SCOPED_TRACE("cpu " + std::to_string(cpu));
+    ASSERT_EQ(pairs.size(), 45u);
+    std::sort(pairs.begin(), pairs.end());
+    for (std::size_t k = 0; k < pairs.size(); ++k) {
+      // The core's k-th highest rank runs at 79 - k: distinct, higher rank higher level.
+      EXPECT_EQ(pairs[k].second, 79 - static_cast<int>(k)) << "rank " << pairs[k].first;
+    }
+  }
 }
 
 }  // namespace
