@@ -22,12 +22,13 @@ constexpr int kMaxDraws = 1'000'000;
 constexpr nanoseconds kMaxTimescale = model::kMaxDuration / 32;
 
 // Span as a fraction of the period: 8/10/14/20 % with probability .4/.3/.2/.1.
-double span_fraction(Random& random) {
+/// The span as a percentage of the period: 8, 10, 14 or 20 with probabilities .4, .3, .2, .1.
+int span_percent(Random& random) {
   const double x = random.uniform01();
-  if (x < 0.4) return 0.08;
-  if (x < 0.7) return 0.10;
-  if (x < 0.9) return 0.14;
-  return 0.20;
+  if (x < 0.4) return 8;
+  if (x < 0.7) return 10;
+  if (x < 0.9) return 14;
+  return 20;
 }
 
 model::Task make_task(double unit_ns, Random& random) {
@@ -36,7 +37,9 @@ model::Task make_task(double unit_ns, Random& random) {
   // 2^k units of timescale/2^11 ns: exact in integers.
   t.period = nanoseconds{std::llround(unit_ns * std::ldexp(1.0, exponent))};
   t.deadline = t.period;
-  const std::int64_t span = std::llround(span_fraction(random) * static_cast<double>(t.period.count()));
+  // Rounded down, exactly: the 20 % tests are generated with P <= D/5 (§VI.A), which a
+  // span rounded to nearest broke at periods not divisible by 5 ns.
+  const auto span = static_cast<std::int64_t>(static_cast<__int128>(t.period.count()) * span_percent(random) / 100);
   const std::int64_t min_length = std::max<std::int64_t>(1, std::llround(kMinSegment * unit_ns));
   std::int64_t sum = 0;
   while (sum < span) {

@@ -181,6 +181,28 @@ TEST(Generators, RtOpenMpTimescaleScalesEverything) {
   }
 }
 
+TEST(Generators, RtOpenMpSpansAreRoundedDownSoThe20PercentTestsKeepPAtMostDOver5) {
+  // Timescale 2097152 ns = 2^21: a unit is 1024 ns and T = 2^k units, never a multiple
+  // of 5 ns. At k = 12, T = 4194304 ns and 20 % of it is 838860.8 ns: rounded to
+  // nearest, P = 838861 ns and 5P = 4194305 > D, a "long span" task in a set generated
+  // as a 20 % test. Rounded down, P = 838860 and 5P <= D for every task.
+  int twenty = 0;
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    auto o = options(GeneratorMethod::rt_openmp, 4, 1.5, seed);
+    o.timescale = std::chrono::nanoseconds{2097152};
+    for (const auto& t : generate(o).set.tasks) {
+      EXPECT_LE(5 * t.span().count(), t.deadline.count()) << t.name << " seed " << seed;
+      for (const int percent : {8, 10, 14, 20}) {
+        if (t.span().count() == t.period.count() * percent / 100) {
+          if (percent == 20) ++twenty;
+          break;
+        }
+      }
+    }
+  }
+  EXPECT_GT(twenty, 0) << "no task drew the 20 % span in 20 sets";
+}
+
 TEST(Generators, RtOpenMpTimescaleHasAMaximum) {
   // The longest period is 2^16 units = 32 timescales: at most 2^62 ns, so the timescale is
   // at most 2^57 ns. Above it the period used to be computed out of llround's range.
