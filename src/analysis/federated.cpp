@@ -167,8 +167,10 @@ FederatedResult analyse_federated(const model::TaskSet& set, const FederatedOpti
         g.formula = "none: D = L";
         result.findings.push_back({t.name, "federated core count", false, 0, "ns",
                                    "D = L = " + format_duration(g.deadline) +
-                                       ": a task with utilization > 1 and span equal to its deadline cannot "
-                                       "finish on any number of cores"});
+                                       ": a task with more work than its deadline (C = " +
+                                       format_duration(g.work) +
+                                       " > D) and a span equal to its deadline cannot finish on any number "
+                                       "of cores"});
       } else {
         g.formula = "n = ⌈(C − L)/(D − L)⌉ = ⌈(" + format_duration(g.work) + " − " + format_duration(g.span) +
                     ")/(" + format_duration(g.deadline) + " − " + format_duration(g.span) +

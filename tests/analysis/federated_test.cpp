@@ -355,3 +355,21 @@ TEST(FederatedAssignment, CapacityAugmentationDoesNotApplyUnderEquationThree) {
   EXPECT_FALSE(eq3.capacity.holds);
   EXPECT_NE(eq3.capacity.not_applicable.find("eq. 3"), std::string::npos) << eq3.capacity.not_applicable;
 }
+
+TEST(FederatedAnalysis, ASpanEqualToTheDeadlineSaysWorkExceedsTheDeadlineNotUtilization) {
+  // T = 20 ms, D = 5 ms, C = 8 ms, L = 5 ms: u = 0.4, yet the task is high (C > D) and
+  // D = L leaves no core count. The finding said "a task with utilization > 1".
+  auto set = takt::model::parse_task_set(
+      "tasks: [{name: a, period: 20ms, deadline: 5ms, work: 8ms, span: 5ms}]\n", "f.yaml");
+  auto r = analyse_federated(set, {Cores::of_count(4), std::nullopt, takt::model::Fit::worst_fit});
+  bool found = false;
+  for (const auto& f : r.findings) {
+    if (f.test != "federated core count") continue;
+    found = true;
+    EXPECT_FALSE(f.passed);
+    EXPECT_NE(f.detail.find("D = L = 5ms: a task with more work than its deadline (C = 8ms > D)"), std::string::npos)
+        << f.detail;
+    EXPECT_EQ(f.detail.find("utilization"), std::string::npos) << f.detail;
+  }
+  EXPECT_TRUE(found);
+}
