@@ -36,7 +36,7 @@ struct Assignment {
 /// plan() and prepare() of partitioned-dm on `set`, its logical cores mapped onto CPUs
 /// 0..m−1; the recorder gets exactly the slots the run loop would give it (plan.threads
 /// + 1). Nothing runs, so the CPUs need not exist.
-Assignment plan_and_prepare(const model::TaskSet& set) {
+Assignment plan_and_prepare(const model::TaskSet& set, bool fifo = false) {
   const analysis::AnalysisResult verdict = analyse_partitioned_dm(set);
   os::CpuSet cpus;
   for (int k = 0; k < verdict.cores.count; ++k) cpus.add(k);
@@ -58,7 +58,8 @@ Assignment plan_and_prepare(const model::TaskSet& set) {
   platform::ReleaseConfig config;
   config.duration = 1s;
   platform::ReleaseEngine engine(timing, config);
-  const platform::RealtimeSettings realtime;
+  platform::RealtimeSettings realtime;
+  realtime.fifo = fifo;  // what prepare() is told; nothing runs, so nothing is raised
   auto policy = policies::make_policy(model::Policy::partitioned_dm);
   const sched::TopologySpec topology =
       set.topology ? sched::parse_topology(*set.topology, set.source) : policy->default_topology();
@@ -237,6 +238,29 @@ TEST(PartitionedDm, EachCoreGivesTheRanksOfItsStrandsDistinctLevels) {
       EXPECT_EQ(pairs[k].second, 79 - static_cast<int>(k)) << "rank " << pairs[k].first;
     }
   }
+}
+
+TEST(PartitionedDm, ACoreWithMoreRanksThanLevelsIsWarnedAboutUnderSchedFifo) {
+  // 160 one-strand tasks by worst-fit on 2 cores: 80 ranks on each, one more than the
+  // 79 levels. Under SCHED_FIFO two of a core's ranks share a level, which the analysis
+  // does not count: the run warns. Without SCHED_FIFO there are no levels to share.
+  std::string text = "global: {cores: 2, policy: partitioned-dm, fit: worst-fit}\ntasks:\n";
+  for (int i = 0; i < 160; ++i) {
+    text += "  - {name: t" + std::to_string(i) + ", period: 1s, deadline: " + std::to_string(100000 + i) +
+            "us, program: segments, segments: [{length: 10us}]}\n";
+  }
+  const model::TaskSet set = model::parse_task_set(text);
+  ::testing::internal::CaptureStderr();
+  const Assignment fifo = plan_and_prepare(set, true);
+  const std::string warned = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(fifo.details["max_ranks_per_core"], 80);
+  EXPECT_NE(warned.find("partitioned-dm: a core runs strands of 80 priority ranks, more than the 79 SCHED_FIFO "
+                        "levels"),
+            std::string::npos)
+      << warned;
+  ::testing::internal::CaptureStderr();
+  (void)plan_and_prepare(set, false);
+  EXPECT_EQ(::testing::internal::GetCapturedStderr().find("priority ranks"), std::string::npos);
 }
 
 }  // namespace
