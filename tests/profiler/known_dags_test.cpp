@@ -138,6 +138,26 @@ TEST(KnownDags, SerialCodeIsOneStrand) {
   EXPECT_EQ(result.burdened_span.min, result.span.min);
 }
 
+TEST(KnownDags, CodeInsideCallOnLargeStackIsSerial) {
+  // Spawns inside call_on_large_stack run inline on a pool (on a Scope made inside and
+  // on one of the calling strand's), so the DAG is one strand: span = work = 3 ms. The
+  // profiler's span run has no large stack and ran them in parallel: span 1 ms.
+  auto result = profile_of([] {
+    takt::Scope outer;
+    takt::call_on_large_stack([&outer] {
+      outer.spawn([] { takt::os::spin_for(1ms); });
+      takt::Scope inner;
+      inner.spawn([] { takt::os::spin_for(1ms); });
+      takt::os::spin_for(1ms);
+      inner.sync();
+    });
+    outer.sync();
+  });
+  expect_within_5_percent(result.work.min, 3ms, "work");
+  expect_within_5_percent(result.span.min, 3ms, "span");
+  EXPECT_EQ(result.spawns, 0u);
+}
+
 }  // namespace
 
 namespace {

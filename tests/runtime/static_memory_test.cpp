@@ -80,6 +80,19 @@ TEST(StaticMemory, MeasurementReportsDepthAndStackOfASerialRun) {
   EXPECT_THROW(pool.run([] { return takt::apps::fib(21); }), takt::Error);
 }
 
+TEST(StaticMemory, MeasurementRunsSpawnsInsideCallOnLargeStackInlineAsAPoolDoes) {
+  // A pool with a large stack runs spawns inside call_on_large_stack inline; the
+  // measurement mode has no large stack and made them real spawns, so it reported the
+  // depth of fib(10) (11 with the root) for code that never spawns on a pool.
+  takt::Measurement m = takt::measure([] {
+    return takt::call_on_large_stack([] { return takt::apps::fib(10); });
+  });
+  EXPECT_EQ(m.depth, 1u);
+  EXPECT_EQ(m.spawns, 0u);
+  // Outside call_on_large_stack the same computation spawns as always.
+  EXPECT_EQ(takt::measure([] { return takt::apps::fib(10); }).depth, 10u);
+}
+
 TEST(StaticMemory, RecommendedRoundsPeakPlusMarginUpToPages) {
   if (sysconf(_SC_PAGESIZE) != 4096) GTEST_SKIP() << "the values below are derived for 4 KiB pages";
   // depth: D, at least 1. stack: peak + margin rounded up to 4096, at least 16384.
