@@ -18,6 +18,7 @@
 #include <fmt/core.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <ctime>
@@ -391,7 +392,31 @@ int run_profile(const ProfileArgs& a) {
   // and the tasks to write into, the profiles file.
   const Program program = resolve_program(a.program);
   std::vector<std::string> names;
-  if (!a.update.empty()) names = tasks_to_update(task_set_to_update(a.update), a);
+  if (!a.update.empty()) {
+    const model::TaskSet set = task_set_to_update(a.update);
+    names = tasks_to_update(set, a);
+    // The jobs carry the period and relative deadline of the tasks written into, as under
+    // `--update FILE` without a program (a job may read them); tasks that differ in them
+    // are profiled apart there, so here one must be named.
+    const model::Task* first = nullptr;
+    for (const model::Task& t : set.tasks) {
+      if (std::find(names.begin(), names.end(), t.name) == names.end()) continue;
+      if (first == nullptr) {
+        first = &t;
+      } else if (t.period != first->period || t.deadline != first->deadline) {
+        throw Error(fmt::format(
+            "tasks '{}' (period {}, deadline {}) and '{}' (period {}, deadline {}) of {} run '{}' with these "
+            "arguments, but a job sees its task's period and deadline: name one with --task NAME, or run `takt "
+            "profile --update {}` without a program to profile each task",
+            first->name, model::format_duration(first->period), model::format_duration(first->deadline), t.name,
+            model::format_duration(t.period), model::format_duration(t.deadline), a.update, a.program, a.update));
+      }
+    }
+    if (first != nullptr) {
+      o.period = first->period;
+      o.relative_deadline = first->deadline;
+    }
+  }
   if (!a.profiles.empty()) {
     try {
       (void)profiler::existing_profiles(a.profiles);  // the entries the new one is added to

@@ -199,6 +199,29 @@ TEST_F(ProfileCommand, AJobSeesConsistentTimes) {
   const auto set = takt::model::parse_task_set_file(file.string());
   EXPECT_TRUE(set.tasks[0].burdened_span) << "c1 measured and written";
   EXPECT_FALSE(set.tasks[1].burdened_span) << "c2 left as it was";
+
+  // The same with the program named (`takt profile PROGRAM ARGS --update FILE`): its
+  // jobs had period 0 and deadline = release, and failed. Named with --task, c1's jobs
+  // carry c1's values; without --task the two tasks' periods differ, which is refused
+  // before anything is measured.
+  std::ofstream(file) << "tasks:\n"
+                         "  - {name: c1, period: 20ms, deadline: 15ms, " +
+                             program +
+                             ", work: 1ms, span: 1ms}\n"
+                             "  - {name: c2, period: 30ms, deadline: 15ms, " +
+                             program + ", work: 1ms, span: 1ms}\n";
+  const std::string named = std::string("profile ") + TAKT_C_TASK_SO + " --jobs 2 --update " + file.string() + kBurdens;
+  const std::string args = " -- --expect-period 20000000 --expect-relative-deadline 15000000";
+  o = takt(named + " --task c1" + args);
+  EXPECT_EQ(o.status, 0) << o.err;
+  EXPECT_EQ(o.err.find("expected"), std::string::npos) << o.err;
+  EXPECT_TRUE(takt::model::parse_task_set_file(file.string()).tasks[0].burdened_span) << "c1 written";
+  o = takt(named + args);
+  EXPECT_EQ(o.status, 1) << o.err;
+  EXPECT_NE(o.err.find("tasks 'c1' (period 20ms, deadline 15ms) and 'c2' (period 30ms, deadline 15ms) of " +
+                       file.string() + " run '" + TAKT_C_TASK_SO + "' with these arguments, but a job sees"),
+            std::string::npos)
+      << o.err;
 }
 
 TEST_F(ProfileCommand, UpdateProfilesASegmentsTaskFromItsSegmentsList) {
