@@ -63,6 +63,11 @@ ProfileResult profile(Task& task, std::string program, std::vector<std::string> 
   auto say = [&](const std::string& line) {
     if (options.progress) options.progress(line);
   };
+  // Every job sees the same job.cores, the number of CPUs profiled on (what `takt
+  // profile` gives the task's init): a task that splits its work by job.cores then runs
+  // the same DAG in the measurement, work, span and T_P runs.
+  const auto job_cores =
+      static_cast<unsigned>((options.cpus.empty() ? os::allowed_cpus() : options.cpus).size());
   ProfileResult result;
   result.program = std::move(program);
   result.args = std::move(args);
@@ -91,7 +96,7 @@ ProfileResult profile(Task& task, std::string program, std::vector<std::string> 
 
   say("sizing static memory (takt::measure, one job)");
   try {
-    result.memory = measure([&] { task.run(profiling_job(result.program, 0, 1, options)); });
+    result.memory = measure([&] { task.run(profiling_job(result.program, 0, job_cores, options)); });
   } catch (const std::exception& e) {
     throw failed(0, "measurement", e);
   }
@@ -155,13 +160,13 @@ ProfileResult profile(Task& task, std::string program, std::vector<std::string> 
     say(fmt::format("job {} of {}", k + 1, options.jobs));
     JobProfile jp;
     try {
-      jp.work = timed(work_pool, profiling_job(result.program, index, 1, options));
+      jp.work = timed(work_pool, profiling_job(result.program, index, job_cores, options));
     } catch (const std::exception& e) {
       throw failed(index, "work", e);
     }
     observer.reset();
     try {
-      timed(span_pool, profiling_job(result.program, index, 1, options));
+      timed(span_pool, profiling_job(result.program, index, job_cores, options));
     } catch (const std::exception& e) {
       throw failed(index, "span", e);
     }
@@ -170,7 +175,7 @@ ProfileResult profile(Task& task, std::string program, std::vector<std::string> 
       try {
         jp.parallel.push_back(
             timed(*parallel_pools[i],
-                  profiling_job(result.program, index, static_cast<unsigned>(options.parallel_workers[i]), options)));
+                  profiling_job(result.program, index, job_cores, options)));
       } catch (const std::exception& e) {
         throw failed(index, fmt::format("T_{}", options.parallel_workers[i]), e);
       }

@@ -6,6 +6,7 @@
 // value, within 5 %. The profiler's workers run in SCHED_FIFO where the process may
 // (root), which keeps most of that noise out to begin with.
 #include "os/clock.hpp"
+#include "os/cpu.hpp"
 #include "profiler/profile.hpp"
 #include "profiler/profile_output.hpp"
 #include "takt/runtime.hpp"
@@ -14,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include <functional>
+#include <mutex>
 #include <vector>
 
 namespace {
@@ -156,6 +158,26 @@ TEST(KnownDags, CodeInsideCallOnLargeStackIsSerial) {
   expect_within_5_percent(result.work.min, 3ms, "work");
   expect_within_5_percent(result.span.min, 3ms, "span");
   EXPECT_EQ(result.spawns, 0u);
+}
+
+TEST(KnownDags, EveryRunSeesTheSameJobCores) {
+  // A task may split its work by job.cores (docs/writing-tasks.md). The measurement,
+  // work and span runs gave it 1 and the T_P runs P, so each measured another DAG than
+  // the others (and than the task's init was told: the CPUs profiled on).
+  struct CoresTask final : takt::Task {
+    std::mutex mutex;
+    std::vector<unsigned> seen;
+    void run(const takt::Job& job) override {
+      std::lock_guard lock(mutex);
+      seen.push_back(job.cores);
+    }
+  } task;
+  takt::profiler::ProfileOptions options;
+  options.jobs = 3;
+  (void)takt::profiler::profile(task, "cores", {}, options);
+  const auto cpus = static_cast<unsigned>(takt::os::allowed_cpus().size());
+  ASSERT_GE(task.seen.size(), 1u + 3 * 2);  // the measurement, then per job work, span and T_P runs
+  for (unsigned cores : task.seen) EXPECT_EQ(cores, cpus);
 }
 
 }  // namespace
