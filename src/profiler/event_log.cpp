@@ -8,7 +8,10 @@ EventLog::EventLog(std::size_t workers, std::size_t capacity_per_worker) : buffe
 }
 
 void EventLog::on_event(const ext::StrandEvent& event) noexcept {
-  if (event.worker >= buffers_.size()) return;
+  if (event.worker >= buffers_.size()) {
+    foreign_.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
   Buffer& b = buffers_[event.worker];
   if (b.size < b.events.size()) {
     b.events[b.size++] = event;
@@ -22,6 +25,7 @@ void EventLog::clear() noexcept {
     b.size = 0;
     b.dropped = 0;
   }
+  foreign_.store(0, std::memory_order_relaxed);
 }
 
 std::vector<ext::StrandEvent> EventLog::events() const {
@@ -31,7 +35,7 @@ std::vector<ext::StrandEvent> EventLog::events() const {
 }
 
 std::uint64_t EventLog::dropped() const noexcept {
-  std::uint64_t n = 0;
+  std::uint64_t n = foreign_.load(std::memory_order_relaxed);
   for (const Buffer& b : buffers_) n += b.dropped;
   return n;
 }

@@ -3,6 +3,7 @@
 
 #include "takt/runtime/extension.hpp"
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -26,7 +27,7 @@ class EventLog final : public ext::StrandObserver {
   void clear() noexcept;
   /// Every event of every worker, worker by worker, each in recording order.
   [[nodiscard]] std::vector<ext::StrandEvent> events() const;
-  /// Events that did not fit.
+  /// Events that did not fit, and events of a worker beyond the log's `workers`.
   [[nodiscard]] std::uint64_t dropped() const noexcept;
 
  private:
@@ -36,6 +37,8 @@ class EventLog final : public ext::StrandObserver {
     std::uint64_t dropped = 0;
   };
   std::vector<Buffer> buffers_;
+  /// Events of workers the log has no buffer for (any thread may add: atomic).
+  std::atomic<std::uint64_t> foreign_{0};
 };
 
 }  // namespace takt::profiler

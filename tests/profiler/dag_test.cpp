@@ -297,3 +297,26 @@ TEST(MeasureDag, AParallelRunRebuildsTheSameDag) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(EventLog, EventsItCannotHoldAreCountedAsDropped) {
+  // One worker, two events of room: a third is dropped, and so is an event of a worker
+  // the log has no buffer for (it was ignored without a count, so a caller trusting
+  // dropped() == 0 could build from a partial log). clear() forgets both counts.
+  takt::profiler::EventLog log(1, 2);
+  takt::ext::StrandEvent e;
+  e.kind = Kind::task_begin;
+  for (int i = 0; i < 3; ++i) log.on_event(e);
+  EXPECT_EQ(log.events().size(), 2u);
+  EXPECT_EQ(log.dropped(), 1u);
+  e.worker = 1;
+  log.on_event(e);
+  EXPECT_EQ(log.dropped(), 2u);
+  EXPECT_EQ(log.events().size(), 2u);
+  log.clear();
+  EXPECT_EQ(log.dropped(), 0u);
+  EXPECT_TRUE(log.events().empty());
+}
+
+}  // namespace
