@@ -24,7 +24,7 @@ struct DagMeasure {
   std::chrono::nanoseconds longest_strand{0};  ///< the longest single strand
   std::uint64_t strands = 0;
   std::uint64_t spawns = 0;
-  std::uint64_t syncs = 0;  ///< syncs that joined at least one child
+  std::uint64_t syncs = 0;  ///< syncs of the computation (also one whose scope recorded no child)
 };
 
 /// Rebuilds the DAG of one root computation from its events, as recorded by an
