@@ -186,12 +186,7 @@ topology:
   const analysis::AnalysisResult verdict = analyse_partitioned_dm(set);
   ASSERT_TRUE(verdict.schedulable);
   auto policy = policies::make_policy(model::Policy::partitioned_dm);
-  platform::RunOptions run;
-  run.table = nullptr;
-  run.messages = nullptr;
-  run.progress = false;
-  run.handle_signals = false;
-  run.duration = 100ms;
+  platform::RunOptions run = quiet_run(100ms);
   try {
     platform::run_task_set(set, verdict, *policy, run);
     ADD_FAILURE() << "expected takt::Error";

@@ -589,14 +589,9 @@ tasks:
         options.policy = policy;
         const analysis::AnalysisResult verdict = analysis::analyse(set, options);
         auto p = policies::make_policy(policy);
-        platform::RunOptions run;
-        run.duration = 10ms;  // job 0 only
+        platform::RunOptions run = quiet_run(10ms);  // job 0 only
         run.drain = 0ns;
         run.start_delay = 10ms;
-        run.table = nullptr;
-        run.messages = nullptr;
-        run.progress = false;
-        run.handle_signals = false;
         run.lock_memory = false;
         const platform::RunResult r = platform::run_task_set(set, verdict, *p, run);
         if (!r.jobs_left_running || HeldTask::jobs_ended.load() != 0) {
@@ -649,11 +644,7 @@ tasks:
   auto policy = policies::make_policy(GetParam());
   {
     const platform::SignalStop other(inert);
-    platform::RunOptions run;
-    run.duration = 100ms;
-    run.table = nullptr;
-    run.messages = nullptr;
-    run.progress = false;
+    platform::RunOptions run = quiet_run(100ms);
     run.lock_memory = false;
     run.handle_signals = true;
     try {
@@ -682,12 +673,7 @@ tasks:
   options.policy = model::Policy::partitioned_dm;
   const analysis::AnalysisResult verdict = analysis::analyse(set, options);
   auto policy = policies::make_policy(model::Policy::partitioned_dm);
-  platform::RunOptions run;
-  run.table = nullptr;
-  run.messages = nullptr;
-  run.progress = false;
-  run.handle_signals = false;
-  run.duration = 100ms;
+  platform::RunOptions run = quiet_run(100ms);
   try {
     platform::run_task_set(set, verdict, *policy, run);
     FAIL() << "expected takt::Error";

@@ -72,6 +72,18 @@ struct Outcome {
   nlohmann::json details;
 };
 
+/// Run options for a test: `duration`, no table, no messages, no progress line, no
+/// signal handling.
+inline platform::RunOptions quiet_run(nanoseconds duration) {
+  platform::RunOptions run;
+  run.duration = duration;
+  run.table = nullptr;
+  run.messages = nullptr;
+  run.progress = false;
+  run.handle_signals = false;
+  return run;
+}
+
 /// Runs `set` under `policy` for `duration` (no table, no messages, no signals).
 inline Outcome run_set(const model::TaskSet& set, model::Policy policy, nanoseconds duration) {
   register_test_programs();
@@ -80,12 +92,7 @@ inline Outcome run_set(const model::TaskSet& set, model::Policy policy, nanoseco
   Outcome out;
   out.verdict = analysis::analyse(set, options);
   std::unique_ptr<platform::Policy> p = policies::make_policy(policy);
-  platform::RunOptions run;
-  run.duration = duration;
-  run.table = nullptr;
-  run.messages = nullptr;
-  run.progress = false;
-  run.handle_signals = false;
+  platform::RunOptions run = quiet_run(duration);
   run.start_delay = 20ms;
   run.drain = 500ms;
   platform::RunResult r = platform::run_task_set(set, out.verdict, *p, run);

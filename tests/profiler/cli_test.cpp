@@ -185,12 +185,13 @@ TEST_F(ProfileCommand, AJobSeesConsistentTimes) {
   const std::filesystem::path file = dir_ / "c.yaml";
   const std::string program = std::string("program: ") + TAKT_C_TASK_SO +
                               ", args: [--expect-period, 20000000, --expect-relative-deadline, 15000000]";
-  std::ofstream(file) << "tasks:\n"
-                         "  - {name: c1, period: 20ms, deadline: 15ms, " +
-                             program +
-                             ", work: 1ms, span: 1ms}\n"
-                             "  - {name: c2, period: 30ms, deadline: 15ms, " +
-                             program + ", work: 1ms, span: 1ms}\n";
+  const std::string two_tasks = "tasks:\n"
+                                "  - {name: c1, period: 20ms, deadline: 15ms, " +
+                                program +
+                                ", work: 1ms, span: 1ms}\n"
+                                "  - {name: c2, period: 30ms, deadline: 15ms, " +
+                                program + ", work: 1ms, span: 1ms}\n";
+  std::ofstream(file) << two_tasks;
   o = takt("profile --jobs 2 --update " + file.string() + kBurdens);
   EXPECT_EQ(o.status, 1) << o.err;
   EXPECT_EQ(o.err.find("task 'c1': not profiled"), std::string::npos) << o.err;
@@ -204,12 +205,7 @@ TEST_F(ProfileCommand, AJobSeesConsistentTimes) {
   // jobs had period 0 and deadline = release, and failed. Named with --task, c1's jobs
   // carry c1's values; without --task the two tasks' periods differ, which is refused
   // before anything is measured.
-  std::ofstream(file) << "tasks:\n"
-                         "  - {name: c1, period: 20ms, deadline: 15ms, " +
-                             program +
-                             ", work: 1ms, span: 1ms}\n"
-                             "  - {name: c2, period: 30ms, deadline: 15ms, " +
-                             program + ", work: 1ms, span: 1ms}\n";
+  std::ofstream(file) << two_tasks;
   const std::string named = std::string("profile ") + TAKT_C_TASK_SO + " --jobs 2 --update " + file.string() + kBurdens;
   const std::string args = " -- --expect-period 20000000 --expect-relative-deadline 15000000";
   o = takt(named + " --task c1" + args);
