@@ -12,8 +12,10 @@
 
 #include <dirent.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -44,11 +46,65 @@ int thread_count() {
   return n;
 }
 
+using Clock = std::chrono::steady_clock;
+using namespace std::chrono_literals;
+
+/// A sleeping worker's safety-net timeouts double from 1 ms while it finds nothing to do
+/// (caller_sleep() and sleep() in src/runtime/scheduler.cpp): 1, 2, 4, ... 512 ms, then
+/// 1024 ms from its 11th sleep on.
+constexpr auto kLongestTimeout = std::chrono::milliseconds(1024);
+constexpr std::uint64_t kSleepsToTheLongest = 11;
+
+/// Waits until workers 0 .. base.size() - 1 of `pool` sleep with the longest timeout (the
+/// sleep count of worker w is base[w] + 11 or more, base[w] its count when its timeout
+/// was last reset to 1 ms, or later: when it last went idle after running something), and
+/// have for 100 ms (a worker counts a sleep just before it waits on the futex). Returns a
+/// time before which no timeout can end those sleeps, at least `ahead` from now: a
+/// worker's latest sleep began after the last poll that saw its count lower, so its
+/// timeout ends it 1024 ms after that at the earliest. Gives up after 10 s, returning now
+/// + `ahead` (a correct pool still passes then; a missing wake-up might be hidden by a
+/// timeout).
+Clock::time_point no_timeout_before(const Pool& pool, const std::vector<std::uint64_t>& base,
+                                    Clock::duration ahead) {
+  const std::size_t n = base.size();
+  std::vector<std::uint64_t> seen(n);
+  std::vector<Clock::time_point> began_after(n, Clock::time_point::min()), seen_at(n);
+  Clock::time_point previous = Clock::now();
+  for (std::size_t w = 0; w < n; ++w) seen[w] = pool.statistics(w).sleeps;  // read after `previous`
+  const auto stop_looking = previous + 10s;
+  while (true) {
+    std::this_thread::sleep_for(1ms);
+    const Clock::time_point now = Clock::now();
+    for (std::size_t w = 0; w < n; ++w) {
+      const std::uint64_t sleeps = pool.statistics(w).sleeps;
+      if (sleeps != seen[w]) {
+        seen[w] = sleeps;
+        began_after[w] = previous;
+        seen_at[w] = Clock::now();
+      }
+    }
+    const Clock::time_point after = Clock::now();
+    bool ready = true;
+    Clock::time_point earliest = Clock::time_point::max();
+    for (std::size_t w = 0; w < n; ++w) {
+      ready = ready && seen[w] >= base[w] + kSleepsToTheLongest &&
+              began_after[w] != Clock::time_point::min() && after - seen_at[w] >= 100ms;
+      earliest = std::min(earliest, began_after[w] + kLongestTimeout);
+    }
+    if (ready && earliest - after >= ahead) return earliest;
+    if (now > stop_looking) return Clock::now() + ahead;
+    previous = now;
+  }
+}
+
 TEST(CallerJoins, TheCallerRunsTheRootAsWorkerZeroAndTheOthersSteal) {
   Pool pool(joining(2));
   const std::thread::id caller = std::this_thread::get_id();
   std::uint64_t steals = 0;
-  for (int i = 0; i < 50 && steals == 0; ++i) {
+  // Runs until worker 1 stole, giving up after 50 runs and 10 s (both): on a loaded
+  // machine worker 1 may get no CPU during a run of a millisecond or so, many in a row.
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  for (int i = 0; steals == 0 && (i < 50 || std::chrono::steady_clock::now() < give_up); ++i) {
     std::thread::id root_thread;
     int root_worker = -1;
     const std::uint64_t result = pool.run([&] {
@@ -61,12 +117,14 @@ TEST(CallerJoins, TheCallerRunsTheRootAsWorkerZeroAndTheOthersSteal) {
     EXPECT_EQ(root_worker, 0);
     steals = pool.statistics(1).steals;
   }
-  EXPECT_GT(steals, 0u) << "worker 1 never stole from the caller in 50 runs of fib(22)";
   EXPECT_FALSE(takt::in_pool()) << "the caller must leave worker 0 when run() returns";
   EXPECT_EQ(takt::current_worker(), -1);
   // Every root ran on worker 0; none was handed to worker 1 through the job queue.
   EXPECT_GE(pool.statistics(0).jobs, 1u);
   EXPECT_EQ(pool.statistics(1).jobs, 0u);
+  if (steals == 0 && takt::os::allowed_cpus().size() < 2) GTEST_SKIP() << "one CPU: worker 1 never stole";
+  EXPECT_GT(steals, 0u) << "worker 1 never stole from the caller in 10 s of runs of fib(22) on two or more "
+                           "CPUs";
 }
 
 TEST(CallerJoins, ThePoolStartsOneThreadFewer) {
@@ -94,12 +152,17 @@ TEST(CallerJoins, AComputationTooSmallToShareNeverSleepsTheCaller) {
 }
 
 TEST(CallerJoins, ACallerAsleepAsWorkerZeroHelpsAgainWhenWorkAppears) {
-  // Phase 1: the root's continuation is stolen by worker 1 and runs 100 ms of serial
-  // work; worker 0 (the caller) finds nothing to steal and sleeps. Phase 2, on worker 1:
-  // a loop of 32 x 0.5 ms (16 ms, long enough for a woken caller to get a CPU on a busy
-  // machine). notify_one must wake the sleeping caller so that it takes part. (Its
-  // sleep's safety-net timeouts, 1, 2, 4, ... 64 ms, alone would leave it asleep from
-  // about 63 ms to 127 ms, past the end of phase 2 at about 117 ms.)
+  // Phase 1: the root's continuation is stolen by worker 1, which waits there until
+  // worker 0 (the caller), finding nothing to steal, sleeps with its longest safety-net
+  // timeout: its 11th sleep since it went idle after its 1 ms child begins about 1023 ms
+  // later (1 + 2 + ... + 512 ms), later on a loaded machine; worker 1 waits 100 ms more
+  // (no_timeout_before). Phase 2, on worker 1: a loop of 32 iterations, each of which
+  // holds its worker until the caller has run one, at most until before that sleep could
+  // time out (about 1024 - 100 = 920 ms later, at least 400 ms). notify_one must wake the
+  // sleeping caller so that it takes part; it then joins within milliseconds, so the
+  // bound is generous on a loaded machine (a fixed 16 ms loop could end before the woken
+  // caller got a CPU). Without that wake-up only the timeout could end the caller's
+  // sleep, not before the bound: iterations the caller begins after it do not count.
   Pool pool(joining(2));
   std::atomic<int> on_caller{0}, iterations{0};
   bool phase_one_moved = false;
@@ -112,12 +175,16 @@ TEST(CallerJoins, ACallerAsleepAsWorkerZeroHelpsAgainWhenWorkAppears) {
       // Continues here on worker 0 unless worker 1 stole the continuation.
       phase_one_moved = takt::current_worker() == 1;
       if (!phase_one_moved) return;
-      takt::os::spin_for(std::chrono::milliseconds(100));
+      // The caller's count while it runs the child (its timeout is reset to 1 ms once the
+      // child is done), or just after.
+      const std::uint64_t base = pool.statistics(0).sleeps;
+      const Clock::time_point give_up = no_timeout_before(pool, {base}, 400ms);
       scope.sync();
       takt::parallel_for(0, 32, 1, [&](int) {
-        takt::os::spin_for(std::chrono::microseconds(500));
+        if (takt::current_worker() == 0 && Clock::now() < give_up) on_caller.fetch_add(1);
+        while (on_caller.load() == 0 && Clock::now() < give_up) {
+        }
         iterations.fetch_add(1);
-        if (takt::current_worker() == 0) on_caller.fetch_add(1);
       });
     });
   }
@@ -131,32 +198,38 @@ TEST(CallerJoins, ACallerAsleepAsWorkerZeroHelpsAgainWhenWorkAppears) {
 }
 
 TEST(CallerJoins, ACallerAsleepIsWokenWhenItsComputationEndsElsewhere) {
-  // The root's continuation is stolen by worker 1 and runs 300 ms there; the caller
-  // (worker 0) finds nothing to do and sleeps. The root then ends on worker 1, which must
-  // wake the caller. Without that wake-up only the sleep's safety-net timeouts (1, 2, 4,
-  // ... ms, doubling) would end the sleep: past 1 + 2 + ... + 128 = 255 ms the next one
-  // ends at 511 ms, so run() would return after about 511 ms instead of about 300.
+  // The root's continuation is stolen by worker 1, which waits there until the caller
+  // (worker 0), finding nothing to do, sleeps with its longest safety-net timeout: its
+  // 11th sleep since it went idle after its 1 ms child begins about 1023 ms later (1 + 2
+  // + ... + 512 ms), later on a loaded machine; worker 1 waits 100 ms more
+  // (no_timeout_before). The root then ends on worker 1, which must wake the caller.
+  // Without that wake-up only the timeout would end the sleep, 1024 ms after it began at
+  // the earliest: run() must return before then (about 1024 - 100 = 920 ms after the
+  // root ended, at least 400 ms), which leaves the woken caller ample time to get a CPU
+  // on a loaded machine.
   Pool pool(joining(2));
   bool moved = false;
-  std::chrono::nanoseconds took{};
+  Clock::time_point no_timeout{}, returned{};
   for (int attempt = 0; attempt < 100 && !moved; ++attempt) {
     const auto before_sleeps = pool.statistics(0).sleeps;
-    const auto start = std::chrono::steady_clock::now();
     pool.run([&] {
       takt::Scope scope;
       scope.spawn([] { takt::os::spin_for(std::chrono::milliseconds(1)); });  // time for worker 1 to steal
       moved = takt::current_worker() == 1;
-      if (moved) takt::os::spin_for(std::chrono::milliseconds(300));
+      if (moved) no_timeout = no_timeout_before(pool, {pool.statistics(0).sleeps}, 400ms);
       scope.sync();
     });
-    took = std::chrono::steady_clock::now() - start;
+    returned = Clock::now();
     if (moved && pool.statistics(0).sleeps == before_sleeps) moved = false;  // the caller never slept: again
   }
   if (!moved) {
     if (takt::os::allowed_cpus().size() < 2) GTEST_SKIP() << "one CPU: worker 1 never stole the continuation";
     FAIL() << "worker 1 never stole the root's continuation while the caller slept, in 100 tries";
   }
-  EXPECT_LT(took, std::chrono::milliseconds(450)) << "the sleeping caller was not woken when its computation ended";
+  const auto late = std::chrono::duration_cast<std::chrono::milliseconds>(returned - no_timeout).count();
+  EXPECT_TRUE(returned < no_timeout)
+      << "the sleeping caller was not woken when its computation ended: run() returned " << late
+      << " ms after its sleep could first time out";
 }
 
 TEST(CallerJoins, ExceptionsAndNestedRunsReachTheCaller) {

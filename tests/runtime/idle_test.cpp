@@ -6,8 +6,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <thread>
+#include <vector>
 
 namespace {
 
@@ -41,44 +45,145 @@ TEST(Idle, AnIdlePoolCostsAlmostNoCpu) {
 
 namespace {
 
-using takt::os::spin_for;  // a busy wait on the monotonic clock (the work of one loop iteration)
-
 class WakeUps : public ::testing::TestWithParam<takt::QueueStrategy> {};
 INSTANTIATE_TEST_SUITE_P(Runtime, WakeUps,
                          ::testing::Values(takt::QueueStrategy::work_stealing,
                                            takt::QueueStrategy::centralized_greedy),
                          [](const auto& info) { return std::string(takt::testing::name(info.param)); });
 
+using Clock = std::chrono::steady_clock;
+
+/// An idle worker's safety-net timeouts double from 1 ms while it stays idle (sleep() in
+/// src/runtime/scheduler.cpp): 1, 2, 4, ... 512 ms, then 1024 ms from its 11th sleep on.
+constexpr auto kLongestTimeout = std::chrono::milliseconds(1024);
+constexpr std::uint64_t kSleepsToTheLongest = 11;
+
+/// Waits until workers 0 .. base.size() - 1 of `pool` sleep with the longest timeout (the
+/// sleep count of worker w is base[w] + 11 or more, base[w] its count when its timeout
+/// was last reset to 1 ms, or later: when it last went idle after running something), and
+/// have for 100 ms (a worker counts a sleep just before it waits on the futex: one that
+/// has not got there yet returns at once on any wake-up of the pool's sleepers, the one
+/// meant for another worker included). Returns a time before which no timeout can end
+/// those sleeps, at least `ahead` from now: a worker's latest sleep began after the last
+/// poll that saw its count lower, so its timeout ends it 1024 ms after that at the
+/// earliest. Gives up after 10 s, returning now + `ahead` (a correct pool still passes
+/// then; a missing wake-up might be hidden by a timeout).
+Clock::time_point no_timeout_before(const takt::Pool& pool, const std::vector<std::uint64_t>& base,
+                                    Clock::duration ahead) {
+  const std::size_t n = base.size();
+  std::vector<std::uint64_t> seen(n);
+  std::vector<Clock::time_point> began_after(n, Clock::time_point::min()), seen_at(n);
+  Clock::time_point previous = Clock::now();
+  for (std::size_t w = 0; w < n; ++w) seen[w] = pool.statistics(w).sleeps;  // read after `previous`
+  const auto stop_looking = previous + 10s;
+  while (true) {
+    std::this_thread::sleep_for(1ms);
+    const Clock::time_point now = Clock::now();
+    for (std::size_t w = 0; w < n; ++w) {
+      const std::uint64_t sleeps = pool.statistics(w).sleeps;
+      if (sleeps != seen[w]) {
+        seen[w] = sleeps;
+        began_after[w] = previous;
+        seen_at[w] = Clock::now();
+      }
+    }
+    const Clock::time_point after = Clock::now();
+    bool ready = true;
+    Clock::time_point earliest = Clock::time_point::max();
+    for (std::size_t w = 0; w < n; ++w) {
+      ready = ready && seen[w] >= base[w] + kSleepsToTheLongest &&
+              began_after[w] != Clock::time_point::min() && after - seen_at[w] >= 100ms;
+      earliest = std::min(earliest, began_after[w] + kLongestTimeout);
+    }
+    if (ready && earliest - after >= ahead) return earliest;
+    if (now > stop_looking) return Clock::now() + ahead;
+    previous = now;
+  }
+}
+
+/// A work source that gives no work; while armed, every worker that looks for work (a
+/// woken thief, before it steals) waits in take() until c_A is queued or `until`.
+struct HoldThievesUntilCAIsQueued final : takt::ext::WorkSource {
+  std::atomic<bool> armed{false}, c_a_queued{false};
+  Clock::time_point until;  // written before `armed` is set
+  takt::ext::Work take(std::size_t) noexcept override {
+    if (armed.load()) {
+      while (!c_a_queued.load() && Clock::now() < until) std::this_thread::yield();
+    }
+    return {};
+  }
+};
+
 TEST_P(WakeUps, EveryWorkerOfALongIdlePoolJoinsWhenParallelWorkAppears) {
-  // After 1.5 s idle the sleepers' safety-net timeouts have grown to 0.5-1 s, so only
-  // wake-ups bring them in. A push wakes a sleeper only onto an empty queue; a thief that
-  // leaves work behind must wake the next sleeper. The DAG: worker 0 runs the root, which
-  // spawns A (continuation c_root pushed onto an empty queue: one wake-up), A spawns A1
-  // (c_A pushed behind c_root: no wake-up) and spins 50 ms in A1. The woken thief takes
-  // c_root, leaving c_A: it must wake a third worker, and the root's continuation spawns
-  // B, whose continuation a fourth takes. Four 50 ms strands, one per worker. Without the
-  // follow-on wake-up (the central queue had none) workers 3 and 4 slept through it.
+  // Once the pool has been idle for a second, the sleepers' safety-net timeouts have
+  // grown to 1024 ms, so only wake-ups bring them in. A push wakes a sleeper only onto an
+  // empty queue; a thief that leaves work behind must wake the next sleeper. The DAG:
+  // worker 0 runs the root, which spawns A (continuation c_root pushed onto an empty
+  // queue: one wake-up), A spawns A1 (c_A pushed behind c_root: no wake-up) and runs A1.
+  // The woken thief takes c_root, leaving c_A: it must wake a third worker, and the
+  // root's continuation spawns B, whose continuation a fourth takes. Four strands, A1,
+  // c_A, B and c_root's rest, each of which records its worker and holds it until all
+  // four workers are recorded: they can only be four different workers, so every worker
+  // must join. Without the follow-on wake-up (the central queue had none) workers 3 and
+  // 4 slept through it. The woken thief could take c_root before A spawned A1 (often
+  // when it got the CPU of worker 0); c_A's push onto the empty queue then woke the next
+  // worker itself, and the run passed without the follow-on wake-up (half of the runs,
+  // in one check on a loaded machine). So the thief waits, in the pool's work source
+  // (asked before every steal), until c_A is queued.
+  //
+  // The hold is bounded by the time a sleeper's timeout alone could bring it in. The run
+  // starts once every worker has slept for 100 ms with the 1024 ms timeout (its 11th
+  // sleep since the pool started begins about 1023 ms later, later on a loaded machine),
+  // and the hold lasts until before any of those sleeps could time out
+  // (no_timeout_before: about 1024 - 100 = 920 ms, at least 400 ms); only workers that
+  // begin a strand before then count. With the wake-ups the workers join within
+  // milliseconds, so the hold is generous on a loaded machine (a fixed 50 ms spin could
+  // end before a woken worker got a CPU); a worker that missed its wake-up cannot come
+  // before the bound, so it is never recorded.
+  HoldThievesUntilCAIsQueued source;  // outlives the pool
   takt::Pool pool(takt::testing::config(4, GetParam()));
-  pool.run([] { return takt::apps::fib(12); });
-  std::this_thread::sleep_for(1500ms);
+  pool.extension().set_work_source(&source);  // before the workers' timeouts grow: it wakes one
+  // Every worker's timeout is 1 ms when its thread starts: its sleep count then is 0.
+  const std::vector<std::uint64_t> base(pool.workers(), 0);
+  const Clock::time_point give_up = no_timeout_before(pool, base, 400ms);
   pool.reset_statistics();
-  pool.run([] {
+  const unsigned all = (1u << pool.workers()) - 1;
+  std::atomic<unsigned> joined{0};
+  std::atomic<bool> c_a_behind{false};
+  auto strand = [&] {
+    if (Clock::now() < give_up) joined.fetch_or(1u << takt::current_worker());
+    while (joined.load() != all && Clock::now() < give_up) {
+    }
+  };
+  source.until = give_up;
+  source.armed = true;
+  pool.run([&] {
     takt::Scope root;
-    root.spawn([] {
+    root.spawn([&] {
       takt::Scope a;
-      a.spawn([] { spin_for(50ms); });  // A1
-      spin_for(50ms);                   // A's continuation
+      a.spawn([&] {  // A1: are c_root and c_A both queued (c_A pushed onto a non-empty queue)?
+        const takt::detail::WorkerHead* worker = takt::detail::current_block()->worker;
+        c_a_behind = worker->level_bottom->load() - worker->level_top->load() >= 2;
+        source.c_a_queued = true;
+        strand();
+      });
+      strand();  // A's continuation
       a.sync();
     });
     takt::Scope rest;
-    rest.spawn([] { spin_for(50ms); });  // B
-    spin_for(50ms);                      // the root's continuation
+    rest.spawn(strand);  // B
+    strand();            // the root's continuation
     rest.sync();
     root.sync();
   });
+  source.armed = false;
+  pool.extension().set_work_source(nullptr);
+  EXPECT_TRUE(c_a_behind.load()) << "c_root was stolen before c_A was queued: the follow-on wake-up is "
+                                    "untested";
+  EXPECT_EQ(joined.load(), all) << "workers that held one of the four strands in time (bits)";
   for (std::size_t w = 0; w < pool.workers(); ++w) {
     const takt::WorkerStatistics s = pool.statistics(w);
-    EXPECT_GT(s.steals + s.jobs, 0u) << "worker " << w << " took no part in the four 50 ms strands";
+    EXPECT_GT(s.steals + s.jobs, 0u) << "worker " << w << " took no part in the four strands";
   }
 }
 
