@@ -101,9 +101,11 @@ void leaf_paths(std::uint64_t n, std::uint64_t path, std::vector<std::uint64_t>&
   leaf_paths(n - 2, path * 2 + 1, out);
 }
 
-// Each leaf's run is repeated (up to a bound) until a steal happened in it, and one of
-// them until the exception was seen crossing workers (thrown on one, caught by the root
-// strand on the other: it went through a scope whose continuation was stolen).
+// Each leaf's run is repeated until a steal happened in it, and one of them until the
+// exception was seen crossing workers (thrown on one, caught by the root strand on the
+// other: it went through a scope whose continuation was stolen), each giving up after 500
+// runs and 10 s (both): on a loaded machine the other worker may get no CPU during many
+// short runs in a row.
 TEST_P(Exceptions, ExceptionsDeepInsideStolenWorkPropagate) {
   Pool pool(config(2, GetParam()));
   std::vector<std::uint64_t> leaves;
@@ -129,13 +131,16 @@ TEST_P(Exceptions, ExceptionsDeepInsideStolenWorkPropagate) {
     }
     stolen = pool.total_statistics().steals > 0;
   };
+  using Clock = std::chrono::steady_clock;
   for (std::size_t pick : {std::size_t{0}, leaves.size() / 3, leaves.size() / 2, leaves.size() - 1}) {
     stolen = false;
-    for (int i = 0; i < 500 && !stolen; ++i) attempt(leaves[pick]);
-    EXPECT_TRUE(stolen) << "leaf " << leaves[pick] << ": no run of 500 had a steal";
+    const auto give_up = Clock::now() + std::chrono::seconds(10);
+    for (int i = 0; !stolen && (i < 500 || Clock::now() < give_up); ++i) attempt(leaves[pick]);
+    EXPECT_TRUE(stolen) << "leaf " << leaves[pick] << ": no run had a steal in 500 runs and 10 s";
   }
-  for (int i = 0; i < 500 && !crossed; ++i) attempt(leaves[leaves.size() / 2]);
-  EXPECT_TRUE(crossed) << "no exception crossed workers";
+  const auto give_up = Clock::now() + std::chrono::seconds(10);
+  for (int i = 0; !crossed && (i < 500 || Clock::now() < give_up); ++i) attempt(leaves[leaves.size() / 2]);
+  EXPECT_TRUE(crossed) << "no exception crossed workers in 500 runs and 10 s";
   EXPECT_EQ(pool.run([] { return takt::apps::fib(16); }), takt::apps::fib_serial(16));
 }
 
@@ -185,9 +190,14 @@ TEST_P(Exceptions, ParentExceptionWinsAndChildrenStillFinish) {
   EXPECT_EQ(finished.load(), 8);
 }
 
-/// Waits up to 200 ms for `flag`; false if it was not set (nobody stole: give up).
+/// Waits up to 10 s for `flag`; false if it was not set (nobody stole: give up). A
+/// steal comes within milliseconds, or within the idle worker's safety-net timeout (at
+/// most about 1 s) should a wake-up be lost, so only a broken pool reaches the bound; a
+/// loaded machine may well exceed a bound of 200 ms.
 bool wait_until_set(const std::atomic<bool>& flag) {
-  for (int i = 0; i < 4000 && !flag.load(); ++i) std::this_thread::sleep_for(std::chrono::microseconds(50));
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!flag.load() && std::chrono::steady_clock::now() < give_up)
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
   return flag.load();
 }
 
@@ -211,12 +221,18 @@ TEST_P(Exceptions, HandlersMaySpawnAndRethrowAfterMigrating) {
   // Inside a catch block the strand spawns and syncs, so it may be stolen and continue
   // on another thread; `throw;` then needs the handler's exception on that thread, and
   // std::uncaught_exceptions() must be right in the scope destructors that unwind. The
-  // handler's continuation is made to be stolen; rounds are repeated (up to a bound)
-  // until the handler was seen to continue on another worker.
+  // handler's continuation is made to be stolen; rounds are repeated (at least 20) until
+  // the handler was seen to continue on another worker, giving up after 200 rounds and
+  // 10 s (both). A round in which nobody stole within 10 s fails the test (gave_up).
+  using Clock = std::chrono::steady_clock;
   Pool pool(config(2, GetParam()));
   int migrated = 0;
   std::atomic<bool> gave_up{false};
-  for (int round = 0; !gave_up && (round < 20 || (migrated == 0 && round < 200)); ++round) {
+  auto more_rounds = [&](int round, Clock::time_point until) {
+    return !gave_up && (round < 20 || (migrated == 0 && (round < 200 || Clock::now() < until)));
+  };
+  auto until = Clock::now() + std::chrono::seconds(10);
+  for (int round = 0; more_rounds(round, until); ++round) {
     int caught = -1;
     try {
       pool.run([&migrated, &gave_up] {
@@ -236,10 +252,11 @@ TEST_P(Exceptions, HandlersMaySpawnAndRethrowAfterMigrating) {
     }
     ASSERT_EQ(caught, 7) << "round " << round;
   }
+  EXPECT_FALSE(gave_up) << "the handler's continuation was not stolen within 10 s";
   EXPECT_GT(migrated, 0) << "no handler continued on another worker";
   // Unwinding through scopes whose syncs park: every frame sees the unwinding, also the
   // ones unwound after the strand resumed from the park on another worker. The strand is
-  // stolen and throws while its child still runs; repeated (up to a bound) until that
+  // stolen and throws while its child still runs; repeated (as above) until that
   // migration was seen (the workers on either side of the sync differ).
   struct CheckUnwinding {
     int* worker;
@@ -249,7 +266,9 @@ TEST_P(Exceptions, HandlersMaySpawnAndRethrowAfterMigrating) {
     }
   };
   migrated = 0;
-  for (int round = 0; !gave_up && (round < 20 || (migrated == 0 && round < 200)); ++round) {
+  gave_up = false;
+  until = Clock::now() + std::chrono::seconds(10);
+  for (int round = 0; more_rounds(round, until); ++round) {
     int before = -1, after = -1;
     EXPECT_THROW(pool.run([&] {
       CheckUnwinding after_the_sync{&after};
@@ -267,6 +286,7 @@ TEST_P(Exceptions, HandlersMaySpawnAndRethrowAfterMigrating) {
                  Boom);
     if (before != after) ++migrated;
   }
+  EXPECT_FALSE(gave_up) << "the throwing strand was not stolen within 10 s";
   EXPECT_GT(migrated, 0) << "no unwinding strand resumed on another worker after its sync";
   EXPECT_EQ(std::uncaught_exceptions(), 0);
 }

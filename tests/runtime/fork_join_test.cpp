@@ -66,12 +66,21 @@ TEST_P(Strategies, ParallelForRunsEveryIndexExactlyOnce) {
 // index 1 waits for that. C must then split and A take part of the (slow) lower half.
 // centralized_greedy once compared against a snapshot of the queue's size there and ran
 // the whole lower half on B.
+//
+// The lower half's indices from 2 on wait (at most 10 s in all) until some index of the
+// lower half has run on another worker than index 0: a split leaves a part queued that A
+// then steals, however late A gets a CPU (on a loaded machine, a woken A could miss the
+// few milliseconds the rest of the lower half took). The wait does not make the split
+// happen: C decides to split by looking at its queue only, and without the split nothing
+// of the lower half is queued for A to take, so the wait runs out and the test fails.
 TEST_P(Strategies, ParallelForSplitsAgainOnceItsQueueIsEmpty) {
   Pool pool(config(2, GetParam()));
   constexpr int n = 64;
   std::vector<int> worker(n, -1);
   std::atomic<bool> continued{false}, released{false}, timed_out{false};
   std::atomic<int> upper_done{0};
+  std::atomic<int> first_worker{-1};
+  std::atomic<bool> lower_elsewhere{false}, lower_gave_up{false};
   auto wait_for = [&](auto condition) {
     auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
     while (!condition()) {
@@ -82,6 +91,7 @@ TEST_P(Strategies, ParallelForSplitsAgainOnceItsQueueIsEmpty) {
       std::this_thread::sleep_for(std::chrono::microseconds(50));
     }
   };
+  const auto lower_deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   pool.run([&] {
     takt::Scope scope;
     scope.spawn([&] {  // X, on A: returns once the loop's lower half has begun elsewhere
@@ -90,13 +100,25 @@ TEST_P(Strategies, ParallelForSplitsAgainOnceItsQueueIsEmpty) {
     });
     continued = true;  // the root's continuation, stolen by B
     takt::parallel_for(0, n, 1, [&](int i) {
-      worker[i] = takt::current_worker();
+      const int me = takt::current_worker();
+      worker[i] = me;
       if (i >= n / 2) {
         upper_done.fetch_add(1);
         return;
       }
-      if (i == 0) released = true;
+      if (i == 0) {
+        first_worker = me;
+        released = true;
+      } else if (me != first_worker.load()) {
+        lower_elsewhere = true;
+      }
       if (i == 1) wait_for([&] { return upper_done.load() == n / 2; });
+      // Until a lower index ran elsewhere; after the deadline, no more waiting (a loop
+      // that never splits again ends at once instead of waiting 10 s per index).
+      while (i >= 2 && !lower_elsewhere.load() && !lower_gave_up.load()) {
+        if (std::chrono::steady_clock::now() > lower_deadline) lower_gave_up = true;
+        std::this_thread::sleep_for(std::chrono::microseconds(50));
+      }
       std::this_thread::sleep_for(std::chrono::microseconds(200));
     });
     scope.sync();
@@ -316,10 +338,16 @@ TEST(Runtime, SyncingAnOuterScopeWithAStolenChildInsideTheLargeStackIsAnError) {
   // stolen) when the function passed to call_on_large_stack syncs that scope: parking
   // there would leave the strand's frames on the large stack, resumed on another thread.
   // It throws instead, the scope stays open, and its sync outside waits for the child.
+  // The child waits 100 ms for the continuation to start elsewhere (a run in which it
+  // did not is tried again), and once it has, stays until released (at most 10 s): it
+  // once stopped after 100 ms in either case, so that on a loaded machine a continuation
+  // stolen late, or slow to reach the sync, found the child done and nothing threw. The
+  // two sides agree on `handshake`: whichever moves it from 0 first decides.
   Pool pool(config(2));
   bool stole = false;
   for (int attempt = 0; attempt < 100 && !stole; ++attempt) {
-    std::atomic<bool> continuation_moved{false}, release{false};
+    std::atomic<int> handshake{0};  // 1: the continuation runs elsewhere; 2: the child stopped waiting
+    std::atomic<bool> release{false};
     std::string message;
     bool child_done_after_sync = false;
     std::atomic<bool> child_done{false};
@@ -327,14 +355,21 @@ TEST(Runtime, SyncingAnOuterScopeWithAStolenChildInsideTheLargeStackIsAnError) {
       takt::Scope outer;
       const int before = takt::current_worker();
       outer.spawn([&] {
-        // Hold this child until the continuation has been stolen, then until released.
-        for (int i = 0; i < 2000 && !continuation_moved.load(); ++i) std::this_thread::sleep_for(std::chrono::microseconds(50));
-        for (int i = 0; i < 2000 && continuation_moved.load() && !release.load(); ++i)
-          std::this_thread::sleep_for(std::chrono::microseconds(50));
+        auto wait = [](auto done, std::chrono::milliseconds bound) {
+          const auto give_up = std::chrono::steady_clock::now() + bound;
+          while (!done() && std::chrono::steady_clock::now() < give_up)
+            std::this_thread::sleep_for(std::chrono::microseconds(50));
+        };
+        wait([&] { return handshake.load() != 0; }, std::chrono::milliseconds(100));
+        int waiting = 0;
+        if (!handshake.compare_exchange_strong(waiting, 2)) {  // the continuation runs elsewhere
+          wait([&] { return release.load(); }, std::chrono::milliseconds(10'000));
+        }
         child_done = true;
       });
       if (takt::current_worker() == before) return;  // not stolen: try again
-      continuation_moved = true;
+      int waiting = 0;
+      if (!handshake.compare_exchange_strong(waiting, 1)) return;  // the child stopped waiting: try again
       stole = true;
       try {
         takt::call_on_large_stack([&] { outer.sync(); });

@@ -110,9 +110,15 @@ TEST(PriorityAware, OwnerResumesTheHighestPriorityDequeFirst) {
 // Two workers. W holds worker 1 while worker 0 runs A (key 200), preempted by B (100),
 // preempted by C (50): A's and B's levels are frozen. C releases W; worker 1 steals B's
 // continuation (it parks at B's sync), then B's frozen strand, and a test hook holds it
-// for 300 ms before it delivers that trade. C then queues J (key 10) and ends. Worker 0
-// finds B's level waiting for its trade; it must resume A's before it starts J.
+// before it delivers that trade until J has run (at most 10 s; a fixed 300 ms hold let
+// the trade arrive first when worker 0 stalled that long on a loaded machine). C then
+// queues J (key 10) and ends. Worker 0 finds B's level waiting for its trade; it must
+// resume A's before it starts J: while the trade is held back, worker 0 alone runs A and
+// J, within milliseconds. An owner that took J before A logs J first; one that stopped
+// at B's level to wait for its trade runs neither A nor J while the thief is held, so
+// the hold reaches its bound, which fails the test.
 std::atomic<bool> g_frozen_hold_armed{false}, g_frozen_thief_held{false};
+std::atomic<bool> g_j_ran{false}, g_hold_gave_up{false};
 
 TEST(PriorityAware, OwnerSkipsAFrozenLevelWaitingForItsTradeAndResumesTheNext) {
   auto c = config(2, QueueStrategy::priority_aware);
@@ -125,7 +131,10 @@ TEST(PriorityAware, OwnerSkipsAFrozenLevelWaitingForItsTradeAndResumesTheNext) {
   };
   std::atomic<bool> w_started{false}, release_w{false};
   bool held = false;
-  FunctionJob job_j(10ns, [&] { log.add("J"); });
+  FunctionJob job_j(10ns, [&] {
+    log.add("J");
+    g_j_ran = true;
+  });
   FunctionJob job_c(50ns, [&] {
     release_w = true;
     held = wait_until(g_frozen_thief_held);
@@ -144,9 +153,13 @@ TEST(PriorityAware, OwnerSkipsAFrozenLevelWaitingForItsTradeAndResumesTheNext) {
   takt::detail::after_settle_for_testing.store([](bool frozen) {
     if (!frozen || !g_frozen_hold_armed.exchange(false)) return;
     g_frozen_thief_held = true;
-    std::this_thread::sleep_for(300ms);
+    const auto give_up = std::chrono::steady_clock::now() + 10s;
+    while (!g_j_ran.load() && std::chrono::steady_clock::now() < give_up) std::this_thread::sleep_for(50us);
+    g_hold_gave_up = !g_j_ran.load();
   });
   g_frozen_thief_held = false;
+  g_j_ran = false;
+  g_hold_gave_up = false;
   g_frozen_hold_armed = true;
   pool.extension().submit(job_w);
   ASSERT_TRUE(wait_until(w_started));
@@ -155,6 +168,7 @@ TEST(PriorityAware, OwnerSkipsAFrozenLevelWaitingForItsTradeAndResumesTheNext) {
   takt::detail::after_settle_for_testing.store(nullptr);
   pool.extension().set_yield_policy(nullptr);
   ASSERT_TRUE(held) << "B's frozen strand was not stolen";
+  EXPECT_FALSE(g_hold_gave_up.load()) << "J did not run within 10 s while B's trade was held back";
   EXPECT_EQ(log.get(), (std::vector<std::string>{"C", "A", "J", "B"}));
 }
 
