@@ -3,11 +3,66 @@
 
 #include "takt/runtime.hpp"
 
+#include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace takt::testing {
+
+/// A sleeping worker's safety-net timeouts double from 1 ms while it finds nothing to do
+/// (sleep() and caller_sleep() in src/runtime/scheduler.cpp): 1, 2, 4, ... 512 ms, then
+/// 1024 ms from its 11th sleep on.
+constexpr auto kLongestTimeout = std::chrono::milliseconds(1024);
+constexpr std::uint64_t kSleepsToTheLongest = 11;
+
+/// Waits until workers 0 .. base.size() - 1 of `pool` sleep with the longest timeout (the
+/// sleep count of worker w is base[w] + 11 or more, base[w] its count when its timeout
+/// was last reset to 1 ms, or later: when it last went idle after running something), and
+/// have for 100 ms (a worker counts a sleep just before it waits on the futex: one that
+/// has not got there yet returns at once on any wake-up of the pool's sleepers, the one
+/// meant for another worker included). Returns a time before which no timeout can end
+/// those sleeps, at least `ahead` from now: a worker's latest sleep began after the last
+/// poll that saw its count lower, so its timeout ends it 1024 ms after that at the
+/// earliest. Gives up after 10 s, returning now + `ahead` (a correct pool still passes
+/// then; a missing wake-up might be hidden by a timeout).
+inline std::chrono::steady_clock::time_point no_timeout_before(const Pool& pool,
+                                                               const std::vector<std::uint64_t>& base,
+                                                               std::chrono::steady_clock::duration ahead) {
+  using Clock = std::chrono::steady_clock;
+  using namespace std::chrono_literals;
+  const std::size_t n = base.size();
+  std::vector<std::uint64_t> seen(n);
+  std::vector<Clock::time_point> began_after(n, Clock::time_point::min()), seen_at(n);
+  Clock::time_point previous = Clock::now();
+  for (std::size_t w = 0; w < n; ++w) seen[w] = pool.statistics(w).sleeps;  // read after `previous`
+  const auto stop_looking = previous + 10s;
+  while (true) {
+    std::this_thread::sleep_for(1ms);
+    const Clock::time_point now = Clock::now();
+    for (std::size_t w = 0; w < n; ++w) {
+      const std::uint64_t sleeps = pool.statistics(w).sleeps;
+      if (sleeps != seen[w]) {
+        seen[w] = sleeps;
+        began_after[w] = previous;
+        seen_at[w] = Clock::now();
+      }
+    }
+    const Clock::time_point after = Clock::now();
+    bool ready = true;
+    Clock::time_point earliest = Clock::time_point::max();
+    for (std::size_t w = 0; w < n; ++w) {
+      ready = ready && seen[w] >= base[w] + kSleepsToTheLongest &&
+              began_after[w] != Clock::time_point::min() && after - seen_at[w] >= 100ms;
+      earliest = std::min(earliest, began_after[w] + kLongestTimeout);
+    }
+    if (ready && earliest - after >= ahead) return earliest;
+    if (now > stop_looking) return Clock::now() + ahead;
+    previous = now;
+  }
+}
 
 inline PoolConfig config(std::size_t workers, QueueStrategy strategy = QueueStrategy::work_stealing) {
   PoolConfig c;
