@@ -491,7 +491,8 @@ int run_profile(const ProfileArgs& a) {
           "--update", args->update,
           "Write work, span and burdened_span into this task-set file (with a program: into the "
           "tasks that run it with these arguments, or --task; without: profile every task of the file, or "
-          "the one named by --task)");
+          "the one named by --task). The jobs carry the task's period and deadline: with a program, tasks "
+          "that differ in them are refused unless --task names one");
       update->check(output_file());
       app.add_option("--task", args->task,
                      "With --update and a program: the task to write the measurements to; with --update "

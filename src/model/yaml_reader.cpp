@@ -326,9 +326,9 @@ YAML::Node load_yaml(std::string_view text, const std::string& source) {
         if (end == std::string_view::npos) break;
         p = end + 1;
       }
-      // An empty first document has no content to place its opening line by: a '---' at
-      // the file's first byte opens it.
-      if (first.offset < 0 && text.substr(0, 3) == "---") --dash_lines;
+      // An empty first document has no content to place its opening line by: the first
+      // '---' line opens it (after comments or directives too).
+      if (first.offset < 0 && dash_lines > 0) --dash_lines;
       const bool dashes = dash_lines > 0;
       throw Error(at.where(source) +
                   (dashes ? ": a second YAML document (after a '---' line) starts here; a file holds one task "

@@ -63,7 +63,7 @@ void JobSlot::fill(const platform::Release& release, int cluster, std::chrono::n
 }
 
 void JobSlot::admit() {
-  scheduler_.notify(sched::topics::time, sched::TimeMessage{os::monotonic_now()});
+  scheduler_.notify(sched::topics::time, sched::TimeMessage{engine_.now()});
   scheduler_.admit(entry_);
 }
 

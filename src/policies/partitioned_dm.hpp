@@ -14,8 +14,9 @@
 //  - every thread runs Algorithm 1: it raises itself to the maximum priority (SCHED_FIFO
 //    90) while dispatching; per segment it waits until the segment's release (the job's
 //    release plus the segment's offset from the decomposition), then for each of its
-//    strands lowers itself to the segment's priority (SCHED_FIFO 79 for rank 1, 78,
-//    ... see fifo::rank_priority), runs the strand, raises itself again; then it
+//    strands lowers itself to the segment's priority on its core (each core numbers the
+//    ranks of its strands: SCHED_FIFO 79 for the core's highest, 78, ... see
+//    fifo::rank_priority), runs the strand, raises itself again; then it
 //    waits at the team's futex barrier (sleeping, or spinning up to 100 µs first when
 //    the set has one task and every thread has its core to itself); it sleeps until
 //    the next job when the last segment is done;

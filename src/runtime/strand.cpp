@@ -308,10 +308,12 @@ bool run_on_large_stack(void (*call)(void*), void* arg) {
   Worker* w = tls_worker;
   if (w == nullptr || w->on_large_stack || w->current == nullptr) return false;
   if (w->large.fctx == nullptr) {
-    // No large stack (StaticMemory::large_stack_size = 0, or a measurement pool): the
-    // function runs where it is, but as it would on the large stack (spawns inside run
-    // inline), so that its DAG is the same in every pool: the profiler's span run, a
-    // measurement mode pool, measured it as parallel work that the run does serially.
+    // A pool configured without a large stack runs f where it is, spawns as usual.
+    if (!w->pool->measuring) return false;
+    // The measurement mode has no large stack: f runs where it is, but as it would on
+    // the large stack (spawns inside run inline), so that takt::measure and the
+    // profiler's span run see the DAG a pool runs (they measured parallel work that the
+    // run does serially).
     w->on_large_stack = true;
     w->hooks.fetch_or(hook_large_stack, std::memory_order_relaxed);  // owner-only bit: relaxed
     call(arg);

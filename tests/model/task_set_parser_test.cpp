@@ -456,6 +456,9 @@ TEST(TaskSetParser, ASecondYamlDocumentAndAZeroByteAreErrors) {
   // the second document, after a '---' line.
   expect_error("---\n---\n" + task, "ts.yaml:3:1", "a second YAML document (after a '---' line)");
   expect_error("---\n# empty\n---\n" + task, "ts.yaml:4:1", "a second YAML document (after a '---' line)");
+  // An empty first document after a comment, ended by '...': what follows is text after
+  // its end, not a document after a '---' line.
+  expect_error("# c\n---\n...\n" + task, "ts.yaml:4:1", "more text after the end of the task set");
 }
 
 TEST(TaskSetParser, AZeroByteAtTheStartIsAnErrorUnlessTheFileIsUtf16Or32) {

@@ -255,8 +255,9 @@ TEST_P(Preemption, RepeatedPreemptionsKeepEveryResultRight) {
   constexpr int kJobs = 24;
   std::vector<std::unique_ptr<FunctionJob>> jobs;
   std::vector<std::uint64_t> sums(kJobs, 0);
+  const auto give_up = std::chrono::steady_clock::now() + 10s;  // for all jobs together
   for (int j = 0; j < kJobs; ++j) {
-    jobs.push_back(std::make_unique<FunctionJob>(std::chrono::nanoseconds(j % 5), [&sums, &policy, j] {
+    jobs.push_back(std::make_unique<FunctionJob>(std::chrono::nanoseconds(j % 5), [&sums, &policy, give_up, j] {
       auto phase = [](int i) {
         takt::Scope scope;
         std::uint64_t x = 0;
@@ -270,7 +271,6 @@ TEST_P(Preemption, RepeatedPreemptionsKeepEveryResultRight) {
       // the strand back while jobs still wait: otherwise, on a loaded machine, every job
       // could start and finish between the driver's requests, or (priority-aware) every
       // yield could land in a child and freeze its level, leaving the hand-back untested.
-      const auto give_up = std::chrono::steady_clock::now() + 10s;
       while (policy.handed_back.load() == 0 && std::chrono::steady_clock::now() < give_up) {
         takt::Scope scope;
         scope.spawn([] {});

@@ -34,9 +34,9 @@ struct Measurement {
 namespace detail {
 PoolConfig measuring_config(const MeasureOptions& options);
 Measurement measurement_of(Pool& pool);
-/// Runs call(arg) on the current worker's large stack, or where it is when the worker
-/// has none, with spawns inside made inline either way; false outside a pool's strand
-/// (or already inside such a call: then the caller runs it where it is).
+/// Runs call(arg) on the current worker's large stack (in the measurement mode, where it
+/// is), with spawns inside made inline; false outside a pool's strand, already inside
+/// such a call, or in a pool without a large stack (then the caller runs it where it is).
 bool run_on_large_stack(void (*call)(void*), void* arg);
 }  // namespace detail
 
@@ -54,9 +54,10 @@ Measurement measure(F&& f, const MeasureOptions& options = {}) {
 /// that needs more stack than a strand's coroutine stack. f runs serially: a spawn inside
 /// runs inline, on a Scope made inside f or on one of the calling strand's scopes; a
 /// sync() of such an outer scope whose continuation was stolen since its last sync (a
-/// child may still run on another worker) throws takt::Error (sync it before calling). Outside a pool f runs where it is; with
-/// no large stack (large_stack_size = 0, or the measurement mode) it runs on the strand's
-/// stack by the same rules (its spawns run inline).
+/// child may still run on another worker) throws takt::Error (sync it before calling). Outside a pool, or in a pool configured
+/// with large_stack_size = 0, f runs where it is (its spawns are ordinary spawns); in the
+/// measurement mode, which has no large stack, it runs on the strand's stack by the rules
+/// above (its spawns run inline), so that what is measured is what a pool runs.
 template <class F>
 decltype(auto) call_on_large_stack(F&& f) {
   using Result = std::invoke_result_t<F&>;

@@ -11,9 +11,9 @@ namespace {
 
 /// A time-driven filter. A task admitted before its release time is held back
 /// until a TIME notification says now >= release; from then on it is forwarded
-/// with its input key. The gate never reads a clock: on the platform TIME comes
-/// from the release engine, under a simulator from the simulated clock, so the same
-/// topology works on both.
+/// with its input key. The gate never reads a clock: on the platform the policies'
+/// lanes send TIME (the release engine's clock) before each admission, under a
+/// simulator it comes from the simulated clock, so the same topology works on both.
 ///
 /// Per-task data word: 0 absent, 1 held, 2 forwarded. The held tasks sit in a
 /// min-heap by release time; a held task that leaves is taken out of it (linear in
