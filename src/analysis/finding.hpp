@@ -8,7 +8,9 @@ namespace takt::analysis {
 
 /// The outcome of one test on one task (or on the whole set when `task` is empty).
 /// `margin` is how much room is left (≥ 0 when the test passed) or how far it is
-/// missed (< 0), in `unit`; `detail` is the sentence a person reads.
+/// missed (< 0), in `unit`; a test that fails exactly at its boundary (D = L, D = δ·L̂:
+/// no number of cores) has margin 0 and passed = false. `detail` is the sentence a
+/// person reads.
 struct Finding {
   std::string task;  ///< task name, "" for a test of the whole set
   std::string test;  ///< e.g. "federated core count", "EDF density on core 2"
