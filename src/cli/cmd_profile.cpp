@@ -104,7 +104,7 @@ profiler::ProfileOptions options_of(const ProfileArgs& a) {
     }
   }
   // T_P pins its P workers to the first P CPUs: more workers than CPUs would share them.
-  const os::CpuSet cpus = o.cpus.empty() ? os::allowed_cpus() : o.cpus;
+  const os::CpuSet cpus = profiler::profiled_cpus(o);
   for (std::size_t p : a.parallel) {
     if (p < 1) throw Error("--parallel 0: give worker counts of at least 1");
     if (p > cpus.size()) {
@@ -131,7 +131,7 @@ profiler::ProfileResult profile_program(const Program& resolved, const std::stri
                                         const std::vector<std::string>& args,
                                         const profiler::ProfileOptions& o) {
   std::unique_ptr<Task> task = resolved.create();
-  const os::CpuSet cpus = o.cpus.empty() ? os::allowed_cpus() : o.cpus;
+  const os::CpuSet cpus = profiler::profiled_cpus(o);
   task->init({program, args, static_cast<unsigned>(cpus.size())});
   profiler::ProfileResult result = profiler::profile(*task, program, args, o);
   task->finalize();
@@ -185,6 +185,29 @@ std::vector<std::string> tasks_to_update(const model::TaskSet& set, const Profil
                     a.update, a.program, a.update));
   }
   return names;
+}
+
+/// The task whose period and relative deadline the profiled jobs carry, among the tasks
+/// `names` of `set` that `takt profile PROGRAM --update` writes into (as under `--update
+/// FILE` without a program: a job may read them). Tasks that differ in them are profiled
+/// apart there; here that is an error asking for one to be named.
+const model::Task* task_whose_times_jobs_carry(const model::TaskSet& set, const std::vector<std::string>& names,
+                                               const ProfileArgs& a) {
+  const model::Task* first = nullptr;
+  for (const model::Task& t : set.tasks) {
+    if (std::find(names.begin(), names.end(), t.name) == names.end()) continue;
+    if (first == nullptr) {
+      first = &t;
+    } else if (t.period != first->period || t.deadline != first->deadline) {
+      throw Error(fmt::format(
+          "tasks '{}' (period {}, deadline {}) and '{}' (period {}, deadline {}) of {} run '{}' with these "
+          "arguments, but a job sees its task's period and deadline: name one with --task NAME, or run `takt "
+          "profile --update {}` without a program to profile each task",
+          first->name, model::format_duration(first->period), model::format_duration(first->deadline), t.name,
+          model::format_duration(t.period), model::format_duration(t.deadline), a.update, a.program, a.update));
+    }
+  }
+  return first;
 }
 
 void write_measurements(const std::string& path, const std::vector<model::MeasurementUpdate>& updates) {
@@ -395,26 +418,9 @@ int run_profile(const ProfileArgs& a) {
   if (!a.update.empty()) {
     const model::TaskSet set = task_set_to_update(a.update);
     names = tasks_to_update(set, a);
-    // The jobs carry the period and relative deadline of the tasks written into, as under
-    // `--update FILE` without a program (a job may read them); tasks that differ in them
-    // are profiled apart there, so here one must be named.
-    const model::Task* first = nullptr;
-    for (const model::Task& t : set.tasks) {
-      if (std::find(names.begin(), names.end(), t.name) == names.end()) continue;
-      if (first == nullptr) {
-        first = &t;
-      } else if (t.period != first->period || t.deadline != first->deadline) {
-        throw Error(fmt::format(
-            "tasks '{}' (period {}, deadline {}) and '{}' (period {}, deadline {}) of {} run '{}' with these "
-            "arguments, but a job sees its task's period and deadline: name one with --task NAME, or run `takt "
-            "profile --update {}` without a program to profile each task",
-            first->name, model::format_duration(first->period), model::format_duration(first->deadline), t.name,
-            model::format_duration(t.period), model::format_duration(t.deadline), a.update, a.program, a.update));
-      }
-    }
-    if (first != nullptr) {
-      o.period = first->period;
-      o.relative_deadline = first->deadline;
+    if (const model::Task* t = task_whose_times_jobs_carry(set, names, a)) {
+      o.period = t->period;
+      o.relative_deadline = t->deadline;
     }
   }
   if (!a.profiles.empty()) {
@@ -463,7 +469,7 @@ int run_profile(const ProfileArgs& a) {
   } else if (!a.profiles.empty()) {
     const std::string name = a.name.empty() ? profiler::default_profile_name(result) : a.name;
     profiler::update_profiles_file(a.profiles, profiler::program_profile(result, name),
-                                   profiles_header(a, o.cpus.empty() ? os::allowed_cpus() : o.cpus));
+                                   profiles_header(a, profiler::profiled_cpus(o)));
     fmt::print(stderr, "wrote program profile '{}' into {}\n", name, a.profiles);
   }
   return exit_ok;

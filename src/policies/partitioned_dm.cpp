@@ -180,15 +180,15 @@ void PartitionedDm::assign(const RunContext& ctx) {
   entries_.clear();
   scheduler_ = std::make_unique<sched::Scheduler>(ctx.topology, sched::ProcessingElements::uniform(m));
 
-  // Every strand of the table enters the topology bound to its core with its priority.
-  // Each is kept in entries_ before it is admitted: an admit() that throws midway may
-  // have left it in the scheduler.
   // The placement is made once, before the run, for every job alike; a strand's release
   // is its offset within the job. A time-driven component (release-gate) is told the
   // latest of them, so that it holds none back.
   sched::Time latest{0};
   for (const analysis::StrandAssignment& s : p.strands) latest = std::max(latest, s.release);
   scheduler_->notify(sched::topics::time, sched::TimeMessage{latest});
+  // Every strand of the table enters the topology bound to its core with its priority.
+  // Each is kept in entries_ before it is admitted: an admit() that throws midway may
+  // have left it in the scheduler.
   entries_.reserve(p.strands.size());
   for (std::size_t k = 0; k < p.strands.size(); ++k) {
     const analysis::StrandAssignment& s = p.strands[k];
@@ -242,7 +242,8 @@ void PartitionedDm::prepare(RunContext& ctx) {
   // numbered across all cores, R > 79 ranks shared levels even where a core held few.
   std::vector<std::vector<int>> core_ranks(static_cast<std::size_t>(m));
   for (const auto& [thread, strands] : by_thread_) {
-    for (const analysis::StrandAssignment* s : strands) core_ranks[static_cast<std::size_t>(thread.second)].push_back(s->priority);
+    std::vector<int>& ranks = core_ranks[static_cast<std::size_t>(thread.second)];
+    for (const analysis::StrandAssignment* s : strands) ranks.push_back(s->priority);
   }
   max_core_ranks_ = 0;
   for (std::vector<int>& ranks : core_ranks) {

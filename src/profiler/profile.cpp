@@ -42,6 +42,10 @@ double ProfileResult::burdened_parallelism() const {
              : 0.0;
 }
 
+os::CpuSet profiled_cpus(const ProfileOptions& options) {
+  return options.cpus.empty() ? os::allowed_cpus() : options.cpus;
+}
+
 Job profiling_job(std::string_view name, std::uint64_t index, unsigned cores, const ProfileOptions& options) {
   Job job;
   job.task = name;
@@ -66,8 +70,7 @@ ProfileResult profile(Task& task, std::string program, std::vector<std::string> 
   // Every job sees the same job.cores, the number of CPUs profiled on (what `takt
   // profile` gives the task's init): a task that splits its work by job.cores then runs
   // the same DAG in the measurement, work, span and T_P runs.
-  const auto job_cores =
-      static_cast<unsigned>((options.cpus.empty() ? os::allowed_cpus() : options.cpus).size());
+  const auto job_cores = static_cast<unsigned>(profiled_cpus(options).size());
   ProfileResult result;
   result.program = std::move(program);
   result.args = std::move(args);

@@ -116,6 +116,9 @@ struct ProfileResult {
 ProfileResult profile(Task& task, std::string program, std::vector<std::string> args,
                       const ProfileOptions& options);
 
+/// The CPUs profiled on: options.cpus, or every CPU this process may use.
+os::CpuSet profiled_cpus(const ProfileOptions& options);
+
 /// The task's job for profiling: index k, released now, `cores` as job.cores, and the
 /// options' period and relative deadline (deadline = release + relative deadline).
 Job profiling_job(std::string_view name, std::uint64_t index, unsigned cores, const ProfileOptions& options);

@@ -307,30 +307,26 @@ bool spawn_hooks(Scope& scope, Block* self) {
 bool run_on_large_stack(void (*call)(void*), void* arg) {
   Worker* w = tls_worker;
   if (w == nullptr || w->on_large_stack || w->current == nullptr) return false;
-  if (w->large.fctx == nullptr) {
-    // A pool configured without a large stack runs f where it is, spawns as usual.
-    if (!w->pool->measuring) return false;
-    // The measurement mode has no large stack: f runs where it is, but as it would on
-    // the large stack (spawns inside run inline), so that takt::measure and the
-    // profiler's span run see the DAG a pool runs (they measured parallel work that the
-    // run does serially).
-    w->on_large_stack = true;
-    w->hooks.fetch_or(hook_large_stack, std::memory_order_relaxed);  // owner-only bit: relaxed
-    call(arg);
-    w->hooks.fetch_and(~hook_large_stack, std::memory_order_relaxed);
-    w->on_large_stack = false;
-    return true;
-  }
-  Context here;
-#if defined(TAKT_TSAN)
-  here.fiber = w->current->context.fiber;
-#endif
-  w->large_call = call;
-  w->large_arg = arg;
-  w->large_return = &here;
+  // Without a large stack f runs where it is: in a pool configured so, with ordinary
+  // spawns (false: the caller runs it); in the measurement mode, which has none, by the
+  // large stack's rules below (spawns inside run inline), so that takt::measure and the
+  // profiler's span run see the DAG a pool runs.
+  const bool in_place = w->large.fctx == nullptr;
+  if (in_place && !w->pool->measuring) return false;
   w->on_large_stack = true;
   w->hooks.fetch_or(hook_large_stack, std::memory_order_relaxed);  // owner-only bit: relaxed
-  switch_to(w->large, here, w->eh);
+  if (in_place) {
+    call(arg);  // noexcept: call_on_large_stack's wrapper keeps f's exception
+  } else {
+    Context here;
+#if defined(TAKT_TSAN)
+    here.fiber = w->current->context.fiber;
+#endif
+    w->large_call = call;
+    w->large_arg = arg;
+    w->large_return = &here;
+    switch_to(w->large, here, w->eh);
+  }
   w->hooks.fetch_and(~hook_large_stack, std::memory_order_relaxed);
   w->on_large_stack = false;
   return true;
