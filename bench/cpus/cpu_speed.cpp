@@ -63,6 +63,7 @@ CpuSpeedReport measure_cpu_speed(const CpuSpeedOptions& options) {
   CpuSpeedReport report;
   report.seconds = options.seconds;
   report.calibrated = apps::busy_units_per_ns();
+  report.short_strands_timed = apps::short_waits_are_timed();
   const std::vector<int> cpus = os::allowed_cpus().cpus();
   for (int cpu : cpus) {
     CpuSpeed s;
@@ -174,21 +175,22 @@ std::string format_cpu_speed(const CpuSpeedReport& r) {
   const auto worst = [](double w) { return w > 0 ? fmt::format("{:.2f}", w) : std::string("-"); };
   out += fmt::format(
       "\nstretch = calibrated / median speed: a synthetic node declared as 1 ms runs this long, in ms "
-      "(alone / every CPU busy), as does a segments strand shorter than 50 us; a longer one uses its "
-      "declared "
-      "CPU time everywhere (it reads the thread's CPU clock)\n"
+      "(alone / every CPU busy){}\n"
       "worst{}: {} alone, {} with every CPU busy\n",
+      r.short_strands_timed ? "; segments strands do not stretch (from 50 us they read the thread's CPU "
+                              "clock, shorter ones the monotonic clock)"
+                            : ", as does a segments strand shorter than 50 us (the monotonic clock is too "
+                              "slow to read here); a longer one uses its declared CPU time everywhere (it "
+                              "reads the thread's CPU clock)",
       r.complete ? "" : " of those measured", worst(r.worst_stretch_alone), worst(r.worst_stretch_together));
   if (std::max(r.worst_stretch_alone, r.worst_stretch_together) > 1.1) {
     out += fmt::format(
         "warning: on this machine the loop runs up to {:.2f}x slower than calibrated: the synthetic "
-        "program's "
-        "nodes and short segments strands run that much longer than declared, so their declared work is too "
-        "small (measure it with `takt "
-        "profile --update FILE`), and the runtime's own code (spawns, steals, syncs) slows alike; run on "
-        "CPUs "
-        "that hold their speed (no frequency scaling, vCPUs on idle physical cores)\n",
-        std::max(r.worst_stretch_alone, r.worst_stretch_together));
+        "program's nodes{} run that much longer than declared, so their declared work is too small (measure "
+        "it with `takt profile --update FILE`), and the runtime's own code (spawns, steals, syncs) slows "
+        "alike; run on CPUs that hold their speed (no frequency scaling, vCPUs on idle physical cores)\n",
+        std::max(r.worst_stretch_alone, r.worst_stretch_together),
+        r.short_strands_timed ? "" : " and short segments strands");
   }
   return out;
 }
@@ -202,6 +204,7 @@ nlohmann::json to_json(const CpuSpeedReport& r) {
   j["seconds_per_phase"] = r.seconds;
   j["chunk_iterations"] = kCpuSpeedChunk;
   j["calibrated_iterations_per_ns"] = r.calibrated;
+  j["short_segments_strands_timed"] = r.short_strands_timed;
   // Over the CPUs measured in that phase; null when none was.
   j["worst_stretch_alone"] = json_value(r.worst_stretch_alone > 0 ? std::optional(r.worst_stretch_alone)
                                                                   : std::nullopt);

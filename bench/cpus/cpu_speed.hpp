@@ -36,6 +36,10 @@ struct CpuSpeed {
 struct CpuSpeedReport {
   double seconds = 0;
   double calibrated = 0;  ///< iterations per ns that the programs assume (apps::busy_units_per_ns)
+  /// segments strands shorter than apps::kClockedStrand are timed by the monotonic clock
+  /// here (apps::short_waits_are_timed), so the loop's speed does not lengthen them;
+  /// false: they are the calibrated count and stretch like synthetic nodes.
+  bool short_strands_timed = true;
   /// Every CPU this process may use, in order; those a stop left unmeasured have no values.
   std::vector<CpuSpeed> cpus;
   /// Every CPU was measured in both phases; false when CpuSpeedOptions::stop_requested

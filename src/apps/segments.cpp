@@ -31,15 +31,17 @@ void run_strands(std::chrono::nanoseconds length, std::uint32_t count) {
   scope.sync();
 }
 
-/// The thread CPU time one read of the thread's CPU clock costs (a system call: the
-/// vDSO does not serve CLOCK_THREAD_CPUTIME_ID), the fastest of 20 rounds of 50 reads.
-std::chrono::nanoseconds clock_read_cost() {
+/// What one read of `Read` costs (for the thread's CPU clock a system call: the vDSO
+/// does not serve CLOCK_THREAD_CPUTIME_ID; for the monotonic clock the vDSO's ~40 ns in
+/// a VM whose clocksource it can read), the fastest of 20 rounds of 50 reads.
+template <std::chrono::nanoseconds (*Read)()>
+std::chrono::nanoseconds read_cost() {
   static const std::chrono::nanoseconds cost = [] {
     std::chrono::nanoseconds best = std::chrono::nanoseconds::max();
     for (int round = 0; round < 20; ++round) {
-      const auto t0 = os::thread_cpu_time();
-      for (int i = 0; i < 50; ++i) (void)os::thread_cpu_time();
-      best = std::min(best, (os::thread_cpu_time() - t0) / 51);
+      const auto t0 = Read();
+      for (int i = 0; i < 50; ++i) (void)Read();
+      best = std::min(best, (Read() - t0) / 51);
     }
     return best;
   }();
@@ -59,7 +61,9 @@ double calibrate() {
     const double ns = static_cast<double>((t1 - t0).count());
     if (ns > 0) best = std::max(best, static_cast<double>(units) / ns);
   }
-  (void)clock_read_cost();  // measured with the loop, so that no strand pays for it
+  // Measured with the loop, so that no strand pays for them.
+  (void)read_cost<os::thread_cpu_time>();
+  (void)read_cost<os::monotonic_now>();
   return best > 0 ? best : 1.0;
 }
 
@@ -69,6 +73,28 @@ std::uint64_t units_for(std::chrono::nanoseconds length, double units_per_ns) {
     return std::numeric_limits<std::uint64_t>::max();
   }
   return std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::llround(units)));
+}
+
+/// Runs the loop until `Read` has advanced by `length`, in steps of at most an eighth of
+/// it, each sized by `units_per_ns` for what is left, with a read of the clock after
+/// each: a CPU that runs the loop slower or faster than that rate changes how many steps
+/// the wait takes, not its length. A read is part of the wait: a read's value is taken
+/// about half-way through it, so from the first read's value to the last one's, length −
+/// one read must pass; each step leaves room for the read after it, and the wait ends
+/// when less than half a read is left. Where the rate is right the wait is within half a
+/// read of its length; where it is not, it overshoots by at most one step.
+template <std::chrono::nanoseconds (*Read)()>
+void spin_by_clock(std::chrono::nanoseconds length, double units_per_ns) {
+  using namespace std::chrono_literals;
+  const std::chrono::nanoseconds read = read_cost<Read>();
+  const std::chrono::nanoseconds start = Read();
+  const std::chrono::nanoseconds target = length - read;
+  const std::chrono::nanoseconds most = length / 8;
+  for (;;) {
+    const std::chrono::nanoseconds left = target - (Read() - start);
+    if (left <= read / 2) return;
+    busy_units(units_for(std::clamp(left - read, 0ns, most), units_per_ns));
+  }
 }
 
 }  // namespace
@@ -83,32 +109,16 @@ void busy_wait(std::chrono::nanoseconds length) { busy_wait(length, busy_units_p
 void busy_wait(std::chrono::nanoseconds length, double units_per_ns) {
   using namespace std::chrono_literals;
   if (length <= 0ns) return;
-  // The loop runs in steps of at most an eighth of the strand, each
-  // sized by the calibration for what is left, and the thread's CPU clock is read after
-  // each: a CPU that runs the loop slower or faster than calibrated changes how many
-  // steps a strand takes, not its CPU time. A read (a system call, ~0.6 us in a VM) is
-  // part of the strand's CPU time: a read's value is taken about half-way through it, so
-  // from the first read's value to the last one's, length − one read must pass; each
-  // step leaves room for the read after it, and the strand ends when less than half a
-  // read is left. Where the calibration is right the strand is within half a read of
-  // its length; where it is not, it overshoots by at most one step.
-  // A strand shorter than kClockedStrand is the calibrated count of iterations alone:
-  // there the reads (two at least, ~1 us with their cold system-call path) would be
-  // 4 % or more of it (busy_wait(4us) took 4.5 to 4.6 us of CPU time with them).
-  if (length < kClockedStrand) {
+  if (length >= kClockedStrand) {
+    spin_by_clock<os::thread_cpu_time>(length, units_per_ns);
+  } else if (short_waits_are_timed()) {
+    spin_by_clock<os::monotonic_now>(length, units_per_ns);
+  } else {
     busy_units(units_for(length, units_per_ns));
-    return;
-  }
-  const std::chrono::nanoseconds read = clock_read_cost();
-  const std::chrono::nanoseconds start = os::thread_cpu_time();
-  const std::chrono::nanoseconds target = length - read;
-  const std::chrono::nanoseconds most = length / 8;
-  for (;;) {
-    const std::chrono::nanoseconds left = target - (os::thread_cpu_time() - start);
-    if (left <= read / 2) return;
-    busy_units(units_for(std::clamp(left - read, 0ns, most), units_per_ns));
   }
 }
+
+bool short_waits_are_timed() { return read_cost<os::monotonic_now>() <= kCheapClockRead; }
 
 std::vector<SegmentShape> parse_segment_args(const std::vector<std::string>& args) {
   if (args.empty()) {

@@ -6,7 +6,10 @@
 // (busy_wait: a loop calibrated once per process, run in steps between reads of
 // CLOCK_THREAD_CPUTIME_ID), so a strand that the operating system preempts is not
 // shortened, and one on a CPU that runs the loop slower or faster than calibrated
-// still executes e of CPU time. Shorter strands run the calibrated count.
+// still executes e of CPU time. Shorter strands, where those reads (system calls)
+// would be a large part of the strand, spin until CLOCK_MONOTONIC (the vDSO, tens of
+// ns) has advanced by e: also e on a slower or faster CPU, but a preemption inside one
+// shortens its CPU time, by at most e.
 //
 // Under the fork-join policies (federated, federated-greedy, gedf-paws) run(job) runs
 // each segment as a parallel loop over its strands on the takt runtime, split eagerly
@@ -57,18 +60,29 @@ std::string format_segment_arg(const SegmentShape& segment);
 /// first use (about 25 ms: the fastest of 40 short trials) and then fixed for the
 /// process. busy_wait() sizes its steps by it.
 double busy_units_per_ns();
-/// From this length on, busy_wait() reads the thread's CPU clock; shorter waits are the
-/// calibrated number of iterations.
+/// From this length on, busy_wait() reads the thread's CPU clock; shorter waits read
+/// the monotonic clock (see busy_wait).
 inline constexpr std::chrono::nanoseconds kClockedStrand{50'000};
+/// A monotonic-clock read that costs more than this (a clocksource the vDSO cannot read,
+/// so a system call) is too slow to time waits shorter than kClockedStrand by: they are
+/// then the calibrated number of iterations.
+inline constexpr std::chrono::nanoseconds kCheapClockRead{200};
 /// Busy-waits until the calling thread has used `length` of CPU time
 /// (CLOCK_THREAD_CPUTIME_ID; time off the CPU does not count), within about half a
 /// clock read (~0.3 us) where the loop runs at its calibrated speed and overshooting by
 /// at most one step of the loop (an eighth of `length` at the calibrated speed) where
-/// it does not. Below kClockedStrand: busy_units_per_ns() iterations per ns, no clock.
+/// it does not. Below kClockedStrand, where those reads (~0.6 us each) would be a large
+/// part of the wait: until CLOCK_MONOTONIC has advanced by `length`, with the same steps
+/// and bounds (reads of ~40 ns), so a wait that the OS preempts ends early, its CPU
+/// time short by at most `length`; or, where a monotonic read costs more than
+/// kCheapClockRead, busy_units_per_ns() iterations per ns, no clock.
 void busy_wait(std::chrono::nanoseconds length);
 /// busy_wait() with steps sized for `units_per_ns` instead of the calibration (tests:
 /// a calibration far off still gives `length` of CPU time).
 void busy_wait(std::chrono::nanoseconds length, double units_per_ns);
+/// Whether busy_wait() times waits shorter than kClockedStrand by the monotonic clock
+/// here (its read costs at most kCheapClockRead), rather than counting iterations.
+bool short_waits_are_timed();
 
 /// Registers `segments` in `registry` unless it is there already.
 inline void register_segments_program(ProgramRegistry& registry = programs()) {

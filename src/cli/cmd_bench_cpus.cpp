@@ -50,7 +50,8 @@ int run_cpus(const CpusArgs& a) {
     {"bench", "cpus"},
     "How fast each CPU runs the busy loop of the segments and synthetic programs, alone and with every CPU "
     "busy, against the calibration those programs assume: whether synthetic nodes run as long as declared "
-    "here (segments strands of 50 us or more use their declared CPU time anywhere)",
+    "here (segments strands last their declared length anywhere: from 50 us CPU time, shorter ones by the "
+    "monotonic clock)",
     [](CLI::App& app) -> Action {
       auto a = std::make_shared<CpusArgs>();
       app.add_option("--seconds", a->options.seconds,

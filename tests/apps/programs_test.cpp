@@ -185,3 +185,30 @@ TEST(Segments, AStrandUsesItsLengthOfCpuTimeWhateverTheLoopsSpeed) {
     EXPECT_LE(used, factor > 1 ? 20ms : 12500us) << "factor " << factor;
   }
 }
+
+TEST(Segments, AShortStrandLastsItsLengthWhateverTheLoopsSpeed) {
+  // A strand shorter than kClockedStrand spins until the monotonic clock has advanced by
+  // its length. Before, it was the calibrated count of iterations: where the loop ran at
+  // a different speed than in the calibration, strands ran that much shorter or longer
+  // (this VM switches between ~1.3 and ~2.6 iterations/ns, `takt bench cpus`, and a
+  // policy test's fine-grained jobs executed 0.70 of C in CI). Here 1000 strands of 4 us
+  // have their steps sized for a loop 4 times faster and 4 times slower than
+  // calibrated: 4 ms of CPU time either way, less what preemptions inside a strand took
+  // (each at most the strand's 4 us; 0.8 allows 200 of them), plus at most one step per
+  // strand (half a strand at a rate 4 times slower, 4 us of real time where the loop is
+  // also 2 times slower than calibrated: 8 ms in all). A count of iterations sized by
+  // these rates takes 1 to 2 ms and 16 to 32 ms.
+  using namespace std::chrono_literals;
+  if (!takt::apps::short_waits_are_timed()) {
+    GTEST_SKIP() << "the monotonic clock costs more than " << takt::apps::kCheapClockRead.count()
+                 << " ns a read here: short strands count iterations";
+  }
+  const double rate = takt::apps::busy_units_per_ns();
+  for (const double factor : {0.25, 1.0, 4.0}) {
+    const auto t0 = takt::os::thread_cpu_time();
+    for (int i = 0; i < 1000; ++i) takt::apps::busy_wait(4us, rate * factor);
+    const auto used = takt::os::thread_cpu_time() - t0;
+    EXPECT_GE(used, 3200us) << "factor " << factor;
+    EXPECT_LE(used, factor > 1 ? 8ms : 6ms) << "factor " << factor;
+  }
+}

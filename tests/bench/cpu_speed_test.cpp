@@ -75,6 +75,16 @@ TEST(CpuSpeed, TableAndJsonCarryEveryCpuAndTheStretch) {
   EXPECT_FALSE(j.contains("stopped_by"));
   EXPECT_DOUBLE_EQ(j["worst_stretch_together"].get<double>(), 2.0);
   EXPECT_DOUBLE_EQ(j["cpus"][0]["together_p50_iterations_per_ns"].get<double>(), 1.5);
+  // Short segments strands are timed by the monotonic clock (the default): the warning
+  // names the synthetic nodes only; where they count iterations it names them too.
+  EXPECT_EQ(t.find("short segments strands"), std::string::npos) << t;
+  EXPECT_NE(t.find("segments strands do not stretch"), std::string::npos) << t;
+  EXPECT_TRUE(j["short_segments_strands_timed"].get<bool>());
+  r.short_strands_timed = false;
+  const std::string counted = takt::bench::format_cpu_speed(r);
+  EXPECT_NE(counted.find("nodes and short segments strands run that much longer"), std::string::npos) << counted;
+  EXPECT_NE(counted.find("as does a segments strand shorter than 50 us"), std::string::npos) << counted;
+  EXPECT_FALSE(takt::bench::to_json(r)["short_segments_strands_timed"].get<bool>());
   // A machine that holds its speed gets no warning.
   r.cpus[0] = {0, 3.0, 2.9, 3.0, 3.1};
   takt::bench::set_worst_stretch(r);
