@@ -168,7 +168,16 @@ tasks:
   ASSERT_EQ(t.errors.size(), 1u);
   EXPECT_NE(t.errors[0].find("injected failure of job 2"), std::string::npos) << t.errors[0];
   EXPECT_EQ(o.metrics.jobs[2].status, platform::JobStatus::failed);
-  EXPECT_EQ(t.released, 20u);
+  // The run goes on: the 17 jobs after the failed one ran to their end. A release is
+  // skipped where the job before it still runs (the skip rule, tested above), which a
+  // stall of the VM longer than the 20 ms period can cause: once in a full `ctest -j2`
+  // run 19 of the 20 jobs were released. A run that stopped after the failure has none.
+  std::uint64_t ran_after = 0;
+  for (const platform::JobResult& j : o.metrics.jobs) {
+    if (j.index > 2 && j.finish.has_value() && j.status != platform::JobStatus::failed) ++ran_after;
+  }
+  EXPECT_GE(ran_after, 15u);
+  EXPECT_EQ(t.released + t.skipped, 20u);
 }
 
 TEST(Federated, AParallelTaskRunsOnItsDedicatedCores) {
