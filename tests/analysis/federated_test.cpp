@@ -294,6 +294,25 @@ tasks:
   EXPECT_NEAR(*r.grants[0].expected_response_ns, 27.8e6, 1.0);
 }
 
+TEST(FederatedAssignment, ExpectedResponseUsesTheDeadlineWhereItIsBelowThePeriod) {
+  // rtws Lemma 2's inter-arrival time is Y = D for implicit deadlines; takt keeps D for
+  // D < T (federated.hpp). At nanosecond scale the variance term shows which one is used:
+  // C = 4 ns, L̂ = 1 ns, D = 3 ns, T = 10 ns, δ = 1: n = ⌈(4 + 3 − 1)/(3 − 1)⌉ = 3;
+  // C/n + δL̂ = 4/3 + 1 = 2.3333333333 ns; (1/ln 2)² = 2.0813689810 over
+  // 2·(3 − 2.3333333333) = 1.3333333333 is 1.5610267358: E[R] ≤ 3.8943600691 ns (with
+  // Y = T it would be 2.3333333333 + 2.0813689810/(2·7.6666666667) = 2.4690747886).
+  auto set = takt::model::parse_task_set(R"(global: {cores: 8, delta: 1}
+tasks:
+  - {name: tiny, period: 10ns, deadline: 3ns, work: 4ns, span: 1ns}
+)",
+                                         "f.yaml");
+  auto r = analyse_federated(set, {*set.global.cores, set.global.delta, takt::model::Fit::worst_fit});
+  ASSERT_EQ(r.grants.size(), 1u);
+  EXPECT_EQ(r.grants[0].cores, 3);
+  ASSERT_TRUE(r.grants[0].expected_response_ns.has_value());
+  EXPECT_NEAR(*r.grants[0].expected_response_ns, 3.8943600691, 1e-9);
+}
+
 TEST(FederatedAssignment, CapacityAugmentationBoundBesideTheVerdict) {
   // m = 4: Σu = 1.5 + 0.5 = 2 ≤ 4/2 and L ≤ D/2 for both (4 ≤ 5, 5 ≤ 5): holds.
   auto ok = takt::model::parse_task_set(R"(tasks:

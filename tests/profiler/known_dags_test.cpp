@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <functional>
 #include <mutex>
 #include <vector>
@@ -261,6 +262,43 @@ TEST(Profile, JobsCarryThePeriodAndDeadlineGivenAndConsistentTimes) {
     EXPECT_EQ(job.period, 0ns);
     EXPECT_EQ(job.deadline, job.release);
   }
+}
+
+TEST(Profile, APercentileBelow100PicksTheNearestRankOfTheSortedJobs) {
+  // takt profile --percentile 60 over 5 jobs: the nearest rank is ⌈0.6·5⌉ = 3, the third
+  // smallest value. The jobs busy-wait 4, 1, 5, 2 and 3 ms in that order (one serial
+  // strand: work = span), so the third smallest is the last job's 3 ms (noise only adds:
+  // os::spin_for is wall-clock), where the third job in order would give 5 ms. The
+  // profiler calls the task once for takt::measure, then twice per job (the work run and
+  // the observed span run).
+  const int nominal_ms[] = {4, 1, 5, 2, 3};
+  int calls = 0;
+  FunctionTask task([&] {
+    const int job = calls == 0 ? 0 : (calls - 1) / 2;
+    ++calls;
+    takt::os::spin_for(std::chrono::milliseconds(nominal_ms[job]));
+  });
+  takt::profiler::ProfileOptions options;
+  options.jobs = 5;
+  options.burden = takt::profiler::Burden{};
+  options.percentile = 60;
+  const takt::profiler::ProfileResult r = takt::profiler::profile(task, "test", {}, options);
+  ASSERT_EQ(r.per_job.size(), 5u);
+  EXPECT_EQ(calls, 11);
+  std::vector<nanoseconds> work, span;
+  for (const auto& j : r.per_job) {
+    work.push_back(j.work);
+    span.push_back(j.dag.span);
+  }
+  std::sort(work.begin(), work.end());
+  std::sort(span.begin(), span.end());
+  EXPECT_EQ(r.chosen_work, work[2]);
+  EXPECT_EQ(r.chosen_span, span[2]);
+  EXPECT_GE(r.chosen_work, 3ms);
+  EXPECT_GE(r.per_job[4].work, 3ms);
+  EXPECT_GE(r.per_job[2].work, 5ms);
+  EXPECT_NE(takt::profiler::profile_text(r).find("for the task set (p60 over the jobs)"), std::string::npos)
+      << takt::profiler::profile_text(r);
 }
 
 TEST(Profile, WithoutAStopEveryJobIsMeasured) {
