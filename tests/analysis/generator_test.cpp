@@ -181,6 +181,43 @@ TEST(Generators, RtOpenMpTimescaleScalesEverything) {
   }
 }
 
+TEST(Generators, RtOpenMpTimescalesGiveTheNumbersOfTableI) {
+  // rt-openmp Table I: a timescale is the minimum period (2^11 units), so the maximum
+  // period is 2^16 units = 32 timescales and the minimum segment length 100 units; the
+  // paper prints them rounded to µs. Rows 2..6 (row 1, 2048 ms, is the test above):
+  //   min period  max period  min segment  (exact: 100·ts/2048)
+  //   32 ms       1024 ms     1563 µs      1562.5 µs
+  //   16 ms        512 ms      781 µs       781.25 µs
+  //    8 ms        256 ms      391 µs       390.625 µs
+  //    4 ms        128 ms      195 µs       195.3125 µs
+  //    2 ms         64 ms       98 µs        97.65625 µs
+  struct Row {
+    int min_period_ms, max_period_ms;
+    double min_segment_us;
+  };
+  for (const Row row : {Row{32, 1024, 1563}, Row{16, 512, 781}, Row{8, 256, 391}, Row{4, 128, 195}, Row{2, 64, 98}}) {
+    SCOPED_TRACE(row.min_period_ms);
+    std::set<std::int64_t> periods;
+    double shortest_us = 1e18;
+    for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+      auto o = options(GeneratorMethod::rt_openmp, 12, 6.0, seed);
+      o.timescale = std::chrono::milliseconds(row.min_period_ms);
+      for (const auto& t : generate(o).set.tasks) {
+        periods.insert(t.period.count());
+        for (const auto& s : t.segments) shortest_us = std::min(shortest_us, static_cast<double>(s.length.count()) / 1e3);
+      }
+    }
+    // Every period is a power of two times the timescale, from 1 to 32 of them: the
+    // table's minimum and maximum periods bound them, and over 10 sets both are drawn.
+    EXPECT_EQ(*periods.begin(), std::int64_t{row.min_period_ms} * 1'000'000);
+    EXPECT_EQ(*periods.rbegin(), std::int64_t{row.max_period_ms} * 1'000'000);
+    // No segment below the minimum, 100 units, which the table prints rounded to the µs.
+    const double min_segment_us = 100.0 * row.min_period_ms * 1e3 / 2048;
+    EXPECT_NEAR(min_segment_us, row.min_segment_us, 0.5);
+    EXPECT_GE(shortest_us, min_segment_us - 1e-3);
+  }
+}
+
 TEST(Generators, RtOpenMpSpansAreRoundedDownSoThe20PercentTestsKeepPAtMostDOver5) {
   // Timescale 2097152 ns = 2^21: a unit is 1024 ns and T = 2^k units, never a multiple
   // of 5 ns. At k = 12, T = 4194304 ns and 20 % of it is 838860.8 ns: rounded to
