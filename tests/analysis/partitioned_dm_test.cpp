@@ -58,6 +58,40 @@ TEST(PartitionedDm, GoldenFigure2WorstFitTable) {
   EXPECT_TRUE(r.bound.holds);
 }
 
+TEST(PartitionedDm, Figure2WorstFitPutsS21OnTheCoreOfLeastRbfStar) {
+  // Worst-fit places s_2^1 (d = 8 ms, the last in deadline order) on the core with the
+  // least RBF*. With task 1's strands where Fig. 2(c) has them (core 0: s_1^1, s_1^2,
+  // s_1^5, s_1^6; core 1: s_1^3; core 2: s_1^4), by hand:
+  //   core 0: task 1's segments are released at 0, 10/3 and 70/9 ms; from any of them
+  //     the other two follow within 8 ms (from segment 1: 10/3, 70/9; from 2: 40/9,
+  //     60/9; from 3: 20/9, 50/9), so the window sum is 0.6 + 2·0.2 + 0.4 = 1.4 ms, and
+  //     the rate term (0.6 + 2·0.2 + 0.4)/10 · 8 = 1.12 ms: RBF* = 2.52 ms;
+  //   cores 1 and 2: one strand of segment 2: 0.2 + 0.2/10 · 8 = 0.36 ms.
+  // 0.36 < 2.52, and core 1 comes first of the two: the paper's core 2.
+  auto r = analyse_partitioned_dm(figure2(), {Cores::of_count(3), Fit::worst_fit});
+  ASSERT_EQ(r.strands.size(), 7u);
+  std::vector<CoreInterference::TaskTiming> timing(2);
+  for (std::size_t t = 0; t < 2; ++t) timing[t].period = t == 0 ? 10ms : 8ms;
+  for (const auto& a : r.strands) {
+    auto& tt = timing[a.task];
+    if (tt.release.size() < static_cast<std::size_t>(a.segment)) {
+      tt.release.push_back(a.release);
+      tt.length.push_back(a.length);
+    }
+  }
+  CoreInterference ci(3, timing);
+  // Placed in deadline order as the analysis does: s_1^6 (20/9), s_1^1 (10/3), s_1^2..5.
+  for (const std::size_t k : {5u, 0u, 1u, 2u, 3u, 4u}) {
+    const auto& a = r.strands[k];
+    ci.place(a.core, a.task, static_cast<std::size_t>(a.segment - 1), a.deadline);
+  }
+  EXPECT_EQ(ci.load(0, 1, 0, 8ms), 2520us);
+  EXPECT_EQ(ci.load(1, 1, 0, 8ms), 360us);
+  EXPECT_EQ(ci.load(2, 1, 0, 8ms), 360us);
+  EXPECT_EQ(r.strands[6].core, 1);
+  EXPECT_EQ(r.strands[6].interference, 360us);
+}
+
 TEST(PartitionedDm, GoldenFigure2FirstFitUsesOneCore) {
   // "if using first-fit, all strands in this example will be assigned to core 1".
   auto r = analyse_partitioned_dm(figure2(), {Cores::of_count(3), Fit::first_fit});
