@@ -131,6 +131,29 @@ TEST(KnownDags, ChainHasSpanEqualToWork) {
   EXPECT_GE(written.burdened_span, written.span);
 }
 
+TEST(WrittenValues, RoundedUpToTheMicrosecondWithLAtMostCAndLHatAtLeastL) {
+  // What takt profile --update writes: each chosen value rounded up to the µs, then the
+  // span capped at the work (the format requires L ≤ C) and the burdened span raised to
+  // the span (L̂ ≥ L). By hand:
+  //   C 3000.2 µs → 3001 µs; L 3000.9 µs → 3001 µs (= C, no cap); L̂ 2999 µs → 3001 µs;
+  //   C 10 ms → 10 ms; L 12.0001 ms → 12.001 ms, capped to 10 ms; L̂ 10.5 ms stays.
+  takt::profiler::ProfileResult r;
+  r.chosen_work = 3000200ns;
+  r.chosen_span = 3000900ns;
+  r.chosen_burdened_span = 2999us;
+  auto v = takt::profiler::written_values(r);
+  EXPECT_EQ(v.work, 3001us);
+  EXPECT_EQ(v.span, 3001us);
+  EXPECT_EQ(v.burdened_span, 3001us);
+  r.chosen_work = 10ms;
+  r.chosen_span = 12000100ns;
+  r.chosen_burdened_span = 10500us;
+  v = takt::profiler::written_values(r);
+  EXPECT_EQ(v.work, 10ms);
+  EXPECT_EQ(v.span, 10ms);
+  EXPECT_EQ(v.burdened_span, 10500us);
+}
+
 TEST(KnownDags, SerialCodeIsOneStrand) {
   // No spawn at all: one strand, span = work.
   auto result = profile_of([] { takt::os::spin_for(500us); });
