@@ -84,6 +84,36 @@ TEST(MeasureDag, TwoChildrenByHandInAnyEventOrder) {
   expect_two_children(takt::profiler::measure_dag(events, kBurden));
 }
 
+TEST(MeasureDag, AStolenContinuationByHand) {
+  // Root R (task 1) spawns A (task 2) at 10 on worker 0 and runs A there; worker 1
+  // steals the continuation R1 at 12, runs it to its sync at 20 and leaves (A is not
+  // done); A ends at 40 and worker 0 resumes R after the join at 41:
+  //   worker 0: R0 [0,10]  A [10,40]          R2 [41,50]
+  //   worker 1:            R1 [12,20] sync
+  // Plain: A ends at 10 + 30 = 40; R1 runs 10 → 18; the join takes max(18, 40) = 40;
+  // R2 ends at 49 (the steal's 2 ns and the join's 1 ns are not strand time).
+  // Burdened (100 per continuation edge, 7 per return edge): A returns at 47; R1 starts at
+  // 110, ends at 118; the join at max(118, 47) = 118; R2 ends at 127.
+  std::vector<takt::ext::StrandEvent> events = {
+      ev(Kind::task_begin, 0, 1, 0),           ev(Kind::spawn, 10, 1, 0, 2, 1),
+      ev(Kind::task_begin, 10, 2, 0, 1, 1),    ev(Kind::resume, 12, 1, 1, 0, 0, 1),
+      ev(Kind::sync, 20, 1, 1, 0, 1, 1),       ev(Kind::task_end, 40, 2, 0),
+      ev(Kind::joined, 41, 1, 2, 0, 1),        ev(Kind::task_end, 50, 1, 2)};
+  events[3].stolen = true;
+  for (int order = 0; order < 2; ++order) {
+    const DagMeasure m = takt::profiler::measure_dag(events, kBurden);
+    EXPECT_EQ(m.span, nanoseconds(49));
+    EXPECT_EQ(m.burdened_span, nanoseconds(127));
+    EXPECT_EQ(m.strand_work, nanoseconds(10 + 30 + 8 + 9));
+    EXPECT_EQ(m.longest_strand, nanoseconds(30));
+    EXPECT_EQ(m.strands, 4u);
+    EXPECT_EQ(m.spawns, 1u);
+    EXPECT_EQ(m.syncs, 1u);
+    std::mt19937 rng(11);
+    std::shuffle(events.begin(), events.end(), rng);
+  }
+}
+
 TEST(SpanObserver, TwoScopesOfOneTaskJoinSeparately) {
   // Task 1 opens scope 1 (spawns A, 100 long), then scope 2 (spawns B, 5 long), syncs
   // scope 2 first, runs 10, then syncs scope 1: the first join waits for B only.
