@@ -65,9 +65,24 @@ std::optional<BurdenCalibration> attempt(const os::CpuSet& two, const Calibratio
   pool.extension().set_observer(nullptr);
   if (log.dropped() != 0) throw Error("burden calibration: the event log overflowed");
 
-  // The root task's strands: round i ends strand 2i by spawning and strand 2i + 1 by
-  // syncing; strand 2i + 1 starts by resume, strand 2i + 2 by joined.
-  const std::vector<ext::StrandEvent> events = log.events();
+  CalibrationSamples samples = calibration_samples(log.events(), rounds, options.warmup);
+  stolen_rounds = samples.steals.size();
+  joined_rounds = samples.joins.size();
+  if (stolen_rounds < options.iterations / 4 || joined_rounds < options.iterations / 4) return std::nullopt;
+  BurdenCalibration c;
+  c.steal = summarize(std::move(samples.steals));
+  c.join = summarize(std::move(samples.joins));
+  c.burden = Burden{c.steal.p50, c.join.p50};
+  c.iterations = options.iterations;
+  c.workers = 2;
+  c.child_time = child_time;
+  return c;
+}
+
+}  // namespace
+
+CalibrationSamples calibration_samples(std::span<const ext::StrandEvent> events, std::size_t rounds,
+                                       std::size_t warmup) {
   std::uint64_t root = 0;
   for (const auto& e : events) {
     if (e.kind == Kind::task_begin && e.other == 0) root = e.task;
@@ -99,32 +114,20 @@ std::optional<BurdenCalibration> attempt(const os::CpuSet& two, const Calibratio
       synced[round] = e.time;
     }
   }
-  std::vector<nanoseconds> steals, joins;
-  for (std::size_t i = options.warmup; i < rounds; ++i) {
+  CalibrationSamples out;
+  for (std::size_t i = warmup; i < rounds; ++i) {
     if (!stolen[i] || spawned[i] == none || resumed[i] == none) continue;
-    steals.push_back(resumed[i] - spawned[i]);
+    out.steals.push_back(resumed[i] - spawned[i]);
     auto end = child_end.find(child[i]);
     // A join through the protocol: the parent parked at the sync before the child ended,
     // so the child's end resumed it.
     if (end != child_end.end() && synced[i] != none && joined[i] != none && synced[i] < end->second &&
         joined[i] >= end->second) {
-      joins.push_back(joined[i] - end->second);
+      out.joins.push_back(joined[i] - end->second);
     }
   }
-  stolen_rounds = steals.size();
-  joined_rounds = joins.size();
-  if (steals.size() < options.iterations / 4 || joins.size() < options.iterations / 4) return std::nullopt;
-  BurdenCalibration c;
-  c.steal = summarize(std::move(steals));
-  c.join = summarize(std::move(joins));
-  c.burden = Burden{c.steal.p50, c.join.p50};
-  c.iterations = options.iterations;
-  c.workers = 2;
-  c.child_time = child_time;
-  return c;
+  return out;
 }
-
-}  // namespace
 
 BurdenCalibration calibrate_burden(const CalibrationOptions& options) {
   os::CpuSet cpus = options.cpus.empty() ? os::allowed_cpus() : options.cpus;

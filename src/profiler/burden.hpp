@@ -2,10 +2,13 @@
 #pragma once
 
 #include "os/cpu.hpp"
+#include "takt/runtime/extension.hpp"
 
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <span>
+#include <vector>
 
 namespace takt::profiler {
 
@@ -61,5 +64,19 @@ struct CalibrationOptions {
 /// with children 4 and then 16 times as long. Throws takt::Error when fewer than two
 /// CPUs are available or no run had enough rounds to measure.
 BurdenCalibration calibrate_burden(const CalibrationOptions& options = {});
+
+/// The samples of one calibration run, in round order.
+struct CalibrationSamples {
+  std::vector<std::chrono::nanoseconds> steals;  ///< spawn → the stolen continuation's resume
+  std::vector<std::chrono::nanoseconds> joins;   ///< the child's end → the parent's joined
+};
+/// Reads the strand events of a calibration run (the root task's `rounds` rounds of
+/// spawn-then-sync): round i ends root strand 2i by its spawn, starts strand 2i + 1 by
+/// the resume and ends it by the sync, and strand 2i + 2 starts by the joined event.
+/// Rounds from `warmup` on whose continuation was stolen give a steal sample; of those,
+/// the rounds whose parent reached the sync before the child ended and was joined after
+/// it (the join protocol) also give a join sample.
+CalibrationSamples calibration_samples(std::span<const ext::StrandEvent> events, std::size_t rounds,
+                                       std::size_t warmup);
 
 }  // namespace takt::profiler
