@@ -166,15 +166,23 @@ tasks:
   EXPECT_EQ(t.failed, 1u);
   EXPECT_GE(t.misses, 1u);
   ASSERT_EQ(t.errors.size(), 1u);
-  EXPECT_NE(t.errors[0].find("injected failure of job 2"), std::string::npos) << t.errors[0];
-  EXPECT_EQ(o.metrics.jobs[2].status, platform::JobStatus::failed);
+  // The job that threw is job 2, or the first one released after it where a stall of the
+  // VM made the engine skip job 2 (the program throws on the first job it runs from 2 on).
+  std::uint64_t thrower = 2;
+  while (thrower < o.metrics.jobs.size() && o.metrics.jobs[thrower].status == platform::JobStatus::skipped) {
+    ++thrower;
+  }
+  ASSERT_LT(thrower, o.metrics.jobs.size());
+  EXPECT_NE(t.errors[0].find("injected failure of job " + std::to_string(thrower)), std::string::npos)
+      << t.errors[0];
+  EXPECT_EQ(o.metrics.jobs[thrower].status, platform::JobStatus::failed);
   // The run goes on: the 17 jobs after the failed one ran to their end. A release is
   // skipped where the job before it still runs (the skip rule, tested above), which a
   // stall of the VM longer than the 20 ms period can cause: once in a full `ctest -j2`
   // run 19 of the 20 jobs were released. A run that stopped after the failure has none.
   std::uint64_t ran_after = 0;
   for (const platform::JobResult& j : o.metrics.jobs) {
-    if (j.index > 2 && j.finish.has_value() && j.status != platform::JobStatus::failed) ++ran_after;
+    if (j.index > thrower && j.finish.has_value() && j.status != platform::JobStatus::failed) ++ran_after;
   }
   EXPECT_GE(ran_after, 15u);
   EXPECT_EQ(t.released + t.skipped, 20u);
@@ -260,10 +268,12 @@ tasks:
     }
     EXPECT_GE(pairs, 20u) << "short jobs released into a running long job";
     if (os::privileges().fifo && !kSanitized) {
-      // Non-preemptive, about 40 % of the short jobs would miss (48 of 120); allow
-      // the VM's millisecond wake-up outliers a few.
-      EXPECT_LE(o.metrics.tasks[1].misses, 4u) << "of " << o.metrics.tasks[1].jobs;
-      EXPECT_LE(o.metrics.tasks[0].misses, 2u) << "of " << o.metrics.tasks[0].jobs;
+      // Non-preemptive, about 40 % of the short jobs would miss (48 of 120). A stall of
+      // the VM (37 ms seen in SCHED_FIFO, docs/latency.md) makes the job in flight miss
+      // and skips the releases it covers, each a miss: 10 % leaves room for that and is
+      // still 4 times below the non-preemptive count; the order above is the real check.
+      EXPECT_LE(o.metrics.tasks[1].misses, o.metrics.tasks[1].jobs / 10) << "of " << o.metrics.tasks[1].jobs;
+      EXPECT_LE(o.metrics.tasks[0].misses, o.metrics.tasks[0].jobs / 10) << "of " << o.metrics.tasks[0].jobs;
     }
   }
 }
@@ -337,9 +347,31 @@ tasks:
   EXPECT_GT(o.details["preemptions"].get<std::uint64_t>(), 0u);
   EXPECT_GT(o.metrics.system.preemptions, 0u);
   EXPECT_EQ(o.details["pool"]["strategy"], "priority_aware");
+  // Independent of timing: a long job runs 40 strands of 2 ms on 2 workers, about 40 ms,
+  // so the short jobs released 5 and 25 ms into its period find it running. Preempted
+  // within a strand of its release, such a short job finishes long before the long job;
+  // not preempted, it would wait until the long job's strands were all done.
+  std::map<nanoseconds, std::pair<nanoseconds, nanoseconds>> long_run;  // release -> (release, finish)
+  for (const platform::JobResult& j : o.metrics.jobs) {
+    if (j.task == 0 && j.finish) long_run[j.release] = {j.release, *j.finish};
+  }
+  std::size_t inside = 0;
+  for (const platform::JobResult& j : o.metrics.jobs) {
+    if (j.task != 1 || !j.finish) continue;
+    auto it = long_run.upper_bound(j.release);
+    if (it == long_run.begin()) continue;
+    --it;  // the long job released last at or before this short job
+    if (j.release >= it->second.second) continue;  // it had finished
+    ++inside;
+    EXPECT_LT(*j.finish, it->second.second) << "short job " << j.index << " released at " << j.release.count()
+                                            << " ns finished after the long job it should preempt";
+  }
+  EXPECT_GE(inside, 10u) << "short jobs released into a running long job (about 24 expected)";
   if (os::privileges().fifo && !kSanitized) {
-    // Preempted within a strand (2 ms) of its release, it meets its 10 ms deadline.
-    EXPECT_EQ(o.metrics.tasks[1].misses, 0u);
+    // Preempted within a strand (2 ms) of its release, it meets its 10 ms deadline; not
+    // preempted, the 24 of 60 released into a long job would miss. 10 % leaves room for a
+    // stall of the VM (tens of ms, docs/latency.md) and the releases it covers.
+    EXPECT_LE(o.metrics.tasks[1].misses, o.metrics.tasks[1].jobs / 10) << "of " << o.metrics.tasks[1].jobs;
   }
 }
 
