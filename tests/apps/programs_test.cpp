@@ -203,12 +203,20 @@ TEST(Segments, AShortStrandLastsItsLengthWhateverTheLoopsSpeed) {
     GTEST_SKIP() << "the monotonic clock costs more than " << takt::apps::kCheapClockRead.count()
                  << " ns a read here: short strands count iterations";
   }
+  // The least of 3 tries counts for the upper bound (a VM that charges the time the host
+  // took its vCPU away to the thread's CPU time adds to a try), the most for the lower
+  // one (a preemption inside a strand takes from it).
   const double rate = takt::apps::busy_units_per_ns();
   for (const double factor : {0.25, 1.0, 4.0}) {
-    const auto t0 = takt::os::thread_cpu_time();
-    for (int i = 0; i < 1000; ++i) takt::apps::busy_wait(4us, rate * factor);
-    const auto used = takt::os::thread_cpu_time() - t0;
-    EXPECT_GE(used, 3200us) << "factor " << factor;
-    EXPECT_LE(used, factor > 1 ? 8ms : 6ms) << "factor " << factor;
+    std::chrono::nanoseconds least = std::chrono::nanoseconds::max(), most{0};
+    for (int attempt = 0; attempt < 3; ++attempt) {
+      const auto t0 = takt::os::thread_cpu_time();
+      for (int i = 0; i < 1000; ++i) takt::apps::busy_wait(4us, rate * factor);
+      const auto used = takt::os::thread_cpu_time() - t0;
+      least = std::min(least, used);
+      most = std::max(most, used);
+    }
+    EXPECT_GE(most, 3200us) << "factor " << factor;
+    EXPECT_LE(least, factor > 1 ? 8ms : 6ms) << "factor " << factor;
   }
 }

@@ -1,9 +1,11 @@
 // Tests of the per-thread event recorder: concurrent recording, overflow counted, slots exhausted, progress.
 #include "platform/recorder.hpp"
+#include "os/cpu.hpp"
 
 #include "takt/error.hpp"
 
 #include <gtest/gtest.h>
+#include <sched.h>
 
 #include <atomic>
 #include <map>
@@ -13,6 +15,27 @@
 using namespace std::chrono_literals;
 using std::chrono::nanoseconds;
 using namespace takt::platform;
+
+namespace {
+
+/// Keeps the calling thread on the CPU it runs on until the end of the scope: a move to
+/// another CPU between two records adds a migration event, which takes a place in the
+/// buffer (two moves made the counts of the tests below one off).
+class StayOnThisCpu {
+ public:
+  StayOnThisCpu() : all_(takt::os::allowed_cpus()) {
+    const int cpu = ::sched_getcpu();
+    if (cpu >= 0) (void)takt::os::pin_current_thread(takt::os::CpuSet{cpu});
+  }
+  ~StayOnThisCpu() { (void)takt::os::pin_current_thread(all_); }
+  StayOnThisCpu(const StayOnThisCpu&) = delete;
+  StayOnThisCpu& operator=(const StayOnThisCpu&) = delete;
+
+ private:
+  takt::os::CpuSet all_;
+};
+
+}  // namespace
 
 TEST(Recorder, ThreadsRecordConcurrentlyWhileProgressIsRead) {
   constexpr int threads = 4;
@@ -91,6 +114,7 @@ TEST(Recorder, FullBufferDropsAndCountsNeverCrashes) {
 }
 
 TEST(Recorder, StrandEventsLeaveTheReservedPlacesToJobEvents) {
+  const StayOnThisCpu here;
   Recorder recorder({1, 10, 4});
   ThreadRecorder* rec = recorder.attach("worker");
   // 20 strand events: only 10 - 4 = 6 fit (a migration event, if the thread moves,
@@ -197,6 +221,7 @@ TEST(Recorder, AFinishCarriesTheCpuTimeOfTheThreadThatRanTheJob) {
 }
 
 TEST(Recorder, KeepsTheTimeOfTheFirstDroppedEvent) {
+  const StayOnThisCpu here;
   Recorder recorder({2, 4});
   ThreadRecorder* a = recorder.attach("a");
   ThreadRecorder* b = recorder.attach("b");

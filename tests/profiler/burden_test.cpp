@@ -39,11 +39,14 @@ TEST(BurdenCalibration, MeasuresStealsAndJoinsOnTwoWorkers) {
   // At least a quarter of the rounds qualified, or the calibration would have refused.
   EXPECT_GE(c.steal.count, 100u);
   EXPECT_GE(c.join.count, 100u);
-  // A steal and a join take time (they cross CPUs), less than the child that hides them.
+  // A steal and a join take time (they cross CPUs): about 1 to 2 µs here
+  // (docs/profiling.md). A median of 1 ms would be a sleep or a timeout inside them, not
+  // the protocol; the child's 20 µs is no bound under ThreadSanitizer beside another test,
+  // where the rounds that qualify can be the late steals.
   EXPECT_GT(c.burden.spawn, 0ns);
   EXPECT_GT(c.burden.sync, 0ns);
-  EXPECT_LT(c.burden.spawn, c.child_time);
-  EXPECT_LT(c.burden.sync, c.child_time);
+  EXPECT_LT(c.burden.spawn, 1ms);
+  EXPECT_LT(c.burden.sync, 1ms);
   EXPECT_EQ(c.burden.spawn, c.steal.p50);
   EXPECT_EQ(c.burden.sync, c.join.p50);
   EXPECT_LE(c.steal.p50, c.steal.p90);

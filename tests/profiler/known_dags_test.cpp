@@ -3,8 +3,8 @@
 // The kernels busy-wait with os::spin_for (wall-clock time), so a node lasts its nominal
 // length even when the shared machine preempts the test: noise can only add time. Each
 // check therefore compares the least disturbed of 7 jobs (the minimum) with the analytic
-// value, within 5 %. The profiler's workers run in SCHED_FIFO where the process may
-// (root), which keeps most of that noise out to begin with.
+// value, within 5 % (or 25 µs above). The profiler's workers run in SCHED_FIFO where the
+// process may (root), which keeps most of that noise out to begin with.
 #include "os/clock.hpp"
 #include "os/cpu.hpp"
 #include "profiler/profile.hpp"
@@ -42,12 +42,15 @@ takt::profiler::ProfileResult profile_of(std::function<void()> body, takt::profi
   return takt::profiler::profile(task, "test", {}, options);
 }
 
+/// Within 5 % below and 5 % or 25 µs above, whichever is more: a span is the longest of
+/// its path's strands, so a few µs of interrupt in any one of 16 leaves lengthen it, and
+/// 5 % of a 200 µs span is only 10 µs.
 void expect_within_5_percent(nanoseconds measured, nanoseconds expected, const char* what) {
   const double ratio = static_cast<double>(measured.count()) / static_cast<double>(expected.count());
   EXPECT_GT(ratio, 0.95) << what << ": " << measured.count() << " ns measured, " << expected.count()
                          << " expected";
-  EXPECT_LT(ratio, 1.05) << what << ": " << measured.count() << " ns measured, " << expected.count()
-                         << " expected";
+  EXPECT_LT(measured, std::max(expected * 105 / 100, expected + std::chrono::microseconds(25)))
+      << what << ": " << measured.count() << " ns measured, " << expected.count() << " expected";
 }
 
 struct Segment {

@@ -169,6 +169,11 @@ TEST(ChaseLevDeque, APushWhoseEarlierItemsWereAllStolenMeanwhileSaysWake) {
 // 4 of 5 runs.
 TEST(ChaseLevDeque, APushRacingTheStealOfTheOnlyItemIsSeenByTheOwnerOrTheThief) {
   if (takt::os::allowed_cpus().size() < 2) GTEST_SKIP() << "needs the owner and the thief on two CPUs at once";
+  // Each on a CPU of its own: two threads that spin for each other on one CPU (as the
+  // scheduler may place them while another test runs) wait a time slice per trial.
+  const takt::os::CpuSet all = takt::os::allowed_cpus();
+  const takt::os::CpuSet owner_cpu{all.cpus()[0]}, thief_cpu{all.cpus()[1]};
+  (void)takt::os::pin_current_thread(owner_cpu);
   ChaseLevDeque deque;
   deque.reserve(8);
   constexpr long kTrials = 200'000;
@@ -176,6 +181,7 @@ TEST(ChaseLevDeque, APushRacingTheStealOfTheOnlyItemIsSeenByTheOwnerOrTheThief) 
   std::atomic<long> done{0};
   std::atomic<bool> thief_saw_empty{false};
   std::thread thief([&] {
+    (void)takt::os::pin_current_thread(thief_cpu);
     for (long i = 1; i <= kTrials; ++i) {
       while (go.load(std::memory_order_acquire) != i) {
       }
@@ -207,6 +213,7 @@ TEST(ChaseLevDeque, APushRacingTheStealOfTheOnlyItemIsSeenByTheOwnerOrTheThief) 
     }
   }
   thief.join();
+  (void)takt::os::pin_current_thread(all);
   EXPECT_EQ(missed, 0) << "trials in which neither the push nor the thief saw the new item, of " << kTrials;
   // Each trial's thief stole the one item (the owner never popped it), so a push that
   // said "wake" saw that steal: some steals came before or during the push.
