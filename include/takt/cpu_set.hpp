@@ -13,15 +13,21 @@ namespace takt {
 /// Linux cpulist format ("0-3,6,8-9").
 class CpuSet {
 public:
+  /// The largest CPU id a set holds (Linux builds for at most 8192 CPUs; the bound keeps
+  /// a range such as "0-2147483647" from being expanded into billions of ids).
+  static constexpr int kMaxId = (1 << 16) - 1;
+
   CpuSet() = default;
   CpuSet(std::initializer_list<int> cpus);
 
-  /// CPUs first..last inclusive; throws takt::Error when first < 0 or last < first.
+  /// CPUs first..last inclusive; throws takt::Error when first < 0, last < first or
+  /// last > kMaxId.
   static CpuSet range(int first, int last);
-  /// Parses a cpulist ("0-3,6"); throws takt::Error naming the bad part.
+  /// Parses a cpulist ("0-3,6"); throws takt::Error naming the bad part (also an id
+  /// above kMaxId, before any range is expanded).
   static CpuSet parse(std::string_view cpulist);
 
-  /// Adds a CPU; throws takt::Error for a negative number.
+  /// Adds a CPU; throws takt::Error for a negative number or one above kMaxId.
   void add(int cpu);
   [[nodiscard]] bool contains(int cpu) const;
   [[nodiscard]] std::size_t size() const { return cpus_.size(); }

@@ -5,6 +5,7 @@
 #include "model/policy.hpp"
 #include "model/source_mark.hpp"
 #include "model/task.hpp"
+#include "takt/cpu_set.hpp"
 
 #include <yaml-cpp/yaml.h>
 
@@ -16,8 +17,9 @@
 
 namespace takt::model {
 
-/// The most cores takt analyses or runs on: counts are at most this, CPU ids below it.
-inline constexpr int kMaxCores = 1 << 16;
+/// The most cores takt analyses or runs on: counts are at most this, CPU ids below it
+/// (CpuSet::kMaxId + 1, the CPU ids a CpuSet holds).
+inline constexpr int kMaxCores = CpuSet::kMaxId + 1;
 
 /// The cores a task set may use: a count m (logical cores 0..m−1 of what the
 /// process may use) or an explicit list of CPU ids.

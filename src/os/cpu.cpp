@@ -23,9 +23,11 @@ CpuSet::CpuSet(std::initializer_list<int> cpus) {
 }
 
 CpuSet CpuSet::range(int first, int last) {
-  if (first < 0 || last < first) {
+  if (first < 0 || last < first || last > kMaxId) {
     throw Error(fmt::format("CpuSet::range({}, {}): {}", first, last,
-                            first < 0 ? "CPU numbers start at 0" : "the range runs backwards"));
+                            first < 0      ? std::string("CPU numbers start at 0")
+                            : last < first ? std::string("the range runs backwards")
+                                           : fmt::format("CPU ids go up to {}", kMaxId)));
   }
   CpuSet s;
   for (int c = first; c <= last; ++c) s.add(c);
@@ -36,9 +38,15 @@ namespace {
 int parse_cpu(std::string_view text, std::string_view whole) {
   int value = -1;
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc{} || ptr != text.data() + text.size() || value < 0) {
-    throw Error(fmt::format("bad CPU list '{}': '{}' is not a CPU number (write e.g. \"0-3,6\")",
-                            whole, text));
+  const bool digits = ptr == text.data() + text.size();
+  const bool too_large = digits && ec == std::errc::result_out_of_range;
+  if (!too_large && (ec != std::errc{} || !digits || value < 0)) {
+    throw Error(fmt::format("bad CPU list '{}': '{}' is not a CPU number (write e.g. \"0-3,6\")", whole,
+                            text));
+  }
+  if (too_large || value > CpuSet::kMaxId) {
+    throw Error(fmt::format("bad CPU list '{}': CPU {} is above the largest CPU id, {}", whole, text,
+                            CpuSet::kMaxId));
   }
   return value;
 }
@@ -81,6 +89,7 @@ CpuSet CpuSet::parse(std::string_view cpulist) {
 
 void CpuSet::add(int cpu) {
   if (cpu < 0) throw Error(fmt::format("CPU {} does not exist: CPU numbers start at 0", cpu));
+  if (cpu > kMaxId) throw Error(fmt::format("CPU {} does not exist: CPU ids go up to {}", cpu, kMaxId));
   auto it = std::lower_bound(cpus_.begin(), cpus_.end(), cpu);
   if (it == cpus_.end() || *it != cpu) cpus_.insert(it, cpu);
 }

@@ -10,9 +10,16 @@
 
 #include <gtest/gtest.h>
 
+#include <linux/capability.h>
 #include <pthread.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <mutex>
@@ -31,6 +38,26 @@ TEST(CpuSet, ParsesAndPrintsCpulists) {
   EXPECT_EQ(CpuSet({5, 1, 5, 2}).to_string(), "1-2,5");
   EXPECT_EQ(CpuSet::range(2, 4), CpuSet({2, 3, 4}));
   EXPECT_EQ(CpuSet({1, 2, 3}).intersect(CpuSet({2, 3, 4})), CpuSet({2, 3}));
+}
+
+TEST(CpuSet, IdsAboveTheLargestAreRefusedBeforeARangeIsExpanded) {
+  // "0-2147483647" used to be expanded id by id: 2^31 ints (8 GiB) before any check, and
+  // ++c at INT_MAX overflowed. Ids go up to 65535 (kMaxId); above it, parse, range and
+  // add refuse at once, naming the id; an id too large for an int is refused the same way.
+  EXPECT_EQ(CpuSet::kMaxId, 65535);
+  for (const char* list : {"0-2147483647", "65536", "0-65536", "99999999999999999999"}) {
+    SCOPED_TRACE(list);
+    try {
+      (void)CpuSet::parse(list);
+      FAIL() << "expected takt::Error";
+    } catch (const takt::Error& e) {
+      EXPECT_NE(std::string(e.what()).find("is above the largest CPU id, 65535"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_THROW((void)CpuSet::range(0, 2147483647), takt::Error);
+  EXPECT_THROW(CpuSet().add(65536), takt::Error);
+  EXPECT_EQ(CpuSet::parse("65534-65535").size(), 2u);
+  EXPECT_THROW((void)CpuSet::parse("1x0"), takt::Error);  // still "not a CPU number"
 }
 
 TEST(CpuSet, RejectsBadListsNamingThePart) {
@@ -189,6 +216,46 @@ TEST(Realtime, FallbackPathWarnsOnceAndStaysInSchedOther) {
   takt::os::set_warning_sink(old);
   ASSERT_EQ(warnings.size(), 2u);  // one for FIFO (not two), one for DEADLINE
   EXPECT_NE(warnings[0].find("SCHED_OTHER"), std::string::npos);
+}
+
+TEST(Realtime, MlockallIsReportedRefusedWhereTheMappingsExceedTheLimit) {
+  // A child without CAP_IPC_LOCK, RLIMIT_MEMLOCK at 64 KiB (a user's default) and a
+  // thread's 8 MiB stack mapped: mlockall(MCL_CURRENT | MCL_FUTURE) is refused, and
+  // mlockall_would_succeed() says so. The probe before, an mlock of one 4 KiB page,
+  // said yes there (and takt then printed "mlockall yes" and failed to lock).
+#if defined(TAKT_TSAN)
+  GTEST_SKIP() << "forks a multi-threaded process";
+#else
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+    __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3]{};
+    if (::syscall(SYS_capget, &header, data) != 0) ::_exit(10);
+    data[CAP_IPC_LOCK / 32].effective &= ~(1u << (CAP_IPC_LOCK % 32));
+    if (::syscall(SYS_capset, &header, data) != 0) ::_exit(11);
+    const rlimit limit{64 * 1024, 64 * 1024};
+    if (::setrlimit(RLIMIT_MEMLOCK, &limit) != 0) ::_exit(12);
+    std::atomic<bool> done{false};
+    std::thread holder([&] {
+      while (!done.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    });
+    const bool predicted = takt::os::mlockall_would_succeed();
+    const bool locked = ::mlockall(MCL_CURRENT | MCL_FUTURE) == 0;
+    if (locked) ::munlockall();
+    done = true;
+    holder.join();
+    ::_exit(locked ? 13 : predicted ? 14 : 0);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  // 13: mlockall succeeded after all (no refusal to predict); 14: predicted yes wrongly.
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  // Here, unchanged: where this process may lock (root), the probe says yes.
+  if (::geteuid() == 0) {
+    EXPECT_TRUE(takt::os::mlockall_would_succeed());
+  }
+#endif
 }
 
 TEST(Realtime, FifoWhenPrivileged) {
