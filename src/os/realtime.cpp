@@ -5,6 +5,7 @@
 #include "os/thread_start.hpp"
 
 #include <fmt/core.h>
+#include <linux/capability.h>
 #include <pthread.h>
 #include <sched.h>
 #include <sys/mman.h>
@@ -15,6 +16,7 @@
 #include <alloca.h>
 #include <cerrno>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string_view>
@@ -89,16 +91,39 @@ Privileges probe() {
   });
   t.join();
   p.fifo = p.max_fifo_priority >= fifo_highest_used;
-  // mlock of one page tells whether mlockall would be refused for lack of privilege.
-  static char page[4096];
-  p.mlock = mlock(page, sizeof page) == 0;
-  if (p.mlock) munlock(page, sizeof page);
+  p.mlock = mlockall_would_succeed();
   return p;
 }
 
 std::string_view yes_no(bool b) { return b ? "yes" : "no"; }
 
 }  // namespace
+
+/// Whether mlockall(MCL_CURRENT | MCL_FUTURE) would be accepted now: with CAP_IPC_LOCK,
+/// or an unlimited RLIMIT_MEMLOCK, always; otherwise only while everything the process
+/// has mapped fits under the limit. (mlock of one page, the probe before, succeeds under
+/// any user's default limit of 64 KiB to 8 MiB, where mlockall is refused as soon as the
+/// mappings exceed it: one thread stack of 8 MiB does.)
+bool mlockall_would_succeed() {
+  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3]{};
+  if (syscall(SYS_capget, &header, data) == 0 &&
+      (data[CAP_IPC_LOCK / 32].effective & (1u << (CAP_IPC_LOCK % 32))) != 0) {
+    return true;
+  }
+  rlimit limit{};
+  if (getrlimit(RLIMIT_MEMLOCK, &limit) != 0) return false;
+  if (limit.rlim_cur == RLIM_INFINITY) return true;
+  // VmSize: the first field of /proc/self/statm, in pages.
+  unsigned long pages = 0;
+  if (std::FILE* f = std::fopen("/proc/self/statm", "r")) {
+    if (std::fscanf(f, "%lu", &pages) != 1) pages = 0;
+    std::fclose(f);
+  }
+  if (pages == 0) return false;
+  const auto mapped = static_cast<rlim_t>(pages) * static_cast<rlim_t>(sysconf(_SC_PAGESIZE));
+  return mapped <= limit.rlim_cur;
+}
 
 bool realtime_forced_off() {
   const char* v = std::getenv("TAKT_NO_RT");

@@ -16,7 +16,7 @@ namespace takt::os {
 struct Privileges {
   bool fifo = false;      ///< SCHED_FIFO accepted at every priority takt uses (up to fifo_highest_used)
   bool deadline = false;  ///< SCHED_DEADLINE accepted
-  bool mlock = false;     ///< mlockall accepted
+  bool mlock = false;     ///< mlockall accepted (mlockall_would_succeed() at the probe)
   int max_fifo_priority = 0;  ///< the highest SCHED_FIFO priority accepted (0: none)
   bool forced_off = false;  ///< TAKT_NO_RT asked for the fallback path
   /// One line for reports, e.g. "SCHED_FIFO yes, SCHED_DEADLINE yes, mlockall yes".
@@ -25,6 +25,11 @@ struct Privileges {
 
 /// Probes once and caches the answer.
 const Privileges& privileges();
+
+/// Whether mlockall(MCL_CURRENT | MCL_FUTURE) would be accepted now: always with
+/// CAP_IPC_LOCK or an unlimited RLIMIT_MEMLOCK, otherwise only while the process's
+/// mappings (VmSize) fit under the limit.
+bool mlockall_would_succeed();
 
 /// True when TAKT_NO_RT is set to anything but "" or "0".
 bool realtime_forced_off();
