@@ -20,8 +20,14 @@ struct Unit {
   std::string_view name;
   std::int64_t nanoseconds;
 };
-constexpr std::array<Unit, 5> kUnits{
-    {{"ns", 1}, {"us", 1'000}, {"µs", 1'000}, {"ms", 1'000'000}, {"s", 1'000'000'000}}};
+// µs with the micro sign (U+00B5) or the Greek letter mu (U+03BC), which Greek and
+// other keyboards type and which looks the same.
+constexpr std::array<Unit, 6> kUnits{{{"ns", 1},
+                                      {"us", 1'000},
+                                      {"\u00b5s", 1'000},
+                                      {"\u03bcs", 1'000},
+                                      {"ms", 1'000'000},
+                                      {"s", 1'000'000'000}}};
 
 std::string quoted(std::string_view text) { return "'" + std::string(text) + "'"; }
 

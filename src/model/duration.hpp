@@ -9,8 +9,9 @@
 namespace takt::model {
 
 /// The largest duration takt accepts, written or derived (a task's work Σ m·e, its
-/// span, a run length): 2^62 ns, about 146 years. The sum of two such values still
-/// fits in 64 bits.
+/// span, a run length): 2^62 ns, about 146 years. The sum of two such values is at
+/// most 2^63 ns, one past INT64_MAX: a task's offset + period is checked against this
+/// limit when it is read, and sums of times elsewhere saturate or stay below it.
 inline constexpr std::chrono::nanoseconds kMaxDuration{std::int64_t{1} << 62};
 
 /// Parses a duration: a non-negative decimal number, optional spaces, and a unit

@@ -31,9 +31,11 @@ std::vector<ProgramProfile> parse_program_profiles(std::string_view text, const 
       if (!n[key]) r.fail(n, std::string("a program needs '") + key + "'");
     }
     p.name = r.scalar(n["name"], "name");
+    if (p.name.empty()) r.fail(n["name"], "a program's name must not be empty");
     if (!names.insert(p.name).second) r.fail(n["name"], "the name '" + p.name + "' is used twice");
     const std::string who = "program '" + p.name + "'";
     p.program = r.scalar(n["program"], who + ": program");
+    if (p.program.empty()) r.fail(n["program"], who + ": program must not be empty");
     if (YAML::Node a = n["args"]) {
       if (!a.IsSequence()) r.fail(a, who + ": args must be a list");
       for (const YAML::Node& x : a) p.args.push_back(r.scalar(x, who + ": an argument"));

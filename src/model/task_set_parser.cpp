@@ -130,10 +130,13 @@ class Reader : public YamlReader {
       }
     } else {
       std::string text = scalar(node, "cores");
-      bool digits_only = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+      // A plain number is a count; a quoted one ("5", or JSON's "5") is a CPU list of
+      // that one CPU, as the Linux cpulist "5" is.
+      const bool quoted = node.Tag() == "!";
+      bool digits_only = !quoted && !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
         return std::isdigit(static_cast<unsigned char>(c));
       });
-      const bool negative = text.size() > 1 && text[0] == '-' &&
+      const bool negative = !quoted && text.size() > 1 && text[0] == '-' &&
                             std::all_of(text.begin() + 1, text.end(),
                                         [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
       if (digits_only || negative) {
@@ -241,6 +244,13 @@ class Reader : public YamlReader {
     if (YAML::Node n = node["offset"]) {
       task.offset = duration(n, who + ": offset");
       task.marks.offset = mark_of(n.Mark());
+      // The first deadline, offset + D, and the second release, offset + T, must stay
+      // durations (two values at the limit add up to 2^63 ns, past 64 bits).
+      if (task.offset > kMaxDuration - task.period) {
+        fail(n, who + ": offset " + format_duration(task.offset) + " plus the period " +
+                    format_duration(task.period) + " is more than the largest duration, " +
+                    format_duration(kMaxDuration) + "; lower the offset or the period");
+      }
     }
     if (YAML::Node n = node["priority"]) {
       std::int64_t p = integer(n, who + ": priority", 1);

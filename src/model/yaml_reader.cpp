@@ -400,6 +400,13 @@ void YamlReader::check_keys(const YAML::Node& map, const std::vector<std::string
         hint = "did you mean '" + std::string(candidate) + "'? ";
       }
     }
+    if (name == "<<") {
+      hint = "YAML merge keys ('<<: *anchor') are not supported: write the keys out in each mapping. ";
+    } else if (hint.empty() && !name.empty() &&
+               std::all_of(name.begin(), name.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
+      // {cores: 0-3,6} in a flow mapping: the ',' ended the value and '6' became a key.
+      hint = "a ',' inside a {...} mapping ends the value before it: quote a CPU list there (\"0-3,6\"). ";
+    }
     std::string list;
     for (std::string_view a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
     fail(key, "unknown key '" + name + "' in " + context + "; " + hint + "allowed keys: " + list);

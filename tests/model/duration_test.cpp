@@ -30,6 +30,8 @@ TEST(Duration, ParsesEveryUnit) {
   EXPECT_EQ(parse_duration("10ms"), 10ms);
   EXPECT_EQ(parse_duration("250us"), 250us);
   EXPECT_EQ(parse_duration("250µs"), 250us);
+  // The Greek letter mu (U+03BC), which looks the same as the micro sign (U+00B5).
+  EXPECT_EQ(parse_duration("250\u03bcs"), 250us);
   EXPECT_EQ(parse_duration("2s"), 2s);
   EXPECT_EQ(parse_duration("7ns"), 7ns);
   EXPECT_EQ(parse_duration("10 ms"), 10ms);

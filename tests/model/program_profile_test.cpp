@@ -46,4 +46,13 @@ TEST(ProgramProfile, Validates) {
                 .find("unknown key"),
             std::string::npos);
   EXPECT_NE(error_of("programs: []\n").find("non-empty"), std::string::npos);
+  // Empty names and programs were taken, and takt generate then wrote tasks without a
+  // program, which failed only when they were run.
+  EXPECT_NE(error_of("programs:\n  - {name: \"\", program: a, work: 1ms, span: 1ms}\n")
+                .find("p.yaml:2:12: a program's name must not be empty"),
+            std::string::npos)
+      << error_of("programs:\n  - {name: \"\", program: a, work: 1ms, span: 1ms}\n");
+  EXPECT_NE(error_of("programs:\n  - {name: a, program: '', work: 1ms, span: 1ms}\n")
+                .find("program 'a': program must not be empty"),
+            std::string::npos);
 }
