@@ -310,6 +310,36 @@ void Pipe::mark_all_added() {
   }
 }
 
+void Pipe::hold_back_arrivals() noexcept {
+  PipeNode* node = log_head_;
+  while (node != nullptr) {
+    PipeNode* next = node->log_next;
+    if (node->change != Change::removed) {
+      log_unlink(node);
+      node->log_prev = held_tail_;
+      if (held_tail_ != nullptr) {
+        held_tail_->log_next = node;
+      } else {
+        held_head_ = node;
+      }
+      held_tail_ = node;
+    }
+    node = next;
+  }
+}
+
+void Pipe::release_arrivals() noexcept {
+  if (held_head_ == nullptr) return;
+  held_head_->log_prev = log_tail_;
+  if (log_tail_ != nullptr) {
+    log_tail_->log_next = held_head_;
+  } else {
+    log_head_ = held_head_;
+  }
+  log_tail_ = held_tail_;
+  held_head_ = held_tail_ = nullptr;
+}
+
 Task* Pipe::pop_head() noexcept {
   if (heap_.empty()) return nullptr;
   PipeNode* node = heap_.front().node;

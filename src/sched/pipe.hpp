@@ -74,6 +74,12 @@ class Pipe {
   /// Logs every queued task as added, in queue order (reconfiguration: a new
   /// consumer sees the pipe as if every task had just arrived).
   void mark_all_added();
+  /// Sets aside the pending adds and moves, leaving the removals in the log
+  /// (reconfiguration: an instance swap delivers every output's removals downstream
+  /// before any output's arrivals, so a consumer of several of them never sees a task
+  /// arrive before it left). release_arrivals() puts them back after the log.
+  void hold_back_arrivals() noexcept;
+  void release_arrivals() noexcept;
   std::size_t pending_changes() const noexcept;
 
   // --- queued tasks ---------------------------------------------------------------
@@ -137,6 +143,8 @@ class Pipe {
   std::uint64_t next_seq_ = 0;
   PipeNode* log_head_ = nullptr;
   PipeNode* log_tail_ = nullptr;
+  PipeNode* held_head_ = nullptr;  // hold_back_arrivals(): adds and moves set aside
+  PipeNode* held_tail_ = nullptr;
   bool logging_ = true;
   Instance* consumer_ = nullptr;
   Instance* producer_ = nullptr;

@@ -421,12 +421,19 @@ void Scheduler::swap_instance(std::string_view name, std::string_view component,
       if (fresh.component().uses_task_data) {
         for (Task* task : tasks) fresh.task_construct(*task);
       }
-      // Every task of its inputs arrives anew; the outputs it wrote are flushed after
-      // its last input.
+      // Every task of its inputs arrives anew; its outputs are flushed after its last
+      // input: first every output's removals, then their adds and moves, so that a
+      // consumer of two of them never meets a task that moved from one to the other
+      // before it left the first (it would hold the task twice).
       fresh.offer_inputs_as_new();
       std::sort(outputs.begin(), outputs.end(),
                 [](const Pipe* a, const Pipe* b) { return a->rank() < b->rank(); });
+      for (Pipe* out : outputs) out->hold_back_arrivals();
       for (Pipe* out : outputs) flush(*out);
+      for (Pipe* out : outputs) {
+        out->release_arrivals();
+        flush(*out);
+      }
     }
     topology.set_instance_spec(new_spec);
     reconfigurations_.fetch_add(1, std::memory_order_relaxed);

@@ -31,9 +31,7 @@ void Writer::release_current() noexcept {
 }
 
 void Writer::finish_exclusive() noexcept {
-  std::sort(touched_.begin(), touched_.end(),
-            [](const Pipe* a, const Pipe* b) { return a->rank() < b->rank(); });
-  for (Pipe* pipe : touched_) flush(*pipe);
+  // The swap flushes every output of the instance itself, removals first.
   touched_.clear();
   current_ = nullptr;
 }

@@ -26,10 +26,11 @@ void flush(Pipe& pipe) noexcept;
 /// For an instance swapped in by a reconfiguration (`exclusive`: the
 /// reconfiguration lock is held exclusively, nothing else runs, the swap has
 /// emptied the instance's outputs without flushing them) the Writer takes no locks
-/// and flushes the outputs it touched only at finish(), in rank order, so that the
-/// swap's removal and the new instance's add of a task meet in one log and become
-/// a move; one such Writer serves all the instance's inputs
-/// (Instance::offer_inputs_as_new). Further down the chain updates run as usual.
+/// and flushes nothing: the swap flushes every output afterwards (all outputs'
+/// removals first, then their arrivals, in rank order), so that the swap's removal
+/// and the new instance's add of a task meet in one log and become a move; one such
+/// Writer serves all the instance's inputs (Instance::offer_inputs_as_new). Further
+/// down the chain updates run as usual.
 class Writer {
  public:
   explicit Writer(bool exclusive) noexcept : exclusive_(exclusive) {}

@@ -135,9 +135,10 @@ TEST(Reconfiguration, SwappedInstanceReordersAndDownstreamSeesMoves) {
   seen.clear();
   s.swap_instance("order", "filter", YAML::Load("{relative_deadline_at_most: 25ms}"));
   EXPECT_EQ(queued_ids(s, "out"), (V{2, 3}));  // back to arrival order (keys pass through)
-  // The log keeps the order of the first change of each task: the removals of the
-  // emptied output (3, 2, 1 in lcfs order), two of which the filter turned into moves.
-  EXPECT_EQ(seen, (std::vector<std::string>{"moved 3", "moved 2", "removed 1"}));
+  // The removals come down first (1, which the filter withholds), then the moves, in
+  // the order of the first change of each task: the removals of the emptied output
+  // (3, 2 in lcfs order), which the filter turned into moves.
+  EXPECT_EQ(seen, (std::vector<std::string>{"removed 1", "moved 3", "moved 2"}));
   s.relinquish(running);
   EXPECT_EQ(queued_ids(s, "out"), (V{2, 3, 4}));
   EXPECT_EQ(s.reconfigurations(), 2u);
@@ -168,6 +169,53 @@ TEST(Reconfiguration, SwappedInstanceWithSeveralInputsIsSeenDownstreamAsMoves) {
   s.swap_instance("merge", "mux", YAML::Load("{order: deadline}"));
   EXPECT_EQ(queued_ids(s, "out"), (V{4, 3, 2, 1}));
   EXPECT_EQ(seen, (std::vector<std::string>{"moved 1", "moved 2", "moved 3", "moved 4"}));
+  EXPECT_EQ(s.verify(), "");
+}
+
+TEST(Reconfiguration, ATaskASwapMovesToAnotherOutputLeavesTheFirstBeforeItArrives) {
+  // A distributor feeds a and b, which a load balancer merges into q[*]. Task 7 (cluster 0,
+  // bound to PE 1) goes by cluster to a, then to q[1]. Swapped to distribute by PE, the
+  // splitter sends it to b. The swap used to flush b (the add) before a (the removal):
+  // the balancer placed task 7 in q[1] a second time, then took the first node away on
+  // a's removal and forgot the task, which stayed queued; once dispatched, it was still
+  // a member of q[1] (verify() said so), and a node leaked at every relinquish.
+  TaskPool pool;
+  Scheduler s(with_registry("topology:\n"
+                            "  name: merged\n"
+                            "  pipes: {in: one, a: one, b: one, q: per-pe}\n"
+                            "  entry: in\n"
+                            "  instances:\n"
+                            "    split: {component: distributor, input: in, outputs: [a, b], params: {by: cluster}}\n"
+                            "    lb: {component: load-balancer, inputs: [a, b], outputs: \"q[*]\"}\n"
+                            "    affinity: {component: affinity}\n"
+                            "  pes: {terminal: \"q[pe]\"}\n"),
+              ProcessingElements::with_clusters({0, 1}), options());
+  // Task 8 (cluster 1, PE 0) goes the other way, b to a: each output has a removal
+  // and an add, and every removal still comes down first.
+  Task& t = pool.make(7, Time{10}, 0, 0, 1);
+  Task& u = pool.make(8, Time{20}, 0, 1, 0);
+  s.admit(t);
+  s.admit(u);
+  EXPECT_EQ(queued_ids(s, "a"), (V{7}));
+  EXPECT_EQ(queued_ids(s, "b"), (V{8}));
+  EXPECT_EQ(queued_ids(s, "q[1]"), (V{7}));
+  EXPECT_EQ(queued_ids(s, "q[0]"), (V{8}));
+  s.swap_instance("split", "distributor", YAML::Load("{by: pe}"));
+  EXPECT_EQ(queued_ids(s, "a"), (V{8}));
+  EXPECT_EQ(queued_ids(s, "b"), (V{7}));
+  EXPECT_EQ(queued_ids(s, "q[1]"), (V{7}));
+  EXPECT_EQ(queued_ids(s, "q[0]"), (V{8}));
+  EXPECT_EQ(s.verify(), "");
+  ASSERT_EQ(s.schedule(0), &u);
+  EXPECT_EQ(s.schedule(0), nullptr);
+  s.exit(u);
+  ASSERT_EQ(s.schedule(1), &t);
+  EXPECT_EQ(s.schedule(1), nullptr);
+  EXPECT_EQ(s.verify(), "");
+  s.relinquish(t);
+  EXPECT_EQ(queued_ids(s, "q[1]"), (V{7}));
+  ASSERT_EQ(s.schedule(1), &t);
+  s.exit(t);
   EXPECT_EQ(s.verify(), "");
 }
 
