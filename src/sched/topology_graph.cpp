@@ -20,6 +20,7 @@ class Expander {
       : spec_(spec), pes_(pes), registry_(registry), probe_(probe) {}
 
   TopologyGraph run() {
+    check_components();
     declare_pipes();
     expand_instances();
     expand_entry();
@@ -39,6 +40,37 @@ class Expander {
 
   [[noreturn]] void fail(SourceMark mark, const std::string& message) const {
     throw takt::Error(spec_.where(mark) + ": " + message);
+  }
+
+  /// The description was checked against a registry when it was parsed; this one (the
+  /// scheduler's) must know its components and their ports too, and the termination
+  /// component every terminal pipe gets.
+  void check_components() const {
+    auto known = [this] {
+      std::string names;
+      for (const std::string& n : registry_.names()) names += (names.empty() ? "" : ", ") + n;
+      return names;
+    };
+    for (const InstanceSpec& spec : spec_.instances) {
+      const ComponentInfo* info = registry_.find(spec.component);
+      if (info == nullptr) {
+        fail(spec.mark, "instance '" + spec.name + "': unknown component '" + spec.component +
+                            "' in this scheduler's registry (known components: " + known() +
+                            "); give the scheduler the registry the topology was read with "
+                            "(SchedulerOptions::registry)");
+      }
+      for (const auto& [port, refs] : spec.ports) {
+        if (info->find_port(port) == nullptr) {
+          fail(spec.mark, "instance '" + spec.name + "': component '" + spec.component + "' has no port '" + port +
+                              "' in this scheduler's registry; give the scheduler the registry the topology was "
+                              "read with (SchedulerOptions::registry)");
+        }
+      }
+    }
+    if (registry_.find("termination") == nullptr) {
+      fail(spec_.mark, "the scheduler's registry has no 'termination' component, which every terminal pipe "
+                       "needs; build the registry from ComponentRegistry::builtin()");
+    }
   }
 
   int size_of(Multiplicity m) const {

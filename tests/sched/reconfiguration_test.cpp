@@ -219,6 +219,30 @@ TEST(Reconfiguration, ATaskASwapMovesToAnotherOutputLeavesTheFirstBeforeItArrive
   EXPECT_EQ(s.verify(), "");
 }
 
+TEST(Reconfiguration, ATopologyReadWithAnotherRegistryIsAnErrorNotACrash) {
+  // `observed` was read with a registry that has `recorder` and `counting`; a scheduler
+  // given no registry (the built-in one) dereferenced a null component there. Now the
+  // constructor and swap_topology say which component is missing and what to pass.
+  const TopologySpec spec = with_registry(observed);
+  try {
+    Scheduler s(spec, ProcessingElements::uniform(1));
+    FAIL() << "expected takt::Error";
+  } catch (const takt::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("test.yaml:7:5: instance 'rec': unknown component 'recorder' in this "
+                                         "scheduler's registry"),
+              std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("(SchedulerOptions::registry)"), std::string::npos) << e.what();
+  }
+  Scheduler builtin(parse_topology(YAML::Load("{name: plain, pipes: {in: one, out: one}, entry: in, instances: "
+                                              "{order: {component: edf, input: in, output: out}}, "
+                                              "pes: {terminal: out}}"),
+                                   "plain.yaml", ComponentRegistry::builtin()),
+                    ProcessingElements::uniform(1));
+  EXPECT_THROW(builtin.swap_topology(spec), takt::Error);
+  EXPECT_EQ(builtin.spec().name, "plain");  // nothing changed
+}
+
 TEST(Reconfiguration, InstanceSwapRunsPerTaskDestructorsAndConstructors) {
   TaskPool pool;
   constructed = destructed = destructed_wrong = 0;
