@@ -39,7 +39,8 @@ class RuntimeSystemAdapter {
   /// schedulable again and re-enters through the entry pipe.
   virtual void relinquish(Task& task) = 0;
   /// The task stops being considered (it blocks). Returns false if a schedulable
-  /// task was dispatched by another PE in the meantime (it is running now).
+  /// task was dispatched by another PE in the meantime (it is running now); throws
+  /// std::logic_error for a task that is blocked already.
   virtual bool block(Task& task) = 0;
   /// The task leaves the framework from any state; per-task data is destroyed.
   /// Returns false if a schedulable task was dispatched by another PE in the

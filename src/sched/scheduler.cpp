@@ -232,7 +232,14 @@ Task* Scheduler::peek(int pe) {
 void Scheduler::relinquish(Task& task) {
   SharedSwapGuard guard(lock_);
   check_attached(task, "relinquish");
-  if (task.state_.load(std::memory_order_acquire) != TaskState::running) {
+  const TaskState state = task.state_.load(std::memory_order_acquire);
+  if (state == TaskState::dispatching) {
+    // state() reads "running" here: say what it is, or the message contradicts itself.
+    throw std::logic_error("sched::Scheduler::relinquish: task " + std::to_string(task.id) +
+                           " is being dispatched (a DISPATCH subscriber runs before schedule() or dispatch() "
+                           "returns it); relinquish it after that");
+  }
+  if (state != TaskState::running) {
     throw std::logic_error("sched::Scheduler::relinquish: task " + std::to_string(task.id) + " is " +
                            to_string(task.state()) + ", not running");
   }
@@ -248,6 +255,11 @@ bool Scheduler::block(Task& task) {
   check_attached(task, "block");
   TaskState state = task.state_.load(std::memory_order_acquire);
   if (state == TaskState::dispatching) return false;  // a PE is dispatching it right now
+  if (state == TaskState::unconsidered) {
+    // As unblock() of a task that is not blocked: a second BLOCK event would tell the
+    // subscribers of a change that did not happen.
+    throw std::logic_error("sched::Scheduler::block: task " + std::to_string(task.id) + " is blocked already");
+  }
   if (state == TaskState::schedulable) {
     if (!task.state_.compare_exchange_strong(state, TaskState::unconsidered, std::memory_order_acq_rel)) {
       return false;  // dispatched meanwhile

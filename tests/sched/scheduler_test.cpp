@@ -86,6 +86,14 @@ TEST(Scheduler, MisuseIsReportedNotIgnored) {
   EXPECT_THROW(s.admit(t), std::logic_error);
   EXPECT_THROW(s.relinquish(t), std::logic_error);  // not running
   EXPECT_THROW(s.unblock(t), std::logic_error);     // not blocked
+  // Blocked twice: the second used to return true and publish a second BLOCK.
+  int me = 0;
+  int blocks = 0;
+  s.subscribe(topics::block, &me, [&](const TaskEvent&) { ++blocks; });
+  EXPECT_TRUE(s.block(t));
+  EXPECT_THROW(s.block(t), std::logic_error);
+  EXPECT_EQ(blocks, 1);
+  s.withdraw(&me);
   EXPECT_THROW(s.schedule(2), std::out_of_range);
   EXPECT_THROW(s.schedule(-1), std::out_of_range);
   EXPECT_THROW(s.queued("nope"), takt::Error);
@@ -226,14 +234,22 @@ TEST(Scheduler, ExitAndBlockDuringADispatchSayTheTaskWasJustDispatched) {
   Scheduler s(topology(single_stage("edf")), ProcessingElements::uniform(1));
   int me = 0;
   std::vector<bool> answers;
+  std::string relinquish_error;
   s.subscribe(topics::dispatch, &me, [&](const TaskEvent& e) {
     answers.push_back(s.block(*e.task));
     answers.push_back(s.exit(*e.task));
+    try {
+      s.relinquish(*e.task);
+    } catch (const std::logic_error& error) {
+      relinquish_error = error.what();
+    }
   });
   Task& t = pool.make(3);
   s.admit(t);
   ASSERT_EQ(s.schedule(0), &t);
   EXPECT_EQ(answers, (std::vector<bool>{false, false}));
+  // relinquish() in that window is refused, and says why (it said "is running, not running").
+  EXPECT_NE(relinquish_error.find("task 3 is being dispatched"), std::string::npos) << relinquish_error;
   EXPECT_TRUE(t.attached());
   EXPECT_EQ(t.state(), TaskState::running);
   s.withdraw(&me);
