@@ -90,6 +90,8 @@ void Instance::run_update(Pipe& input) noexcept {
   if (several_inputs_) lock_.unlock();
 }
 
+void Instance::time_known(Time) noexcept {}
+
 void Instance::offer_inputs_as_new() noexcept {
   const Time start = update_start();
   bool offered = false;

@@ -158,6 +158,11 @@ class Instance {
   /// Subscribes to and responds on topics (the reconfiguration lock is held
   /// exclusively; subscriptions are withdrawn by owner when the instance goes).
   virtual void connect(Broker& broker);
+  /// The latest time a TIME notification carried, given to an instance that a
+  /// reconfiguration created, after connect() and before any task reaches it (the
+  /// reconfiguration lock is held exclusively). A release gate starts from it instead of
+  /// holding every task until the next TIME. Default: nothing.
+  virtual void time_known(Time now) noexcept;
   /// Component-specific counters for InstanceStats (e.g. the distributor's withheld tasks).
   virtual std::vector<std::pair<std::string, std::uint64_t>> counters() const;
 

@@ -316,6 +316,7 @@ void Scheduler::install(const std::function<std::unique_ptr<Topology>(const Topo
     old->disconnect(broker_);
     topology_ = std::move(next);
     topology_->connect(broker_);
+    tell_time(topology_->instances());
     for (Task* task : tasks) {
       for (Instance* i : topology_->data_instances()) i->task_construct(*task);
     }
@@ -334,6 +335,12 @@ void Scheduler::remember_time(Time now) noexcept {
   while (now.count() > seen &&
          !last_time_ns_.compare_exchange_weak(seen, now.count(), std::memory_order_relaxed)) {
   }
+}
+
+void Scheduler::tell_time(const std::vector<Instance*>& fresh) noexcept {
+  const std::int64_t now = last_time_ns_.load(std::memory_order_relaxed);
+  if (now == kNoTime) return;
+  for (Instance* i : fresh) i->time_known(Time{now});
 }
 
 void Scheduler::replay_time() {
@@ -430,6 +437,7 @@ void Scheduler::swap_instance(std::string_view name, std::string_view component,
       retired.push_back(topology.replace(e, std::move(replacements[k])));
       Instance& fresh = topology.element(e);
       fresh.connect(broker_);
+      tell_time({&fresh});
       if (fresh.component().uses_task_data) {
         for (Task* task : tasks) fresh.task_construct(*task);
       }

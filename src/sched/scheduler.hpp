@@ -203,6 +203,9 @@ class Scheduler final : public RuntimeSystemAdapter {
   std::atomic<std::int64_t> last_time_ns_{kNoTime};
   static constexpr std::int64_t kNoTime = INT64_MIN;
   void remember_time(Time now) noexcept;
+  /// Gives the remembered time to instances a reconfiguration made, before any task
+  /// reaches them (inside the exclusive section; Instance::time_known).
+  void tell_time(const std::vector<Instance*>& fresh) noexcept;
   void replay_time();
 };
 

@@ -243,6 +243,35 @@ TEST(Reconfiguration, ATopologyReadWithAnotherRegistryIsAnErrorNotACrash) {
   EXPECT_EQ(builtin.spec().name, "plain");  // nothing changed
 }
 
+TEST(Reconfiguration, AReleaseGateASwapMakesKnowsTheTimeBeforeTasksReachIt) {
+  // After TIME 10 ms, tasks released at 5 and 10 ms are through the gate. A swapped-in
+  // gate used to start at time 0 and hold them inside the swap: downstream saw them
+  // removed, and added again only when the TIME was replayed after the swap (in
+  // between, schedule() found nothing). Given the time before the tasks arrive, it
+  // forwards them at once: downstream sees moves; the task released at 20 ms stays held.
+  TaskPool pool;
+  seen.clear();
+  Scheduler s(with_registry("topology:\n"
+                            "  name: gated\n"
+                            "  pipes: {in: one, mid: one, out: one}\n"
+                            "  entry: in\n"
+                            "  instances:\n"
+                            "    gate: {component: release-gate, input: in, output: mid}\n"
+                            "    rec: {component: recorder, input: mid, output: out}\n"
+                            "  pes: {terminal: out}\n"),
+              ProcessingElements::uniform(1), options());
+  s.admit(pool.make(1, Time{0}, 0, kAny, kAny, 10ms));
+  s.admit(pool.make(2, Time{0}, 0, kAny, kAny, 5ms));
+  s.admit(pool.make(3, Time{0}, 0, kAny, kAny, 20ms));
+  s.notify(topics::time, TimeMessage{10ms});
+  EXPECT_EQ(queued_ids(s, "out"), (V{2, 1}));  // forwarded in release order (equal keys)
+  seen.clear();
+  s.swap_instance("gate", "release-gate");
+  EXPECT_EQ(seen, (std::vector<std::string>{"moved 2", "moved 1"}));
+  EXPECT_EQ(queued_ids(s, "out"), (V{2, 1}));
+  EXPECT_EQ(s.verify(), "");
+}
+
 TEST(Reconfiguration, InstanceSwapRunsPerTaskDestructorsAndConstructors) {
   TaskPool pool;
   constructed = destructed = destructed_wrong = 0;

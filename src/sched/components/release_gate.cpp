@@ -32,6 +32,9 @@ class ReleaseGate final : public Instance {
 
   void task_construct(Task& task) override { task_data(task).store(0, std::memory_order_relaxed); }
 
+  // No task has reached a gate that a reconfiguration just made: nothing to release.
+  void time_known(Time now) noexcept override { now_ = std::max(now_, now); }
+
   void pipe_update(Pipe& input, Writer& out) override {
     input.for_each_change([&](Task& task, Change change, std::int64_t key) {
       std::atomic<std::uint64_t>& word = task_data(task);
