@@ -91,7 +91,12 @@ Privileges probe() {
   });
   t.join();
   p.fifo = p.max_fifo_priority >= fifo_highest_used;
-  p.mlock = mlockall_would_succeed();
+  const MlockallCheck lock = check_mlockall();
+  p.mlock = lock.ok;
+  if (!lock.ok) {
+    p.memlock_limit = lock.limit;
+    p.mapped = lock.mapped;
+  }
   return p;
 }
 
@@ -104,25 +109,32 @@ std::string_view yes_no(bool b) { return b ? "yes" : "no"; }
 /// has mapped fits under the limit. (mlock of one page, the probe before, succeeds under
 /// any user's default limit of 64 KiB to 8 MiB, where mlockall is refused as soon as the
 /// mappings exceed it: one thread stack of 8 MiB does.)
-bool mlockall_would_succeed() {
+MlockallCheck check_mlockall() {
+  MlockallCheck c;
   __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
   __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3]{};
   if (syscall(SYS_capget, &header, data) == 0 &&
       (data[CAP_IPC_LOCK / 32].effective & (1u << (CAP_IPC_LOCK % 32))) != 0) {
-    return true;
+    c.ok = true;
+    return c;
   }
   rlimit limit{};
-  if (getrlimit(RLIMIT_MEMLOCK, &limit) != 0) return false;
-  if (limit.rlim_cur == RLIM_INFINITY) return true;
+  if (getrlimit(RLIMIT_MEMLOCK, &limit) != 0) return c;
+  if (limit.rlim_cur == RLIM_INFINITY) {
+    c.ok = true;
+    return c;
+  }
   // VmSize: the first field of /proc/self/statm, in pages.
   unsigned long pages = 0;
   if (std::FILE* f = std::fopen("/proc/self/statm", "r")) {
     if (std::fscanf(f, "%lu", &pages) != 1) pages = 0;
     std::fclose(f);
   }
-  if (pages == 0) return false;
-  const auto mapped = static_cast<rlim_t>(pages) * static_cast<rlim_t>(sysconf(_SC_PAGESIZE));
-  return mapped <= limit.rlim_cur;
+  if (pages == 0) return c;
+  c.limit = limit.rlim_cur;
+  c.mapped = static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
+  c.ok = c.mapped <= c.limit;
+  return c;
 }
 
 bool realtime_forced_off() {
@@ -139,8 +151,13 @@ std::string Privileges::summary() const {
         "raise it, e.g. ulimit -r 99)",
         max_fifo_priority, fifo_highest_used);
   }
-  return fmt::format("SCHED_FIFO {}, SCHED_DEADLINE {}, mlockall {}", fifo_text, yes_no(deadline),
-                     yes_no(mlock));
+  std::string mlock_text(yes_no(mlock));
+  if (!mlock && memlock_limit > 0) {
+    mlock_text = fmt::format(
+        "no (RLIMIT_MEMLOCK {} KiB is below the {} MiB this process maps; raise it, e.g. ulimit -l unlimited)",
+        memlock_limit / 1024, (mapped + (1 << 20) - 1) >> 20);
+  }
+  return fmt::format("SCHED_FIFO {}, SCHED_DEADLINE {}, mlockall {}", fifo_text, yes_no(deadline), mlock_text);
 }
 
 const Privileges& privileges() {

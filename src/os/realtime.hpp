@@ -8,6 +8,7 @@
 #include <pthread.h>
 
 #include <chrono>
+#include <cstdint>
 #include <string>
 
 namespace takt::os {
@@ -17,6 +18,9 @@ struct Privileges {
   bool fifo = false;      ///< SCHED_FIFO accepted at every priority takt uses (up to fifo_highest_used)
   bool deadline = false;  ///< SCHED_DEADLINE accepted
   bool mlock = false;     ///< mlockall accepted (mlockall_would_succeed() at the probe)
+  /// Where mlock is false for lack of room: RLIMIT_MEMLOCK and what the process mapped
+  /// then, in bytes (0: not known, or refused for another reason).
+  std::uint64_t memlock_limit = 0, mapped = 0;
   int max_fifo_priority = 0;  ///< the highest SCHED_FIFO priority accepted (0: none)
   bool forced_off = false;  ///< TAKT_NO_RT asked for the fallback path
   /// One line for reports, e.g. "SCHED_FIFO yes, SCHED_DEADLINE yes, mlockall yes".
@@ -29,7 +33,12 @@ const Privileges& privileges();
 /// Whether mlockall(MCL_CURRENT | MCL_FUTURE) would be accepted now: always with
 /// CAP_IPC_LOCK or an unlimited RLIMIT_MEMLOCK, otherwise only while the process's
 /// mappings (VmSize) fit under the limit.
-bool mlockall_would_succeed();
+struct MlockallCheck {
+  bool ok = false;
+  std::uint64_t limit = 0, mapped = 0;  ///< bytes, where the limit decided (else 0)
+};
+MlockallCheck check_mlockall();
+inline bool mlockall_would_succeed() { return check_mlockall().ok; }
 
 /// True when TAKT_NO_RT is set to anything but "" or "0".
 bool realtime_forced_off();

@@ -368,8 +368,8 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
       signals = &own_signals.emplace(*engine);
     }
     if (options.lock_memory && realtime.lock_memory && !os::lock_memory()) {
-      // The probe locks one page; mlockall of the whole process can still exceed
-      // RLIMIT_MEMLOCK. Report what the run got, not what the probe saw.
+      // The probe compares the mappings with RLIMIT_MEMLOCK; the process may have mapped
+      // more since (the run's threads). Report what the run got, not what the probe saw.
       realtime.lock_memory = false;
       os::Privileges got = os::privileges();
       got.mlock = false;
