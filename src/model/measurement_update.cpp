@@ -104,7 +104,18 @@ std::string update_measurements(std::string_view text, const std::string& source
     const Task* task = set.find(u.task);
     if (task == nullptr) throw Error(source + ": no task named '" + u.task + "' to update");
     const TaskMarks& marks = task->marks;
-    bool flow = marks.task.offset >= 0 && at(marks.task) < text.size() && text[at(marks.task)] == '{';
+    // yaml-cpp marks a node before its anchor or tag (`&t {...}`, `!!str 4ms`): the
+    // value itself starts after them.
+    auto skip_properties = [&](std::size_t pos) {
+      while (pos < text.size() && (text[pos] == '&' || text[pos] == '!')) {
+        while (pos < text.size() && text[pos] != ' ' && text[pos] != '\t' && text[pos] != '\n' && text[pos] != '\r')
+          ++pos;
+        while (pos < text.size() && (text[pos] == ' ' || text[pos] == '\t')) ++pos;
+      }
+      return pos;
+    };
+    const std::size_t task_begin = marks.task.offset >= 0 ? skip_properties(at(marks.task)) : text.size();
+    bool flow = task_begin < text.size() && text[task_begin] == '{';
     // Quoted as the file quotes: a replaced value as the value it replaces (or, a bare
     // `0`, as its key if that has double quotes: JSON), a new key as the task's `name`
     // key and a new value as its `period` value (in JSON both are).
@@ -121,9 +132,32 @@ std::string update_measurements(std::string_view text, const std::string& source
       if (!value) return;
       std::string written = format_duration(*value);
       if (value_mark.offset >= 0) {
-        const std::size_t begin = at(value_mark);
-        std::string quote = quote_at(value_mark);
         const auto key_mark = marks.keys.find(key);
+        // An alias (*w) is marked where its anchor's value is, before its own key.
+        if (key_mark != marks.keys.end() && value_mark.offset < key_mark->second.offset) {
+          throw Error(key_mark->second.where(source) + ": task '" + u.task + "': its " + std::string(key) +
+                      " is an alias of a value elsewhere in the file, which takt profile --update cannot "
+                      "rewrite without changing that one too; write the value out here");
+        }
+        // An anchored value (&w 4ms) that an alias (*w) repeats: rewriting it would change
+        // the other value too.
+        if (at(value_mark) < text.size() && text[at(value_mark)] == '&') {
+          const std::size_t name_begin = at(value_mark) + 1;
+          std::size_t name_end = name_begin;
+          while (name_end < text.size() && std::string_view(" \t\r\n,}]").find(text[name_end]) == std::string_view::npos)
+            ++name_end;
+          const std::string alias = "*" + std::string(text.substr(name_begin, name_end - name_begin));
+          if (text.find(alias) != std::string_view::npos) {
+            throw Error(value_mark.where(source) + ": task '" + u.task + "': its " + std::string(key) +
+                        " carries the anchor used by " + alias +
+                        " elsewhere in the file, which takt profile --update would change too; write that "
+                        "value out instead of the alias");
+          }
+        }
+        const std::size_t begin = skip_properties(at(value_mark));
+        std::string quote = begin < text.size() && (text[begin] == '"' || text[begin] == '\'')
+                                ? std::string(1, text[begin])
+                                : std::string();
         if (quote.empty() && key_mark != marks.keys.end() && quote_at(key_mark->second) == "\"") quote = "\"";
         edits.push_back({begin, scalar_end(text, begin, flow), quote + written + quote});
       } else {
@@ -139,7 +173,7 @@ std::string update_measurements(std::string_view text, const std::string& source
     const std::string indent(static_cast<std::size_t>(marks.keys.at("name").column - 1), ' ');
     std::string insertion;
     if (flow) {
-      const FlowMappingEnd end = flow_mapping_end(text, at(marks.task));
+      const FlowMappingEnd end = flow_mapping_end(text, task_begin);
       if (end.close == std::string_view::npos)
         throw Error(marks.task.where(source) + ": cannot find the end of this task");
       // A mapping written one key a line (pretty-printed JSON): a new line per key after

@@ -234,7 +234,12 @@ class RtptReader {
 
 }  // namespace
 
-TaskSet parse_rtpt(std::string_view text, const std::string& source) { return RtptReader(source).read(text); }
+TaskSet parse_rtpt(std::string_view text, const std::string& source) {
+  // Names from the file end up in YAML or JSON output: bytes that are not UTF-8 are
+  // reported here, at their place in the .rtpt file, not in the converted text.
+  check_utf8_text(text, source);
+  return RtptReader(source).read(text);
+}
 
 TaskSet parse_rtpt_file(const std::string& path) {
   return parse_rtpt(read_text_file(path, ".rtpt file"), path);

@@ -269,6 +269,19 @@ std::string explain_syntax_error(std::string_view text, const YAML::Mark& mark, 
 
 }  // namespace
 
+void check_utf8_text(std::string_view text, const std::string& source) {
+  if (const std::size_t zero = text.find('\0'); zero != std::string_view::npos) {
+    throw Error(mark_at(text, zero).where(source) +
+                ": a zero byte (0x00), which no text file holds; remove it (is the file binary, or cut "
+                "short while it was written?)");
+  }
+  if (const std::size_t bad = first_bad_utf8(text); bad != std::string_view::npos) {
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned char>(text[bad]));
+    throw Error(mark_at(text, bad).where(source) + ": byte " + hex + " is not UTF-8 text; save the file as UTF-8");
+  }
+}
+
 YAML::Node load_yaml(std::string_view text, const std::string& source) {
   // YAML and JSON files are Unicode text; a file in another 8-bit encoding would put its
   // bytes into names that no JSON output can hold. A UTF-16 or UTF-32 file, which
@@ -288,19 +301,7 @@ YAML::Node load_yaml(std::string_view text, const std::string& source) {
   } else if (text.size() >= 2) {
     other_unicode = (byte(0) == 0) != (byte(1) == 0);  // one UTF-16 character
   }
-  if (!other_unicode) {
-    if (const std::size_t zero = text.find('\0'); zero != std::string_view::npos) {
-      throw Error(mark_at(text, zero).where(source) +
-                  ": a zero byte (0x00), which no YAML or JSON text holds; remove it (is the file binary, "
-                  "or cut short while it was written?)");
-    }
-    if (const std::size_t bad = first_bad_utf8(text); bad != std::string_view::npos) {
-      char hex[8];
-      std::snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned char>(text[bad]));
-      throw Error(mark_at(text, bad).where(source) + ": byte " + hex +
-                  " is not UTF-8 text; save the file as UTF-8");
-    }
-  }
+  if (!other_unicode) check_utf8_text(text, source);
   try {
     std::vector<YAML::Node> documents = YAML::LoadAll(std::string(text));
     // yaml-cpp's Load reads the first document and ignores the rest silently. A '---'

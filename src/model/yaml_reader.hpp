@@ -18,6 +18,10 @@ SourceMark mark_of(const YAML::Mark& mark);
 
 /// Loads YAML (or JSON) text; a syntax error becomes a takt::Error at its position.
 YAML::Node load_yaml(std::string_view text, const std::string& source);
+
+/// Throws takt::Error at the first zero byte, or the first byte that is not part of
+/// well-formed UTF-8, as "source:line:column: ..." with what to do about it.
+void check_utf8_text(std::string_view text, const std::string& source);
 /// Reads a whole file; throws takt::Error naming the path when it cannot.
 std::string read_text_file(const std::string& path, const std::string& what);
 

@@ -84,6 +84,37 @@ TEST(MeasurementUpdate, FlowMappings) {
       "1.2ms}  # keep\n  - {name: b, period: 10ms, work: 3ms, span: 1ms}\n");
 }
 
+TEST(MeasurementUpdate, AnchorsAliasesAndTagsAreEditedWhereTheValueIsOrRefused) {
+  // yaml-cpp marks a node before its anchor or tag. An anchored task was taken for a
+  // block mapping (its text starts with '&', not '{') and the edit swallowed the rest of
+  // the line; an alias's mark is its anchor's value, so updating b rewrote a's value.
+  const std::string anchored = "tasks:\n  - &t {name: a, period: 10ms, work: !!str 4ms, span: 1ms}\n";
+  EXPECT_EQ(update_measurements(anchored, "t.yaml", {{"a", 5ms, 2ms, 3ms}}),
+            "tasks:\n  - &t {name: a, period: 10ms, work: !!str 5ms, span: 2ms, burdened_span: 3ms}\n");
+  const std::string aliased =
+      "tasks:\n  - {name: a, period: 10ms, work: &w 4ms, span: 1ms}\n  - {name: b, period: 10ms, work: *w, "
+      "span: 1ms}\n";
+  try {
+    (void)update_measurements(aliased, "t.yaml", {{"b", 5ms, std::nullopt, std::nullopt}});
+    FAIL() << "expected takt::Error";
+  } catch (const takt::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("t.yaml:3:29: task 'b': its work is an alias of a value elsewhere"),
+              std::string::npos)
+        << e.what();
+  }
+  try {
+    (void)update_measurements(aliased, "t.yaml", {{"a", 5ms, std::nullopt, std::nullopt}});
+    FAIL() << "expected takt::Error";
+  } catch (const takt::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("task 'a': its work carries the anchor used by *w"), std::string::npos)
+        << e.what();
+  }
+  // Its span, not aliased, is updated as usual.
+  EXPECT_EQ(update_measurements(aliased, "t.yaml", {{"a", std::nullopt, 2ms, std::nullopt}}),
+            "tasks:\n  - {name: a, period: 10ms, work: &w 4ms, span: 2ms}\n  - {name: b, period: 10ms, work: *w, "
+            "span: 1ms}\n");
+}
+
 TEST(MeasurementUpdate, LastLineWithoutNewline) {
   const std::string before =
       "tasks:\n  - name: a\n    period: 10ms\n    segments: [{length: 1ms}]\n    offset: 1ms";

@@ -83,6 +83,12 @@ TEST(Rtpt, ErrorsPointAtTheLineAndColumn) {
                 .find("x.rtpt:2:16: synthetic_task needs at least 1 segment (got 0)"),
             std::string::npos)
       << error_of("0 3\nsynthetic_task 0\n0 5 0 5 0 10 0 10 0 0 1\n");
+  // A Latin-1 'é' (0xE9) in a program name: reported here, at its place in the .rtpt file
+  // (takt convert used to fail on it in the converted text, or in the JSON writer).
+  EXPECT_EQ(error_of("0 3\nprogr\xE9m\n0 5 0 1 0 10 0 10 0 0 1\n")
+                .rfind("x.rtpt:2:6: byte 0xE9 is not UTF-8 text; save the file as UTF-8", 0),
+            0u)
+      << error_of("0 3\nprogr\xE9m\n0 5 0 1 0 10 0 10 0 0 1\n");
 }
 
 TEST(Rtpt, SyntheticSegmentsLongerThanTheDeadlineFailAtTheirLine) {
