@@ -128,6 +128,31 @@ TEST(Components, FilterWithholdsTasksThatDoNotMatch) {
   EXPECT_EQ(s.verify(), "");
 }
 
+TEST(Components, FilterRulesEachByHand) {
+  // Six tasks (priority, cluster, pe, relative deadline = deadline − release):
+  //   1: (1, 0, 0, 10 ms)  2: (2, 1, 1, 20 ms)  3: (3, 0, 1, 30 ms)
+  //   4: (4, 1, 0, 40 ms)  5: (5, 0, 0, 50 ms)  6: (6, 1, 1, 60 ms)
+  // Each rule alone, then all together (a task must match every one).
+  auto run = [](const std::string& params) {
+    TaskPool pool;
+    Scheduler s(topology(single_stage("filter", params)), ProcessingElements::with_clusters({0, 1}));
+    const int cluster[] = {0, 1, 0, 1, 0, 1};
+    const int pe[] = {0, 1, 1, 0, 0, 1};
+    for (int n = 1; n <= 6; ++n) {
+      s.admit(pool.make(static_cast<std::uint64_t>(n), 100ms + 10ms * n, n, cluster[n - 1], pe[n - 1], 100ms));
+    }
+    return queued_ids(s, "out");
+  };
+  EXPECT_EQ(run("{priority_at_least: 4}"), (V{4, 5, 6}));
+  EXPECT_EQ(run("{priority_at_most: 2}"), (V{1, 2}));
+  EXPECT_EQ(run("{clusters: [1]}"), (V{2, 4, 6}));
+  EXPECT_EQ(run("{pes: [1]}"), (V{2, 3, 6}));
+  EXPECT_EQ(run("{relative_deadline_at_most: 30ms}"), (V{1, 2, 3}));
+  EXPECT_EQ(run("{priority_at_least: 2, priority_at_most: 5, clusters: [0], pes: [0, 1], "
+                "relative_deadline_at_most: 40ms}"),
+            (V{3}));
+}
+
 namespace {
 
 /// Admits tasks 1, 2, ... with deadline 30 ms and the given release times.
