@@ -285,7 +285,7 @@ TEST(Reconfiguration, InstanceSwapRunsPerTaskDestructorsAndConstructors) {
   EXPECT_EQ(destructed, 3);
   EXPECT_EQ(constructed, 6);
   EXPECT_EQ(destructed_wrong, 0);
-  // Lamport stamps are re-issued in admission order when the clock is swapped.
+  // A swapped-in clock gives each task the stamp it had: its admission number + 1.
   s.swap_instance("clock", "lamport");
   LamportMessage stamp{&pool[1], 0};
   ASSERT_TRUE(s.request(topics::lamport, stamp));
@@ -293,6 +293,27 @@ TEST(Reconfiguration, InstanceSwapRunsPerTaskDestructorsAndConstructors) {
   for (std::size_t i = 0; i < 3; ++i) s.exit(pool[i]);
   EXPECT_EQ(destructed, 6);
   EXPECT_EQ(destructed_wrong, 0);
+}
+
+TEST(Reconfiguration, ASwappedLamportClockKeepsFcfsOrderForTasksAdmittedAfterIt) {
+  // Tasks 1 and 2 leave; task 3 (stamp 3) stays queued in fcfs's output with key 3. The
+  // swapped-in clock used to restamp the live tasks 1..N (task 3: 1) and go on from N:
+  // tasks 4 and 5 got 2 and 3, and fcfs, which keeps its keys, put 4 before 3. Stamps
+  // are the admission number + 1 now, the same for every instance: 3, 4, 5 in order.
+  TaskPool pool;
+  Scheduler s(topology(single_stage("fcfs", "", "    clock: {component: lamport}\n")),
+              ProcessingElements::uniform(1));
+  for (std::uint64_t id = 1; id <= 3; ++id) s.admit(pool.make(id));
+  s.exit(pool[0]);
+  s.exit(pool[1]);
+  s.swap_instance("clock", "lamport");
+  s.admit(pool.make(4));
+  s.admit(pool.make(5));
+  EXPECT_EQ(queued_ids(s, "out"), (V{3, 4, 5}));
+  LamportMessage stamp{&pool[3], 0};
+  ASSERT_TRUE(s.request(topics::lamport, stamp));
+  EXPECT_EQ(stamp.stamp, 4u);
+  EXPECT_EQ(s.verify(), "");
 }
 
 TEST(Reconfiguration, SwapsEveryElementOfAFamily) {

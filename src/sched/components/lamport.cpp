@@ -8,9 +8,12 @@ namespace takt::sched::components {
 namespace {
 
 /// An annotating component (CoBaS appendix A.1, 0x21): a Lamport clock that ticks
-/// once per admitted task; each task keeps the stamp of its admission. A lamport
-/// instance created by a reconfiguration stamps the existing tasks in admission
-/// order, so first-come-first-served orders survive the swap.
+/// once per admitted task; each task keeps the stamp of its admission, which is the
+/// scheduler's admission number + 1. A clock of its own could hand two concurrent
+/// admissions their stamps in the other order than their admission numbers, which a
+/// swapped-in instance (stamping the existing tasks by admission number) then reversed.
+/// So a lamport instance created by a reconfiguration gives every task the stamp it
+/// had, and first-come-first-served orders survive the swap.
 class Lamport final : public Instance {
  public:
   using Instance::Instance;
@@ -24,11 +27,8 @@ class Lamport final : public Instance {
   }
 
   void task_construct(Task& task) override {
-    task_data(task).store(clock_.fetch_add(1, std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    task_data(task).store(task.admission() + 1, std::memory_order_relaxed);
   }
-
- private:
-  std::atomic<std::uint64_t> clock_{0};
 };
 
 }  // namespace
