@@ -13,6 +13,7 @@
 #include <charconv>
 #include <cstring>
 #include <fstream>
+#include <new>
 #include <sstream>
 
 // The public takt::CpuSet (include/takt/cpu_set.hpp).
@@ -139,26 +140,50 @@ CpuSet online_cpus() {
   return s.empty() ? allowed_cpus() : s;
 }
 
+namespace {
+
+/// A cpu_set_t for every id a CpuSet holds (CPU_SETSIZE is 1024: on a kernel built for
+/// more CPUs sched_getaffinity refuses a 1024-bit mask, and ids above it could not be
+/// pinned).
+class WideCpuMask {
+ public:
+  WideCpuMask() : set_(CPU_ALLOC(CpuSet::kMaxId + 1)), size_(CPU_ALLOC_SIZE(CpuSet::kMaxId + 1)) {
+    if (set_ == nullptr) throw std::bad_alloc();
+    CPU_ZERO_S(size_, set_);
+  }
+  ~WideCpuMask() { CPU_FREE(set_); }
+  WideCpuMask(const WideCpuMask&) = delete;
+  WideCpuMask& operator=(const WideCpuMask&) = delete;
+  cpu_set_t* get() const { return set_; }
+  std::size_t size() const { return size_; }
+
+ private:
+  cpu_set_t* set_;
+  std::size_t size_;
+};
+
+}  // namespace
+
 CpuSet allowed_cpus() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
+  WideCpuMask mask;
   CpuSet s;
-  if (sched_getaffinity(0, sizeof set, &set) != 0) return s;
-  for (int c = 0; c < CPU_SETSIZE; ++c)
-    if (CPU_ISSET(c, &set)) s.add(c);
+  if (sched_getaffinity(0, mask.size(), mask.get()) != 0) return s;
+  int left = CPU_COUNT_S(mask.size(), mask.get());
+  for (int c = 0; c <= CpuSet::kMaxId && left > 0; ++c) {
+    if (CPU_ISSET_S(static_cast<std::size_t>(c), mask.size(), mask.get())) {
+      s.add(c);
+      --left;
+    }
+  }
   return s;
 }
 
 CpuSet isolated_cpus() { return read_cpulist_file("/sys/devices/system/cpu/isolated"); }
 
 bool pin_current_thread(const CpuSet& cpus) {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  for (int c : cpus) {
-    if (c >= CPU_SETSIZE) continue;
-    CPU_SET(c, &set);
-  }
-  int rc = pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+  WideCpuMask mask;
+  for (int c : cpus) CPU_SET_S(static_cast<std::size_t>(c), mask.size(), mask.get());  // c <= kMaxId
+  int rc = pthread_setaffinity_np(pthread_self(), mask.size(), mask.get());
   if (rc != 0) {
     warn_once("affinity." + cpus.to_string(),
               fmt::format("cannot pin a thread to CPUs {} ({}); it runs unpinned. Check the CPU "

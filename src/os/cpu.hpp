@@ -10,7 +10,9 @@ using CpuSet = takt::CpuSet;
 
 /// CPUs the kernel has online (/sys/devices/system/cpu/online).
 CpuSet online_cpus();
-/// CPUs this process may run on (sched_getaffinity).
+/// CPUs the calling thread may run on (sched_getaffinity of this thread: the process's
+/// CPUs until the thread pins itself), up to CpuSet::kMaxId whatever the kernel's
+/// CPU_SETSIZE; empty when the kernel refuses to say.
 CpuSet allowed_cpus();
 /// CPUs isolated from the general scheduler (isolcpus=, /sys/devices/system/cpu/isolated);
 /// empty when none are.
