@@ -96,16 +96,23 @@ void Pipe::release(PipeNode* node) noexcept {
   node->owner.store(nullptr, std::memory_order_release);
 }
 
-void Pipe::log_append(PipeNode* node) noexcept {
+namespace {
+
+/// Appends `node` to the list (head, tail) linked through log_prev / log_next.
+void append_to(PipeNode*& head, PipeNode*& tail, PipeNode* node) noexcept {
   node->log_next = nullptr;
-  node->log_prev = log_tail_;
-  if (log_tail_ != nullptr) {
-    log_tail_->log_next = node;
+  node->log_prev = tail;
+  if (tail != nullptr) {
+    tail->log_next = node;
   } else {
-    log_head_ = node;
+    head = node;
   }
-  log_tail_ = node;
+  tail = node;
 }
+
+}  // namespace
+
+void Pipe::log_append(PipeNode* node) noexcept { append_to(log_head_, log_tail_, node); }
 
 void Pipe::log_unlink(PipeNode* node) noexcept {
   if (node->log_prev != nullptr) {
@@ -316,13 +323,7 @@ void Pipe::hold_back_arrivals() noexcept {
     PipeNode* next = node->log_next;
     if (node->change != Change::removed) {
       log_unlink(node);
-      node->log_prev = held_tail_;
-      if (held_tail_ != nullptr) {
-        held_tail_->log_next = node;
-      } else {
-        held_head_ = node;
-      }
-      held_tail_ = node;
+      append_to(held_head_, held_tail_, node);
     }
     node = next;
   }
