@@ -98,16 +98,21 @@ void Pipe::release(PipeNode* node) noexcept {
 
 namespace {
 
-/// Appends `node` to the list (head, tail) linked through log_prev / log_next.
+/// Appends the chain first..last (linked through log_next, last->log_next null) to the
+/// list (head, tail) linked through log_prev / log_next.
+void splice_to(PipeNode*& head, PipeNode*& tail, PipeNode* first, PipeNode* last) noexcept {
+  first->log_prev = tail;
+  if (tail != nullptr) {
+    tail->log_next = first;
+  } else {
+    head = first;
+  }
+  tail = last;
+}
+
 void append_to(PipeNode*& head, PipeNode*& tail, PipeNode* node) noexcept {
   node->log_next = nullptr;
-  node->log_prev = tail;
-  if (tail != nullptr) {
-    tail->log_next = node;
-  } else {
-    head = node;
-  }
-  tail = node;
+  splice_to(head, tail, node, node);
 }
 
 }  // namespace
@@ -331,13 +336,7 @@ void Pipe::hold_back_arrivals() noexcept {
 
 void Pipe::release_arrivals() noexcept {
   if (held_head_ == nullptr) return;
-  held_head_->log_prev = log_tail_;
-  if (log_tail_ != nullptr) {
-    log_tail_->log_next = held_head_;
-  } else {
-    log_head_ = held_head_;
-  }
-  log_tail_ = held_tail_;
+  splice_to(log_head_, log_tail_, held_head_, held_tail_);
   held_head_ = held_tail_ = nullptr;
 }
 
