@@ -187,8 +187,7 @@ bool Scheduler::dispatch(Task& task, int pe) {
   }
   task.last_pe_.store(pe, std::memory_order_relaxed);
   leave(task);
-  broker_.notify(topics::dispatch, TaskEvent{&task, pe});
-  task.state_.store(TaskState::running, std::memory_order_release);
+  notify_dispatch(task, pe);
   return true;
 }
 
@@ -206,9 +205,18 @@ Task* Scheduler::schedule(int pe) {
   if (task == nullptr) return nullptr;
   task->last_pe_.store(pe, std::memory_order_relaxed);
   leave(*task);
-  broker_.notify(topics::dispatch, TaskEvent{task, pe});
-  task->state_.store(TaskState::running, std::memory_order_release);
+  notify_dispatch(*task, pe);
   return task;
+}
+
+void Scheduler::notify_dispatch(Task& task, int pe) {
+  // The task is running once the subscribers have been told, also when one of them
+  // throws: left `dispatching`, exit() and block() would refuse it for ever.
+  struct Running {
+    Task& task;
+    ~Running() { task.state_.store(TaskState::running, std::memory_order_release); }
+  } running{task};
+  broker_.notify(topics::dispatch, TaskEvent{&task, pe});
 }
 
 Task* Scheduler::peek(int pe) {

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -256,6 +257,23 @@ TEST(Scheduler, ExitAndBlockDuringADispatchSayTheTaskWasJustDispatched) {
   // Once dispatched, the running task exits as usual.
   EXPECT_TRUE(s.exit(t));
   EXPECT_FALSE(t.attached());
+  EXPECT_EQ(s.verify(), "");
+}
+
+TEST(Scheduler, ADispatchSubscriberThatThrowsLeavesTheTaskRunning) {
+  // The task was left `dispatching` when a DISPATCH subscriber threw: exit() and
+  // block() returned false for ever and relinquish() threw. Now the exception reaches
+  // the caller of dispatch() with the task running on that PE, and it exits as usual.
+  TaskPool pool;
+  Scheduler s(topology(single_stage("edf")), ProcessingElements::uniform(1));
+  int me = 0;
+  s.subscribe(topics::dispatch, &me, [](const TaskEvent&) { throw std::runtime_error("subscriber failed"); });
+  Task& t = pool.make(1);
+  s.admit(t);
+  EXPECT_THROW(s.dispatch(t, 0), std::runtime_error);
+  EXPECT_EQ(t.state(), TaskState::running);
+  s.withdraw(&me);
+  EXPECT_TRUE(s.exit(t));
   EXPECT_EQ(s.verify(), "");
 }
 
