@@ -43,8 +43,9 @@ class Expander {
   }
 
   /// The description was checked against a registry when it was parsed; this one (the
-  /// scheduler's) must know its components and their ports too, and the termination
-  /// component every terminal pipe gets.
+  /// scheduler's, or the one a topology is checked with) must know its components and
+  /// their ports too (each port bound as it expects, every port it requires bound), and
+  /// the termination component every terminal pipe gets.
   void check_components() const {
     auto known = [this] {
       std::string names;
@@ -59,17 +60,31 @@ class Expander {
                             "); give the scheduler the registry the topology was read with "
                             "(SchedulerOptions::registry)");
       }
+      const std::string fix = "; give the scheduler the registry the topology was read with "
+                              "(SchedulerOptions::registry)";
       for (const auto& [port, refs] : spec.ports) {
-        if (info->find_port(port) == nullptr) {
+        const PortInfo* p = info->find_port(port);
+        if (p == nullptr) {
           fail(spec.mark, "instance '" + spec.name + "': component '" + spec.component + "' has no port '" + port +
-                              "' in this scheduler's registry; give the scheduler the registry the topology was "
-                              "read with (SchedulerOptions::registry)");
+                              "' in this registry" + fix);
+        }
+        if (!p->many && (refs.size() != 1 || refs[0].index == PipeRef::Index::all)) {
+          fail(spec.mark, "instance '" + spec.name + "': port '" + port + "' of component '" + spec.component +
+                              "' takes one pipe in this registry" + fix);
+        }
+      }
+      for (const PortInfo& p : info->ports) {
+        const bool bound = std::any_of(spec.ports.begin(), spec.ports.end(),
+                                       [&](const auto& binding) { return binding.first == p.name; });
+        if (!p.optional && !bound) {
+          fail(spec.mark, "instance '" + spec.name + "': component '" + spec.component + "' needs its port '" +
+                              p.name + "' bound in this registry" + fix);
         }
       }
     }
     if (registry_.find("termination") == nullptr) {
-      fail(spec_.mark, "the scheduler's registry has no 'termination' component, which every terminal pipe "
-                       "needs; build the registry from ComponentRegistry::builtin()");
+      fail(spec_.mark, "this registry has no 'termination' component, which every terminal pipe needs; build "
+                       "the registry from ComponentRegistry::builtin()");
     }
   }
 

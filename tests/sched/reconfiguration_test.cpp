@@ -241,6 +241,32 @@ TEST(Reconfiguration, ATopologyReadWithAnotherRegistryIsAnErrorNotACrash) {
                     ProcessingElements::uniform(1));
   EXPECT_THROW(builtin.swap_topology(spec), takt::Error);
   EXPECT_EQ(builtin.spec().name, "plain");  // nothing changed
+  // A registry whose `recorder` wants a port more, or has one port fewer: refused too
+  // (a component would have read a port it needs as a null pipe).
+  for (const bool wants_more : {true, false}) {
+    ComponentRegistry other = ComponentRegistry::builtin();
+    std::vector<PortInfo> ports = components::one_to_one_ports();
+    if (wants_more) {
+      ports.push_back(PortInfo{"side", PortInfo::Direction::output, false, false, "a second output"});
+    } else {
+      ports.pop_back();  // no "output"
+    }
+    other.add(ComponentInfo{"recorder", neutral, "", ports, {}, {}, {}, {}, false,
+                            [](InstanceContext c) { return std::make_unique<Recorder>(std::move(c)); }});
+    other.add(ComponentInfo{"counting", annotating, "", {}, {}, {}, {}, {}, true,
+                            [](InstanceContext c) { return std::make_unique<Counting>(std::move(c)); }});
+    SchedulerOptions o;
+    o.registry = &other;
+    try {
+      Scheduler s(spec, ProcessingElements::uniform(1), o);
+      FAIL() << "expected takt::Error";
+    } catch (const takt::Error& e) {
+      EXPECT_NE(std::string(e.what()).find(wants_more ? "needs its port 'side' bound in this registry"
+                                                      : "has no port 'output' in this registry"),
+                std::string::npos)
+          << e.what();
+    }
+  }
 }
 
 TEST(Reconfiguration, AReleaseGateASwapMakesKnowsTheTimeBeforeTasksReachIt) {
