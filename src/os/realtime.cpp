@@ -93,7 +93,8 @@ Privileges probe() {
   p.fifo = p.max_fifo_priority >= fifo_highest_used;
   const MlockallCheck lock = check_mlockall();
   p.mlock = lock.ok;
-  if (!lock.ok) {
+  if (lock.limited) {
+    p.memlock_limited = true;
     p.memlock_limit = lock.limit;
     p.mapped = lock.mapped;
   }
@@ -109,12 +110,29 @@ std::string_view yes_no(bool b) { return b ? "yes" : "no"; }
 /// has mapped fits under the limit. (mlock of one page, the probe before, succeeds under
 /// any user's default limit of 64 KiB to 8 MiB, where mlockall is refused as soon as the
 /// mappings exceed it: one thread stack of 8 MiB does.)
+namespace {
+
+/// Whether this process is in the initial user namespace (its uid_map maps every id to
+/// itself): only there does CAP_IPC_LOCK lift RLIMIT_MEMLOCK (the kernel asks
+/// capable(), in the initial namespace); in a rootless container capget reports the
+/// bit all the same. True where the file cannot be read (no user namespaces).
+bool initial_user_namespace() {
+  std::FILE* f = std::fopen("/proc/self/uid_map", "r");
+  if (f == nullptr) return true;
+  unsigned long inside = 1, outside = 1, count = 0;
+  const int read = std::fscanf(f, "%lu %lu %lu", &inside, &outside, &count);
+  std::fclose(f);
+  return read == 3 && inside == 0 && outside == 0 && count == 4294967295ul;
+}
+
+}  // namespace
+
 MlockallCheck check_mlockall() {
   MlockallCheck c;
   __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
   __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3]{};
   if (syscall(SYS_capget, &header, data) == 0 &&
-      (data[CAP_IPC_LOCK / 32].effective & (1u << (CAP_IPC_LOCK % 32))) != 0) {
+      (data[CAP_IPC_LOCK / 32].effective & (1u << (CAP_IPC_LOCK % 32))) != 0 && initial_user_namespace()) {
     c.ok = true;
     return c;
   }
@@ -134,6 +152,7 @@ MlockallCheck check_mlockall() {
   c.limit = limit.rlim_cur;
   c.mapped = static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
   c.ok = c.mapped <= c.limit;
+  c.limited = !c.ok;
   return c;
 }
 
@@ -152,7 +171,7 @@ std::string Privileges::summary() const {
         max_fifo_priority, fifo_highest_used);
   }
   std::string mlock_text(yes_no(mlock));
-  if (!mlock && memlock_limit > 0) {
+  if (!mlock && memlock_limited) {
     mlock_text = fmt::format(
         "no (RLIMIT_MEMLOCK {} KiB is below the {} MiB this process maps; raise it, e.g. ulimit -l unlimited)",
         memlock_limit / 1024, (mapped + (1 << 20) - 1) >> 20);

@@ -18,8 +18,9 @@ struct Privileges {
   bool fifo = false;      ///< SCHED_FIFO accepted at every priority takt uses (up to fifo_highest_used)
   bool deadline = false;  ///< SCHED_DEADLINE accepted
   bool mlock = false;     ///< mlockall accepted (mlockall_would_succeed() at the probe)
-  /// Where mlock is false for lack of room: RLIMIT_MEMLOCK and what the process mapped
-  /// then, in bytes (0: not known, or refused for another reason).
+  /// Where mlock is false because RLIMIT_MEMLOCK is below what the process mapped:
+  /// memlock_limited, with both in bytes.
+  bool memlock_limited = false;
   std::uint64_t memlock_limit = 0, mapped = 0;
   int max_fifo_priority = 0;  ///< the highest SCHED_FIFO priority accepted (0: none)
   bool forced_off = false;  ///< TAKT_NO_RT asked for the fallback path
@@ -35,7 +36,8 @@ const Privileges& privileges();
 /// mappings (VmSize) fit under the limit.
 struct MlockallCheck {
   bool ok = false;
-  std::uint64_t limit = 0, mapped = 0;  ///< bytes, where the limit decided (else 0)
+  bool limited = false;                 ///< the limit decided (then limit and mapped are set)
+  std::uint64_t limit = 0, mapped = 0;  ///< bytes
 };
 MlockallCheck check_mlockall();
 inline bool mlockall_would_succeed() { return check_mlockall().ok; }
