@@ -86,6 +86,24 @@ std::size_t line_end(std::string_view text, std::size_t pos) {
   return e == std::string_view::npos ? text.size() : e + 1;
 }
 
+/// Whether `text` uses the alias *name: the whole token, where a value begins (after
+/// a space, '[', '{', ',' or ':'), not in a comment.
+bool aliased(std::string_view text, std::string_view name) {
+  const std::string alias = "*" + std::string(name);
+  for (std::size_t at = text.find(alias); at != std::string_view::npos; at = text.find(alias, at + 1)) {
+    const std::size_t after = at + alias.size();
+    if (after < text.size() && std::string_view(" \t\r\n,}]").find(text[after]) == std::string_view::npos) continue;
+    if (at > 0 && std::string_view(" \t[{,:").find(text[at - 1]) == std::string_view::npos) continue;
+    const std::size_t line = text.rfind('\n', at);
+    const std::string_view before = text.substr(line == std::string_view::npos ? 0 : line + 1,
+                                                at - (line == std::string_view::npos ? 0 : line + 1));
+    const std::size_t hash = before.find(" #");
+    if (hash != std::string_view::npos || before.rfind('#', 0) == 0) continue;  // in a comment
+    return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 std::string update_measurements(std::string_view text, const std::string& source,
@@ -139,20 +157,19 @@ std::string update_measurements(std::string_view text, const std::string& source
                       " is an alias of a value elsewhere in the file, which takt profile --update cannot "
                       "rewrite without changing that one too; write the value out here");
         }
-        // An anchored value (&w 4ms) that an alias (*w) repeats: rewriting it would change
-        // the other value too.
-        if (at(value_mark) < text.size() && text[at(value_mark)] == '&') {
-          const std::size_t name_begin = at(value_mark) + 1;
-          std::size_t name_end = name_begin;
-          while (name_end < text.size() && std::string_view(" \t\r\n,}]").find(text[name_end]) == std::string_view::npos)
-            ++name_end;
-          const std::string alias = "*" + std::string(text.substr(name_begin, name_end - name_begin));
-          if (text.find(alias) != std::string_view::npos) {
+        // An anchored value (&w 4ms, or !!str &w 4ms) that an alias (*w) repeats:
+        // rewriting it would change the other value too.
+        for (std::size_t pos = at(value_mark); pos < text.size() && (text[pos] == '&' || text[pos] == '!');) {
+          std::size_t end = pos;
+          while (end < text.size() && std::string_view(" \t\r\n,}]").find(text[end]) == std::string_view::npos) ++end;
+          if (text[pos] == '&' && aliased(text, text.substr(pos + 1, end - pos - 1))) {
             throw Error(value_mark.where(source) + ": task '" + u.task + "': its " + std::string(key) +
-                        " carries the anchor used by " + alias +
+                        " carries the anchor used by *" + std::string(text.substr(pos + 1, end - pos - 1)) +
                         " elsewhere in the file, which takt profile --update would change too; write that "
                         "value out instead of the alias");
           }
+          pos = end;
+          while (pos < text.size() && (text[pos] == ' ' || text[pos] == '\t')) ++pos;
         }
         const std::size_t begin = skip_properties(at(value_mark));
         std::string quote = begin < text.size() && (text[begin] == '"' || text[begin] == '\'')

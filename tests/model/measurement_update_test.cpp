@@ -109,6 +109,18 @@ TEST(MeasurementUpdate, AnchorsAliasesAndTagsAreEditedWhereTheValueIsOrRefused) 
     EXPECT_NE(std::string(e.what()).find("task 'a': its work carries the anchor used by *w"), std::string::npos)
         << e.what();
   }
+  // A tag before the anchor (yaml-cpp marks the tag) hides nothing.
+  const std::string tagged =
+      "tasks:\n  - {name: a, period: 10ms, work: !!str &w 4ms, span: 1ms}\n  - {name: b, period: 10ms, work: *w, "
+      "span: 1ms}\n";
+  EXPECT_THROW((void)update_measurements(tagged, "t.yaml", {{"a", 5ms, std::nullopt, std::nullopt}}), takt::Error);
+  // An anchor that only a longer alias name (*wx) or a comment mentions is not used.
+  const std::string unused =
+      "tasks:\n  - {name: a, period: 10ms, work: &w 4ms, span: &wx 1ms}  # not *w\n"
+      "  - {name: b, period: 10ms, work: 2ms, span: *wx}\n";
+  EXPECT_EQ(update_measurements(unused, "t.yaml", {{"a", 5ms, std::nullopt, std::nullopt}}),
+            "tasks:\n  - {name: a, period: 10ms, work: &w 5ms, span: &wx 1ms}  # not *w\n"
+            "  - {name: b, period: 10ms, work: 2ms, span: *wx}\n");
   // Its span, not aliased, is updated as usual.
   EXPECT_EQ(update_measurements(aliased, "t.yaml", {{"a", std::nullopt, 2ms, std::nullopt}}),
             "tasks:\n  - {name: a, period: 10ms, work: &w 4ms, span: 2ms}\n  - {name: b, period: 10ms, work: *w, "
