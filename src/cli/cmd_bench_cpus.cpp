@@ -51,7 +51,7 @@ int run_cpus(const CpusArgs& a) {
     "How fast each CPU runs the busy loop of the segments and synthetic programs, alone and with every CPU "
     "busy, against the calibration those programs assume: whether synthetic nodes run as long as declared "
     "here (segments strands last their declared length anywhere: from 50 us CPU time, shorter ones by the "
-    "monotonic clock)",
+    "monotonic clock where a read of it is cheap)",
     [](CLI::App& app) -> Action {
       auto a = std::make_shared<CpusArgs>();
       app.add_option("--seconds", a->options.seconds,

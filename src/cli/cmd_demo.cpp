@@ -197,8 +197,8 @@ int run_platform_demo(const PlatformDemoOptions& options) {
   if (!options.no_cyclictest && platform::floor_after_run_wanted(result)) {
     platform::report_floor_after_run(result, run.json);
   }
-  // What the run had (an mlockall of the whole process can be refused where the probe's
-  // one page was not), not what the probe saw before it.
+  // What the run had (its mlockall can be refused where the mappings the probe saw were
+  // under RLIMIT_MEMLOCK and the run's threads took them over it), not what the probe saw.
   fmt::print("\nreal-time privileges were: {}{}\n", result.privileges,
              result.fifo ? "" : " (the run used SCHED_OTHER: see the note above)");
   return exit_ok;

@@ -96,9 +96,9 @@ void Instance::offer_inputs_as_new() noexcept {
   const Time start = update_start();
   bool offered = false;
   {
-    // One Writer for every input: it flushes the outputs once, after the last input,
-    // so a task the swap removed from an output meets its new add there whichever
-    // input brought it.
+    // One Writer for every input, which flushes nothing (the swap flushes the outputs
+    // after the last input), so a task the swap removed from an output meets its new
+    // add there whichever input brought it.
     Writer out(true);
     for (Pipe* input : inputs_) {
       input->mark_all_added();

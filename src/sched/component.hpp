@@ -174,8 +174,8 @@ class Instance {
   void run_update(Pipe& input) noexcept;
   /// Framework (instance swap; the reconfiguration lock is held exclusively): marks
   /// every task of every input as added and runs pipe_update for each input in rank
-  /// order through one exclusive Writer, which flushes the outputs once, after the
-  /// last input, so that the swap's removal of a task from an output and this
+  /// order through one exclusive Writer, which flushes nothing: the swap flushes the
+  /// outputs afterwards, so that the swap's removal of a task from an output and this
   /// instance's add of it meet in one log (a move), whichever input it came from.
   /// Counts as one update.
   void offer_inputs_as_new() noexcept;

@@ -4,7 +4,6 @@
 #include "sched/component.hpp"
 #include "sched/pipe.hpp"
 
-#include <algorithm>
 
 namespace takt::sched {
 
@@ -15,9 +14,7 @@ void flush(Pipe& pipe) noexcept {
 }
 
 void Writer::refocus(Pipe& out) {
-  if (exclusive_) {
-    if (std::find(touched_.begin(), touched_.end(), &out) == touched_.end()) touched_.push_back(&out);
-  } else {
+  if (!exclusive_) {
     if (current_ != nullptr) release_current();
     out.lock();
   }
@@ -32,7 +29,6 @@ void Writer::release_current() noexcept {
 
 void Writer::finish_exclusive() noexcept {
   // The swap flushes every output of the instance itself, removals first.
-  touched_.clear();
   current_ = nullptr;
 }
 

@@ -5,7 +5,6 @@
 #include "sched/task.hpp"
 
 #include <cstdint>
-#include <vector>
 
 namespace takt::sched {
 
@@ -78,7 +77,6 @@ class Writer {
   void finish_exclusive() noexcept;
   bool exclusive_;
   Pipe* current_ = nullptr;
-  std::vector<Pipe*> touched_;  // exclusive mode
 };
 
 }  // namespace takt::sched
