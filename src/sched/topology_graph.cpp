@@ -252,6 +252,24 @@ class Expander {
     return "the processing elements (pes:)";
   }
 
+  /// Why a family's element may have no consumer: its cluster or PE id has no
+  /// processing element (families are sized by the largest cluster or PE id).
+  std::string empty_element(const GraphPipe& pipe) const {
+    if (pipe.index < 0 || pipe.spec == nullptr) return {};
+    if (pipe.spec->per == Multiplicity::per_cluster) {
+      for (int pe = 0; pe < pes_.id_count(); ++pe) {
+        if (pes_.known(pe) && pes_.cluster_of(pe) == pipe.index) return {};
+      }
+      return "; cluster " + std::to_string(pipe.index) + " has no processing element (" + pes_.describe() +
+             "): number the clusters 0, 1, 2, ... without gaps";
+    }
+    if (pipe.spec->per == Multiplicity::per_pe && !pes_.known(pipe.index)) {
+      return "; there is no processing element " + std::to_string(pipe.index) + " (" + pes_.describe() +
+             "): number the processing elements without gaps";
+    }
+    return {};
+  }
+
   void check_uses() {
     for (const GraphPipe& pipe : graph_.pipes) {
       if (pipe.producers.empty() && pipe.consumers.empty()) {
@@ -266,7 +284,7 @@ class Expander {
       if (pipe.consumers.empty()) {
         fail(pipe.producers.front().mark,
              "pipe '" + pipe.name + "' is dangling: " + user(pipe.producers.front()) +
-                 " produces it, but nothing consumes it (no instance input, not in pes:)");
+                 " produces it, but nothing consumes it (no instance input, not in pes:)" + empty_element(pipe));
       }
       if (pipe.producers.size() > 1) {
         fail(pipe.producers[1].mark, "pipe '" + pipe.name + "' is produced twice: by " +

@@ -293,6 +293,34 @@ TEST(Components, MuxMergesInputsInANewOrder) {
   EXPECT_EQ(drain(s, 0), (V{2, 4, 3, 1}));
 }
 
+TEST(Components, MuxOrdersByArrivalOrByPriority) {
+  // Tasks (deadline, priority, cluster): 1 (40 ms, 3, 0), 2 (10 ms, 1, 1), 3 (30 ms, 4, 0),
+  // 4 (20 ms, 2, 1), split by cluster into a and b. By arrival at the mux: 1, 2, 3, 4,
+  // whatever the inputs' orders; by priority (smaller first): 2, 4, 1, 3.
+  for (const std::string order : {"arrival", "priority"}) {
+    SCOPED_TRACE(order);
+    TaskPool pool;
+    Scheduler s(topology("topology:\n"
+                         "  name: m\n"
+                         "  pipes: {in: one, sorted: one, a: one, b: one, out: one}\n"
+                         "  entry: in\n"
+                         "  instances:\n"
+                         "    order: {component: edf, input: in, output: sorted}\n"
+                         "    split: {component: distributor, input: sorted, outputs: [a, b]}\n"
+                         "    merge: {component: mux, inputs: [a, b], output: out, params: {order: " +
+                         order + "}}\n"
+                         "  pes: {terminal: out}\n"),
+                ProcessingElements::uniform(1));
+    s.admit(pool.make(1, 40ms, 3, 0));
+    s.admit(pool.make(2, 10ms, 1, 1));
+    s.admit(pool.make(3, 30ms, 4, 0));
+    s.admit(pool.make(4, 20ms, 2, 1));
+    EXPECT_EQ(queued_ids(s, "a"), (V{3, 1}));  // edf upstream: the inputs are by deadline
+    EXPECT_EQ(queued_ids(s, "out"), order == "arrival" ? (V{1, 2, 3, 4}) : (V{2, 4, 1, 3}));
+    EXPECT_EQ(s.verify(), "");
+  }
+}
+
 TEST(LoadBuckets, LeastLoadedMatchesBruteForce) {
   std::mt19937 rng(7);
   const std::size_t n = 37;

@@ -379,6 +379,27 @@ TEST(TopologySpec, AFixedIndexBeyondTheProbeIsCheckedForTheRealProcessingElement
                                   "  pes: {terminal: \"ready[2]\", steal: ready}\n"));
 }
 
+TEST(TopologySpec, AClusterWithoutAProcessingElementIsNamed) {
+  // Families are sized by the largest cluster: with clusters 0 and 2, ready[1] has no
+  // consumer. The error said only that it was dangling; it now names the empty cluster.
+  const TopologySpec spec = topology(head +
+                                     "  pipes: {in: one, ready: per-cluster}\n"
+                                     "  entry: in\n"
+                                     "  instances:\n"
+                                     "    a: {component: distributor, input: in, outputs: \"ready[*]\"}\n"
+                                     "  pes: {terminal: \"ready[cluster]\"}\n");
+  EXPECT_NO_THROW(Scheduler(spec, ProcessingElements::with_clusters({0, 1})));
+  try {
+    Scheduler s(spec, ProcessingElements::with_clusters({0, 2}));
+    FAIL() << "expected an error";
+  } catch (const takt::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("pipe 'ready[1]' is dangling"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("; cluster 1 has no processing element ("), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("number the clusters 0, 1, 2, ... without gaps"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(TopologySpec, ReplacementChecksPortsAndParameters) {
   const TopologySpec spec = topology(test::single_stage("edf"));
   const InstanceSpec& old = spec.instances[0];
