@@ -53,6 +53,7 @@ std::uint32_t SyntheticTask::node_ns(std::size_t segment, std::uint32_t node) co
 
 void SyntheticTask::run_node(std::size_t segment, std::uint32_t node) const {
   busy_units(static_cast<std::uint64_t>(node_ns(segment, node) * units_per_ns));
+  if (nodes_run != nullptr) nodes_run->fetch_add(1, std::memory_order_relaxed);
 }
 
 std::uint64_t SyntheticTask::work_ns() const {

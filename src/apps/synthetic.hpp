@@ -2,6 +2,7 @@
 // segments whose nodes busy-wait for a given time.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -19,6 +20,9 @@ struct SyntheticTask {
   std::vector<std::uint32_t> segment_nodes;
   /// Busy-loop iterations per nanosecond on this machine (calibrated when the task is made).
   double units_per_ns = 1.0;
+  /// When set, every node run counts itself here (a check that a runtime ran every node
+  /// once; the benchmarks set it for an untimed run only).
+  mutable std::atomic<std::uint64_t>* nodes_run = nullptr;
 
   /// Nominal execution time of node j of segment s (a hash of seed, s and j).
   [[nodiscard]] std::uint32_t node_ns(std::size_t segment, std::uint32_t node) const;

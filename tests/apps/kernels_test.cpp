@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+
 #include <vector>
 
 namespace {
@@ -110,10 +112,18 @@ TEST(Synthetic, WorkAndSpanAreSumsOverNodesAndSegments) {
 }
 
 TEST(Synthetic, RunsEveryNodeInParallel) {
+  // Every node runs once, counted by the task's nodes_run (the check the runtime
+  // benchmark makes after each round): in parallel on two workers and serially.
   takt::apps::SyntheticTask task = takt::apps::make_synthetic_task(1, 11, 0.01);
+  std::atomic<std::uint64_t> ran{0};
+  task.nodes_run = &ran;
   takt::Pool pool(two_workers());
   pool.run([&] { takt::apps::run_synthetic(task); });
+  EXPECT_EQ(ran.load(), task.nodes());
+  ran = 0;
   takt::apps::run_synthetic_serial(task);
+  EXPECT_EQ(ran.load(), task.nodes());
+  EXPECT_GT(task.nodes(), 1000u);
   EXPECT_EQ(pool.total_statistics().jobs, 1u);
 }
 
