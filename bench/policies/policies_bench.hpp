@@ -6,7 +6,8 @@
 //     tasks of busy-wait strands, mostly light) at timescale 2 ms, several seeds per U;
 //   - "fine": one fine-grained parallel task per U (many 4 µs strands per segment, the
 //     grain at which rtws §VII compares work stealing with a centralized greedy queue),
-//     C = U·m·T with T = 5 ms and D = min(T, 3C/4), so that federated grants it all m cores.
+//     C = U·m·T with T = 5 ms and D = min(T, 3C/4) (on 2 cores federated then grants it
+//     both; on more, fewer than m: 3 of 8 and 6 of 16 at 30 %, docs/results.md).
 // Every set runs under every policy, admitted or not (the analysis verdict is reported
 // beside the result), for enough time that each (workload, U, policy) cell has at least
 // `min_jobs` jobs. Per cell: jobs, deadline misses, miss ratio, mean relative response

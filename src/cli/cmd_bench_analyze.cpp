@@ -6,6 +6,7 @@
 #include "model/task_set_parser.hpp"
 #include "model/task_set_writer.hpp"
 #include "platform/metrics_json.hpp"
+#include "platform/percentile.hpp"
 #include "platform/stop_flag.hpp"
 #include "takt/error.hpp"
 #include "takt/version.hpp"
@@ -121,9 +122,9 @@ int run_bench(const BenchArgs& a) {
         not_measured.push_back({{"set", analysis::to_string(method)}, {"policy", model::to_string(policy)}});
         continue;
       }
-      auto median = [](std::vector<double> v) {
+      auto median = [](std::vector<double> v) {  // nearest rank, as every other report
         std::sort(v.begin(), v.end());
-        return v[v.size() / 2];
+        return platform::nearest_rank(std::span<const double>(v), 50);
       };
       const double total_median = median(total);
       worst = std::max(worst, total_median);
