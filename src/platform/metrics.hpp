@@ -148,6 +148,12 @@ struct RunInfo {
   bool stalled = false;    ///< abandoned because a job held the run after its last release
                            ///< (ReleaseEngine::abandon_if_stalled)
   int signal = 0;          ///< the signal that stopped it, 0 if none
+
+  /// end − origin; 0 for a run stopped before its first release (the origin lies
+  /// ahead of the start, so such a run ends before it).
+  [[nodiscard]] std::chrono::nanoseconds duration() const {
+    return end > origin ? end - origin : std::chrono::nanoseconds{0};
+  }
 };
 
 /// How a run ended early, in the words of the table and the trace: "stopped early",

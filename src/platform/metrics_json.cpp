@@ -49,7 +49,7 @@ nlohmann::json metrics_to_json(const RunMetrics& m, bool with_jobs) {
       {"policy", m.run.policy},
       {"overrun", std::string(to_string(m.run.overrun))},
       {"privileges", m.run.privileges},
-      {"duration_s", static_cast<double>((m.run.end - m.run.origin).count()) / 1e9},
+      {"duration_s", static_cast<double>(m.run.duration().count()) / 1e9},
       {"stopped", m.run.stopped},
       {"abandoned", m.run.abandoned},
       {"stalled", m.run.stalled},

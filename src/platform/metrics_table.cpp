@@ -24,7 +24,7 @@ std::string format_table(const RunMetrics& m, std::string_view work_remedy) {
   auto it = std::back_inserter(out);
   const std::string_view ended = how_run_ended(m.run);
   fmt::format_to(it, "run: {:.2f} s{}, overrun \"{}\"{}\n",
-                 static_cast<double>((m.run.end - m.run.origin).count()) / 1e9,
+                 static_cast<double>(m.run.duration().count()) / 1e9,
                  m.run.policy.empty() ? std::string() : ", policy " + m.run.policy, to_string(m.run.overrun),
                  ended.empty() ? std::string() : fmt::format(", {}", ended));
   if (!m.run.privileges.empty()) fmt::format_to(it, "privileges: {}\n", m.run.privileges);

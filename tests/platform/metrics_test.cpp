@@ -778,6 +778,21 @@ TEST(Metrics, EmptyRunIsAllZero) {
   EXPECT_NO_THROW((void)metrics_to_json(m));
 }
 
+TEST(Metrics, ARunStoppedBeforeItsFirstReleaseLastedNothing) {
+  // The origin lies 50 ms after the start: a Ctrl-C in between ends the run before it.
+  // It printed "run: -0.04 s" and duration_s -0.04.
+  std::vector<PeriodicTask> tasks{PeriodicTask{"A", 10ms, 10ms, 0ms, 1}};
+  MetricsInput in;
+  in.tasks = tasks;
+  in.run.origin = 1000ms;
+  in.run.end = 960ms;
+  in.run.stopped = true;
+  const RunMetrics m = compute_metrics(in);
+  EXPECT_EQ(m.run.duration(), 0ns);
+  EXPECT_EQ(metrics_to_json(m)["run"]["duration_s"].get<double>(), 0.0);
+  EXPECT_EQ(format_table(m).rfind("run: 0.00 s", 0), 0u) << format_table(m);
+}
+
 TEST(RunReport, WritesEveryOutputEvenWhenOneFails) {
   std::vector<PeriodicTask> tasks{PeriodicTask{"A", 10ms, 10ms, 0ms, 1}};
   Recorder recorder({1, 64});
