@@ -283,6 +283,8 @@ bool lock_memory() {
   return true;
 }
 
+void unlock_memory() noexcept { (void)munlockall(); }
+
 void prefault_stack(std::size_t bytes) {
   auto* p = static_cast<volatile char*>(alloca(bytes));
   for (std::size_t i = 0; i < bytes; i += 4096) p[i] = 0;

@@ -96,6 +96,9 @@ class PiMutex {
 
 /// mlockall(MCL_CURRENT | MCL_FUTURE). Without the privilege, warns once, returns false.
 bool lock_memory();
+/// munlockall(): after a run, so that under a finite RLIMIT_MEMLOCK the results (event
+/// copies, metrics) can still grow the process.
+void unlock_memory() noexcept;
 
 /// Touches `bytes` of the calling thread's stack so that its pages are resident
 /// before time-critical work starts.

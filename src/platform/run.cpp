@@ -413,6 +413,11 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
     end_after_failure();
     throw;
   }
+  // How the run ended, read before the policy shuts down (up to seconds): a signal that
+  // comes meanwhile asks a run whose releases are all made to stop, and must not label
+  // it "stopped early".
+  const bool stop_asked = engine->stop_requested();
+  const bool abandoned_asked = engine->abandoned();
   progress.reset();
   const SystemSample after = sample_system();
   const nanoseconds end = os::monotonic_now();
@@ -439,9 +444,9 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
   info.overrun = config.overrun;
   info.policy = std::string(policy.name());
   info.privileges = realtime.privileges;
-  info.stopped = engine->stop_requested() && !engine->stalled();
+  info.stopped = stop_asked && !engine->stalled();
   info.stalled = engine->stalled();
-  info.abandoned = engine->abandoned() || result.jobs_left_running;
+  info.abandoned = abandoned_asked || result.jobs_left_running;
   info.signal = signals ? signals->last_signal() : 0;
   // The handlers stay until the results are written (the SignalStop goes when this
   // function returns): a second or third Ctrl-C soon after the first would otherwise
@@ -449,6 +454,10 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
   // only count now, except that a third signal still ends the process.
   if (signals) signals->detach();
   qos.reset();
+  // The run is over: with MCL_FUTURE still set, every later allocation counts against a
+  // finite RLIMIT_MEMLOCK, and the copies of the events and the metrics below could fail
+  // there, losing the results.
+  if (options.lock_memory && realtime.lock_memory) os::unlock_memory();
 
   // A lane still inside a job (partitioned-dm runs jobs on its lanes) never considered
   // the releases due since that job began: account for them as skipped at the stop.
