@@ -27,14 +27,17 @@ namespace {
 double ms(nanoseconds d) { return static_cast<double>(d.count()) / 1e6; }
 double us(nanoseconds d) { return static_cast<double>(d.count()) / 1e3; }
 
+/// The statistics; null where there is no sample (count 0), as the table shows "-":
+/// a 0 would read as a perfect response time.
 nlohmann::json stats_json(const DurationStats& s, double (*unit)(nanoseconds), bool with_p50) {
+  const auto value = [&](nanoseconds d) { return s.count == 0 ? nlohmann::json(nullptr) : nlohmann::json(unit(d)); };
   nlohmann::json j;
   j["count"] = s.count;
-  j["min"] = unit(s.min);
-  j["mean"] = unit(s.mean);
-  if (with_p50) j["p50"] = unit(s.p50);
-  j["p99"] = unit(s.p99);
-  j["max"] = unit(s.max);
+  j["min"] = value(s.min);
+  j["mean"] = value(s.mean);
+  if (with_p50) j["p50"] = value(s.p50);
+  j["p99"] = value(s.p99);
+  j["max"] = value(s.max);
   return j;
 }
 
@@ -75,13 +78,15 @@ nlohmann::json metrics_to_json(const RunMetrics& m, bool with_jobs) {
     j["abandoned"] = t.abandoned;
     j["unknown"] = t.unknown;
     j["response_ms"] = stats_json(t.response, ms, true);
-    j["mean_relative_response"] = t.mean_relative_response;
+    // null without a finished job (as "-" in the table), not a perfect 0.
+    j["mean_relative_response"] =
+        t.response.count == 0 ? nlohmann::json(nullptr) : nlohmann::json(t.mean_relative_response);
     j["release_latency_us"] = stats_json(t.release_latency, us, true);
     j["executed_ms"] = stats_json(t.executed, ms, true);
     j["executed_unknown"] = t.executed_unknown;
     j["executed_wall_clock"] = t.executed_wall_clock;
     j["declared_work_ms"] = ms(t.declared_work);
-    j["work_ratio"] = t.work_ratio;
+    j["work_ratio"] = t.work_ratio > 0 ? nlohmann::json(t.work_ratio) : nlohmann::json(nullptr);
     j["errors"] = t.errors;
     tasks.push_back(std::move(j));
   }

@@ -775,7 +775,14 @@ TEST(Metrics, EmptyRunIsAllZero) {
   EXPECT_EQ(m.tasks[0].work_ratio, 0.0);  // no C declared, no job
   EXPECT_EQ(m.miss_ratio, 0.0);
   EXPECT_NO_THROW((void)format_table(m));
-  EXPECT_NO_THROW((void)metrics_to_json(m));
+  // No sample: null in the JSON (as "-" in the table), not a 0 that reads as perfect.
+  const nlohmann::json j = metrics_to_json(m);
+  EXPECT_EQ(j["tasks"][0]["response_ms"]["count"], 0);
+  EXPECT_TRUE(j["tasks"][0]["response_ms"]["min"].is_null());
+  EXPECT_TRUE(j["tasks"][0]["response_ms"]["p99"].is_null());
+  EXPECT_TRUE(j["tasks"][0]["mean_relative_response"].is_null());
+  EXPECT_TRUE(j["tasks"][0]["work_ratio"].is_null());
+  EXPECT_TRUE(j["system"]["release_latency_us"]["mean"].is_null());
 }
 
 TEST(Metrics, ARunStoppedBeforeItsFirstReleaseLastedNothing) {
