@@ -119,6 +119,18 @@ struct ChildResult {
 
 bool matrix_equal(const std::vector<double>& x, const std::vector<double>& y) { return x == y; }
 
+/// The CPUs a run with `workers` threads uses: the first `workers` of `cpus`. Every
+/// runtime's threads are kept there (takt pins one worker per CPU; oneTBB's and
+/// OpenMP's threads inherit the child's mask and move freely among them), and the
+/// multiprogrammed load runs there: with fewer workers than CPUs, threads left free on
+/// all CPUs could escape a preempted CPU to an idle one, which takt's pinned workers
+/// cannot.
+os::CpuSet used_cpus(const os::CpuSet& cpus, std::size_t workers) {
+  os::CpuSet used;
+  for (std::size_t i = 0; i < workers && i < cpus.size(); ++i) used.add(cpus[i]);
+  return used;
+}
+
 bool write_all(int fd, const void* data, std::size_t size);
 bool read_all(int fd, void* data, std::size_t size);
 bool wait_until_other_threads_sleep(std::chrono::milliseconds limit);
@@ -136,6 +148,10 @@ void serve_kernel(Runtime runtime, const Kernel& kernel, Inputs& in, std::size_t
                   const RuntimeBenchOptions& options, int requests, int replies) {
   ChildResult out;
   const int threads = static_cast<int>(workers);
+  // Before any runtime thread exists, so that they all inherit the mask.
+  if (const os::CpuSet all = os::allowed_cpus(); workers < all.size()) {
+    (void)os::pin_current_thread(used_cpus(all, workers));
+  }
   std::function<bool()> once;
   std::optional<Pool> pool;
   std::optional<tbb::global_control> tbb_limit;
@@ -778,6 +794,7 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
     j["takt_pinned"] = options.pin;
     j["takt_caller_joins"] = options.caller_joins;
     j["cpus"] = cpus.to_string();
+    j["cpus_used"] = used_cpus(cpus, workers).to_string();  // every runtime's threads and the load
     j["multiprogrammed_load"] = {{"period_ms", std::chrono::duration<double, std::milli>(load_settings.period).count()},
                                  {"utilization", load_settings.utilization},
                                  {"phases", "staggered by period/P"},
@@ -786,7 +803,8 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
         "each runtime in its own forked child process, started once per kernel and condition, one after "
         "another; repetitions split into rounds (20, or one per 5 repetitions above 100) that run the "
         "runtimes in turn (order rotating), each round after warm-up runs and once the previous runtime's "
-        "idle threads sleep; steady_clock around each run; nearest-rank percentiles";
+        "idle threads sleep; every runtime's threads on the first `workers` allowed CPUs, where the "
+        "multiprogrammed load runs; steady_clock around each run; nearest-rank percentiles";
     j["runtimes"] = nlohmann::json::array();
     for (Runtime r : selected) j["runtimes"].push_back(name(r));
     for (const Row& row : rows) {
@@ -837,7 +855,7 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
   for (Condition condition : {Condition::isolated, Condition::multiprogrammed}) {
     std::optional<Interference> load;
     if (condition == Condition::multiprogrammed) {
-      load.emplace(cpus, load_settings);
+      load.emplace(used_cpus(cpus, workers), load_settings);
       interference_policy = load->policy();
     }
     for (const Kernel& k : kernels) {

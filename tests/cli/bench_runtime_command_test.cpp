@@ -169,6 +169,18 @@ TEST_F(BenchRuntime, ThreadsThatNeverSleepAreReported) {
   }
 }
 
+TEST_F(BenchRuntime, FewerWorkersThanCpusKeepEveryRuntimeOnTheFirstOnes) {
+  // With --workers 1 every runtime (and the load) is on the first allowed CPU; before,
+  // only takt's worker was, while oneTBB's and OpenMP's threads could use every CPU.
+  nlohmann::json j = run("--quick --kernels matmul --workers 1 --runtimes takt,onetbb --repetitions 2",
+                         "TAKT_NO_RT=1");
+  const std::string cpus = j["cpus"].get<std::string>();
+  const std::string first = cpus.substr(0, cpus.find_first_of(",-"));
+  EXPECT_EQ(j["cpus_used"], first) << j.dump();
+  EXPECT_NE(j["method"].get<std::string>().find("first `workers` allowed CPUs"), std::string::npos);
+  for (const auto& row : j["rows"]) EXPECT_TRUE(row["correct"].get<bool>()) << row.dump();
+}
+
 TEST_F(BenchRuntime, TaktRowsCountTheStealsSleepsAndIdleTimeOfEverySample) {
   // The row's steals are counted over its timed runs, so they are the sum of the
   // per-sample counts; the counts are laid out like the samples. The idle time (µs, of
