@@ -917,20 +917,19 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
 
   // ---- ns per spawn: (time on one worker - serial time) / spawns -------------------------
   const std::uint64_t spawns = apps::fib_spawns(fib_n);
-  if (const Row* serial = find(rows, "fib", Runtime::serial, Condition::isolated)) {
-    for (Row& row : rows) {
-      if (row.kernel == "fib-1worker") {
-        row.ns_per_spawn =
-            (row.stats.median_ms - serial->stats.median_ms) * 1e6 / static_cast<double>(spawns);
-      }
+  // Only on the fib-1worker rows, whose time it is computed from (it was also copied onto
+  // takt's multi-worker fib rows, which did not measure it).
+  const Row* serial_fib = find(rows, "fib", Runtime::serial, Condition::isolated);
+  for (Row& row : rows) {
+    if (row.kernel == "fib-1worker" && serial_fib != nullptr) {
+      row.ns_per_spawn = (row.stats.median_ms - serial_fib->stats.median_ms) * 1e6 / static_cast<double>(spawns);
     }
-    for (Row& row : rows) {
-      if (row.kernel == "fib" && row.runtime == Runtime::takt) {
-        if (const Row* one = find(rows, "fib-1worker", Runtime::takt, Condition::isolated)) {
-          row.ns_per_spawn = one->ns_per_spawn;
-        }
-      }
-    }
+  }
+  if (serial_fib == nullptr && std::any_of(rows.begin(), rows.end(), [](const Row& r) {
+        return r.kernel == "fib-1worker";
+      })) {
+    fmt::print("ns per spawn: not computed (it needs the serial fib row: add fib to --kernels and serial to "
+               "--runtimes)\n");
   }
 
   // ---- ratios and targets --------------------------------------------------------------

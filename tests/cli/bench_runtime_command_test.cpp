@@ -169,6 +169,22 @@ TEST_F(BenchRuntime, ThreadsThatNeverSleepAreReported) {
   }
 }
 
+TEST_F(BenchRuntime, NsPerSpawnIsOnTheOneWorkerRowsOnly) {
+  // (median of fib-1worker − median of serial fib) / spawns, on the fib-1worker rows;
+  // it was also copied onto takt's multi-worker fib rows, which did not measure it.
+  nlohmann::json j = run("--quick --kernels fib,fib-1worker --runtimes takt,serial --repetitions 2");
+  int one_worker_rows = 0;
+  for (const auto& row : j["rows"]) {
+    if (row["kernel"] == "fib-1worker") {
+      ++one_worker_rows;
+      EXPECT_TRUE(row.contains("ns_per_spawn")) << row.dump();
+    } else {
+      EXPECT_FALSE(row.contains("ns_per_spawn")) << row.dump();
+    }
+  }
+  EXPECT_GT(one_worker_rows, 0);
+}
+
 TEST_F(BenchRuntime, FewerWorkersThanCpusKeepEveryRuntimeOnTheFirstOnes) {
   // With --workers 1 every runtime (and the load) is on the first allowed CPU; before,
   // only takt's worker was, while oneTBB's and OpenMP's threads could use every CPU.
