@@ -272,17 +272,22 @@ TEST(Components, DistributorMigratesQueuedTasksOnAffinityNotification) {
   EXPECT_EQ(queued_ids(s, "out[1]"), (V{1}));
 }
 
+/// A distributor by cluster into a and b, merged by a mux in `order`; `edf_first` puts an
+/// edf stage before the distributor (so that a and b are ordered by deadline).
+TopologySpec split_and_merge(const std::string& order, bool edf_first) {
+  return topology(std::string("topology:\n  name: m\n  pipes: {in: one, sorted: one, a: one, b: one, out: one}\n"
+                              "  entry: in\n  instances:\n") +
+                  (edf_first ? "    order: {component: edf, input: in, output: sorted}\n"
+                               "    split: {component: distributor, input: sorted, outputs: [a, b]}\n"
+                             : "    order: {component: head-queue, input: in, output: sorted}\n"
+                               "    split: {component: distributor, input: sorted, outputs: [a, b]}\n") +
+                  "    merge: {component: mux, inputs: [a, b], output: out, params: {order: " + order +
+                  "}}\n  pes: {terminal: out}\n");
+}
+
 TEST(Components, MuxMergesInputsInANewOrder) {
   TaskPool pool;
-  Scheduler s(topology("topology:\n"
-                       "  name: m\n"
-                       "  pipes: {in: one, a: one, b: one, out: one}\n"
-                       "  entry: in\n"
-                       "  instances:\n"
-                       "    split: {component: distributor, input: in, outputs: [a, b]}\n"
-                       "    merge: {component: mux, inputs: [a, b], output: out, params: {order: deadline}}\n"
-                       "  pes: {terminal: out}\n"),
-              ProcessingElements::uniform(1));
+  Scheduler s(split_and_merge("deadline", false), ProcessingElements::uniform(1));
   s.admit(pool.make(1, 40ms, 0, 0));
   s.admit(pool.make(2, 10ms, 0, 1));
   s.admit(pool.make(3, 30ms, 0, 0));
@@ -300,17 +305,7 @@ TEST(Components, MuxOrdersByArrivalOrByPriority) {
   for (const std::string order : {"arrival", "priority"}) {
     SCOPED_TRACE(order);
     TaskPool pool;
-    Scheduler s(topology("topology:\n"
-                         "  name: m\n"
-                         "  pipes: {in: one, sorted: one, a: one, b: one, out: one}\n"
-                         "  entry: in\n"
-                         "  instances:\n"
-                         "    order: {component: edf, input: in, output: sorted}\n"
-                         "    split: {component: distributor, input: sorted, outputs: [a, b]}\n"
-                         "    merge: {component: mux, inputs: [a, b], output: out, params: {order: " +
-                         order + "}}\n"
-                         "  pes: {terminal: out}\n"),
-                ProcessingElements::uniform(1));
+    Scheduler s(split_and_merge(order, true), ProcessingElements::uniform(1));
     s.admit(pool.make(1, 40ms, 3, 0));
     s.admit(pool.make(2, 10ms, 1, 1));
     s.admit(pool.make(3, 30ms, 4, 0));
