@@ -106,6 +106,10 @@ TEST_F(BenchRuntime, EveryRuntimeAndConditionGetsACorrectRowAndTheCallerModeIsRe
                        : low > 0 ? "larger beyond the noise"
                                  : "within the noise")
         << target.dump();
+    // Under TAKT_NO_RT the load competes in SCHED_OTHER instead of preempting: the
+    // target is reported as not applicable.
+    EXPECT_FALSE(target["load_preempts"].get<bool>()) << target.dump();
+    EXPECT_FALSE(target["applicable"].get<bool>()) << target.dump();
   }
   EXPECT_TRUE(tail_target);
   for (const char* runtime : {"takt", "onetbb", "openmp", "serial"}) {
