@@ -122,17 +122,20 @@ std::string update_measurements(std::string_view text, const std::string& source
     const Task* task = set.find(u.task);
     if (task == nullptr) throw Error(source + ": no task named '" + u.task + "' to update");
     const TaskMarks& marks = task->marks;
-    // yaml-cpp marks a node before its anchor or tag (`&t {...}`, `!!str 4ms`): the
-    // value itself starts after them.
-    auto skip_properties = [&](std::size_t pos) {
+    // yaml-cpp marks a node before its anchor or tag (`&t {...}`, `!!str &w 4ms`): the
+    // value itself starts after them. Calls on_anchor(name) for each anchor on the way.
+    auto skip_properties = [&](std::size_t pos, auto on_anchor) {
       while (pos < text.size() && (text[pos] == '&' || text[pos] == '!')) {
-        while (pos < text.size() && text[pos] != ' ' && text[pos] != '\t' && text[pos] != '\n' && text[pos] != '\r')
-          ++pos;
+        std::size_t end = pos;
+        while (end < text.size() && std::string_view(" \t\r\n,}]").find(text[end]) == std::string_view::npos) ++end;
+        if (text[pos] == '&') on_anchor(text.substr(pos + 1, end - pos - 1));
+        pos = end;
         while (pos < text.size() && (text[pos] == ' ' || text[pos] == '\t')) ++pos;
       }
       return pos;
     };
-    const std::size_t task_begin = marks.task.offset >= 0 ? skip_properties(at(marks.task)) : text.size();
+    const std::size_t task_begin =
+        marks.task.offset >= 0 ? skip_properties(at(marks.task), [](std::string_view) {}) : text.size();
     bool flow = task_begin < text.size() && text[task_begin] == '{';
     // Quoted as the file quotes: a replaced value as the value it replaces (or, a bare
     // `0`, as its key if that has double quotes: JSON), a new key as the task's `name`
@@ -159,19 +162,13 @@ std::string update_measurements(std::string_view text, const std::string& source
         }
         // An anchored value (&w 4ms, or !!str &w 4ms) that an alias (*w) repeats:
         // rewriting it would change the other value too.
-        for (std::size_t pos = at(value_mark); pos < text.size() && (text[pos] == '&' || text[pos] == '!');) {
-          std::size_t end = pos;
-          while (end < text.size() && std::string_view(" \t\r\n,}]").find(text[end]) == std::string_view::npos) ++end;
-          if (text[pos] == '&' && aliased(text, text.substr(pos + 1, end - pos - 1))) {
-            throw Error(value_mark.where(source) + ": task '" + u.task + "': its " + std::string(key) +
-                        " carries the anchor used by *" + std::string(text.substr(pos + 1, end - pos - 1)) +
-                        " elsewhere in the file, which takt profile --update would change too; write that "
-                        "value out instead of the alias");
-          }
-          pos = end;
-          while (pos < text.size() && (text[pos] == ' ' || text[pos] == '\t')) ++pos;
-        }
-        const std::size_t begin = skip_properties(at(value_mark));
+        const std::size_t begin = skip_properties(at(value_mark), [&](std::string_view anchor) {
+          if (!aliased(text, anchor)) return;
+          throw Error(value_mark.where(source) + ": task '" + u.task + "': its " + std::string(key) +
+                      " carries the anchor used by *" + std::string(anchor) +
+                      " elsewhere in the file, which takt profile --update would change too; write that value "
+                      "out instead of the alias");
+        });
         std::string quote = begin < text.size() && (text[begin] == '"' || text[begin] == '\'')
                                 ? std::string(1, text[begin])
                                 : std::string();

@@ -91,13 +91,8 @@ Privileges probe() {
   });
   t.join();
   p.fifo = p.max_fifo_priority >= fifo_highest_used;
-  const MlockallCheck lock = check_mlockall();
-  p.mlock = lock.ok;
-  if (lock.limited) {
-    p.memlock_limited = true;
-    p.memlock_limit = lock.limit;
-    p.mapped = lock.mapped;
-  }
+  p.memlock = check_mlockall();
+  p.mlock = p.memlock.ok;
   return p;
 }
 
@@ -105,11 +100,6 @@ std::string_view yes_no(bool b) { return b ? "yes" : "no"; }
 
 }  // namespace
 
-/// Whether mlockall(MCL_CURRENT | MCL_FUTURE) would be accepted now: with CAP_IPC_LOCK,
-/// or an unlimited RLIMIT_MEMLOCK, always; otherwise only while everything the process
-/// has mapped fits under the limit. (mlock of one page, the probe before, succeeds under
-/// any user's default limit of 64 KiB to 8 MiB, where mlockall is refused as soon as the
-/// mappings exceed it: one thread stack of 8 MiB does.)
 namespace {
 
 /// Whether this process is in the initial user namespace (its uid_map maps every id to
@@ -127,6 +117,9 @@ bool initial_user_namespace() {
 
 }  // namespace
 
+// (An mlock of one page, the probe before, succeeds under any user's default limit of
+// 64 KiB to 8 MiB, where mlockall is refused as soon as the mappings exceed it: one
+// thread stack of 8 MiB does.)
 MlockallCheck check_mlockall() {
   MlockallCheck c;
   __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
@@ -171,10 +164,10 @@ std::string Privileges::summary() const {
         max_fifo_priority, fifo_highest_used);
   }
   std::string mlock_text(yes_no(mlock));
-  if (!mlock && memlock_limited) {
+  if (!mlock && memlock.limited) {
     mlock_text = fmt::format(
         "no (RLIMIT_MEMLOCK {} KiB is below the {} MiB this process maps; raise it, e.g. ulimit -l unlimited)",
-        memlock_limit / 1024, (mapped + (1 << 20) - 1) >> 20);
+        memlock.limit / 1024, (memlock.mapped + (1 << 20) - 1) >> 20);
   }
   return fmt::format("SCHED_FIFO {}, SCHED_DEADLINE {}, mlockall {}", fifo_text, yes_no(deadline), mlock_text);
 }

@@ -13,15 +13,21 @@
 
 namespace takt::os {
 
+/// What check_mlockall() found.
+struct MlockallCheck {
+  bool ok = false;
+  bool limited = false;                 ///< the limit decided (then limit and mapped are set)
+  std::uint64_t limit = 0, mapped = 0;  ///< bytes
+};
+
 /// What the process may do, probed on a short-lived helper thread.
 struct Privileges {
   bool fifo = false;      ///< SCHED_FIFO accepted at every priority takt uses (up to fifo_highest_used)
   bool deadline = false;  ///< SCHED_DEADLINE accepted
   bool mlock = false;     ///< mlockall accepted (mlockall_would_succeed() at the probe)
-  /// Where mlock is false because RLIMIT_MEMLOCK is below what the process mapped:
-  /// memlock_limited, with both in bytes.
-  bool memlock_limited = false;
-  std::uint64_t memlock_limit = 0, mapped = 0;
+  /// The probe's check behind `mlock` (where the limit decided: the limit and what the
+  /// process mapped then).
+  MlockallCheck memlock;
   int max_fifo_priority = 0;  ///< the highest SCHED_FIFO priority accepted (0: none)
   bool forced_off = false;  ///< TAKT_NO_RT asked for the fallback path
   /// One line for reports, e.g. "SCHED_FIFO yes, SCHED_DEADLINE yes, mlockall yes".
@@ -32,13 +38,8 @@ struct Privileges {
 const Privileges& privileges();
 
 /// Whether mlockall(MCL_CURRENT | MCL_FUTURE) would be accepted now: always with
-/// CAP_IPC_LOCK or an unlimited RLIMIT_MEMLOCK, otherwise only while the process's
-/// mappings (VmSize) fit under the limit.
-struct MlockallCheck {
-  bool ok = false;
-  bool limited = false;                 ///< the limit decided (then limit and mapped are set)
-  std::uint64_t limit = 0, mapped = 0;  ///< bytes
-};
+/// CAP_IPC_LOCK (in the initial user namespace) or an unlimited RLIMIT_MEMLOCK,
+/// otherwise only while the process's mappings (VmSize) fit under the limit.
 MlockallCheck check_mlockall();
 inline bool mlockall_would_succeed() { return check_mlockall().ok; }
 

@@ -6,6 +6,8 @@
 #include "sched/task.hpp"
 #include "takt/error.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -47,21 +49,15 @@ class Expander {
   /// their ports too (each port bound as it expects, every port it requires bound), and
   /// the termination component every terminal pipe gets.
   void check_components() const {
-    auto known = [this] {
-      std::string names;
-      for (const std::string& n : registry_.names()) names += (names.empty() ? "" : ", ") + n;
-      return names;
-    };
+    const std::string fix = "; give the scheduler the registry the topology was read with "
+                            "(SchedulerOptions::registry)";
     for (const InstanceSpec& spec : spec_.instances) {
       const ComponentInfo* info = registry_.find(spec.component);
       if (info == nullptr) {
-        fail(spec.mark, "instance '" + spec.name + "': unknown component '" + spec.component +
-                            "' in this scheduler's registry (known components: " + known() +
-                            "); give the scheduler the registry the topology was read with "
-                            "(SchedulerOptions::registry)");
+        fail(spec.mark, fmt::format("instance '{}': unknown component '{}' in this scheduler's registry (known "
+                                    "components: {}){}",
+                                    spec.name, spec.component, fmt::join(registry_.names(), ", "), fix));
       }
-      const std::string fix = "; give the scheduler the registry the topology was read with "
-                              "(SchedulerOptions::registry)";
       for (const auto& [port, refs] : spec.ports) {
         const PortInfo* p = info->find_port(port);
         if (p == nullptr) {

@@ -27,9 +27,4 @@ void Writer::release_current() noexcept {
   current_ = nullptr;
 }
 
-void Writer::finish_exclusive() noexcept {
-  // The swap flushes every output of the instance itself, removals first.
-  current_ = nullptr;
-}
-
 }  // namespace takt::sched

@@ -61,11 +61,8 @@ class Writer {
   }
   /// Flushes and unlocks what is still held. Idempotent.
   void finish() noexcept {
-    if (exclusive_) {
-      finish_exclusive();
-    } else if (current_ != nullptr) {
-      release_current();
-    }
+    if (!exclusive_ && current_ != nullptr) release_current();
+    current_ = nullptr;  // exclusive: the swap flushes every output itself, removals first
   }
 
  private:
@@ -74,7 +71,6 @@ class Writer {
   }
   void refocus(Pipe& out);
   void release_current() noexcept;
-  void finish_exclusive() noexcept;
   bool exclusive_;
   Pipe* current_ = nullptr;
 };

@@ -262,17 +262,17 @@ TEST(Realtime, ThePrivilegesSayWhyMlockallIsRefusedWhereTheLimitDecided) {
   // 64 KiB of limit below 9.5 MiB mapped: the KiB, the MiB rounded up, and the remedy;
   // also at a limit of 0 (ulimit -l 0), which used to print a bare "no".
   takt::os::Privileges p;
-  p.memlock_limited = true;
-  p.memlock_limit = 64 * 1024;
-  p.mapped = 9 * 1024 * 1024 + 512 * 1024;
+  p.memlock.limited = true;
+  p.memlock.limit = 64 * 1024;
+  p.memlock.mapped = 9 * 1024 * 1024 + 512 * 1024;
   EXPECT_NE(p.summary().find("mlockall no (RLIMIT_MEMLOCK 64 KiB is below the 10 MiB this process maps; raise "
                              "it, e.g. ulimit -l unlimited)"),
             std::string::npos)
       << p.summary();
-  p.memlock_limit = 0;
+  p.memlock.limit = 0;
   EXPECT_NE(p.summary().find("mlockall no (RLIMIT_MEMLOCK 0 KiB is below"), std::string::npos) << p.summary();
   // Refused for another reason (or allowed): no reason is made up.
-  p.memlock_limited = false;
+  p.memlock.limited = false;
   EXPECT_NE(p.summary().find("mlockall no"), std::string::npos);
   EXPECT_EQ(p.summary().find("RLIMIT_MEMLOCK"), std::string::npos);
 }
