@@ -78,6 +78,7 @@ struct JobSeen {
   bool late = false;
   bool failed = false;
   bool has_strands = false;
+  bool vanished = false;  // decided by the release engine, but no event of it survived
   nanoseconds release{};
   nanoseconds eligible{};
   std::optional<nanoseconds> start;
@@ -197,8 +198,20 @@ RunMetrics compute_metrics(const MetricsInput& in) {
     std::vector<nanoseconds> latencies;
     std::vector<nanoseconds> executed;
     long double relative_sum = 0;
+    // Jobs the release engine released or skipped (0 .. n−1) of which no job event
+    // survived: every event of theirs was dropped (beyond the job ledger, once the
+    // buffers were full). They count as jobs without a known outcome, not as none.
+    if (t < in.decided_jobs.size()) {
+      auto& jobs = seen[t];
+      for (std::uint64_t k = 0; k < in.decided_jobs[t]; ++k) {
+        JobSeen& s = jobs[k];
+        if (s.released || s.skipped || s.start || s.finish) continue;
+        s.vanished = true;
+        s.release = in.run.origin + spec.offset + spec.period * static_cast<std::int64_t>(k);
+      }
+    }
     for (auto& [index, s] : seen[t]) {
-      if (!s.released && !s.skipped && !s.start && !s.finish) continue;  // only strand events survived
+      if (!s.vanished && !s.released && !s.skipped && !s.start && !s.finish) continue;  // only strand events survived
       JobResult r;
       r.task = t;
       r.index = index;
@@ -229,7 +242,8 @@ RunMetrics compute_metrics(const MetricsInput& in) {
       } else if (s.finish) {
         r.status =
             s.failed ? JobStatus::failed : (*s.finish <= r.deadline ? JobStatus::met : JobStatus::missed);
-      } else if (in.first_job_drop && !(t < in.ledger_jobs.size() && index < in.ledger_jobs[t])) {
+      } else if (s.vanished ||
+                 (in.first_job_drop && !(t < in.ledger_jobs.size() && index < in.ledger_jobs[t]))) {
         // Its finish (or start) may be among the dropped events: it is not a miss.
         r.status = JobStatus::unknown;
       } else {

@@ -190,6 +190,11 @@ struct MetricsInput {
   std::optional<std::chrono::nanoseconds> first_job_drop;
   /// Recorder::ledger_jobs(): per task, the jobs 0 .. n−1 whose job events are all kept.
   std::vector<std::uint64_t> ledger_jobs;
+  /// Per task, the jobs the release engine decided on (released or skipped: its
+  /// ReleaseCounts released + skipped, job indices 0 .. n−1). A job below it of which no
+  /// job event survived has status unknown (its events were all dropped). Empty: not
+  /// known; only jobs with a surviving event are counted.
+  std::vector<std::uint64_t> decided_jobs;
 };
 
 RunMetrics compute_metrics(const MetricsInput& input);

@@ -484,6 +484,10 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
   }
   MetricsInput input = metrics_input(engine->tasks(), events, *recorder, info, before, after);
   input.events_dropped += unconsidered_left_out;
+  for (std::uint32_t t = 0; t < engine->tasks().size(); ++t) {
+    const ReleaseCounts c = engine->counts(t);
+    input.decided_jobs.push_back(c.released + c.skipped);
+  }
   result.metrics = compute_metrics(input);
 
   std::vector<std::string> failures;

@@ -286,6 +286,42 @@ TEST(Metrics, AJobWhoseFinishMayHaveBeenDroppedHasNoOutcome) {
   EXPECT_EQ(compute_metrics(in).tasks[0].unfinished, 1u);
 }
 
+TEST(Metrics, AJobTheEngineDecidedOnWhoseEventsWereAllDroppedCountsAsUnknown) {
+  // The release engine decided on 6 jobs of A (released or skipped: A#0 .. A#5) and 3 of
+  // B, but no event of A#4 and A#5 survived (beyond the ledger of 3 jobs, once the
+  // buffers were full). They are jobs without an outcome, not jobs that never were:
+  // A has 6 jobs, 3 of them unknown (A#3 as before), misses 2 of the 3 with an outcome.
+  MetricsInput in = scenario_input();
+  in.events_dropped = 9;
+  in.first_job_drop = 31ms;
+  in.ledger_jobs = {3, 3};
+  in.decided_jobs = {6, 3};
+  in.run.origin = 2ms;  // the vanished jobs' nominal releases: origin + offset + k·T
+  const RunMetrics m = compute_metrics(in);
+  const TaskMetrics& a = m.tasks[0];
+  EXPECT_EQ(a.jobs, 6u);
+  EXPECT_EQ(a.released, 5u);  // all but the skipped A#2 (a vanished job may have been either)
+  EXPECT_EQ(a.unknown, 3u);
+  EXPECT_EQ(a.misses, 2u);
+  EXPECT_DOUBLE_EQ(a.miss_ratio, 2.0 / 3.0);
+  EXPECT_EQ(m.tasks[1].jobs, 3u);  // B's 3 jobs all have events: nothing added
+  EXPECT_EQ(m.jobs_total, 9u);
+  std::vector<const JobResult*> vanished;
+  for (const auto& j : m.jobs) {
+    if (j.task == 0 && j.index >= 4) vanished.push_back(&j);
+  }
+  ASSERT_EQ(vanished.size(), 2u);
+  EXPECT_EQ(vanished[0]->status, JobStatus::unknown);
+  EXPECT_EQ(vanished[0]->release, 42ms);   // 2 + 0 + 4 · 10 ms
+  EXPECT_EQ(vanished[0]->deadline, 52ms);  // + D = 10 ms
+  EXPECT_EQ(vanished[1]->release, 52ms);
+  EXPECT_FALSE(vanished[1]->finish);
+  EXPECT_NE(format_table(m).find("3 job(s) beyond the job ledger have no known outcome"), std::string::npos);
+  // Without the engine's counts only the jobs with an event are known (4 of A).
+  in.decided_jobs.clear();
+  EXPECT_EQ(compute_metrics(in).tasks[0].jobs, 4u);
+}
+
 TEST(Metrics, AJobRunByOneThreadCountsItsThreadsCpuTimeNotTheTimeOthersPreemptedIt) {
   // A#1 ran 10.2 → 22 ms on cpu 0 (11.8 ms), but its thread's CPU time in it was 6 ms: a
   // job with an earlier deadline preempted it on its shared core for the rest. Its
