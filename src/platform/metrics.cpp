@@ -2,13 +2,13 @@
 #include "platform/metrics.hpp"
 
 #include "os/clock.hpp"
+#include "platform/open_strands.hpp"
 
 #include <fmt/core.h>
 
 #include <algorithm>
 #include <map>
 #include <set>
-#include <tuple>
 
 namespace takt::platform {
 
@@ -100,8 +100,7 @@ RunMetrics compute_metrics(const MetricsInput& in) {
   // 1. Gather what each job did, and the system-wide counts.
   std::vector<std::map<std::uint64_t, JobSeen>> seen(n_tasks);
   std::map<int, nanoseconds> job_time;  // per CPU
-  // Open strand segments: (task, job, strand, cpu) → begin time.
-  std::map<std::tuple<std::uint32_t, std::uint64_t, std::uint64_t, int>, nanoseconds> open_strands;
+  OpenStrands open_strands;
   SystemMetrics& sys = out.system;
   for (const Event& e : in.events) {
     if (e.task >= n_tasks) continue;  // not a task event (cannot happen with the engine's recorders)
@@ -150,21 +149,19 @@ RunMetrics compute_metrics(const MetricsInput& in) {
       case EventKind::strand_begin:
         job().has_strands = true;
         ++sys.strands;
-        open_strands[{e.task, e.job, e.arg, e.cpu}] = e.time;
+        open_strands.begin(e);
         break;
       case EventKind::strand_end: {
         JobSeen& s = job();
         s.has_strands = true;
-        auto it = open_strands.find({e.task, e.job, e.arg, e.cpu});
-        if (it != open_strands.end()) {
+        if (const auto segment = open_strands.end(e)) {
           // The thread's CPU time in the segment when it measured it (partitioned-dm),
           // else the segment's wall-clock time.
           const bool cpu_timed = (e.flags & event_flag::cpu_timed) != 0;
-          const nanoseconds segment = cpu_timed ? e.aux : e.time - it->second;
+          const nanoseconds length = cpu_timed ? e.aux : e.time - segment->begin;
           if (!cpu_timed) s.wall_clock_strands = true;
-          job_time[e.cpu] += segment;
-          s.strand_time += segment;
-          open_strands.erase(it);
+          job_time[segment->cpu] += length;
+          s.strand_time += length;
         }
         break;
       }

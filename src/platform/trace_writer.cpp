@@ -2,6 +2,7 @@
 #include "platform/trace_writer.hpp"
 
 #include "platform/metrics_json.hpp"
+#include "platform/open_strands.hpp"
 
 #include <fmt/core.h>
 
@@ -98,7 +99,7 @@ nlohmann::json make_trace(std::span<const PeriodicTask> tasks, std::span<const E
   };
   std::map<std::pair<std::uint32_t, std::uint64_t>, JobInfo> jobs;
   std::map<int, std::vector<Slice>> core_slices;
-  std::map<std::tuple<std::uint32_t, std::uint64_t, std::uint64_t, int>, nanoseconds> open_strands;
+  OpenStrands open_strands;
   std::vector<nlohmann::json> instants;
   for (const Event& e : events) {
     JobInfo& j = jobs[{e.task, e.job}];
@@ -121,14 +122,14 @@ nlohmann::json make_trace(std::span<const PeriodicTask> tasks, std::span<const E
         break;
       case EventKind::strand_begin:
         j.strands = true;
-        open_strands[{e.task, e.job, e.arg, e.cpu}] = e.time;
+        open_strands.begin(e);
         break;
       case EventKind::strand_end: {
         j.strands = true;
-        auto key = std::make_tuple(e.task, e.job, e.arg, static_cast<int>(e.cpu));
-        auto it = open_strands.find(key);
-        if (it == open_strands.end()) break;
-        core_slices[e.cpu].push_back(Slice{it->second,
+        const auto segment = open_strands.end(e);
+        if (!segment) break;
+        // On the track of the CPU it began on (its thread may have moved inside it).
+        core_slices[segment->cpu].push_back(Slice{segment->begin,
                                            e.time,
                                            fmt::format("{} s{}", label, e.arg),
                                            "strand",
@@ -136,7 +137,6 @@ nlohmann::json make_trace(std::span<const PeriodicTask> tasks, std::span<const E
                                             {"job", e.job},
                                             {"strand", e.arg},
                                             {"preempted", (e.flags & event_flag::preempted) != 0}}});
-        open_strands.erase(it);
         break;
       }
       case EventKind::steal:
@@ -163,7 +163,7 @@ nlohmann::json make_trace(std::span<const PeriodicTask> tasks, std::span<const E
   }
   // Strands still open at the end (their end event is missing) run to their job's
   // finish when it is known, else to the last event.
-  for (const auto& [key, begin] : open_strands) {
+  for (const auto& [key, begin] : open_strands.still_open()) {
     const auto& [task, job, strand, cpu] = key;
     const auto found = jobs.find({task, job});
     const nanoseconds until = found != jobs.end() && found->second.finish && *found->second.finish >= begin

@@ -386,6 +386,27 @@ TEST(Metrics, AStrandSegmentTimedByItsThreadsCpuTimeCountsThatTime) {
   EXPECT_EQ(metrics_to_json(before)["tasks"][1]["executed_wall_clock"], 1);
 }
 
+TEST(Metrics, AStrandWhoseThreadMovedToAnotherCpuInsideItStillCounts) {
+  // An unpinned thread began B#0's strand 1 on cpu 1 at 0.1 ms; the OS moved it to cpu 0
+  // (the recorder notes the move), where the strand ended at 3.1 ms. The segment's 3 ms
+  // were lost (its end was looked up on cpu 0 only): B#0 executed 1 ms, not 4 ms.
+  std::vector<Event> events = scenario();
+  for (Event& e : events) {
+    if (e.kind == EventKind::strand_end && e.task == 1 && e.job == 0 && e.arg == 1) e.cpu = 0;
+  }
+  MetricsInput in = scenario_input();
+  in.events = events;
+  const RunMetrics m = compute_metrics(in);
+  for (const JobResult& j : m.jobs) {
+    if (j.task == 1 && j.index == 0) {
+      EXPECT_EQ(j.executed, 4ms);  // 3 ms of strand 1 + 1 ms of strand 2
+    }
+  }
+  ASSERT_EQ(m.system.cores.size(), 2u);
+  EXPECT_EQ(m.system.cores[1].job_time, scenario_metrics().system.cores[1].job_time)
+      << "the segment counts on the CPU it began on";
+}
+
 TEST(Metrics, SystemNumbersDerivedByHand) {
   RunMetrics m = scenario_metrics();
   const SystemMetrics& s = m.system;

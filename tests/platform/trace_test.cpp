@@ -212,6 +212,28 @@ TEST(Trace, StatusWordsAndMissMarkersFollowTheMetrics) {
   EXPECT_DOUBLE_EQ(strand_dur, 3000.0) << "31 ms to job 3's finish at 34 ms, in us";
 }
 
+TEST(Trace, AStrandWhoseThreadMovedToAnotherCpuInsideItIsDrawnOnTheCpuItBeganOn) {
+  // B#0's strand 1 began on cpu 1 at 1.0002 s; its unpinned thread was moved to cpu 0,
+  // where the strand ended at 1.0055 s. It was missing from the trace (its end was looked
+  // up on cpu 0 only, and the open strand then ran to the job's finish).
+  std::vector<Event> evs = events();
+  for (Event& e : evs) {
+    if (e.kind == EventKind::strand_end && e.task == 1 && e.arg == 1) e.cpu = 0;
+  }
+  const nlohmann::json doc = make_trace(tasks, evs, 1s);
+  int drawn = 0;
+  for (const auto& e : doc["traceEvents"]) {
+    if (e["ph"] == "X" && e["cat"] == "strand" && e["args"]["strand"] == 1) {
+      ++drawn;
+      EXPECT_EQ(e["pid"], 1);
+      EXPECT_EQ(e["tid"].get<int>() % 10'000, 2) << "cpu 1's track (or an overlap track of it)";
+      EXPECT_DOUBLE_EQ(e["ts"].get<double>(), 200.0);
+      EXPECT_DOUBLE_EQ(e["dur"].get<double>(), 5300.0) << "1.0002 → 1.0055 s, in us";
+    }
+  }
+  EXPECT_EQ(drawn, 1);
+}
+
 TEST(Trace, AJobHeldAtTheEndTakesItsStatusFromTheMetricsWhichJudgeByTheRunsEnd) {
   // A#0 starts at 1 ms and never finishes; its deadline (10 ms) is after the trace's last
   // event (5 ms) but before the run's end (20 ms, a stop that waited for it). The metrics
