@@ -15,6 +15,7 @@ namespace takt::platform {
 using std::chrono::nanoseconds;
 
 std::string_view how_run_ended(const RunInfo& run) {
+  if (!run.error.empty()) return "ended by an error (running jobs abandoned)";
   if (run.stopped) return run.abandoned ? "stopped (running jobs abandoned)" : "stopped early";
   if (run.stalled) return "running jobs abandoned (no job released or finished after the last release)";
   if (run.abandoned) return "running jobs abandoned at the end";

@@ -148,6 +148,9 @@ struct RunInfo {
   bool stalled = false;    ///< abandoned because a job held the run after its last release
                            ///< (ReleaseEngine::abandon_if_stalled)
   int signal = 0;          ///< the signal that stopped it, 0 if none
+  /// The error that ended the run midway (a thread that could not start, memory that
+  /// ran out), its message; empty if none. Such a run is also `abandoned`.
+  std::string error;
 
   /// end − origin; 0 for a run stopped before its first release (the origin lies
   /// ahead of the start, so such a run ends before it).
@@ -156,7 +159,8 @@ struct RunInfo {
   }
 };
 
-/// How a run ended early, in the words of the table and the trace: "stopped early",
+/// How a run ended early, in the words of the table and the trace: "ended by an error
+/// (running jobs abandoned)", "stopped early",
 /// "stopped (running jobs abandoned)", "running jobs abandoned (no job released or
 /// finished after the last release)" or "running jobs abandoned at the end"; "" for a
 /// run that ended by its limits with every job finished.

@@ -57,6 +57,7 @@ nlohmann::json metrics_to_json(const RunMetrics& m, bool with_jobs) {
       {"abandoned", m.run.abandoned},
       {"stalled", m.run.stalled},
       {"signal", m.run.signal},
+      {"error", m.run.error.empty() ? nlohmann::json() : nlohmann::json(m.run.error)},
   };
   doc["totals"] = {{"jobs", m.jobs_total}, {"misses", m.misses_total}, {"miss_ratio", m.miss_ratio}};
 

@@ -27,6 +27,7 @@ std::string format_table(const RunMetrics& m, std::string_view work_remedy) {
                  static_cast<double>(m.run.duration().count()) / 1e9,
                  m.run.policy.empty() ? std::string() : ", policy " + m.run.policy, to_string(m.run.overrun),
                  ended.empty() ? std::string() : fmt::format(", {}", ended));
+  if (!m.run.error.empty()) fmt::format_to(it, "error: {} (the results are those of the run until then)\n", m.run.error);
   if (!m.run.privileges.empty()) fmt::format_to(it, "privileges: {}\n", m.run.privileges);
 
   std::size_t name_width = 5;

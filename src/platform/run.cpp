@@ -99,6 +99,19 @@ RecorderConfig size_recorder(const RecordingPlan& plan, std::span<const Periodic
   return rc;
 }
 
+/// The message of an exception that ended a run midway.
+std::string error_text(const std::exception_ptr& error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const std::bad_alloc&) {
+    return "out of memory (an allocation failed)";
+  } catch (const std::exception& e) {
+    return e.what();
+  } catch (...) {
+    return "an exception that is not a std::exception";
+  }
+}
+
 struct InitialisedTasks {
   std::vector<std::unique_ptr<Task>> objects;
   std::vector<Task*> pointers;
@@ -340,16 +353,91 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
     engine->abandon();
     if (policy.shutdown()) {
       tasks->finalize_all();
-    } else {
-      (void)state.release();  // leaked on purpose: a job still runs on it (RunState)
+      return false;
     }
+    (void)state.release();  // leaked on purpose: a job still runs on it (RunState)
+    return true;
   };
   try {
     policy.prepare(ctx);
   } catch (...) {
-    end_after_failure();
+    (void)end_after_failure();
     throw;
   }
+
+  // Makes the metrics from the recorder and writes every requested output, after the
+  // run or after an error that ended it midway (then partial: what ran until then).
+  // `left_running`: a job still runs on the policy's threads; `before` and `after`: the
+  // system samples around the run.
+  auto make_results = [&](RunResult& result, const RunInfo& info, bool left_running, const SystemSample& before,
+                          const SystemSample& after) {
+    const nlohmann::json details = policy.details();
+    warn_withheld(details);
+    // The run is over: with MCL_FUTURE still set, every later allocation counts against a
+    // finite RLIMIT_MEMLOCK, and the copies of the events and the metrics below could fail
+    // there, losing the results.
+    if (options.lock_memory && realtime.lock_memory) os::unlock_memory();
+
+    // A lane still inside a job (partitioned-dm runs jobs on its lanes) never considered
+    // the releases due since that job began: account for them as skipped at the stop.
+    // Read before the events, so that a lane whose job ends meanwhile and skips them
+    // itself gives a duplicate (dropped below), never a gap; at most as many as the
+    // recorder holds, the rest counted as dropped events.
+    std::vector<Event> unconsidered;
+    std::uint64_t unconsidered_left_out = 0;
+    if (left_running) {
+      unconsidered = engine->unconsidered_releases(std::min(engine->stop_time(), info.end),
+                                                   kRecorderBytes / sizeof(Event), &unconsidered_left_out);
+    }
+    std::vector<Event> events = recorder->events();
+    if (!unconsidered.empty()) {
+      std::set<std::pair<std::uint32_t, std::uint64_t>> recorded;
+      for (const Event& e : events) {
+        if (e.kind == EventKind::release || e.kind == EventKind::skip) recorded.emplace(e.task, e.job);
+      }
+      for (const Event& e : unconsidered) {
+        if (!recorded.contains({e.task, e.job})) events.push_back(e);
+      }
+      std::stable_sort(events.begin(), events.end(),
+                       [](const Event& a, const Event& b) { return a.time < b.time; });
+    }
+    MetricsInput input = metrics_input(engine->tasks(), events, *recorder, info, before, after);
+    input.events_dropped += unconsidered_left_out;
+    for (std::uint32_t t = 0; t < engine->tasks().size(); ++t) {
+      const ReleaseCounts c = engine->counts(t);
+      input.decided_jobs.push_back(c.released + c.skipped);
+    }
+    result.metrics = compute_metrics(input);
+
+    std::vector<std::string> failures;
+    if (options.json) {
+      try {
+        nlohmann::json document = metrics_to_json(result.metrics);
+        document["policy"] = details;
+        document["policy"]["name"] = policy.name();
+        document["cores"] = {{"cpus", cores.all().to_string()},
+                             {"isolated", cores.isolated().to_string()},
+                             {"description", cores.describe()}};
+        write_json_file(*options.json, document);
+        result.json_document = std::move(document);
+      } catch (const std::exception& e) {
+        failures.emplace_back(e.what());
+      }
+    }
+    if (options.trace) {
+      try {
+        write_trace(*options.trace, engine->tasks(), events, info.origin, result.metrics.system.events_dropped,
+                    result.metrics.jobs, &result.metrics.run);
+      } catch (const std::exception& e) {
+        failures.emplace_back(e.what());
+      }
+    }
+    if (options.table != nullptr) {
+      std::fputs(format_table(result.metrics).c_str(), options.table);
+      std::fflush(options.table);
+    }
+    result.output_errors = fmt::format("{}", fmt::join(failures, "; "));
+  };
 
   std::optional<SignalStop> own_signals;
   SignalStop* signals = nullptr;  // the caller's (RunOptions::signals) or own_signals
@@ -410,8 +498,31 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
     policy.run(ctx);
   } catch (...) {
     progress.reset();
-    end_after_failure();
-    throw;
+    const bool left_running = end_after_failure();
+    if (!engine->started()) throw;
+    // The run had begun (a thread that could not start midway, memory that ran out):
+    // what ran until the error is still measured and written, then the error goes on
+    // to the caller. A failure to make or write those results does not replace it.
+    const std::exception_ptr error = std::current_exception();
+    try {
+      RunResult partial;
+      RunInfo info;
+      info.origin = engine->origin();
+      info.end = os::monotonic_now();
+      info.overrun = config.overrun;
+      info.policy = std::string(policy.name());
+      info.privileges = realtime.privileges;
+      info.abandoned = true;
+      info.error = error_text(error);
+      info.signal = signals ? signals->last_signal() : 0;
+      if (signals) signals->detach();
+      qos.reset();
+      make_results(partial, info, left_running, before, sample_system());
+      if (!partial.output_errors.empty()) os::warn(partial.output_errors);
+    } catch (const std::exception& e) {
+      os::warn(fmt::format("the results of the failed run could not be made: {}", e.what()));
+    }
+    std::rethrow_exception(error);
   }
   // How the run ended, read before the policy shuts down (up to seconds): a signal that
   // comes meanwhile asks a run whose releases are all made to stop, and must not label
@@ -435,9 +546,6 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
     // that nothing thrown while the results are made can free them.
     (void)state.release();
   }
-  const nlohmann::json details = policy.details();
-  warn_withheld(details);
-
   RunInfo info;
   info.origin = engine->origin();
   info.end = end;
@@ -454,70 +562,7 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
   // only count now, except that a third signal still ends the process.
   if (signals) signals->detach();
   qos.reset();
-  // The run is over: with MCL_FUTURE still set, every later allocation counts against a
-  // finite RLIMIT_MEMLOCK, and the copies of the events and the metrics below could fail
-  // there, losing the results.
-  if (options.lock_memory && realtime.lock_memory) os::unlock_memory();
-
-  // A lane still inside a job (partitioned-dm runs jobs on its lanes) never considered
-  // the releases due since that job began: account for them as skipped at the stop.
-  // Read before the events, so that a lane whose job ends meanwhile and skips them
-  // itself gives a duplicate (dropped below), never a gap; at most as many as the
-  // recorder holds, the rest counted as dropped events.
-  std::vector<Event> unconsidered;
-  std::uint64_t unconsidered_left_out = 0;
-  if (result.jobs_left_running) {
-    unconsidered = engine->unconsidered_releases(std::min(engine->stop_time(), end),
-                                                 kRecorderBytes / sizeof(Event), &unconsidered_left_out);
-  }
-  std::vector<Event> events = recorder->events();
-  if (!unconsidered.empty()) {
-    std::set<std::pair<std::uint32_t, std::uint64_t>> recorded;
-    for (const Event& e : events) {
-      if (e.kind == EventKind::release || e.kind == EventKind::skip) recorded.emplace(e.task, e.job);
-    }
-    for (const Event& e : unconsidered) {
-      if (!recorded.contains({e.task, e.job})) events.push_back(e);
-    }
-    std::stable_sort(events.begin(), events.end(),
-                     [](const Event& a, const Event& b) { return a.time < b.time; });
-  }
-  MetricsInput input = metrics_input(engine->tasks(), events, *recorder, info, before, after);
-  input.events_dropped += unconsidered_left_out;
-  for (std::uint32_t t = 0; t < engine->tasks().size(); ++t) {
-    const ReleaseCounts c = engine->counts(t);
-    input.decided_jobs.push_back(c.released + c.skipped);
-  }
-  result.metrics = compute_metrics(input);
-
-  std::vector<std::string> failures;
-  if (options.json) {
-    try {
-      nlohmann::json document = metrics_to_json(result.metrics);
-      document["policy"] = details;
-      document["policy"]["name"] = policy.name();
-      document["cores"] = {{"cpus", cores.all().to_string()},
-                           {"isolated", cores.isolated().to_string()},
-                           {"description", cores.describe()}};
-      write_json_file(*options.json, document);
-      result.json_document = std::move(document);
-    } catch (const std::exception& e) {
-      failures.emplace_back(e.what());
-    }
-  }
-  if (options.trace) {
-    try {
-      write_trace(*options.trace, engine->tasks(), events, info.origin, result.metrics.system.events_dropped,
-                  result.metrics.jobs, &result.metrics.run);
-    } catch (const std::exception& e) {
-      failures.emplace_back(e.what());
-    }
-  }
-  if (options.table != nullptr) {
-    std::fputs(format_table(result.metrics).c_str(), options.table);
-    std::fflush(options.table);
-  }
-  result.output_errors = fmt::format("{}", fmt::join(failures, "; "));
+  make_results(result, info, result.jobs_left_running, before, after);
   if (signals) {
     // From here on a signal goes to the handlers of before (or, with the caller's
     // SignalStop, is counted by it); one that came while the results were made reached

@@ -295,7 +295,8 @@ nlohmann::json make_trace(std::span<const PeriodicTask> tasks, std::span<const E
     doc["otherData"]["run"] = {{"stopped", run->stopped},
                                {"abandoned", run->abandoned},
                                {"stalled", run->stalled},
-                               {"signal", run->signal}};
+                               {"signal", run->signal},
+                               {"error", run->error.empty() ? nlohmann::json() : nlohmann::json(run->error)}};
     const std::string_view ended = how_run_ended(*run);
     const bool incomplete = !ended.empty();
     doc["otherData"]["incomplete"] = incomplete;
@@ -304,8 +305,9 @@ nlohmann::json make_trace(std::span<const PeriodicTask> tasks, std::span<const E
       doc["otherData"]["run_note"] =
           fmt::format("{}{}: {}", ended,
                       run->signal != 0 ? fmt::format(" (signal {})", run->signal) : std::string(),
-                      run->stopped ? "releases end at the stop, and a job still running then ends where its events do"
-                                   : "a job still running at the end ends where its events do");
+                      run->stopped || !run->error.empty()
+                          ? "releases end at the stop, and a job still running then ends where its events do"
+                          : "a job still running at the end ends where its events do");
     }
   }
   return doc;

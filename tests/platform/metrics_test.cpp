@@ -442,6 +442,10 @@ TEST(Metrics, JsonHasEveryDocumentedField) {
   EXPECT_EQ(j["format"], "takt-run-metrics");
   EXPECT_EQ(j["run"]["policy"], "test");
   EXPECT_DOUBLE_EQ(j["run"]["duration_s"].get<double>(), 0.045);
+  for (const char* key : {"overrun", "privileges", "stopped", "abandoned", "stalled", "signal"}) {
+    EXPECT_TRUE(j["run"].contains(key)) << key;
+  }
+  EXPECT_TRUE(j["run"]["error"].is_null());
   EXPECT_EQ(j["totals"]["jobs"], 7);
   EXPECT_EQ(j["totals"]["misses"], 4);
   const auto& a = j["tasks"][0];

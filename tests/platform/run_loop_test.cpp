@@ -21,6 +21,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <latch>
 #include <optional>
 #include <thread>
@@ -350,6 +351,73 @@ class ThrowingRun : public takt::platform::Policy {
   std::unique_ptr<takt::platform::Policy> inner_;
 };
 }  // namespace
+
+namespace {
+/// Federated, except that run() throws after its lanes have released every job (as a
+/// thread that cannot start midway would end the run).
+class ThrowingAfterItsJobs : public takt::platform::Policy {
+ public:
+  ThrowingAfterItsJobs() : inner_(takt::policies::make_policy(takt::model::Policy::federated)) {}
+  [[nodiscard]] std::string_view name() const override { return "throwing-after"; }
+  [[nodiscard]] takt::sched::TopologySpec default_topology() const override { return inner_->default_topology(); }
+  takt::platform::RecordingPlan plan(const takt::platform::RunContext& ctx) override { return inner_->plan(ctx); }
+  void prepare(takt::platform::RunContext& ctx) override { inner_->prepare(ctx); }
+  void run(takt::platform::RunContext& ctx) override {
+    inner_->run(ctx);
+    throw takt::Error("cannot start a thread of the run (Resource temporarily unavailable)");
+  }
+  bool shutdown() override { return inner_->shutdown(); }
+
+ private:
+  std::unique_ptr<takt::platform::Policy> inner_;
+};
+}  // namespace
+
+TEST(RunTaskSet, ARunThatFailsMidwayStillWritesWhatRanUntilThen) {
+  // An error after the release engine had started (a thread that cannot start midway,
+  // memory that runs out) left the run without any output: no JSON, trace or table of
+  // the jobs that had run. Now they are written, marked with the error, and the error
+  // still reaches the caller.
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("takt_failed_run_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const auto set = takt::model::parse_task_set(kOneSegmentTask);
+  const auto verdict = takt::analysis::analyse(set);
+  takt::platform::RunOptions options = quiet_one_job();
+  options.handle_signals = false;
+  options.jobs = 3;
+  options.json = dir / "run.json";
+  options.trace = dir / "trace.json";
+  options.table = std::tmpfile();
+  ASSERT_NE(options.table, nullptr);
+  ThrowingAfterItsJobs policy;
+  std::string error;
+  try {
+    (void)takt::platform::run_task_set(set, verdict, policy, options);
+  } catch (const takt::Error& e) {
+    error = e.what();
+  }
+  EXPECT_EQ(error, "cannot start a thread of the run (Resource temporarily unavailable)");
+  ASSERT_TRUE(fs::exists(*options.json));
+  std::ifstream json_in(*options.json);
+  const nlohmann::json doc = nlohmann::json::parse(json_in);
+  EXPECT_EQ(doc["run"]["error"], error);
+  EXPECT_EQ(doc["run"]["abandoned"], true);
+  EXPECT_EQ(doc["totals"]["jobs"], 3);
+  EXPECT_EQ(doc["policy"]["name"], "throwing-after");
+  std::ifstream trace_in(*options.trace);
+  const nlohmann::json trace = nlohmann::json::parse(trace_in);
+  EXPECT_EQ(trace["otherData"]["run"]["error"], error);
+  EXPECT_EQ(trace["otherData"]["incomplete"], true);
+  std::rewind(options.table);
+  std::string table;
+  for (int c; (c = std::fgetc(options.table)) != EOF;) table.push_back(static_cast<char>(c));
+  std::fclose(options.table);
+  EXPECT_NE(table.find("ended by an error (running jobs abandoned)"), std::string::npos) << table;
+  EXPECT_NE(table.find("error: " + error + " (the results are those of the run until then)"), std::string::npos)
+      << table;
+  fs::remove_all(dir);
+}
 
 TEST(RunTaskSet, ACallersSignalStopIsDetachedWhenTheRunThrows) {
   // RunOptions::signals (takt bench policies) was left attached to the run's release
