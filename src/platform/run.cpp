@@ -528,7 +528,9 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
   // comes meanwhile asks a run whose releases are all made to stop, and must not label
   // it "stopped early".
   const bool stop_asked = engine->stop_requested();
-  const bool abandoned_asked = engine->abandoned();
+  // Jobs were abandoned only if some still ran when the run stopped waiting for them (a
+  // second signal while none ran abandons nothing).
+  const bool jobs_abandoned = engine->abandoned() && engine->jobs_in_flight() > 0;
   progress.reset();
   const SystemSample after = sample_system();
   const nanoseconds end = os::monotonic_now();
@@ -554,7 +556,7 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
   info.privileges = realtime.privileges;
   info.stopped = stop_asked && !engine->stalled();
   info.stalled = engine->stalled();
-  info.abandoned = abandoned_asked || result.jobs_left_running;
+  info.abandoned = jobs_abandoned || result.jobs_left_running;
   info.signal = signals ? signals->last_signal() : 0;
   // The handlers stay until the results are written (the SignalStop goes when this
   // function returns): a second or third Ctrl-C soon after the first would otherwise

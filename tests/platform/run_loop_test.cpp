@@ -419,6 +419,42 @@ TEST(RunTaskSet, ARunThatFailsMidwayStillWritesWhatRanUntilThen) {
   fs::remove_all(dir);
 }
 
+namespace {
+/// Federated, with the run abandoned (as by a second signal) before its first release.
+class AbandonedAtOnce : public takt::platform::Policy {
+ public:
+  AbandonedAtOnce() : inner_(takt::policies::make_policy(takt::model::Policy::federated)) {}
+  [[nodiscard]] std::string_view name() const override { return "abandoned-at-once"; }
+  [[nodiscard]] takt::sched::TopologySpec default_topology() const override { return inner_->default_topology(); }
+  takt::platform::RecordingPlan plan(const takt::platform::RunContext& ctx) override { return inner_->plan(ctx); }
+  void prepare(takt::platform::RunContext& ctx) override { inner_->prepare(ctx); }
+  void run(takt::platform::RunContext& ctx) override {
+    ctx.engine.abandon();
+    inner_->run(ctx);
+  }
+  bool shutdown() override { return inner_->shutdown(); }
+
+ private:
+  std::unique_ptr<takt::platform::Policy> inner_;
+};
+}  // namespace
+
+TEST(RunTaskSet, ASecondSignalWhileNoJobRunsAbandonsNothing) {
+  // Abandoning a run (two signals) while no job ran made it "stopped (running jobs
+  // abandoned)", run.abandoned true: no job was abandoned. It is "stopped early".
+  const auto set = takt::model::parse_task_set(kOneSegmentTask);
+  const auto verdict = takt::analysis::analyse(set);
+  takt::platform::RunOptions options = quiet_one_job();
+  options.handle_signals = false;
+  options.jobs = 3;
+  AbandonedAtOnce policy;
+  const takt::platform::RunResult r = takt::platform::run_task_set(set, verdict, policy, options);
+  EXPECT_TRUE(r.metrics.run.stopped);
+  EXPECT_FALSE(r.metrics.run.abandoned);
+  EXPECT_EQ(takt::platform::how_run_ended(r.metrics.run), "stopped early");
+  EXPECT_EQ(r.metrics.jobs_total, 0u);
+}
+
 TEST(RunTaskSet, ACallersSignalStopIsDetachedWhenTheRunThrows) {
   // RunOptions::signals (takt bench policies) was left attached to the run's release
   // engine when the run threw: the engine was freed with the run, and the next SIGINT
