@@ -36,6 +36,7 @@ ProgressLine::~ProgressLine() {
 std::string ProgressLine::format(const Counts& c, std::chrono::nanoseconds elapsed) {
   std::string done = c.planned ? fmt::format("{} of {} jobs done", c.jobs_done, *c.planned)
                                : fmt::format("{} jobs done", c.jobs_done);
+  if (c.skipped > 0) done += fmt::format(", {} skipped", c.skipped);
   double ratio =
       c.jobs_done == 0 ? 0.0 : 100.0 * static_cast<double>(c.misses) / static_cast<double>(c.jobs_done);
   return fmt::format("takt: {:.1f} s, {}, {} missed ({:.2f} %)", static_cast<double>(elapsed.count()) / 1e9,

@@ -19,6 +19,8 @@ class ProgressLine {
     std::uint64_t jobs_done = 0;
     std::uint64_t misses = 0;
     std::optional<std::uint64_t> planned;  ///< jobs the run will release, when limited
+    /// Due releases not made (overrun "skip"): with the jobs done they add up to `planned`.
+    std::uint64_t skipped = 0;
   };
   using Source = std::function<Counts()>;
 

@@ -475,9 +475,11 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
     if (options.lock_memory && realtime.fifo) qos.emplace();
     const std::optional<std::uint64_t> planned = engine->planned_releases();
     progress.emplace(
-        [&recorder, planned] {
+        [&recorder, &engine, planned] {
           const RecorderProgress p = recorder->progress();
-          return ProgressLine::Counts{p.jobs_done, p.misses, planned};
+          std::uint64_t skipped = 0;
+          for (std::uint32_t t = 0; t < engine->tasks().size(); ++t) skipped += engine->counts(t).skipped;
+          return ProgressLine::Counts{p.jobs_done, p.misses, planned, skipped};
         },
         stderr, options.progress);
 

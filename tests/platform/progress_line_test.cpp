@@ -27,6 +27,10 @@ TEST(ProgressLine, FormatsJobsAndMisses) {
   EXPECT_EQ(ProgressLine::format({120, 2, 400}, 3500ms),
             "takt: 3.5 s, 120 of 400 jobs done, 2 missed (1.67 %)");
   EXPECT_EQ(ProgressLine::format({0, 0, std::nullopt}, 0ms), "takt: 0.0 s, 0 jobs done, 0 missed (0.00 %)");
+  // Skipped releases are never done: without them the count stopped short of the planned
+  // jobs (370 of 400 at the end of a run that skipped 30).
+  EXPECT_EQ(ProgressLine::format({370, 2, 400, 30}, 4000ms),
+            "takt: 4.0 s, 370 of 400 jobs done, 30 skipped, 2 missed (0.54 %)");
 }
 
 TEST(ProgressLine, PrintsWhileRunningWhenEnabled) {
