@@ -24,4 +24,8 @@ std::vector<std::chrono::nanoseconds> cpu_busy_times();
 /// boot, indexed by CPU id (the steal column of /proc/stat; 0 on bare metal).
 std::vector<std::chrono::nanoseconds> cpu_steal_times();
 
+/// `ticks` clock ticks of /proc/stat at `hz` ticks per second (sysconf(_SC_CLK_TCK)),
+/// exactly, without overflow for any tick count a CPU can reach.
+std::chrono::nanoseconds ticks_to_time(long long ticks, long hz);
+
 }  // namespace takt::os

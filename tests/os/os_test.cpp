@@ -379,6 +379,16 @@ TEST(FutexLock, AHighPriorityWaiterLetsALowPriorityHolderOnItsCpuFinish) {
   high.join();
 }
 
+TEST(Usage, TicksBecomeTimeWithoutOverflow) {
+  // /proc/stat counts in ticks of 1/100 s here. 10^10 ticks (10^8 s, 3.2 years of busy
+  // time of one CPU) times 10^9 ns is 10^19, beyond 2^63 ≈ 9.22·10^18: the old product
+  // wrapped to a negative time.
+  EXPECT_EQ(takt::os::ticks_to_time(10'000'000'000LL, 100), std::chrono::seconds(100'000'000));
+  EXPECT_EQ(takt::os::ticks_to_time(12'345, 100), std::chrono::milliseconds(123'450));
+  EXPECT_EQ(takt::os::ticks_to_time(1, 1000), std::chrono::milliseconds(1));
+  EXPECT_EQ(takt::os::ticks_to_time(7, 3), std::chrono::nanoseconds(2'333'333'333));  // 7/3 s, truncated
+}
+
 TEST(Usage, ContextSwitchesCountSleeps) {
   auto before = takt::os::thread_context_switches();
   for (int i = 0; i < 3; ++i) std::this_thread::sleep_for(1ms);
