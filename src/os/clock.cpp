@@ -1,6 +1,8 @@
 // Clocks: monotonic time, absolute-time sleeps, thread and process CPU time.
 #include "os/clock.hpp"
 
+#include "os/cpu_relax.hpp"
+
 #include <cerrno>
 #include <ctime>
 
@@ -31,9 +33,7 @@ std::chrono::nanoseconds process_cpu_time() { return read(CLOCK_PROCESS_CPUTIME_
 void spin_for(std::chrono::nanoseconds duration) {
   auto end = monotonic_now() + duration;
   while (monotonic_now() < end) {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#endif
+    cpu_relax();
   }
 }
 

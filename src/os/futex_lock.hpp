@@ -1,6 +1,7 @@
 // FutexLock: a mutual-exclusion lock that spins briefly, then sleeps on a futex.
 #pragma once
 
+#include "os/cpu_relax.hpp"
 #include "os/futex.hpp"
 
 #include <atomic>
@@ -20,7 +21,7 @@ class FutexLock {
     std::uint32_t expected = 0;
     if (state_.compare_exchange_strong(expected, 1, std::memory_order_acquire, std::memory_order_relaxed)) return;
     for (int spin = 0; spin < 200; ++spin) {
-      __builtin_ia32_pause();
+      cpu_relax();
       expected = 0;
       if (state_.load(std::memory_order_relaxed) == 0 &&
           state_.compare_exchange_weak(expected, 1, std::memory_order_acquire, std::memory_order_relaxed)) {

@@ -2,6 +2,7 @@
 // stealing), run it, handle what a suspended strand asked for, back off and sleep.
 #include "os/clock.hpp"
 #include "os/cpu.hpp"
+#include "os/cpu_relax.hpp"
 #include "os/diagnostics.hpp"
 #include "os/futex.hpp"
 #include "runtime/pool_state.hpp"
@@ -35,11 +36,7 @@ std::uint64_t next_random(Worker* w) noexcept {
   return x * 0x2545F4914F6CDD1DULL;
 }
 
-inline void cpu_relax() noexcept {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#endif
-}
+using os::cpu_relax;
 
 bool priority_aware(const PoolState& pool) noexcept { return pool.strategy == QueueStrategy::priority_aware; }
 bool centralized(const PoolState& pool) noexcept { return pool.strategy == QueueStrategy::centralized_greedy; }
