@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <ctime>
 #include <cstring>
 #include <thread>
 #include <vector>
@@ -90,6 +91,14 @@ Interference::Interference(const os::CpuSet& cpus, InterferenceSettings settings
     policy_ = os::realtime_forced_off() ? "SCHED_OTHER (TAKT_NO_RT set: the load competes instead of preempting)"
                                         : "SCHED_OTHER (no SCHED_FIFO privilege: the load competes instead of preempting)";
   }
+}
+
+std::optional<std::chrono::nanoseconds> Interference::cpu_time() const {
+  clockid_t clock{};
+  if (pid_ <= 0 || ::clock_getcpuclockid(pid_, &clock) != 0) return std::nullopt;
+  timespec ts{};
+  if (::clock_gettime(clock, &ts) != 0) return std::nullopt;
+  return std::chrono::seconds(ts.tv_sec) + std::chrono::nanoseconds(ts.tv_nsec);
 }
 
 Interference::~Interference() {

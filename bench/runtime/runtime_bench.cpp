@@ -16,6 +16,7 @@
 #include "bench/runtime/kernels.hpp"
 #include "bench/runtime/sample_statistics.hpp"
 #include "model/duration.hpp"
+#include "os/clock.hpp"
 #include "os/cpu.hpp"
 #include "os/realtime.hpp"
 #include "platform/metrics_json.hpp"
@@ -606,6 +607,11 @@ class IgnoreSigpipe {
 
 }  // namespace
 
+std::size_t round_position(std::size_t round, std::size_t i, std::size_t n) {
+  const std::size_t rotation = (round / 2) % n;
+  return round % 2 == 0 ? (i + rotation) % n : (n - 1 - i + rotation) % n;
+}
+
 int run_runtime_bench(const RuntimeBenchOptions& options) {
   IgnoreSigpipe ignore_sigpipe;
   if (!options.json_path.empty()) {
@@ -773,6 +779,9 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
   bool load_realtime = false;  // the multiprogrammed load ran in SCHED_FIFO
   InterferenceSettings load_settings;
   load_settings.period = options.load_period;
+  // The share of each CPU the load really took while it ran (its CPU time over the
+  // time it ran and its CPUs): below the setting by what the load lost to others.
+  std::optional<double> load_measured;
   auto ratio = [&](const Row& row, Runtime other) -> std::optional<double> {
     const Row* o = find(rows, row.kernel, other, row.condition);
     if (o == nullptr || o->stats.median_ms <= 0) return std::nullopt;
@@ -803,11 +812,13 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
     j["multiprogrammed_load"] = {{"period_ms", std::chrono::duration<double, std::milli>(load_settings.period).count()},
                                  {"utilization", load_settings.utilization},
                                  {"phases", "staggered by period/P"},
-                                 {"policy", interference_policy}};
+                                 {"policy", interference_policy},
+                                 {"measured_utilization", load_measured ? nlohmann::json(*load_measured)
+                                                                        : nlohmann::json()}};
     j["method"] =
         "each runtime in its own forked child process, started once per kernel and condition, one after "
         "another; repetitions split into rounds (20, or one per 5 repetitions above 100) that run the "
-        "runtimes in turn (order rotating), each round after warm-up runs and once the previous runtime's "
+        "runtimes in turn (order rotating, reversed every other round), each round after warm-up runs and once the previous runtime's "
         "idle threads sleep; every runtime's threads on the first `workers` allowed CPUs, where the "
         "multiprogrammed load runs; steady_clock around each run; nearest-rank percentiles";
     j["runtimes"] = nlohmann::json::array();
@@ -861,17 +872,21 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
   };
   for (Condition condition : {Condition::isolated, Condition::multiprogrammed}) {
     std::optional<Interference> load;
+    std::optional<std::chrono::nanoseconds> load_cpu_before;
+    std::chrono::nanoseconds load_since{};
     if (condition == Condition::multiprogrammed) {
       load.emplace(used_cpus(cpus, workers), load_settings);
       interference_policy = load->policy();
       load_realtime = load->realtime();
+      load_cpu_before = load->cpu_time();
+      load_since = os::monotonic_now();
     }
     for (const Kernel& k : kernels) {
       if (condition == Condition::multiprogrammed && !k.conditions_both) continue;
       if (stop_now()) break;
       // One child per runtime, asked in turn for rounds of a few repetitions each (the
-      // order rotating from round to round), so that slow phases of a shared machine hit
-      // all runtimes alike.
+      // order rotating, and reversed every other round: round_position), so that slow
+      // phases of a shared machine hit all runtimes alike.
       const int rounds = rounds_for(k.repetitions);
       std::map<Runtime, ChildResult> results;
       std::vector<std::pair<Runtime, std::unique_ptr<RuntimeChild>>> children;
@@ -885,7 +900,7 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
         if (stop_now()) break;  // the rounds every runtime finished are kept
         const int reps = k.repetitions / rounds + (round < k.repetitions % rounds ? 1 : 0);
         for (std::size_t i = 0; i < children.size(); ++i) {
-          auto& [runtime, child] = children[(i + static_cast<std::size_t>(round)) % children.size()];
+          auto& [runtime, child] = children[round_position(static_cast<std::size_t>(round), i, children.size())];
           child->round(static_cast<std::uint64_t>(reps), results[runtime]);
         }
       }
@@ -916,6 +931,14 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
               r.not_quiet, name(runtime), kQuietLimit.count());
         }
         rows.push_back(row);
+      }
+      if (load && load_cpu_before) {
+        const auto cpu_now = load->cpu_time();
+        const auto wall = os::monotonic_now() - load_since;
+        if (cpu_now && wall > std::chrono::nanoseconds::zero()) {
+          load_measured = static_cast<double>((*cpu_now - *load_cpu_before).count()) /
+                          (static_cast<double>(wall.count()) * static_cast<double>(used_cpus(cpus, workers).size()));
+        }
       }
       save_json(false);
     }
@@ -995,8 +1018,10 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
         row.ns_per_spawn ? fmt::format("{:.1f}", *row.ns_per_spawn) : "", row.correct ? "" : "  WRONG");
     all_correct = all_correct && row.correct;
   }
-  fmt::print("\nmultiprogrammed load: one thread per CPU, busy {:.0f} % of every {} (phases staggered), {}\n",
-             load_settings.utilization * 100, model::format_duration(load_settings.period), interference_policy);
+  fmt::print("\nmultiprogrammed load: one thread per CPU, busy {:.0f} % of every {} (phases staggered), {}{}\n",
+             load_settings.utilization * 100, model::format_duration(load_settings.period), interference_policy,
+             load_measured ? fmt::format("; measured: {:.1f} % of each CPU while it ran", *load_measured * 100)
+                           : std::string());
   fmt::print("targets{}:\n", quick ? " (quick mode: smaller sizes than the targets are stated for)" : "");
   for (const Target& t : targets) {
     if (t.noise) {

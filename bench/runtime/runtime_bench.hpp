@@ -35,6 +35,12 @@ struct RuntimeBenchOptions {
   std::function<bool()> stop_requested;
 };
 
+/// Which of the `n` runtimes runs `i`-th in round `round`: the order rotates by one every
+/// two rounds and every other round runs it backwards, so that over four rounds each
+/// runtime runs just before and just after each of its neighbours equally often (with
+/// the rotation alone, takt, listed before oneTBB, ran just before it in 3 of 4 rounds).
+std::size_t round_position(std::size_t round, std::size_t i, std::size_t n);
+
 /// Runs the benchmark, prints a table and the targets, writes JSON. Returns the exit code.
 int run_runtime_bench(const RuntimeBenchOptions& options);
 

@@ -47,4 +47,28 @@ TEST(Interference, TheLoadEndsWithTheProcessThatMadeItEvenWhenThatIsKilled) {
   if (::kill(load, 0) == 0) ::kill(load, SIGKILL);  // leave nothing running
 }
 
+TEST(Interference, ItsCpuTimeIsTheShareOfItsCpuItTook) {
+  // One load thread on CPU 0, busy 25 % of every 1 ms (SCHED_OTHER: the test's machine
+  // stays usable). Its process CPU time over 0.5 s is about a quarter of it: the load
+  // takes its share, in the measure `takt bench runtime` reports (measured_utilization).
+  // Loose bounds: the machine runs other tests meanwhile.
+  ::setenv("TAKT_NO_RT", "1", 1);
+  {
+    takt::bench::Interference load(takt::os::CpuSet{0}, takt::bench::InterferenceSettings{});
+    ::unsetenv("TAKT_NO_RT");
+    const auto before = load.cpu_time();
+    ASSERT_TRUE(before.has_value());
+    const auto t0 = std::chrono::steady_clock::now();
+    std::this_thread::sleep_for(500ms);
+    const auto after = load.cpu_time();
+    const auto wall = std::chrono::steady_clock::now() - t0;
+    ASSERT_TRUE(after.has_value());
+    const double share = std::chrono::duration<double>(*after - *before).count() /
+                         std::chrono::duration<double>(wall).count();
+    EXPECT_GT(share, 0.10);
+    EXPECT_LT(share, 0.40);
+  }
+  ::unsetenv("TAKT_NO_RT");
+}
+
 }  // namespace
