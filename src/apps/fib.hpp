@@ -9,7 +9,9 @@ namespace takt::apps {
 /// spawns. Run inside a pool (outside one it runs serially).
 std::uint64_t fib(std::uint64_t n);
 
-/// Plain recursive fib, the serial baseline.
+/// Plain recursive fib, the serial baseline: two calls per node (fib(n+1) − 1 pairs of
+/// them), kept by the compiler as written, so that it differs from the runtimes' fib
+/// only in spawning.
 std::uint64_t fib_serial(std::uint64_t n);
 
 /// Number of spawns fib(n) performs: one per call with n >= 2, i.e. fib(n+1) - 1.
