@@ -15,7 +15,7 @@ namespace takt::platform {
 using std::chrono::nanoseconds;
 
 std::string_view how_run_ended(const RunInfo& run) {
-  if (!run.error.empty()) return "ended by an error (running jobs abandoned)";
+  if (!run.error.empty()) return run.abandoned ? "ended by an error (running jobs abandoned)" : "ended by an error";
   if (run.stopped) return run.abandoned ? "stopped (running jobs abandoned)" : "stopped early";
   if (run.stalled) return "running jobs abandoned (no job released or finished after the last release)";
   if (run.abandoned) return "running jobs abandoned at the end";
@@ -79,7 +79,6 @@ struct JobSeen {
   bool late = false;
   bool failed = false;
   bool has_strands = false;
-  bool vanished = false;  // decided by the release engine, but no event of it survived
   nanoseconds release{};
   nanoseconds eligible{};
   std::optional<nanoseconds> start;
@@ -196,20 +195,8 @@ RunMetrics compute_metrics(const MetricsInput& in) {
     std::vector<nanoseconds> latencies;
     std::vector<nanoseconds> executed;
     long double relative_sum = 0;
-    // Jobs the release engine released or skipped (0 .. n−1) of which no job event
-    // survived: every event of theirs was dropped (beyond the job ledger, once the
-    // buffers were full). They count as jobs without a known outcome, not as none.
-    if (t < in.decided_jobs.size()) {
-      auto& jobs = seen[t];
-      for (std::uint64_t k = 0; k < in.decided_jobs[t]; ++k) {
-        JobSeen& s = jobs[k];
-        if (s.released || s.skipped || s.start || s.finish) continue;
-        s.vanished = true;
-        s.release = in.run.origin + spec.offset + spec.period * static_cast<std::int64_t>(k);
-      }
-    }
     for (auto& [index, s] : seen[t]) {
-      if (!s.vanished && !s.released && !s.skipped && !s.start && !s.finish) continue;  // only strand events survived
+      if (!s.released && !s.skipped && !s.start && !s.finish) continue;  // only strand events survived
       JobResult r;
       r.task = t;
       r.index = index;
@@ -240,8 +227,7 @@ RunMetrics compute_metrics(const MetricsInput& in) {
       } else if (s.finish) {
         r.status =
             s.failed ? JobStatus::failed : (*s.finish <= r.deadline ? JobStatus::met : JobStatus::missed);
-      } else if (s.vanished ||
-                 (in.first_job_drop && !(t < in.ledger_jobs.size() && index < in.ledger_jobs[t]))) {
+      } else if (in.first_job_drop && !(t < in.ledger_jobs.size() && index < in.ledger_jobs[t])) {
         // Its finish (or start) may be among the dropped events: it is not a miss.
         r.status = JobStatus::unknown;
       } else {
@@ -290,6 +276,30 @@ RunMetrics compute_metrics(const MetricsInput& in) {
       if (!s.has_strands && s.start && s.finish && s.start_cpu >= 0)
         job_time[s.start_cpu] += s.cpu_time ? *s.cpu_time : *s.finish - *s.start;
       out.jobs.push_back(r);
+    }
+    // Jobs the release engine decided on of which no job event survived (all dropped,
+    // beyond the job ledger, once the buffers were full): counted, not lost. Of those,
+    // the engine's skips that no recorded skip event shows were skipped (a miss); the
+    // rest were released, and their outcome is unknown.
+    if (t < in.engine_counts.size()) {
+      const ReleaseCounts& c = in.engine_counts[t];
+      const std::uint64_t decided = c.released + c.skipped;
+      std::uint64_t recorded = 0, recorded_skips = 0;
+      for (const auto& [index, s] : seen[t]) {
+        if (index >= decided) break;
+        if (!s.released && !s.skipped && !s.start && !s.finish) continue;
+        ++recorded;
+        if (s.skipped && !s.released) ++recorded_skips;
+      }
+      if (decided > recorded) {
+        const std::uint64_t vanished = decided - recorded;
+        const std::uint64_t skipped = std::min(vanished, c.skipped - std::min(c.skipped, recorded_skips));
+        tm.jobs += vanished;
+        tm.skipped += skipped;
+        tm.misses += skipped;
+        tm.released += vanished - skipped;
+        tm.unknown += vanished - skipped;
+      }
     }
     const std::uint64_t with_outcome = tm.jobs - tm.abandoned - tm.unknown;
     tm.miss_ratio =

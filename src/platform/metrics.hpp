@@ -21,6 +21,7 @@
 #include "platform/percentile.hpp"
 #include "platform/periodic_task.hpp"
 #include "platform/recorder.hpp"
+#include "platform/release_engine.hpp"
 
 #include <chrono>
 #include <cstdint>
@@ -149,7 +150,8 @@ struct RunInfo {
                            ///< (ReleaseEngine::abandon_if_stalled)
   int signal = 0;          ///< the signal that stopped it, 0 if none
   /// The error that ended the run midway (a thread that could not start, memory that
-  /// ran out), its message; empty if none. Such a run is also `abandoned`.
+  /// ran out), its message; empty if none. Such a run is also `abandoned` when jobs were
+  /// still in flight after it.
   std::string error;
 
   /// end − origin; 0 for a run stopped before its first release (the origin lies
@@ -159,8 +161,8 @@ struct RunInfo {
   }
 };
 
-/// How a run ended early, in the words of the table and the trace: "ended by an error
-/// (running jobs abandoned)", "stopped early",
+/// How a run ended early, in the words of the table and the trace: "ended by an error"
+/// (with " (running jobs abandoned)" when jobs were), "stopped early",
 /// "stopped (running jobs abandoned)", "running jobs abandoned (no job released or
 /// finished after the last release)" or "running jobs abandoned at the end"; "" for a
 /// run that ended by its limits with every job finished.
@@ -169,7 +171,9 @@ std::string_view how_run_ended(const RunInfo& run);
 struct RunMetrics {
   RunInfo run;
   std::vector<TaskMetrics> tasks;
-  std::vector<JobResult> jobs;  ///< every released or skipped job, by task then index
+  /// Every released or skipped job with a recorded event, by task then index (jobs whose
+  /// events were all dropped are only in the task numbers: MetricsInput::engine_counts).
+  std::vector<JobResult> jobs;
   SystemMetrics system;
   std::uint64_t jobs_total = 0;
   std::uint64_t misses_total = 0;
@@ -194,11 +198,14 @@ struct MetricsInput {
   std::optional<std::chrono::nanoseconds> first_job_drop;
   /// Recorder::ledger_jobs(): per task, the jobs 0 .. n−1 whose job events are all kept.
   std::vector<std::uint64_t> ledger_jobs;
-  /// Per task, the jobs the release engine decided on (released or skipped: its
-  /// ReleaseCounts released + skipped, job indices 0 .. n−1). A job below it of which no
-  /// job event survived has status unknown (its events were all dropped). Empty: not
-  /// known; only jobs with a surviving event are counted.
-  std::vector<std::uint64_t> decided_jobs;
+  /// Per task, the release engine's own counts (ReleaseEngine::counts): the jobs it
+  /// released and the releases it skipped, job indices 0 .. released + skipped − 1. Jobs
+  /// among those of which no job event survived (all dropped, beyond the job ledger) are
+  /// still counted in the task's numbers: as skipped (a miss) as far as the engine
+  /// skipped more than the recorded skip events say, the rest as released jobs with
+  /// status unknown. They get no per-job entry (RunMetrics::jobs): a long run can have
+  /// millions. Empty: not known; only jobs with a surviving event are counted.
+  std::vector<ReleaseCounts> engine_counts;
 };
 
 RunMetrics compute_metrics(const MetricsInput& input);

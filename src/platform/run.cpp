@@ -403,10 +403,7 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
     }
     MetricsInput input = metrics_input(engine->tasks(), events, *recorder, info, before, after);
     input.events_dropped += unconsidered_left_out;
-    for (std::uint32_t t = 0; t < engine->tasks().size(); ++t) {
-      const ReleaseCounts c = engine->counts(t);
-      input.decided_jobs.push_back(c.released + c.skipped);
-    }
+    for (std::uint32_t t = 0; t < engine->tasks().size(); ++t) input.engine_counts.push_back(engine->counts(t));
     result.metrics = compute_metrics(input);
 
     std::vector<std::string> failures;
@@ -500,8 +497,13 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
     policy.run(ctx);
   } catch (...) {
     progress.reset();
+    // The run's end is the error, not the end of the shutdown below (up to seconds): a
+    // job abandoned at the error whose deadline lies in between is not a miss.
+    const bool started = engine->started();
+    const nanoseconds failed_at = os::monotonic_now();
+    const SystemSample after = started ? sample_system() : SystemSample{};
     const bool left_running = end_after_failure();
-    if (!engine->started()) throw;
+    if (!started) throw;
     // The run had begun (a thread that could not start midway, memory that ran out):
     // what ran until the error is still measured and written, then the error goes on
     // to the caller. A failure to make or write those results does not replace it.
@@ -510,19 +512,21 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
       RunResult partial;
       RunInfo info;
       info.origin = engine->origin();
-      info.end = os::monotonic_now();
+      info.end = failed_at;
       info.overrun = config.overrun;
       info.policy = std::string(policy.name());
       info.privileges = realtime.privileges;
-      info.abandoned = true;
+      info.abandoned = left_running || engine->jobs_in_flight() > 0;
       info.error = error_text(error);
       info.signal = signals ? signals->last_signal() : 0;
       if (signals) signals->detach();
       qos.reset();
-      make_results(partial, info, left_running, before, sample_system());
+      make_results(partial, info, left_running, before, after);
       if (!partial.output_errors.empty()) os::warn(partial.output_errors);
     } catch (const std::exception& e) {
       os::warn(fmt::format("the results of the failed run could not be made: {}", e.what()));
+    } catch (...) {
+      os::warn("the results of the failed run could not be made");
     }
     std::rethrow_exception(error);
   }

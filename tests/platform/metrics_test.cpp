@@ -3,6 +3,7 @@
 #include "platform/metrics.hpp"
 #include "platform/metrics_json.hpp"
 #include "platform/metrics_table.hpp"
+#include "platform/open_strands.hpp"
 #include "platform/percentile.hpp"
 #include "platform/run_report.hpp"
 #include "takt/error.hpp"
@@ -286,39 +287,34 @@ TEST(Metrics, AJobWhoseFinishMayHaveBeenDroppedHasNoOutcome) {
   EXPECT_EQ(compute_metrics(in).tasks[0].unfinished, 1u);
 }
 
-TEST(Metrics, AJobTheEngineDecidedOnWhoseEventsWereAllDroppedCountsAsUnknown) {
-  // The release engine decided on 6 jobs of A (released or skipped: A#0 .. A#5) and 3 of
-  // B, but no event of A#4 and A#5 survived (beyond the ledger of 3 jobs, once the
-  // buffers were full). They are jobs without an outcome, not jobs that never were:
-  // A has 6 jobs, 3 of them unknown (A#3 as before), misses 2 of the 3 with an outcome.
+TEST(Metrics, JobsTheEngineDecidedOnWhoseEventsWereAllDroppedAreStillCounted) {
+  // The release engine released A#0, #1, #3, #4, #6 and skipped A#2 and #5 (7 jobs), and
+  // released B#0 .. #2, but no event of A#4 .. A#6 survived (beyond the ledger of 3
+  // jobs, once the buffers were full). They vanished from A's numbers (4 jobs). Now the
+  // engine's counts say there were 7: of the 3 vanished, the engine skipped one more than
+  // the recorded skip events show (A#5: skipped, a miss), the other 2 were released and
+  // have no known outcome.
   MetricsInput in = scenario_input();
   in.events_dropped = 9;
   in.first_job_drop = 31ms;
   in.ledger_jobs = {3, 3};
-  in.decided_jobs = {6, 3};
-  in.run.origin = 2ms;  // the vanished jobs' nominal releases: origin + offset + k·T
+  in.engine_counts = {ReleaseCounts{5, 2, 0, false}, ReleaseCounts{3, 0, 0, false}};
   const RunMetrics m = compute_metrics(in);
   const TaskMetrics& a = m.tasks[0];
-  EXPECT_EQ(a.jobs, 6u);
-  EXPECT_EQ(a.released, 5u);  // all but the skipped A#2 (a vanished job may have been either)
-  EXPECT_EQ(a.unknown, 3u);
-  EXPECT_EQ(a.misses, 2u);
-  EXPECT_DOUBLE_EQ(a.miss_ratio, 2.0 / 3.0);
-  EXPECT_EQ(m.tasks[1].jobs, 3u);  // B's 3 jobs all have events: nothing added
-  EXPECT_EQ(m.jobs_total, 9u);
-  std::vector<const JobResult*> vanished;
-  for (const auto& j : m.jobs) {
-    if (j.task == 0 && j.index >= 4) vanished.push_back(&j);
-  }
-  ASSERT_EQ(vanished.size(), 2u);
-  EXPECT_EQ(vanished[0]->status, JobStatus::unknown);
-  EXPECT_EQ(vanished[0]->release, 42ms);   // 2 + 0 + 4 · 10 ms
-  EXPECT_EQ(vanished[0]->deadline, 52ms);  // + D = 10 ms
-  EXPECT_EQ(vanished[1]->release, 52ms);
-  EXPECT_FALSE(vanished[1]->finish);
+  EXPECT_EQ(a.jobs, 7u);
+  EXPECT_EQ(a.released, 5u);
+  EXPECT_EQ(a.skipped, 2u);
+  EXPECT_EQ(a.unknown, 3u);                   // A#3 (no finish, beyond the ledger), A#4, A#6
+  EXPECT_EQ(a.misses, 3u);                    // A#1 late, A#2 and A#5 skipped
+  EXPECT_DOUBLE_EQ(a.miss_ratio, 3.0 / 4.0);  // of the 4 jobs with an outcome
+  EXPECT_EQ(m.tasks[1].jobs, 3u);             // B's 3 jobs all have events: nothing added
+  EXPECT_EQ(m.jobs_total, 10u);
+  EXPECT_EQ(m.misses_total, 4u);              // A's 3 and B#1, which failed
+  // No per-job entries for the vanished jobs (a long run can have millions).
+  EXPECT_EQ(m.jobs.size(), 7u);
   EXPECT_NE(format_table(m).find("3 job(s) beyond the job ledger have no known outcome"), std::string::npos);
   // Without the engine's counts only the jobs with an event are known (4 of A).
-  in.decided_jobs.clear();
+  in.engine_counts.clear();
   EXPECT_EQ(compute_metrics(in).tasks[0].jobs, 4u);
 }
 
@@ -405,6 +401,39 @@ TEST(Metrics, AStrandWhoseThreadMovedToAnotherCpuInsideItStillCounts) {
   ASSERT_EQ(m.system.cores.size(), 2u);
   EXPECT_EQ(m.system.cores[1].job_time, scenario_metrics().system.cores[1].job_time)
       << "the segment counts on the CPU it began on";
+}
+
+TEST(OpenStrands, AnEndOnAnotherCpuEndsTheOneOpenSegmentOfItsStrandOnly) {
+  auto ev_at = [](EventKind kind, int cpu, nanoseconds t) {
+    Event e;
+    e.kind = kind;
+    e.task = 1;
+    e.job = 0;
+    e.arg = 7;
+    e.cpu = static_cast<std::int16_t>(cpu);
+    e.time = t;
+    return e;
+  };
+  OpenStrands open;
+  open.begin(ev_at(EventKind::strand_begin, 1, 100us));
+  const auto moved = open.end(ev_at(EventKind::strand_end, 0, 300us));
+  ASSERT_TRUE(moved);
+  EXPECT_EQ(moved->begin, 100us);
+  EXPECT_EQ(moved->cpu, 1);
+  EXPECT_TRUE(open.still_open().empty());
+  // Two open segments of the strand (an end was dropped): an end on a third CPU ends
+  // neither, since which one it ends is not known; one on a CPU of them ends that one.
+  open.begin(ev_at(EventKind::strand_begin, 0, 400us));
+  open.begin(ev_at(EventKind::strand_begin, 1, 500us));
+  EXPECT_FALSE(open.end(ev_at(EventKind::strand_end, 2, 600us)));
+  EXPECT_EQ(open.still_open().size(), 2u);
+  const auto same_cpu = open.end(ev_at(EventKind::strand_end, 1, 700us));
+  ASSERT_TRUE(same_cpu);
+  EXPECT_EQ(same_cpu->begin, 500us);
+  // Another strand's segment is never taken.
+  Event other = ev_at(EventKind::strand_end, 1, 800us);
+  other.arg = 8;
+  EXPECT_FALSE(open.end(other));
 }
 
 TEST(Metrics, SystemNumbersDerivedByHand) {
