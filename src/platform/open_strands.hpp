@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <optional>
@@ -28,15 +29,18 @@ class OpenStrands {
 
   /// `e` is a strand_end: the segment it ends (no longer open), begun on e's CPU, else,
   /// when its thread moved to another CPU inside the segment (an unpinned thread), the
-  /// one of the same strand begun on another CPU; nullopt when its begin is missing.
+  /// one segment of the same strand open on another CPU; nullopt when its begin is
+  /// missing, or when several such segments are open (after dropped events: which one
+  /// it ends is not known).
   std::optional<Segment> end(const Event& e) {
     auto it = open_.find({e.task, e.job, e.arg, e.cpu});
     if (it == open_.end()) {
+      auto same_strand = [&](auto at) {
+        return at != open_.end() && std::get<0>(at->first) == e.task && std::get<1>(at->first) == e.job &&
+               std::get<2>(at->first) == e.arg;
+      };
       it = open_.lower_bound({e.task, e.job, e.arg, std::numeric_limits<int>::min()});
-      if (it == open_.end() || std::get<0>(it->first) != e.task || std::get<1>(it->first) != e.job ||
-          std::get<2>(it->first) != e.arg) {
-        return std::nullopt;
-      }
+      if (!same_strand(it) || same_strand(std::next(it))) return std::nullopt;
     }
     const Segment segment{it->second, std::get<3>(it->first)};
     open_.erase(it);
