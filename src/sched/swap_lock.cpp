@@ -1,6 +1,7 @@
 // SwapLock: the readers-writer lock of reconfiguration (operations read, swaps write).
 #include "sched/swap_lock.hpp"
 
+#include "os/cpu_relax.hpp"
 #include "os/futex.hpp"
 
 #include <functional>
@@ -40,7 +41,7 @@ namespace {
 void await_change(std::atomic<std::uint32_t>& word, std::uint32_t value) noexcept {
   for (int spin = 0; spin < 200; ++spin) {
     if (word.load(std::memory_order_seq_cst) != value) return;
-    __builtin_ia32_pause();
+    os::cpu_relax();
   }
   for (int yields = 0; yields < 16; ++yields) {
     if (word.load(std::memory_order_seq_cst) != value) return;

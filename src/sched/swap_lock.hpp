@@ -42,6 +42,13 @@ class SwapLock {
   void lock() noexcept;
   void unlock() noexcept;
 
+  /// A writer holds the lock or waits for it (new readers then wait). For diagnostics
+  /// and tests; the answer may be stale by the time it is read.
+  [[nodiscard]] bool writer_present() const noexcept { return writer_.load(std::memory_order_seq_cst) != 0; }
+  /// Readers that found a writer and wait for it (the next writer lets them in first).
+  /// For diagnostics and tests, as writer_present().
+  [[nodiscard]] std::uint32_t readers_waiting() const noexcept { return waiting_.load(std::memory_order_seq_cst); }
+
  private:
   struct alignas(64) Lane {
     std::atomic<std::uint32_t> readers{0};
