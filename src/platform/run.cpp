@@ -367,10 +367,15 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
 
   // Makes the metrics from the recorder and writes every requested output, after the
   // run or after an error that ended it midway (then partial: what ran until then).
-  // `left_running`: a job still runs on the policy's threads; `before` and `after`: the
-  // system samples around the run.
-  auto make_results = [&](RunResult& result, const RunInfo& info, bool left_running, const SystemSample& before,
+  // `info`: how it ended (its origin, overrun rule, policy and privileges are filled in
+  // here); `left_running`: a job still runs on the policy's threads; `before` and
+  // `after`: the system samples around the run.
+  auto make_results = [&](RunResult& result, RunInfo info, bool left_running, const SystemSample& before,
                           const SystemSample& after) {
+    info.origin = engine->origin();
+    info.overrun = config.overrun;
+    info.policy = std::string(policy.name());
+    info.privileges = realtime.privileges;
     const nlohmann::json details = policy.details();
     warn_withheld(details);
     // The run is over: with MCL_FUTURE still set, every later allocation counts against a
@@ -511,11 +516,7 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
     try {
       RunResult partial;
       RunInfo info;
-      info.origin = engine->origin();
       info.end = failed_at;
-      info.overrun = config.overrun;
-      info.policy = std::string(policy.name());
-      info.privileges = realtime.privileges;
       info.abandoned = left_running || engine->jobs_in_flight() > 0;
       info.error = error_text(error);
       info.signal = signals ? signals->last_signal() : 0;
@@ -555,11 +556,7 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
     (void)state.release();
   }
   RunInfo info;
-  info.origin = engine->origin();
   info.end = end;
-  info.overrun = config.overrun;
-  info.policy = std::string(policy.name());
-  info.privileges = realtime.privileges;
   info.stopped = stop_asked && !engine->stalled();
   info.stalled = engine->stalled();
   info.abandoned = jobs_abandoned || result.jobs_left_running;

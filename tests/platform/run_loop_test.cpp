@@ -22,6 +22,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <latch>
 #include <optional>
 #include <thread>
@@ -336,42 +337,28 @@ TEST(SegmentsProgram, BusyWaitIsCpuTimeThatPreemptionDoesNotShorten) {
 }  // namespace
 
 namespace {
-/// Federated, except that run() throws once the policy's threads are up.
-class ThrowingRun : public takt::platform::Policy {
+/// Federated with another run(): `run_with(ctx, federated)` (a test's variation on it).
+class FederatedRunAs : public takt::platform::Policy {
  public:
-  ThrowingRun() : inner_(takt::policies::make_policy(takt::model::Policy::federated)) {}
-  [[nodiscard]] std::string_view name() const override { return "throwing"; }
+  using RunWith = std::function<void(takt::platform::RunContext&, takt::platform::Policy&)>;
+  FederatedRunAs(std::string name, RunWith run_with)
+      : name_(std::move(name)),
+        run_with_(std::move(run_with)),
+        inner_(takt::policies::make_policy(takt::model::Policy::federated)) {}
+  [[nodiscard]] std::string_view name() const override { return name_; }
   [[nodiscard]] takt::sched::TopologySpec default_topology() const override { return inner_->default_topology(); }
   takt::platform::RecordingPlan plan(const takt::platform::RunContext& ctx) override { return inner_->plan(ctx); }
   void prepare(takt::platform::RunContext& ctx) override { inner_->prepare(ctx); }
-  void run(takt::platform::RunContext&) override { throw takt::Error("the policy failed"); }
+  void run(takt::platform::RunContext& ctx) override { run_with_(ctx, *inner_); }
   bool shutdown() override { return inner_->shutdown(); }
 
  private:
+  std::string name_;
+  RunWith run_with_;
   std::unique_ptr<takt::platform::Policy> inner_;
 };
 }  // namespace
 
-namespace {
-/// Federated, except that run() throws after its lanes have released every job (as a
-/// thread that cannot start midway would end the run).
-class ThrowingAfterItsJobs : public takt::platform::Policy {
- public:
-  ThrowingAfterItsJobs() : inner_(takt::policies::make_policy(takt::model::Policy::federated)) {}
-  [[nodiscard]] std::string_view name() const override { return "throwing-after"; }
-  [[nodiscard]] takt::sched::TopologySpec default_topology() const override { return inner_->default_topology(); }
-  takt::platform::RecordingPlan plan(const takt::platform::RunContext& ctx) override { return inner_->plan(ctx); }
-  void prepare(takt::platform::RunContext& ctx) override { inner_->prepare(ctx); }
-  void run(takt::platform::RunContext& ctx) override {
-    inner_->run(ctx);
-    throw takt::Error("cannot start a thread of the run (Resource temporarily unavailable)");
-  }
-  bool shutdown() override { return inner_->shutdown(); }
-
- private:
-  std::unique_ptr<takt::platform::Policy> inner_;
-};
-}  // namespace
 
 TEST(RunTaskSet, ARunThatFailsMidwayStillWritesWhatRanUntilThen) {
   // An error after the release engine had started (a thread that cannot start midway,
@@ -390,7 +377,12 @@ TEST(RunTaskSet, ARunThatFailsMidwayStillWritesWhatRanUntilThen) {
   options.trace = dir / "trace.json";
   options.table = std::tmpfile();
   ASSERT_NE(options.table, nullptr);
-  ThrowingAfterItsJobs policy;
+  // Federated, except that run() throws after its lanes have released every job (as a
+  // thread that cannot start midway would end the run).
+  FederatedRunAs policy("throwing-after", [](takt::platform::RunContext& ctx, takt::platform::Policy& federated) {
+    federated.run(ctx);
+    throw takt::Error("cannot start a thread of the run (Resource temporarily unavailable)");
+  });
   std::string error;
   try {
     (void)takt::platform::run_task_set(set, verdict, policy, options);
@@ -419,25 +411,6 @@ TEST(RunTaskSet, ARunThatFailsMidwayStillWritesWhatRanUntilThen) {
   fs::remove_all(dir);
 }
 
-namespace {
-/// Federated, with the run abandoned (as by a second signal) before its first release.
-class AbandonedAtOnce : public takt::platform::Policy {
- public:
-  AbandonedAtOnce() : inner_(takt::policies::make_policy(takt::model::Policy::federated)) {}
-  [[nodiscard]] std::string_view name() const override { return "abandoned-at-once"; }
-  [[nodiscard]] takt::sched::TopologySpec default_topology() const override { return inner_->default_topology(); }
-  takt::platform::RecordingPlan plan(const takt::platform::RunContext& ctx) override { return inner_->plan(ctx); }
-  void prepare(takt::platform::RunContext& ctx) override { inner_->prepare(ctx); }
-  void run(takt::platform::RunContext& ctx) override {
-    ctx.engine.abandon();
-    inner_->run(ctx);
-  }
-  bool shutdown() override { return inner_->shutdown(); }
-
- private:
-  std::unique_ptr<takt::platform::Policy> inner_;
-};
-}  // namespace
 
 TEST(RunTaskSet, ASecondSignalWhileNoJobRunsAbandonsNothing) {
   // Abandoning a run (two signals) while no job ran made it "stopped (running jobs
@@ -447,7 +420,11 @@ TEST(RunTaskSet, ASecondSignalWhileNoJobRunsAbandonsNothing) {
   takt::platform::RunOptions options = quiet_one_job();
   options.handle_signals = false;
   options.jobs = 3;
-  AbandonedAtOnce policy;
+  // Federated, with the run abandoned (as by a second signal) before its first release.
+  FederatedRunAs policy("abandoned-at-once", [](takt::platform::RunContext& ctx, takt::platform::Policy& federated) {
+    ctx.engine.abandon();
+    federated.run(ctx);
+  });
   const takt::platform::RunResult r = takt::platform::run_task_set(set, verdict, policy, options);
   EXPECT_TRUE(r.metrics.run.stopped);
   EXPECT_FALSE(r.metrics.run.abandoned);
@@ -468,7 +445,10 @@ TEST(RunTaskSet, ACallersSignalStopIsDetachedWhenTheRunThrows) {
         takt::platform::SignalStop signals;
         takt::platform::RunOptions options = quiet_one_job();
         options.signals = &signals;
-        ThrowingRun policy;
+        // Federated, except that run() throws once the policy's threads are up.
+        FederatedRunAs policy("throwing", [](takt::platform::RunContext&, takt::platform::Policy&) {
+          throw takt::Error("the policy failed");
+        });
         int code = 1;
         try {
           (void)takt::platform::run_task_set(set, verdict, policy, options);
