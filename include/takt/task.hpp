@@ -43,8 +43,8 @@ struct Job {
 };
 
 /// A task as a C++ class with virtual functions (for in-process registration).
-/// run() may throw: the job then counts as missed, the error is reported, and the
-/// run goes on with the next job.
+/// run() may throw: the job then has status failed (counted among the misses), the
+/// error is reported, and the run goes on with the next job.
 class Task {
  public:
   virtual ~Task() = default;

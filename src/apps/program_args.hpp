@@ -13,7 +13,7 @@ namespace takt::apps {
 /// the first one left out: a missing one takes its default. A bad one throws
 /// takt::Error naming the program, the argument's position and name, the accepted
 /// range and the usage line, e.g.
-///   program 'heat': argument 2 (COLUMNS) must be a whole number from 3 to 100000, got 'wide';
+///   program 'heat': argument 2 (COLUMNS) must be a whole number from 3 to 1000000, got 'wide';
 ///   usage: heat [ROWS=512] [COLUMNS=512] [STEPS=50] [LEAF_ROWS=10]
 class ProgramArgs {
  public:

@@ -75,6 +75,8 @@ class MatmulTask final : public Task {
       a_[i] = static_cast<double>(i % 17) - 8.0;
       b_[i] = static_cast<double>(i % 13) * 0.5;
     }
+    matmul(a_.data(), b_.data(), c_.data(), n_);  // outside a pool: serially, the reference
+    same_.expect(c_.data(), c_.size());
   }
   void run(const Job& job) override {
     matmul(a_.data(), b_.data(), c_.data(), n_);
@@ -104,6 +106,7 @@ class HeatTask final : public Task {
                       problem_.rows, problem_.columns, max_points));
     }
     grids_.emplace(problem_);
+    same_.expect(heat(problem_, *grids_), problem_.rows * problem_.columns);  // serially, the reference
   }
   void run(const Job& job) override {
     const double* result = heat(problem_, *grids_);
@@ -154,6 +157,10 @@ class FactorTask final : public Task {
     args.finish();
     input_ = F.input(n, 1);
     work_ = SquareMatrix(n);
+    // The reference, computed serially (init runs outside a pool).
+    work_.values = input_.values;
+    F.factor(work_.view(), work_.n, base_);
+    same_.expect(work_.values.data(), work_.values.size());
   }
   void run(const Job& job) override {
     copy_rows(input_, work_);
@@ -174,21 +181,21 @@ class UtsTask final : public Task {
     tree_ = args.choice("TREE", "p3ls3", {"p3ls3", "t3-style", "t3"});
     args.finish();
     config_ = tree_ == "t3" ? uts_t3 : tree_ == "t3-style" ? uts_t3_style : uts_p3ls3;
+    expected_ = uts(config_);  // outside a pool: serially, the reference
   }
-  void run(const Job&) override {
+  void run(const Job& job) override {
     const UtsResult r = uts(config_);
-    if (!first_) {
-      first_ = r;
-    } else if (!(r == *first_)) {
-      throw Error(
-          fmt::format("uts {}: this job counted {} nodes, the first one {}", tree_, r.nodes, first_->nodes));
+    if (!(r == expected_)) {
+      throw Error(fmt::format("uts {}: job {} counted {} nodes, {} leaves, depth {}; the serial search {}, {}, {}",
+                              tree_, job.index, r.nodes, r.leaves, r.max_depth, expected_.nodes, expected_.leaves,
+                              expected_.max_depth));
     }
   }
 
  private:
   std::string tree_;
   UtsConfig config_;
-  std::optional<UtsResult> first_;
+  UtsResult expected_;
 };
 
 class SyntheticProgram final : public Task {

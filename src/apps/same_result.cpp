@@ -6,6 +6,8 @@
 
 #include <fmt/core.h>
 
+#include <string>
+
 #include <algorithm>
 #include <cstring>
 
@@ -59,14 +61,21 @@ std::uint64_t SameResult::fingerprint(const double* values, std::size_t count) {
   return h;
 }
 
+void SameResult::expect(const double* values, std::size_t count) {
+  first_ = fingerprint(values, count);
+  first_job_.reset();
+}
+
 void SameResult::check(std::string_view program, const Job& job, const double* values, std::size_t count) {
   const std::uint64_t print = fingerprint(values, count);
   if (!first_) {
     first_ = print;
     first_job_ = job.index;
   } else if (print != *first_) {
-    throw Error(fmt::format("{}: job {} computed a result different from job {}'s, from the same input", program,
-                            job.index, first_job_));
+    const std::string reference =
+        first_job_ ? fmt::format("job {}'s", *first_job_) : std::string("the one init computed serially");
+    throw Error(fmt::format("{}: job {} computed a result different from {}, from the same input", program,
+                            job.index, reference));
   }
 }
 

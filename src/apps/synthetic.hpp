@@ -40,7 +40,8 @@ struct SyntheticTask {
 ///   type 2: 10,000–20,000 nodes of 2,000–4,500 ns,
 ///   type 3: 1,000–2,000 nodes of 20,000–50,000 ns,
 /// drawn uniformly from `seed`. `node_scale` multiplies the node counts (benchmarks use
-/// it to shorten runs). Calibrates the busy loop (about 20 ms).
+/// it to shorten runs). Calibrates the busy loop: five trials of 2·10⁷ iterations, 40 to
+/// 75 ms at the 1.3 to 2.6 iterations/ns this project's VM runs at (`takt bench cpus`).
 SyntheticTask make_synthetic_task(int type, std::uint64_t seed, double node_scale = 1.0);
 
 /// Busy-loop iterations per nanosecond, measured now (best of a few trials).

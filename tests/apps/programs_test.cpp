@@ -74,8 +74,9 @@ TEST_P(RunsJobs, OnATwoWorkerPool) {
   config.memory.depth = 300;  // the p3ls3 UTS tree is 247 deep
   config.memory.stack_size = 32 * 1024;
   takt::Pool pool(config);
-  // Three jobs: fib and uts check their results, matmul, heat, cholesky and lu compare
-  // theirs with the first job's (they throw on a difference).
+  // Three jobs: each checks its result (fib against the closed value, uts, matmul, heat,
+  // cholesky and lu against the one their init computed serially; they throw on a
+  // difference).
   for (std::uint64_t k = 0; k < 3; ++k) {
     takt::Job job;
     job.task = c.program;
@@ -141,6 +142,27 @@ TEST(SameResult, AJobWhoseResultDiffersFromTheFirstJobsThrowsNamingBoth) {
   } catch (const takt::Error& e) {
     EXPECT_STREQ(e.what(), "matmul: job 2 computed a result different from job 0's, from the same input");
   }
+}
+
+TEST(SameResult, AResultWrongInEveryJobDiffersFromTheSerialReference) {
+  // With the first job as the reference, a result wrong the same way in every job (a
+  // lost branch) passed. The programs give the serial result as the reference in init.
+  std::vector<double> serial(5000);
+  for (std::size_t i = 0; i < serial.size(); ++i) serial[i] = std::cos(static_cast<double>(i)) * 1e2;
+  std::vector<double> wrong = serial;
+  wrong[1234] = 0.0;
+  takt::apps::SameResult same;
+  same.expect(serial.data(), serial.size());
+  takt::Job job;
+  job.index = 0;
+  try {
+    same.check("lu", job, wrong.data(), wrong.size());
+    FAIL() << "no error";
+  } catch (const takt::Error& e) {
+    EXPECT_STREQ(e.what(), "lu: job 0 computed a result different from the one init computed serially, from the "
+                           "same input");
+  }
+  EXPECT_NO_THROW(same.check("lu", job, serial.data(), serial.size()));
 }
 
 TEST(SameResult, DifferencesThatCancelInPlainSumsChangeTheFingerprint) {
