@@ -239,12 +239,18 @@ CLI::Validator input_file(const std::string& what) {
   return CLI::Validator([](std::string&) { return std::string(); }, "", std::string(kInputFile) + what);
 }
 
-int check_standard_output(int code, bool file_option) {
+namespace {
+/// Whether the command that runs can write its output to a file instead (-o FILE): set
+/// by run_main() once it knows the command.
+bool command_has_output_option = false;
+}  // namespace
+
+int check_standard_output(int code) {
   if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
     fmt::print(stderr,
                "takt: error: writing to standard output failed ({}); redirect it to a file or "
                "folder with space{}\n",
-               std::strerror(errno), file_option ? ", or use the command's file option (-o, --json)" : "");
+               std::strerror(errno), command_has_output_option ? ", or give -o FILE" : "");
     code = code == exit_ok ? exit_bad_input : code;
   }
   std::fflush(stderr);
@@ -362,7 +368,7 @@ int run_main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     // --help and --version end here too: CLI11 prints them (a failed write is an error).
     if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success))
-      return check_standard_output(app.exit(e), false);  // no file option takes them
+      return check_standard_output(app.exit(e));  // no file option takes them
     return command_line_error(e.what());
   }
   for (const auto& [path, sub] : apps) {
@@ -385,6 +391,7 @@ int run_main(int argc, char** argv) {
     // Run the deepest parsed subcommand that has an action.
     auto it = std::find_if(actions.rbegin(), actions.rend(), [](const auto& a) { return a.first->parsed(); });
     if (it != actions.rend()) {
+      command_has_output_option = it->first->get_option_no_throw("--output") != nullptr;
       code = it->second();
     } else {
       fmt::print(stderr, "takt: error: no subcommand given; see takt --help\n");

@@ -78,11 +78,10 @@ bool register_group(std::vector<std::string> path, std::string description);
 
 /// Flushes stdout and stderr. Output lost on the way out (a full disk, a closed file) is
 /// an error, not success: when writing stdout failed, says so on stderr and returns
-/// exit_bad_input for an `code` of exit_ok (`code` otherwise). The message suggests the
-/// command's file option (-o, --json) unless `file_option` is false (--help, --version).
-/// run_main() applies it after every command; a command that ends the process itself
-/// calls it first.
-int check_standard_output(int code, bool file_option = true);
+/// exit_bad_input for an `code` of exit_ok (`code` otherwise). The message suggests -o
+/// FILE for a command that has it (generate, convert). run_main() applies it after every
+/// command; a command that ends the process itself calls it first.
+int check_standard_output(int code);
 
 /// How every command ends (run_main() calls it; a command that ends the process itself
 /// calls it first): check_standard_output(code), then, if a SIGINT or SIGTERM stopped

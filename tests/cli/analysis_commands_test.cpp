@@ -428,6 +428,16 @@ TEST_F(Commands, OutputThatCannotBeWrittenIsAnErrorNotSuccess) {
   EXPECT_EQ(WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, 1);
   EXPECT_NE(takt::testing::slurp(err).find("writing to standard output failed"), std::string::npos)
       << takt::testing::slurp(err);
+  EXPECT_NE(takt::testing::slurp(err).find(", or give -o FILE"), std::string::npos) << takt::testing::slurp(err);
+  // A command without -o is not told to use one (analyze was told "-o, --json": it has
+  // neither a file option for its output).
+  const int analyze = std::system(
+      (std::string(TAKT_BINARY) + " analyze " + example("07-unschedulable.yaml") + " >/dev/full 2>" + err.string())
+          .c_str());
+  EXPECT_EQ(WIFEXITED(analyze) ? WEXITSTATUS(analyze) : -1, 2);
+  EXPECT_NE(takt::testing::slurp(err).find("writing to standard output failed"), std::string::npos)
+      << takt::testing::slurp(err);
+  EXPECT_EQ(takt::testing::slurp(err).find("-o"), std::string::npos) << takt::testing::slurp(err);
   // --help and --version too.
   for (const char* args : {"--help", "--version", "run --help", "bench runtime --help"}) {
     const int status =
@@ -436,7 +446,7 @@ TEST_F(Commands, OutputThatCannotBeWrittenIsAnErrorNotSuccess) {
     EXPECT_NE(takt::testing::slurp(err).find("writing to standard output failed"), std::string::npos)
         << args << ": " << takt::testing::slurp(err);
     // No file option takes the help or the version: none is suggested.
-    EXPECT_EQ(takt::testing::slurp(err).find("file option"), std::string::npos)
+    EXPECT_EQ(takt::testing::slurp(err).find("-o FILE"), std::string::npos)
         << args << ": " << takt::testing::slurp(err);
   }
 }
