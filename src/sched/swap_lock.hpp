@@ -42,8 +42,9 @@ class SwapLock {
   void lock() noexcept;
   void unlock() noexcept;
 
-  /// A writer holds the lock or waits for it (new readers then wait). For diagnostics
-  /// and tests; the answer may be stale by the time it is read.
+  /// A writer holds the lock or waits for the readers inside to leave (new readers then
+  /// wait); not yet while it waits for another writer or for waiting readers to enter.
+  /// For diagnostics and tests; the answer may be stale by the time it is read.
   [[nodiscard]] bool writer_present() const noexcept { return writer_.load(std::memory_order_seq_cst) != 0; }
   /// Readers that found a writer and wait for it (the next writer lets them in first).
   /// For diagnostics and tests, as writer_present().
