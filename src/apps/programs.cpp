@@ -134,7 +134,7 @@ void copy_rows(const SquareMatrix& from, SquareMatrix& to) {
 constexpr std::uint64_t kMaxMatrix = 20'000;
 
 /// A recursive factorisation program: each job copies the input and factors the copy in
-/// place; every job's result must equal the first job's.
+/// place; every job's result must equal the one init computed serially.
 struct Factorisation {
   const char* name;
   std::string_view usage;

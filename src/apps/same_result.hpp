@@ -1,4 +1,4 @@
-// SameResult: a deterministic program's check that every job computes its first job's result, bit for bit.
+// SameResult: a deterministic program's check that every job computes the reference result (init's serial one, else the first job's), bit for bit.
 #pragma once
 
 #include "takt/task.hpp"

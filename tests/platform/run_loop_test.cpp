@@ -359,7 +359,6 @@ class FederatedRunAs : public takt::platform::Policy {
 };
 }  // namespace
 
-
 TEST(RunTaskSet, ARunThatFailsMidwayStillWritesWhatRanUntilThen) {
   // An error after the release engine had started (a thread that cannot start midway,
   // memory that runs out) left the run without any output: no JSON, trace or table of
@@ -410,7 +409,6 @@ TEST(RunTaskSet, ARunThatFailsMidwayStillWritesWhatRanUntilThen) {
       << table;
   fs::remove_all(dir);
 }
-
 
 TEST(RunTaskSet, ASecondSignalWhileNoJobRunsAbandonsNothing) {
   // Abandoning a run (two signals) while no job ran made it "stopped (running jobs
