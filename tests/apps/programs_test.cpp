@@ -3,6 +3,7 @@
 #include "apps/programs.hpp"
 #include "apps/same_result.hpp"
 #include "apps/segments.hpp"
+#include "apps/synthetic.hpp"
 #include "os/clock.hpp"
 #include "takt/error.hpp"
 #include "takt/program.hpp"
@@ -206,6 +207,32 @@ TEST(Segments, AStrandUsesItsLengthOfCpuTimeWhateverTheLoopsSpeed) {
     EXPECT_GE(used, 10ms) << "factor " << factor;
     EXPECT_LE(used, factor > 1 ? 20ms : 12500us) << "factor " << factor;
   }
+}
+
+TEST(Segments, AStrandWhoseLoopRunsUpToTwiceSlowerThanItsRateDoesNotOvershoot) {
+  // The calibration keeps the loop's fastest rate, and this VM's vCPUs run it 1 to 2
+  // times slower at other moments (1.3 to 2.6 iterations/ns, `takt bench cpus`). A step
+  // sized for all that was left then overshot by up to an eighth of the strand: 10 ms
+  // strands of partitioned-dm ran 10.15 to 10.8 ms of CPU time (work/C 1.015 to 1.077 in
+  // four runs here; 1.28 under ThreadSanitizer in CI). Here the steps are sized for a
+  // rate 1.9 times the loop's speed measured just before: steps of 1.25 ms then take
+  // 2.375 ms, four of them leave 0.5 ms, and a last step sized for that took 0.95 ms
+  // (10.45 ms in all). Steps sized for half of what is left end within it. The least of
+  // 3 tries counts (a VM that charges the time the host took its vCPU away to the
+  // thread's CPU time adds to one).
+  using namespace std::chrono_literals;
+  std::chrono::nanoseconds least = std::chrono::nanoseconds::max();
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    constexpr std::uint64_t units = 5'000'000;
+    const auto m0 = takt::os::thread_cpu_time();
+    takt::apps::busy_units(units);
+    const double now_rate = static_cast<double>(units) / static_cast<double>((takt::os::thread_cpu_time() - m0).count());
+    const auto t0 = takt::os::thread_cpu_time();
+    takt::apps::busy_wait(10ms, now_rate * 1.9);
+    least = std::min(least, takt::os::thread_cpu_time() - t0);
+  }
+  EXPECT_GE(least, 10ms);
+  EXPECT_LE(least, 10200us);
 }
 
 TEST(Segments, AShortStrandLastsItsLengthWhateverTheLoopsSpeed) {
