@@ -655,6 +655,7 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
                     options.workers, cpus.size(), cpus.to_string(), cpus.size()));
   }
   const std::size_t workers = options.workers != 0 ? options.workers : cpus.size();
+  const os::CpuSet cpus_used = used_cpus(cpus, workers);  // every runtime's threads and the load
   const bool quick = options.quick;
 
   // ---- inputs (prepared once, in the parent) -------------------------------------------
@@ -808,7 +809,7 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
     j["takt_pinned"] = options.pin;
     j["takt_caller_joins"] = options.caller_joins;
     j["cpus"] = cpus.to_string();
-    j["cpus_used"] = used_cpus(cpus, workers).to_string();  // every runtime's threads and the load
+    j["cpus_used"] = cpus_used.to_string();
     j["multiprogrammed_load"] = {{"period_ms", std::chrono::duration<double, std::milli>(load_settings.period).count()},
                                  {"utilization", load_settings.utilization},
                                  {"phases", "staggered by period/P"},
@@ -875,7 +876,7 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
     std::optional<std::chrono::nanoseconds> load_cpu_before;
     std::chrono::nanoseconds load_since{};
     if (condition == Condition::multiprogrammed) {
-      load.emplace(used_cpus(cpus, workers), load_settings);
+      load.emplace(cpus_used, load_settings);
       interference_policy = load->policy();
       load_realtime = load->realtime();
       load_cpu_before = load->cpu_time();
@@ -937,7 +938,7 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
         const auto wall = os::monotonic_now() - load_since;
         if (cpu_now && wall > std::chrono::nanoseconds::zero()) {
           load_measured = static_cast<double>((*cpu_now - *load_cpu_before).count()) /
-                          (static_cast<double>(wall.count()) * static_cast<double>(used_cpus(cpus, workers).size()));
+                          (static_cast<double>(wall.count()) * static_cast<double>(cpus_used.size()));
         }
       }
       save_json(false);

@@ -156,9 +156,8 @@ class FactorTask final : public Task {
     base_ = args.whole("BASE", F.default_base, 1, kMaxMatrix);
     args.finish();
     input_ = F.input(n, 1);
-    work_ = SquareMatrix(n);
-    // The reference, computed serially (init runs outside a pool).
-    work_.values = input_.values;
+    // The reference, computed serially (init runs outside a pool), in the work matrix.
+    work_ = input_;
     F.factor(work_.view(), work_.n, base_);
     same_.expect(work_.values.data(), work_.values.size());
   }

@@ -6,10 +6,9 @@
 
 #include <fmt/core.h>
 
-#include <string>
-
 #include <algorithm>
 #include <cstring>
+#include <string>
 
 namespace takt::apps {
 namespace {

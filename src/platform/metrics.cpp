@@ -195,8 +195,17 @@ RunMetrics compute_metrics(const MetricsInput& in) {
     std::vector<nanoseconds> latencies;
     std::vector<nanoseconds> executed;
     long double relative_sum = 0;
+    // The jobs the release engine decided on (indices below it): those with a job event
+    // are counted here, the others below (their events were all dropped).
+    const ReleaseCounts* engine = t < in.engine_counts.size() ? &in.engine_counts[t] : nullptr;
+    const std::uint64_t decided = engine != nullptr ? engine->released + engine->skipped : 0;
+    std::uint64_t recorded = 0, recorded_skips = 0;
     for (auto& [index, s] : seen[t]) {
       if (!s.released && !s.skipped && !s.start && !s.finish) continue;  // only strand events survived
+      if (index < decided) {
+        ++recorded;
+        if (s.skipped && !s.released) ++recorded_skips;
+      }
       JobResult r;
       r.task = t;
       r.index = index;
@@ -281,25 +290,14 @@ RunMetrics compute_metrics(const MetricsInput& in) {
     // beyond the job ledger, once the buffers were full): counted, not lost. Of those,
     // the engine's skips that no recorded skip event shows were skipped (a miss); the
     // rest were released, and their outcome is unknown.
-    if (t < in.engine_counts.size()) {
-      const ReleaseCounts& c = in.engine_counts[t];
-      const std::uint64_t decided = c.released + c.skipped;
-      std::uint64_t recorded = 0, recorded_skips = 0;
-      for (const auto& [index, s] : seen[t]) {
-        if (index >= decided) break;
-        if (!s.released && !s.skipped && !s.start && !s.finish) continue;
-        ++recorded;
-        if (s.skipped && !s.released) ++recorded_skips;
-      }
-      if (decided > recorded) {
-        const std::uint64_t vanished = decided - recorded;
-        const std::uint64_t skipped = std::min(vanished, c.skipped - std::min(c.skipped, recorded_skips));
-        tm.jobs += vanished;
-        tm.skipped += skipped;
-        tm.misses += skipped;
-        tm.released += vanished - skipped;
-        tm.unknown += vanished - skipped;
-      }
+    if (decided > recorded) {
+      const std::uint64_t vanished = decided - recorded;
+      const std::uint64_t skipped = std::min(vanished, engine->skipped - std::min(engine->skipped, recorded_skips));
+      tm.jobs += vanished;
+      tm.skipped += skipped;
+      tm.misses += skipped;
+      tm.released += vanished - skipped;
+      tm.unknown += vanished - skipped;
     }
     const std::uint64_t with_outcome = tm.jobs - tm.abandoned - tm.unknown;
     tm.miss_ratio =

@@ -4,7 +4,6 @@
 #include "sched/component.hpp"
 #include "sched/pipe.hpp"
 
-
 namespace takt::sched {
 
 void flush(Pipe& pipe) noexcept {

@@ -404,16 +404,8 @@ TEST(Metrics, AStrandWhoseThreadMovedToAnotherCpuInsideItStillCounts) {
 }
 
 TEST(OpenStrands, AnEndOnAnotherCpuEndsTheOneOpenSegmentOfItsStrandOnly) {
-  auto ev_at = [](EventKind kind, int cpu, nanoseconds t) {
-    Event e;
-    e.kind = kind;
-    e.task = 1;
-    e.job = 0;
-    e.arg = 7;
-    e.cpu = static_cast<std::int16_t>(cpu);
-    e.time = t;
-    return e;
-  };
+  // Events of strand 7 of B#0.
+  auto ev_at = [](EventKind kind, int cpu, nanoseconds t) { return ev(kind, 1, 0, t, 0ns, cpu, 0, 7); };
   OpenStrands open;
   open.begin(ev_at(EventKind::strand_begin, 1, 100us));
   const auto moved = open.end(ev_at(EventKind::strand_end, 0, 300us));
