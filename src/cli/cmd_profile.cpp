@@ -132,6 +132,9 @@ profiler::ProfileResult profile_program(const Program& resolved, const std::stri
                                         const profiler::ProfileOptions& o) {
   std::unique_ptr<Task> task = resolved.create();
   const os::CpuSet cpus = profiler::profiled_cpus(o);
+  // The built-in programs compute their reference result here, serially (an hour for
+  // matmul 16384): say so before the wait.
+  if (o.progress) o.progress(fmt::format("init of {}", program));
   task->init({program, args, static_cast<unsigned>(cpus.size())});
   profiler::ProfileResult result = profiler::profile(*task, program, args, o);
   task->finalize();

@@ -1,4 +1,5 @@
-// A progress line on stderr while a run goes on (jobs done, misses so far), only on a terminal.
+// A progress line on stderr while a run goes on (jobs done, misses so far), or while its
+// tasks are initialised, only on a terminal.
 #include "platform/progress_line.hpp"
 
 #include "os/realtime.hpp"
@@ -11,7 +12,14 @@ namespace takt::platform {
 
 ProgressLine::ProgressLine(Source source, std::FILE* out, std::optional<bool> enabled,
                            std::chrono::milliseconds interval)
-    : source_(std::move(source)),
+    : ProgressLine(Text([source = std::move(source)](std::chrono::nanoseconds elapsed) {
+                     return format(source(), elapsed);
+                   }),
+                   out, enabled, interval) {}
+
+ProgressLine::ProgressLine(Text text, std::FILE* out, std::optional<bool> enabled,
+                           std::chrono::milliseconds interval)
+    : text_(std::move(text)),
       out_(out),
       enabled_(enabled.value_or(out != nullptr && isatty(fileno(out)) != 0)),
       interval_(interval),
@@ -48,7 +56,7 @@ void ProgressLine::loop() {
   std::unique_lock lock(mutex_);
   while (!wake_.wait_for(lock, interval_, [this] { return stop_; })) {
     lock.unlock();
-    std::string line = format(source_(), std::chrono::steady_clock::now() - started_);
+    std::string line = text_(std::chrono::steady_clock::now() - started_);
     std::fprintf(out_, "\r%s\033[K", line.c_str());
     std::fflush(out_);
     printed_ = true;

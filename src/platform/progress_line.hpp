@@ -1,4 +1,5 @@
-// A progress line on stderr while a run goes on (jobs done, misses so far), only on a terminal.
+// A progress line on stderr while a run goes on (jobs done, misses so far), or while its
+// tasks are initialised, only on a terminal.
 #pragma once
 
 #include <chrono>
@@ -23,11 +24,16 @@ class ProgressLine {
     std::uint64_t skipped = 0;
   };
   using Source = std::function<Counts()>;
+  /// The whole line, given the time since the ProgressLine was made.
+  using Text = std::function<std::string(std::chrono::nanoseconds elapsed)>;
 
-  /// Rewrites one line on `out` every `interval` until destroyed. `enabled`: print at
-  /// all; by default only when `out` is a terminal. The line's thread runs in
-  /// SCHED_OTHER whatever its creator's class.
+  /// Rewrites one line on `out` every `interval` until destroyed (the first after one
+  /// interval, so a phase shorter than that prints nothing). `enabled`: print at all;
+  /// by default only when `out` is a terminal. The line's thread runs in SCHED_OTHER
+  /// whatever its creator's class. With a Source the line is format()'s.
   explicit ProgressLine(Source source, std::FILE* out = stderr, std::optional<bool> enabled = std::nullopt,
+                        std::chrono::milliseconds interval = std::chrono::milliseconds(500));
+  explicit ProgressLine(Text text, std::FILE* out = stderr, std::optional<bool> enabled = std::nullopt,
                         std::chrono::milliseconds interval = std::chrono::milliseconds(500));
   ~ProgressLine();
   ProgressLine(const ProgressLine&) = delete;
@@ -40,7 +46,7 @@ class ProgressLine {
  private:
   void loop();
 
-  Source source_;
+  Text text_;
   std::FILE* out_;
   bool enabled_;
   std::chrono::milliseconds interval_;

@@ -23,6 +23,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <memory>
 #include <numeric>
 #include <optional>
@@ -277,8 +278,21 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
   std::unique_ptr<InitialisedTasks>& tasks = state->tasks;
   std::vector<PeriodicTask> timing;
   const std::filesystem::path base = std::filesystem::path(set.source).parent_path();
+  // A program's init may take long (the built-in ones compute their reference result
+  // serially: an hour for matmul 16384): say which task is at it.
+  std::atomic<std::size_t> initialising{0};
+  std::optional<ProgressLine> init_line;
+  if (!set.tasks.empty()) init_line.emplace(
+      [&set, &initialising](nanoseconds elapsed) {
+        const std::size_t i = initialising.load(std::memory_order_relaxed);
+        const model::Task& t = set.tasks[i];
+        return fmt::format("takt: initialising task '{}' ({} of {}, program {}), {:.1f} s", t.name, i + 1,
+                           set.tasks.size(), t.program, static_cast<double>(elapsed.count()) / 1e9);
+      },
+      options.progress_out, options.progress);
   try {
     for (std::size_t i = 0; i < set.tasks.size(); ++i) {
+      initialising.store(i, std::memory_order_relaxed);
       const model::Task& t = set.tasks[i];
       if (t.program.empty()) {
         throw Error(fmt::format(
@@ -306,9 +320,11 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
       timing.push_back(PeriodicTask{t.name, t.period, t.deadline, t.offset, args.cores, t.work()});
     }
   } catch (...) {
+    init_line.reset();
     tasks->finalize_all();
     throw;
   }
+  init_line.reset();
 
   ReleaseConfig config;
   config.overrun = overrun_of(set.global.overrun);
@@ -337,9 +353,11 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
   try {
     plan = policy.plan(ctx);
   } catch (...) {
+    init_line.reset();
     tasks->finalize_all();
     throw;
   }
+  init_line.reset();
   state->recorder = std::make_unique<Recorder>(size_recorder(plan, engine->tasks(), config));
   std::unique_ptr<Recorder>& recorder = state->recorder;
   ctx.recorder = recorder.get();
@@ -483,7 +501,7 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
           for (std::uint32_t t = 0; t < engine->tasks().size(); ++t) skipped += engine->counts(t).skipped;
           return ProgressLine::Counts{p.jobs_done, p.misses, planned, skipped};
         },
-        stderr, options.progress);
+        options.progress_out, options.progress);
 
     ctx.overdue = [&engine, &stop_seen, drain = options.drain, messages = options.messages] {
       if (!engine->stop_requested()) {

@@ -50,8 +50,11 @@ struct RunOptions {
   std::optional<std::filesystem::path> trace;  ///< Chrome trace-event timeline
   std::FILE* table = stdout;                   ///< the results table; null: none
   std::FILE* messages = stderr;                ///< what the run uses (CPUs, privileges); null: none
-  /// The progress line on stderr: nullopt prints it when stderr is a terminal.
+  /// The progress line: while the tasks' init runs (from half a second on: "takt:
+  /// initialising task 'mm' (2 of 3, program matmul), 12.5 s"), then while the run goes
+  /// on. nullopt prints it when progress_out is a terminal.
   std::optional<bool> progress;
+  std::FILE* progress_out = stderr;
   /// First releases this long after the workers were created.
   std::chrono::nanoseconds start_delay = std::chrono::milliseconds(50);
   /// How long running jobs may take to finish after releasing ended (ReleaseConfig::drain).

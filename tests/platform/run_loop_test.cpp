@@ -10,6 +10,8 @@
 #include "platform/signal_stop.hpp"
 #include "policies/policy_registry.hpp"
 #include "takt/error.hpp"
+#include "takt/program.hpp"
+#include "takt/task.hpp"
 
 #include <gtest/gtest.h>
 
@@ -24,6 +26,7 @@
 #include <fstream>
 #include <functional>
 #include <latch>
+#include <memory>
 #include <optional>
 #include <thread>
 #include <vector>
@@ -458,4 +461,62 @@ TEST(RunTaskSet, ACallersSignalStopIsDetachedWhenTheRunThrows) {
         std::_Exit(code);
       },
       ::testing::ExitedWithCode(0), "");
+}
+
+namespace {
+// Where the progress line of RunTaskSet.ALongInitIsNamedOnTheProgressLine goes.
+std::FILE* slow_init_out = nullptr;
+
+/// What has been written to `f` so far (read through its descriptor, f stays as it is).
+std::string written_so_far(std::FILE* f) {
+  std::string text;
+  char buf[4096];
+  for (ssize_t n; (n = ::pread(fileno(f), buf, sizeof buf, static_cast<off_t>(text.size()))) > 0;) {
+    text.append(buf, static_cast<std::size_t>(n));
+  }
+  return text;
+}
+
+/// A program whose init lasts until the progress line has named it (at most 10 s).
+class SlowInit : public takt::Task {
+ public:
+  void init(const takt::TaskArgs&) override {
+    const auto give_up = std::chrono::steady_clock::now() + 10s;
+    while (written_so_far(slow_init_out).find("initialising") == std::string::npos &&
+           std::chrono::steady_clock::now() < give_up) {
+      std::this_thread::sleep_for(5ms);
+    }
+  }
+  void run(const takt::Job&) override {}
+};
+}  // namespace
+
+TEST(RunTaskSet, ALongInitIsNamedOnTheProgressLine) {
+  // A program's init can take long (the built-in ones compute their reference result
+  // serially: an hour for matmul 16384) and nothing said what the run was doing. The
+  // progress line names the task whose init runs, from half a second on, and is
+  // cleared before the run's own line.
+  std::FILE* out = std::tmpfile();
+  ASSERT_NE(out, nullptr);
+  slow_init_out = out;
+  if (!takt::programs().contains("run-loop-test-slow-init")) {
+    takt::programs().add<SlowInit>("run-loop-test-slow-init", "");
+  }
+  const auto set = takt::model::parse_task_set(
+      "global: {cores: 1}\n"
+      "tasks:\n"
+      "  - {name: quick, period: 10ms, program: segments, segments: [{length: 100us}]}\n"
+      "  - {name: slow, period: 10ms, program: run-loop-test-slow-init, work: 100us, span: 100us}\n");
+  const auto verdict = takt::analysis::analyse(set);
+  takt::platform::RunOptions options = quiet_one_job();
+  options.handle_signals = false;
+  options.progress = true;
+  options.progress_out = out;
+  const std::unique_ptr<takt::platform::Policy> policy = takt::policies::make_policy(takt::model::Policy::federated);
+  (void)takt::platform::run_task_set(set, verdict, *policy, options);
+  const std::string text = written_so_far(out);
+  std::fclose(out);
+  const std::size_t line = text.find("\rtakt: initialising task 'slow' (2 of 2, program run-loop-test-slow-init), ");
+  ASSERT_NE(line, std::string::npos) << text;
+  EXPECT_NE(text.find("\r\033[K", line), std::string::npos) << "the init line is cleared: " << text;
 }
