@@ -57,10 +57,10 @@ int run_analyze(const AnalyzeArgs& a) {
         *options.cores);
   }
   analysis::AnalysisResult result = analysis::analyse(set, options);
+  if (!note.empty()) fmt::print(stderr, "{}", note);  // stderr: the JSON on stdout stays one document
   if (a.json) {
     write_analysis_json(stdout, set, result);
   } else {
-    if (!note.empty()) fmt::print(stderr, "{}", note);
     fmt::print("{}", analysis_text(set, result));
   }
   return result.schedulable ? exit_ok : exit_unschedulable;

@@ -106,7 +106,6 @@ profiler::ProfileOptions options_of(const ProfileArgs& a) {
   // T_P pins its P workers to the first P CPUs: more workers than CPUs would share them.
   const os::CpuSet cpus = profiler::profiled_cpus(o);
   for (std::size_t p : a.parallel) {
-    if (p < 1) throw Error("--parallel 0: give worker counts of at least 1");
     if (p > cpus.size()) {
       throw Error(fmt::format(
           "--parallel {}: T_P runs on P workers pinned to the first P of the {} CPU(s) {} ({}); more workers "
@@ -530,6 +529,7 @@ int run_profile(const ProfileArgs& a) {
       app.add_option("--parallel", args->parallel,
                      "Also measure T_P on P pinned workers for each P given, e.g. --parallel 1,2")
           ->delimiter(',')
+          ->check(CLI::Range(1, 65536))
           ->allow_extra_args(false);
       return [args] { return run_profile(*args); };
     },

@@ -195,6 +195,21 @@ TEST_F(Commands, AnalyzeOverridesPolicyAndCores) {
   EXPECT_NE(ff.out.find("first-fit"), std::string::npos);
 }
 
+TEST_F(Commands, AnalyzeSaysWhenTheCoresComeFromTheMachineAlsoWithJson) {
+  // The note went to stderr in text mode only: with --json nothing said that the
+  // verdict was for this machine's CPUs.
+  const std::string file = write("nocores.yaml", "tasks:\n  - {name: a, period: 10ms, work: 1ms, span: 1ms}\n").string();
+  for (const char* json : {"", " --json"}) {
+    SCOPED_TRACE(json);
+    Outcome r = takt("analyze " + file + json);
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.err.find("note: the task set names no cores; analysing for this machine's"), std::string::npos)
+        << r.err;
+  }
+  Outcome j = takt("analyze " + file + " --json");
+  EXPECT_TRUE(nlohmann::json::accept(j.out)) << "stdout stays one JSON document: " << j.out;
+}
+
 TEST_F(Commands, CoreCountsBeyondTheLimitAreBadInput) {
   // Exit 1 with a message, not an internal error (exit 3) or a position in generated text.
   Outcome a = takt("analyze " + example("01-one-task.yaml") + " --cores 2000000000");

@@ -469,7 +469,11 @@ TEST_F(ProfileCommand, MoreParallelWorkersThanCpusAreRefused) {
   EXPECT_NE(o.err.find("give at most 1"), std::string::npos) << o.err;
   o = takt("profile fib 10 --jobs 1 --parallel 0" + kBurdens);
   EXPECT_EQ(o.status, 1);
-  EXPECT_NE(o.err.find("--parallel 0"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("--parallel: Value 0 not in range 1 to 65536"), std::string::npos) << o.err;
+  // A negative count was read as an unsigned one: "--parallel 18446744073709551615: ...".
+  o = takt("profile fib 10 --jobs 1 --parallel 1,-1" + kBurdens);
+  EXPECT_EQ(o.status, 1);
+  EXPECT_NE(o.err.find("--parallel: Value -1 not in range 1 to 65536"), std::string::npos) << o.err;
 }
 
 TEST_F(ProfileCommand, BadInputIsExitOneWithAMessage) {
