@@ -212,6 +212,26 @@ const model::Task* task_whose_times_jobs_carry(const model::TaskSet& set, const 
   return first;
 }
 
+/// The updates whose values the file cannot take (a measured span longer than the task's
+/// deadline, a value behind an alias), each checked alone: removed from `updates` and
+/// returned as (task, message), so that one task's values do not keep the others' out.
+std::vector<std::pair<std::string, std::string>> take_out_invalid(const std::string& path,
+                                                                  std::vector<model::MeasurementUpdate>& updates) {
+  const std::string text = read_file(path);
+  std::vector<std::pair<std::string, std::string>> invalid;
+  std::vector<model::MeasurementUpdate> valid;
+  for (model::MeasurementUpdate& u : updates) {
+    try {
+      (void)model::update_measurements(text, path, {u});
+      valid.push_back(std::move(u));
+    } catch (const Error& e) {
+      invalid.emplace_back(u.task, e.what());
+    }
+  }
+  updates = std::move(valid);
+  return invalid;
+}
+
 void write_measurements(const std::string& path, const std::vector<model::MeasurementUpdate>& updates) {
   const std::string text = read_file(path);
   const std::string updated = model::update_measurements(text, path, updates);
@@ -356,6 +376,10 @@ int profile_file(const ProfileArgs& a, const profiler::ProfileOptions& o) {
     tasks.push_back(entry);
   }
   signals.measured();
+  for (auto& [task, message] : take_out_invalid(a.update, updates)) {
+    fmt::print(stderr, "task '{}': measured, but not written: {}\n", task, message);
+    failed.emplace_back(task, message);
+  }
   auto failure_summary = [&failed] {
     std::string text;
     for (const auto& [task, message] : failed) text += "\n  " + message;
@@ -392,8 +416,8 @@ int profile_file(const ProfileArgs& a, const profiler::ProfileOptions& o) {
   write_measurements(a.update, updates);
   if (!failed.empty()) {
     fmt::print(stderr,
-               "takt: error: {} task(s) of {} could not be profiled and keep their values (the others are "
-               "written above); fix them and run `takt profile --update {}` again:{}\n",
+               "takt: error: {} task(s) of {} could not be profiled or written and keep their values (the "
+               "others are written above); fix them and run `takt profile --update {}` again:{}\n",
                failed.size(), a.update, a.update, failure_summary());
     return exit_bad_input;
   }

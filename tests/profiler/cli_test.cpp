@@ -114,7 +114,8 @@ TEST_F(ProfileCommand, UpdateWithAFailingTaskWritesTheOthersAndNamesIt) {
                          "  - {name: d, period: 1s, program: " TAKT_THROWING_SO ", work: 1ms, span: 1ms}\n";
   Outcome o = takt("profile --jobs 3 --update " + file.string() + kBurdens);
   EXPECT_EQ(o.status, 1) << o.err;
-  EXPECT_NE(o.err.find("2 task(s) of " + file.string() + " could not be profiled"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("2 task(s) of " + file.string() + " could not be profiled or written"), std::string::npos)
+      << o.err;
   EXPECT_NE(o.err.find(file.string() + ":3:5: task 'b': "), std::string::npos) << o.err;
   EXPECT_NE(o.err.find("odd job 1 throws"), std::string::npos) << o.err;
   EXPECT_NE(o.err.find(file.string() + ":5:5: task 'd': same program, arguments, period and deadline as a task above"),
@@ -153,6 +154,27 @@ TEST_F(ProfileCommand, UpdateWithAFailingTaskWritesTheOthersAndNamesIt) {
   EXPECT_NE(o.err.find("no task of " + file.string() + " could be profiled, nothing is written into it:"),
             std::string::npos)
       << o.err;
+}
+
+TEST_F(ProfileCommand, UpdateWithMeasurementsATaskCannotTakeWritesTheOthers) {
+  // b's measured span (fib(18): thousands of strands, microseconds at the least) is
+  // longer than its 2 us deadline. The one write of all tasks failed on it, so a's
+  // measurements were lost too. Now b keeps its values and is named, a is written.
+  const std::filesystem::path file = dir_ / "deadline.yaml";
+  std::ofstream(file) << "tasks:\n"
+                         "  - {name: a, period: 1s, program: fib, args: [12], work: 1ms, span: 1ms}\n"
+                         "  - {name: b, period: 2us, program: fib, args: [18], work: 1us, span: 1us}\n";
+  Outcome o = takt("profile --jobs 2 --update " + file.string() + kBurdens);
+  EXPECT_EQ(o.status, 1) << o.err;
+  EXPECT_NE(o.err.find("task 'b': measured, but not written: " + file.string() + ":3:"), std::string::npos)
+      << o.err;
+  EXPECT_NE(o.err.find("exceeds the deadline 2us"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("1 task(s) of " + file.string() + " could not be profiled or written"), std::string::npos)
+      << o.err;
+  const auto set = takt::model::parse_task_set_file(file.string());
+  EXPECT_TRUE(set.tasks[0].burdened_span) << "a measured and written";
+  EXPECT_FALSE(set.tasks[1].burdened_span) << "b left as it was";
+  EXPECT_EQ(set.tasks[1].measured_span, std::chrono::microseconds(1));
 }
 
 TEST_F(ProfileCommand, UpdateWithATaskOutOfMemoryWritesTheOthers) {
