@@ -84,9 +84,13 @@ std::size_t Scheduler::attached_tasks() const {
 // --- pipe chain --------------------------------------------------------------------
 
 void Scheduler::enter(Pipe& entry, Task& task) {
+  // Published as schedulable only once its entry pipe is set and it is queued there,
+  // under that pipe's lock: a dispatch(task) may claim it from then on (it may overlap
+  // the task's own calls), and its leave() finds the entry pipe and waits for the lock.
   task.entry_ = &entry;
   PipeGuard guard(entry);
   entry.add(task, 0);  // the entry pipe is first come, first served
+  task.state_.store(TaskState::schedulable, std::memory_order_release);
   flush(entry);
 }
 
@@ -154,7 +158,6 @@ void Scheduler::admit(Task& task) {
   register_task(task);
   task.attached_.store(true, std::memory_order_release);
   for (Instance* i : topology.data_instances()) i->task_construct(task);
-  task.state_.store(TaskState::schedulable, std::memory_order_release);
   enter(entry, task);
   broker_.notify(topics::admit, TaskEvent{&task, task.last_pe()});
 }
@@ -168,7 +171,6 @@ void Scheduler::unblock(Task& task) {
   }
   Pipe& entry = topology_->entry_for(task);
   for (Instance* i : topology_->data_instances()) i->task_enter(task);
-  task.state_.store(TaskState::schedulable, std::memory_order_release);
   enter(entry, task);
   broker_.notify(topics::unblock, TaskEvent{&task, task.last_pe()});
 }
@@ -253,7 +255,6 @@ void Scheduler::relinquish(Task& task) {
   }
   Pipe& entry = topology_->entry_for(task);
   for (Instance* i : topology_->data_instances()) i->task_enter(task);
-  task.state_.store(TaskState::schedulable, std::memory_order_release);
   enter(entry, task);
   broker_.notify(topics::relinquish, TaskEvent{&task, task.last_pe()});
 }

@@ -105,6 +105,48 @@ TEST(Concurrency, ProcessingElementsSharingAPipeNeverTakeATaskTwice) {
   EXPECT_EQ(s.verify(), "");
 }
 
+TEST(Concurrency, ADispatchOfATaskWhileItIsRelinquishedFindsItWhole) {
+  // dispatch(task, pe) may overlap the task's own calls. relinquish() published the task
+  // as schedulable before it set the task's entry pipe and queued it there: a dispatch()
+  // in between claimed it and left a null entry pipe (a crash), or removed nothing, and
+  // the relinquish then queued a running task (verify() found it queued, and its pipe
+  // slots ran out). Here PE 0 takes the task by schedule() and PE 1 by dispatch(), each
+  // relinquishing it again at once.
+  Scheduler s(builtin_topology("federated"), ProcessingElements::uniform(2));
+  Task task;
+  task.id = 1;
+  task.cluster = 0;
+  s.admit(task);
+  const int rounds = 50000 * kScale;
+  std::atomic<int> running{0}, doubles{0}, taken_by_dispatch{0};
+  auto hold = [&] {
+    if (running.fetch_add(1) != 0) doubles.fetch_add(1);
+    running.fetch_sub(1);
+    s.relinquish(task);
+  };
+  std::thread scheduler_pe([&] {
+    for (int i = 0; i < rounds; ++i) {
+      if (s.schedule(0) != nullptr) hold();
+    }
+  });
+  std::thread dispatcher_pe([&] {
+    for (int i = 0; i < rounds; ++i) {
+      if (s.dispatch(task, 1)) {
+        taken_by_dispatch.fetch_add(1);
+        hold();
+      }
+    }
+  });
+  scheduler_pe.join();
+  dispatcher_pe.join();
+  EXPECT_EQ(doubles.load(), 0);
+  EXPECT_GT(taken_by_dispatch.load(), 0);
+  EXPECT_EQ(task.state(), TaskState::schedulable);
+  EXPECT_EQ(s.verify(), "");
+  EXPECT_TRUE(s.exit(task));
+  EXPECT_EQ(s.verify(), "");
+}
+
 TEST(Concurrency, ReconfigurationUnderLoadLosesAndDuplicatesNothing) {
   // Two admitters, three workers dispatching / relinquishing / blocking / exiting,
   // one thread sending AFFINITY notifications, and one swapping instances, whole
