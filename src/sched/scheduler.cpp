@@ -207,7 +207,15 @@ Task* Scheduler::schedule(int pe) {
   if (task == nullptr) return nullptr;
   task->last_pe_.store(pe, std::memory_order_relaxed);
   leave(*task);
-  notify_dispatch(*task, pe);
+  try {
+    notify_dispatch(*task, pe);
+  } catch (...) {
+    // The caller gets the exception, not the task: queued again (no RELINQUISH is
+    // published), else it would be running with nobody to run or relinquish it.
+    for (Instance* i : topology.data_instances()) i->task_enter(*task);
+    enter(topology.entry_for(*task), *task);
+    throw;
+  }
   return task;
 }
 

@@ -277,6 +277,27 @@ TEST(Scheduler, ADispatchSubscriberThatThrowsLeavesTheTaskRunning) {
   EXPECT_EQ(s.verify(), "");
 }
 
+TEST(Scheduler, AScheduleWhoseDispatchSubscriberThrowsQueuesTheTaskAgain) {
+  // schedule(pe) claimed the task, a DISPATCH subscriber threw, and the caller got the
+  // exception instead of the task: it stayed running with nobody to run or relinquish
+  // it (verify() saw nothing wrong). Now it is schedulable again and the next
+  // schedule() returns it.
+  TaskPool pool;
+  Scheduler s(topology(single_stage("edf")), ProcessingElements::uniform(1));
+  int me = 0;
+  s.subscribe(topics::dispatch, &me, [](const TaskEvent&) { throw std::runtime_error("subscriber failed"); });
+  Task& t = pool.make(1);
+  s.admit(t);
+  EXPECT_THROW((void)s.schedule(0), std::runtime_error);
+  EXPECT_EQ(t.state(), TaskState::schedulable);
+  EXPECT_EQ(s.verify(), "");
+  s.withdraw(&me);
+  EXPECT_EQ(s.schedule(0), &t);
+  EXPECT_EQ(t.state(), TaskState::running);
+  EXPECT_TRUE(s.exit(t));
+  EXPECT_EQ(s.verify(), "");
+}
+
 TEST(Scheduler, UserTopicsThroughTheScheduler) {
   struct Load {
     int percent = 0;
