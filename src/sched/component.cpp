@@ -131,7 +131,7 @@ void Instance::update_done(Time start) noexcept {
   if (ins->on_update) ins->on_update(*this, start, duration);
 }
 
-void Instance::update_from_notification(const std::function<void(Writer&)>& fn) {
+void Instance::update_from_notification(const std::function<void(Writer&)>& fn) noexcept {
   for (Pipe* input : inputs_) input->lock();
   const bool several = several_inputs_;
   if (several) lock_.lock();

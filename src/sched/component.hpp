@@ -188,8 +188,10 @@ class Instance {
  protected:
   /// Changes outputs outside a pipe update (reacting to a notification): locks the
   /// inputs in rank order and the instance, runs fn(Writer&), propagates, unlocks.
-  /// Only from a notification callback (the reconfiguration lock is held shared).
-  void update_from_notification(const std::function<void(Writer&)>& fn);
+  /// Only from a notification callback (the reconfiguration lock is held shared). As
+  /// in run_update, an fn that throws terminates the program: its outputs may be half
+  /// changed, and the locked inputs would hang every later call through them.
+  void update_from_notification(const std::function<void(Writer&)>& fn) noexcept;
 
   std::atomic<std::uint64_t>& task_data(Task& task) const noexcept { return task.data(ctx_.data_slot); }
   Broker& broker() const noexcept { return *ctx_.broker; }

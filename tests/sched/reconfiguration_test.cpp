@@ -8,6 +8,11 @@
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdlib>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -54,6 +59,21 @@ class Counting final : public Instance {
   }
 };
 
+/// Forwards like a head queue; an AFFINITY notification makes it change its output
+/// with a function that throws.
+class ThrowingOnAffinity final : public components::KeyedForward {
+ public:
+  using KeyedForward::KeyedForward;
+  void connect(Broker& broker) override {
+    broker.subscribe(topics::affinity, this, [this](const AffinityMessage&) {
+      update_from_notification([](Writer&) { throw std::runtime_error("a component's bug"); });
+    });
+  }
+
+ private:
+  std::int64_t key(const Task&, std::int64_t input_key) override { return input_key; }
+};
+
 const ComponentRegistry& registry() {
   static ComponentRegistry r = [] {
     ComponentRegistry copy = ComponentRegistry::builtin();
@@ -67,6 +87,16 @@ const ComponentRegistry& registry() {
                            {},
                            false,
                            [](InstanceContext c) { return std::make_unique<Recorder>(std::move(c)); }});
+    copy.add(ComponentInfo{"throwing-on-affinity",
+                           neutral,
+                           "throws while it updates its output after an AFFINITY notification",
+                           components::one_to_one_ports(),
+                           {},
+                           {},
+                           {},
+                           {},
+                           false,
+                           [](InstanceContext c) { return std::make_unique<ThrowingOnAffinity>(std::move(c)); }});
     copy.add(ComponentInfo{
         "counting", annotating, "counts per-task data", {}, {}, {}, {}, {}, true, [](InstanceContext c) {
           return std::make_unique<Counting>(std::move(c));
@@ -493,4 +523,34 @@ TEST(Reconfiguration, DynamicTopologyFollowsProcessingElements) {
   EXPECT_THROW(s.add_pe(1, 0), takt::Error);  // already online
   EXPECT_THROW(s.remove_pe(7), takt::Error);
   EXPECT_EQ(s.verify(), "");
+}
+
+TEST(ComponentUpdate, AnExceptionInAnUpdateFromANotificationEndsTheProgram) {
+  // The instance's input pipes stayed locked when the function threw, and the next
+  // call through them hung for ever. As in a pipe update, a component that throws
+  // there ends the program (its outputs may be half changed).
+  EXPECT_EXIT(
+      {
+        ::alarm(10);  // a hang ends by SIGALRM, which the test does not accept
+        Scheduler s(with_registry("topology:\n"
+                                  "  name: throwing\n"
+                                  "  pipes: {in: one, out: one}\n"
+                                  "  entry: in\n"
+                                  "  instances:\n"
+                                  "    t: {component: throwing-on-affinity, input: in, output: out}\n"
+                                  "  pes: {terminal: out}\n"),
+                    ProcessingElements::uniform(1), options());
+        Task task;
+        task.id = 1;
+        s.admit(task);
+        try {
+          s.notify(topics::affinity, AffinityMessage{&task, 0, 0});
+        } catch (const std::exception&) {
+        }
+        Task other;
+        other.id = 2;
+        s.admit(other);  // hung here: its input pipe was never unlocked
+        std::_Exit(0);
+      },
+      ::testing::KilledBySignal(SIGABRT), "a component's bug");
 }
