@@ -57,11 +57,14 @@ void SwapLock::lock_shared(std::size_t lane) noexcept {
   // the mirror image: announce, then count readers).
   mine.readers.fetch_add(1, std::memory_order_seq_cst);
   if (writer_.load(std::memory_order_seq_cst) == 0) return;
-  leave(mine);
   // Wait for the writer as a waiting reader: the next writer lets every waiting reader
   // in first, so back-to-back reconfigurations cannot starve operations (a woken reader
   // needs tens of microseconds to run, longer than a writer needs to lock again).
+  // Counted before this reader's announcement is withdrawn: counted after, a writer
+  // that unlocked and a next one that locked in between found it neither waiting nor
+  // inside, and went first.
   waiting_.fetch_add(1, std::memory_order_seq_cst);
+  leave(mine);
   for (;;) {
     await_change(writer_, 1);
     mine.readers.fetch_add(1, std::memory_order_seq_cst);
