@@ -166,7 +166,8 @@ Pipe& Topology::entry_for(const Task& task) const {
 
 PeSlot* Topology::pe(int pe) const noexcept {
   if (pe < 0 || static_cast<std::size_t>(pe) >= pe_slots_.size()) return nullptr;
-  return pe_slots_[static_cast<std::size_t>(pe)].get();
+  PeSlot* slot = pe_slots_[static_cast<std::size_t>(pe)].get();
+  return slot->cluster >= 0 ? slot : nullptr;  // an id between known ones was never added
 }
 
 std::vector<Instance*> Topology::instances() const {

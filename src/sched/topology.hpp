@@ -63,7 +63,8 @@ class Topology final : public TopologyView {
   /// The pipe a task enters through; throws takt::Error when the entry is a family
   /// indexed by cluster or pe and the task's value does not name one of its pipes.
   Pipe& entry_for(const Task& task) const;
-  /// The slot of processing element `pe`, nullptr if the id is out of range.
+  /// The slot of processing element `pe` (online or taken offline), nullptr for an id
+  /// out of range or one that was never added (between the ids of known PEs).
   PeSlot* pe(int pe) const noexcept;
   const StealFamily* steal() const noexcept { return steal_.get(); }
 

@@ -98,6 +98,19 @@ TEST(Scheduler, MisuseIsReportedNotIgnored) {
   EXPECT_THROW(s.schedule(2), std::out_of_range);
   EXPECT_THROW(s.schedule(-1), std::out_of_range);
   EXPECT_THROW(s.queued("nope"), takt::Error);
+  // PE 5 added: 2 to 4 are ids inside the range that no PE has. They were taken for
+  // offline PEs (schedule() gave nullptr, dispatch() false) instead of unknown ones.
+  s.add_pe(5, 0);
+  EXPECT_THROW(s.schedule(3), std::out_of_range);
+  EXPECT_THROW(s.peek(4), std::out_of_range);
+  s.unblock(t);
+  EXPECT_THROW(s.dispatch(t, 2), std::out_of_range);
+  EXPECT_TRUE(s.dispatch(t, 5));
+  // A PE taken offline is still known: no work, no error.
+  s.relinquish(t);
+  s.remove_pe(5);
+  EXPECT_EQ(s.schedule(5), nullptr);
+  EXPECT_FALSE(s.dispatch(t, 5));
 }
 
 TEST(Scheduler, PullPathTriesTerminalThenPullThenSteal) {
