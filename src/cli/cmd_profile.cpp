@@ -119,6 +119,18 @@ profiler::ProfileOptions options_of(const ProfileArgs& a) {
   }
   if (!a.burden_spawn.empty()) {
     o.burden = profiler::Burden{model::parse_duration(a.burden_spawn), model::parse_duration(a.burden_sync)};
+    // A burden is the cost of one steal or join (microseconds): a path of many edges
+    // sums them in 64 bits, which durations near the format's limit of 2^62 ns overflow.
+    constexpr std::chrono::nanoseconds kMaxBurden = std::chrono::seconds(1);
+    for (const auto& [option, value] : {std::pair{"--burden-spawn", o.burden->spawn},
+                                        std::pair{"--burden-sync", o.burden->sync}}) {
+      if (value > kMaxBurden) {
+        throw Error(fmt::format("{} {}: a burden is the cost of one spawn or sync edge, at most 1s; give a "
+                                "smaller one (this machine's are about a microsecond: leave both out to "
+                                "calibrate them)",
+                                option, model::format_duration(value)));
+      }
+    }
   }
   if (isatty(STDERR_FILENO) != 0) {
     o.progress = [](std::string_view line) { fmt::print(stderr, "  ... {}\n", line); };

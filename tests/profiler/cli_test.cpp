@@ -498,6 +498,20 @@ TEST_F(ProfileCommand, MoreParallelWorkersThanCpusAreRefused) {
   EXPECT_NE(o.err.find("--parallel: Value -1 not in range 1 to 65536"), std::string::npos) << o.err;
 }
 
+TEST_F(ProfileCommand, ABurdenAboveOneSecondIsRefused) {
+  // 3e18 ns per spawn was taken: the path sums overflowed 64 bits and L^ came out as
+  // three burdens where the path had more edges.
+  Outcome o = takt("profile fib 10 --jobs 1 --burden-spawn 3000000000000000000ns --burden-sync 1ns");
+  EXPECT_EQ(o.status, 1) << o.err;
+  EXPECT_NE(o.err.find("--burden-spawn 3000000000s: a burden is the cost of one spawn or sync edge, at most 1s"),
+            std::string::npos)
+      << o.err;
+  EXPECT_EQ(o.out, "");
+  o = takt("profile fib 10 --jobs 1 --burden-spawn 1us --burden-sync 2s");
+  EXPECT_EQ(o.status, 1) << o.err;
+  EXPECT_NE(o.err.find("--burden-sync 2s:"), std::string::npos) << o.err;
+}
+
 TEST_F(ProfileCommand, BadInputIsExitOneWithAMessage) {
   Outcome unknown = takt("profile nosuchprogram --jobs 1" + kBurdens);
   EXPECT_EQ(unknown.status, 1);
