@@ -2,6 +2,7 @@
 #include "cli/analyze_report.hpp"
 
 #include "model/duration.hpp"
+#include "model/segment.hpp"
 
 #include <fmt/core.h>
 
@@ -303,8 +304,11 @@ std::string partitioned_text(const model::TaskSet& set, const analysis::Partitio
       const auto& w = td.decomposition.segments[j];
       segs += (j ? "  " : "") + std::string(w.heavy ? "H" : "L") + " l=" + number(w.slack, 2);
     }
+    // C and P of the segments, which the decomposition divides (a measured work: and
+    // span: beside them are not what it used).
     const model::Task& t = set.tasks[i];
-    rows.push_back({td.name, display_duration(t.work()), display_duration(t.span()),
+    rows.push_back({td.name, display_duration(model::segments_work(t.segments)),
+                    display_duration(model::segments_span(t.segments)),
                     display_duration(t.deadline),
                     display_duration(
                         std::chrono::nanoseconds{static_cast<std::int64_t>(td.decomposition.total_slack_ns)}),

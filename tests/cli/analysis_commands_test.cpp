@@ -210,6 +210,21 @@ TEST_F(Commands, AnalyzeSaysWhenTheCoresComeFromTheMachineAlsoWithJson) {
   EXPECT_TRUE(nlohmann::json::accept(j.out)) << "stdout stays one JSON document: " << j.out;
 }
 
+TEST_F(Commands, PartitionedDmTableShowsTheSegmentsItDecomposed) {
+  // The decomposition divides the segments (C = 2 strands x 1 ms = 2 ms, P = 1 ms; slack
+  // 5 - 2.5 = 2.5 ms, heavy threshold 2.5 x 2 / 2.5 = 2.000), but the C and P columns
+  // showed the measured work: and span: (4 ms, 3 ms), beside a slack they do not give.
+  const std::string file =
+      write("pm.yaml",
+            "global: {cores: 2, policy: partitioned-dm}\n"
+            "tasks:\n"
+            "  - {name: a, period: 5ms, work: 4ms, span: 3ms, segments: [{length: 1ms, strands: 2}]}\n")
+          .string();
+  Outcome r = takt("analyze " + file);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("a     2ms  1ms  5ms  2.5ms         2.000"), std::string::npos) << r.out;
+}
+
 TEST_F(Commands, CoreCountsBeyondTheLimitAreBadInput) {
   // Exit 1 with a message, not an internal error (exit 3) or a position in generated text.
   Outcome a = takt("analyze " + example("01-one-task.yaml") + " --cores 2000000000");
