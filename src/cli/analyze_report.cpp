@@ -229,8 +229,13 @@ std::string federated_text(const analysis::FederatedResult& r, model::Policy pol
   } else if (r.with_overhead) {
     out += "\nexpected response-time bound E[R] (rtws §V.B, δ = " + r.delta->to_string() + "):\n";
     std::vector<std::vector<std::string>> bounds{{"task", "E[R] ≤", "D", "E[R]/D"}};
+    std::string not_granted;  // the bound holds on n_i cores: a task without them has none
     for (const analysis::FederatedGrant& g : r.grants) {
       if (!g.expected_response_ns) continue;
+      if (!g.granted) {
+        not_granted += (not_granted.empty() ? "" : ", ") + g.name;
+        continue;
+      }
       bounds.push_back(
           {g.name,
            display_duration(std::chrono::nanoseconds{static_cast<std::int64_t>(*g.expected_response_ns)}),
@@ -238,6 +243,10 @@ std::string federated_text(const analysis::FederatedResult& r, model::Policy pol
            number(*g.expected_response_ns / static_cast<double>(g.deadline.count()))});
     }
     out += bounds.size() > 1 ? table(bounds) : "  (no task runs on dedicated cores)\n";
+    if (!not_granted.empty()) {
+      const bool several = not_granted.find(", ") != std::string::npos;
+      out += "  no bound for " + not_granted + (several ? " (not granted their cores)\n" : " (not granted its cores)\n");
+    }
   }
   out += "\ncores: " + std::to_string(r.granted_cores) + " dedicated";
   if (r.dedicated_cores != r.granted_cores) {

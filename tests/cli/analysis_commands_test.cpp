@@ -225,6 +225,23 @@ TEST_F(Commands, PartitionedDmTableShowsTheSegmentsItDecomposed) {
   EXPECT_NE(r.out.find("a     2ms  1ms  5ms  2.5ms         2.000"), std::string::npos) << r.out;
 }
 
+TEST_F(Commands, FederatedGivesNoResponseBoundToATaskWithoutItsCores) {
+  // Two tasks each need n = ceil((20 + 10 - 1.5 x 1)/(10 - 1.5 x 1)) = 4 of the 4 cores:
+  // a gets them, b does not. The bound E[R] <= C/n + delta L = 20/4 + 1.5 = 6.5 ms holds on
+  // n cores; b was listed with it as if it ran on them.
+  const std::string file = write("er.yaml",
+                                 "global: {cores: 4, delta: 1.5}\n"
+                                 "tasks:\n"
+                                 "  - {name: a, period: 10ms, work: 20ms, span: 1ms}\n"
+                                 "  - {name: b, period: 10ms, work: 20ms, span: 1ms}\n")
+                               .string();
+  Outcome r = takt("analyze " + file);
+  ASSERT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.out.find("  a     6.5ms   10ms  0.650\n"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("  b     6.5ms"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("no bound for b (not granted its cores)"), std::string::npos) << r.out;
+}
+
 TEST_F(Commands, CoreCountsBeyondTheLimitAreBadInput) {
   // Exit 1 with a message, not an internal error (exit 3) or a position in generated text.
   Outcome a = takt("analyze " + example("01-one-task.yaml") + " --cores 2000000000");
