@@ -245,7 +245,8 @@ std::string federated_text(const analysis::FederatedResult& r, model::Policy pol
     out += bounds.size() > 1 ? table(bounds) : "  (no task runs on dedicated cores)\n";
     if (!not_granted.empty()) {
       const bool several = not_granted.find(", ") != std::string::npos;
-      out += "  no bound for " + not_granted + (several ? " (not granted their cores)\n" : " (not granted its cores)\n");
+      out += "  no bound for " + not_granted +
+             (several ? " (not granted their cores)\n" : " (not granted its cores)\n");
     }
   }
   out += "\ncores: " + std::to_string(r.granted_cores) + " dedicated";
@@ -317,8 +318,7 @@ std::string partitioned_text(const model::TaskSet& set, const analysis::Partitio
     // span: beside them are not what it used).
     const model::Task& t = set.tasks[i];
     rows.push_back({td.name, display_duration(model::segments_work(t.segments)),
-                    display_duration(model::segments_span(t.segments)),
-                    display_duration(t.deadline),
+                    display_duration(model::segments_span(t.segments)), display_duration(t.deadline),
                     display_duration(
                         std::chrono::nanoseconds{static_cast<std::int64_t>(td.decomposition.total_slack_ns)}),
                     td.decomposition.feasible ? number(td.decomposition.heavy_threshold) : "-",

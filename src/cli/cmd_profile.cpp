@@ -122,13 +122,14 @@ profiler::ProfileOptions options_of(const ProfileArgs& a) {
     // A burden is the cost of one steal or join (microseconds): a path of many edges
     // sums them in 64 bits, which durations near the format's limit of 2^62 ns overflow.
     constexpr std::chrono::nanoseconds kMaxBurden = std::chrono::seconds(1);
-    for (const auto& [option, value] : {std::pair{"--burden-spawn", o.burden->spawn},
-                                        std::pair{"--burden-sync", o.burden->sync}}) {
+    for (const auto& [option, value] :
+         {std::pair{"--burden-spawn", o.burden->spawn}, std::pair{"--burden-sync", o.burden->sync}}) {
       if (value > kMaxBurden) {
-        throw Error(fmt::format("{} {}: a burden is the cost of one spawn or sync edge, at most 1s; give a "
-                                "smaller one (this machine's are about a microsecond: leave both out to "
-                                "calibrate them)",
-                                option, model::format_duration(value)));
+        throw Error(
+            fmt::format("{} {}: a burden is the cost of one spawn or sync edge, at most 1s; give a "
+                        "smaller one (this machine's are about a microsecond: leave both out to "
+                        "calibrate them)",
+                        option, model::format_duration(value)));
       }
     }
   }
@@ -227,8 +228,8 @@ const model::Task* task_whose_times_jobs_carry(const model::TaskSet& set, const 
 /// The updates whose values the file cannot take (a measured span longer than the task's
 /// deadline, a value behind an alias), each checked alone: removed from `updates` and
 /// returned as (task, message), so that one task's values do not keep the others' out.
-std::vector<std::pair<std::string, std::string>> take_out_invalid(const std::string& path,
-                                                                  std::vector<model::MeasurementUpdate>& updates) {
+std::vector<std::pair<std::string, std::string>> take_out_invalid(
+    const std::string& path, std::vector<model::MeasurementUpdate>& updates) {
   const std::string text = read_file(path);
   std::vector<std::pair<std::string, std::string>> invalid;
   std::vector<model::MeasurementUpdate> valid;

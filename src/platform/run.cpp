@@ -282,14 +282,16 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
   // serially: an hour for matmul 16384): say which task is at it.
   std::atomic<std::size_t> initialising{0};
   std::optional<ProgressLine> init_line;
-  if (!set.tasks.empty()) init_line.emplace(
-      [&set, &initialising](nanoseconds elapsed) {
-        const std::size_t i = initialising.load(std::memory_order_relaxed);
-        const model::Task& t = set.tasks[i];
-        return fmt::format("takt: initialising task '{}' ({} of {}, program {}), {:.1f} s", t.name, i + 1,
-                           set.tasks.size(), t.program, static_cast<double>(elapsed.count()) / 1e9);
-      },
-      options.progress_out, options.progress);
+  if (!set.tasks.empty()) {
+    init_line.emplace(
+        [&set, &initialising](nanoseconds elapsed) {
+          const std::size_t i = initialising.load(std::memory_order_relaxed);
+          const model::Task& t = set.tasks[i];
+          return fmt::format("takt: initialising task '{}' ({} of {}, program {}), {:.1f} s", t.name, i + 1,
+                             set.tasks.size(), t.program, static_cast<double>(elapsed.count()) / 1e9);
+        },
+        options.progress_out, options.progress);
+  }
   try {
     for (std::size_t i = 0; i < set.tasks.size(); ++i) {
       initialising.store(i, std::memory_order_relaxed);

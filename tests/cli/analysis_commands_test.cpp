@@ -198,12 +198,14 @@ TEST_F(Commands, AnalyzeOverridesPolicyAndCores) {
 TEST_F(Commands, AnalyzeSaysWhenTheCoresComeFromTheMachineAlsoWithJson) {
   // The note went to stderr in text mode only: with --json nothing said that the
   // verdict was for this machine's CPUs.
-  const std::string file = write("nocores.yaml", "tasks:\n  - {name: a, period: 10ms, work: 1ms, span: 1ms}\n").string();
+  const std::string file =
+      write("nocores.yaml", "tasks:\n  - {name: a, period: 10ms, work: 1ms, span: 1ms}\n").string();
   for (const char* json : {"", " --json"}) {
     SCOPED_TRACE(json);
     Outcome r = takt("analyze " + file + json);
     ASSERT_EQ(r.status, 0) << r.err;
-    EXPECT_NE(r.err.find("note: the task set names no cores; analysing for this machine's"), std::string::npos)
+    EXPECT_NE(r.err.find("note: the task set names no cores; analysing for this machine's"),
+              std::string::npos)
         << r.err;
   }
   Outcome j = takt("analyze " + file + " --json");

@@ -512,11 +512,13 @@ TEST(RunTaskSet, ALongInitIsNamedOnTheProgressLine) {
   options.handle_signals = false;
   options.progress = true;
   options.progress_out = out;
-  const std::unique_ptr<takt::platform::Policy> policy = takt::policies::make_policy(takt::model::Policy::federated);
+  const std::unique_ptr<takt::platform::Policy> policy =
+      takt::policies::make_policy(takt::model::Policy::federated);
   (void)takt::platform::run_task_set(set, verdict, *policy, options);
   const std::string text = written_so_far(out);
   std::fclose(out);
-  const std::size_t line = text.find("\rtakt: initialising task 'slow' (2 of 2, program run-loop-test-slow-init), ");
+  const std::size_t line =
+      text.find("\rtakt: initialising task 'slow' (2 of 2, program run-loop-test-slow-init), ");
   ASSERT_NE(line, std::string::npos) << text;
   EXPECT_NE(text.find("\r\033[K", line), std::string::npos) << "the init line is cleared: " << text;
 }

@@ -114,7 +114,8 @@ TEST_F(ProfileCommand, UpdateWithAFailingTaskWritesTheOthersAndNamesIt) {
                          "  - {name: d, period: 1s, program: " TAKT_THROWING_SO ", work: 1ms, span: 1ms}\n";
   Outcome o = takt("profile --jobs 3 --update " + file.string() + kBurdens);
   EXPECT_EQ(o.status, 1) << o.err;
-  EXPECT_NE(o.err.find("2 task(s) of " + file.string() + " could not be profiled or written"), std::string::npos)
+  EXPECT_NE(o.err.find("2 task(s) of " + file.string() + " could not be profiled or written"),
+            std::string::npos)
       << o.err;
   EXPECT_NE(o.err.find(file.string() + ":3:5: task 'b': "), std::string::npos) << o.err;
   EXPECT_NE(o.err.find("odd job 1 throws"), std::string::npos) << o.err;
@@ -169,7 +170,8 @@ TEST_F(ProfileCommand, UpdateWithMeasurementsATaskCannotTakeWritesTheOthers) {
   EXPECT_NE(o.err.find("task 'b': measured, but not written: " + file.string() + ":3:"), std::string::npos)
       << o.err;
   EXPECT_NE(o.err.find("exceeds the deadline 2us"), std::string::npos) << o.err;
-  EXPECT_NE(o.err.find("1 task(s) of " + file.string() + " could not be profiled or written"), std::string::npos)
+  EXPECT_NE(o.err.find("1 task(s) of " + file.string() + " could not be profiled or written"),
+            std::string::npos)
       << o.err;
   const auto set = takt::model::parse_task_set_file(file.string());
   EXPECT_TRUE(set.tasks[0].burdened_span) << "a measured and written";
@@ -503,8 +505,9 @@ TEST_F(ProfileCommand, ABurdenAboveOneSecondIsRefused) {
   // three burdens where the path had more edges.
   Outcome o = takt("profile fib 10 --jobs 1 --burden-spawn 3000000000000000000ns --burden-sync 1ns");
   EXPECT_EQ(o.status, 1) << o.err;
-  EXPECT_NE(o.err.find("--burden-spawn 3000000000s: a burden is the cost of one spawn or sync edge, at most 1s"),
-            std::string::npos)
+  EXPECT_NE(
+      o.err.find("--burden-spawn 3000000000s: a burden is the cost of one spawn or sync edge, at most 1s"),
+      std::string::npos)
       << o.err;
   EXPECT_EQ(o.out, "");
   o = takt("profile fib 10 --jobs 1 --burden-spawn 1us --burden-sync 2s");

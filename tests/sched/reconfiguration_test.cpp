@@ -87,16 +87,17 @@ const ComponentRegistry& registry() {
                            {},
                            false,
                            [](InstanceContext c) { return std::make_unique<Recorder>(std::move(c)); }});
-    copy.add(ComponentInfo{"throwing-on-affinity",
-                           neutral,
-                           "throws while it updates its output after an AFFINITY notification",
-                           components::one_to_one_ports(),
-                           {},
-                           {},
-                           {},
-                           {},
-                           false,
-                           [](InstanceContext c) { return std::make_unique<ThrowingOnAffinity>(std::move(c)); }});
+    copy.add(
+        ComponentInfo{"throwing-on-affinity",
+                      neutral,
+                      "throws while it updates its output after an AFFINITY notification",
+                      components::one_to_one_ports(),
+                      {},
+                      {},
+                      {},
+                      {},
+                      false,
+                      [](InstanceContext c) { return std::make_unique<ThrowingOnAffinity>(std::move(c)); }});
     copy.add(ComponentInfo{
         "counting", annotating, "counts per-task data", {}, {}, {}, {}, {}, true, [](InstanceContext c) {
           return std::make_unique<Counting>(std::move(c));
