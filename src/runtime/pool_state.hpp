@@ -157,6 +157,10 @@ struct PoolState {
   Block* reserve_head = nullptr;
   std::size_t reserve_free = 0;
   std::size_t reserve_total = 0;
+  /// Strands handed back now (each holds one take of the reserve until it resumes or
+  /// the hand-back is called off): at most PoolConfig::suspended_strands, whatever
+  /// their depths (a shallow strand takes fewer than D blocks).
+  std::size_t reserve_strands = 0;
 
   /// monotonic_now() in ns at the last reset_statistics(): idle intervals count from here.
   std::atomic<std::int64_t> statistics_reset_at{0};
@@ -243,7 +247,11 @@ extern std::atomic<void (*)()> after_commit_for_testing;
 /// Returns once no worker but the calling thread's is inside a call to the work source
 /// or yield policy it loaded before the caller replaced them (see Worker::extension_calls).
 void wait_for_extension_calls(PoolState& pool) noexcept;
+/// `count` spare blocks for one strand to be handed back, nullptr when the reserve has
+/// fewer or suspended_strands strands hold blocks of it already.
 Block* reserve_take(PoolState& pool, std::size_t count) noexcept;
+/// Gives back the blocks of one reserve_take (the strand resumed, or its hand-back was
+/// called off).
 void reserve_give(PoolState& pool, Block* head, Block* tail, std::size_t count) noexcept;
 
 // ---- strand.cpp ----------------------------------------------------------------------

@@ -91,10 +91,11 @@ Block* take_traded(PoolState& pool, Block* owner, bool claim, std::uint32_t epoc
 
 Block* reserve_take(PoolState& pool, std::size_t count) noexcept {
   pool.reserve_lock.lock();
-  if (pool.reserve_free < count || count == 0) {
+  if (pool.reserve_free < count || count == 0 || pool.reserve_strands >= pool.config.suspended_strands) {
     pool.reserve_lock.unlock();
     return nullptr;
   }
+  ++pool.reserve_strands;
   Block* head = pool.reserve_head;
   Block* tail = head;
   for (std::size_t i = 1; i < count; ++i) tail = tail->chain_next;
@@ -114,6 +115,7 @@ void reserve_give(PoolState& pool, Block* head, Block* tail, std::size_t count) 
   tail->chain_next = pool.reserve_head;
   pool.reserve_head = head;
   pool.reserve_free += count;
+  --pool.reserve_strands;
   pool.reserve_lock.unlock();
 }
 

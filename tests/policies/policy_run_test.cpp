@@ -377,6 +377,25 @@ tasks:
   }
 }
 
+/// 24 jobs released 0.6 ms apart, each with an earlier deadline than the one before:
+/// each preempts a running job at its next spawn, and the preempted root strand is
+/// handed back. The pool let more strands be handed back than gedf-paws keeps entries
+/// for (16): the 17th was written through a null entry (SIGSEGV, this process).
+TEST(GedfPaws, MoreHandBacksThanItsEntriesAreRefusedNotFatal) {
+  std::string text = "global: {cores: 2}\ntasks:\n";
+  for (int k = 0; k < 24; ++k) {
+    text += "  - {name: t" + std::to_string(k) + ", period: 1s, offset: " + std::to_string(k * 600) +
+            "us, deadline: " + std::to_string(200 - k) +
+            "ms, program: segments, segments: [{length: 1ms}, {length: 100us, strands: 2}]}\n";
+  }
+  const model::TaskSet set = model::parse_task_set(text);
+  const Outcome o = run_set(set, model::Policy::gedf_paws, 100ms);
+  expect_consistent(set, o, 100ms);
+  EXPECT_LE(o.details["strands_handed_back"].get<std::uint64_t>(),
+            o.details["preemptions"].get<std::uint64_t>());
+  EXPECT_GT(o.details["preemptions"].get<std::uint64_t>(), 0u);
+}
+
 /// RT-OpenMP's dispatcher waits for each segment's release offset (Algorithm 1, line 4),
 /// so a job ends no earlier than its last segment's offset plus its length; the strand
 /// table puts every strand on the core the analysis chose.

@@ -173,6 +173,76 @@ TEST(YieldPolicy, WithoutReserveTheYieldIsRefused) {
   pool.extension().set_yield_policy(nullptr);
 }
 
+TEST(YieldPolicy, NoMoreStrandsAreHandedBackThanSuspendedStrandsWhateverTheirDepth) {
+  // suspended_strands = 1 reserves D = 64 blocks, and a job's root strand takes only
+  // its depth (1) of them: the reserve let 64 root strands be handed back at once, and
+  // gedf-paws, which keeps suspended_strands entries for them, wrote through a null
+  // entry (a crash with 17 strands handed back on 2 workers). On one worker: A is handed
+  // back for B; B's yield for C must be refused while A is out, and A resumes after B.
+  auto c = config(1);
+  c.suspended_strands = 1;
+  Pool pool(c);
+  struct Policy final : takt::ext::YieldPolicy, takt::ext::WorkSource {
+    std::mutex mutex;
+    std::deque<Job*> preempt_with;
+    std::vector<SuspendedStrand> handed_back;
+    std::atomic<int> suspensions{0}, refusals{0};
+    Work preempt(const takt::ext::YieldPoint&) noexcept override {
+      std::lock_guard lock(mutex);
+      Work w;
+      if (!preempt_with.empty()) {
+        w.job = preempt_with.front();
+        preempt_with.pop_front();
+      }
+      return w;
+    }
+    void suspended(SuspendedStrand strand) noexcept override {
+      std::lock_guard lock(mutex);
+      handed_back.push_back(strand);
+      suspensions.fetch_add(1);
+    }
+    void refused(std::size_t) noexcept override { refusals.fetch_add(1); }
+    Work take(std::size_t) noexcept override {
+      std::lock_guard lock(mutex);
+      Work w;
+      if (!handed_back.empty()) {
+        w.strand = handed_back.back();
+        handed_back.pop_back();
+      }
+      return w;
+    }
+  } policy;
+  // A job that asks its own worker to yield, then reaches a yield point (a spawn).
+  auto yielding = [&pool](std::uint64_t& out, int n) {
+    return [&pool, &out, n] {
+      pool.extension().request_yield(static_cast<std::size_t>(takt::current_worker()));
+      takt::Scope scope;
+      std::uint64_t x = 0;
+      scope.spawn([&x, n] { x = takt::apps::fib(n); });
+      scope.sync();
+      out = x;
+    };
+  };
+  std::uint64_t a_result = 0, b_result = 0;
+  FunctionJob a(30ns, yielding(a_result, 12));
+  FunctionJob b(20ns, yielding(b_result, 13));
+  FunctionJob c_job(10ns, [] {});
+  policy.preempt_with = {&b, &c_job};
+  pool.extension().set_yield_policy(&policy);
+  pool.extension().set_work_source(&policy);
+  pool.extension().submit(a);
+  a.wait();
+  b.wait();
+  EXPECT_EQ(a_result, takt::apps::fib_serial(12));
+  EXPECT_EQ(b_result, takt::apps::fib_serial(13));
+  EXPECT_EQ(policy.suspensions.load(), 1) << "only A may be out";
+  EXPECT_EQ(policy.refusals.load(), 1) << "B's yield";
+  EXPECT_EQ(pool.total_statistics().refused_yields, 1u);
+  EXPECT_FALSE(c_job.done.load()) << "C was never given to the pool";
+  pool.extension().set_yield_policy(nullptr);
+  pool.extension().set_work_source(nullptr);
+}
+
 TEST(YieldPolicy, PriorityAwarePoolKeepsALocalStrandInItsDeque) {
   // One worker: job A's child yields with A's continuation below it in the deque, so the
   // child stays in A's deque (frozen level) while B runs; then the worker returns to it.
