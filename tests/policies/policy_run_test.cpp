@@ -226,6 +226,32 @@ tasks:
 /// find it running; run to completion, those short jobs would wait up to 8 ms and miss
 /// their 3 ms deadline. Under preemptive EDF the short job (earlier deadline) preempts
 /// the long one at its release and finishes about 1 ms later.
+TEST(Federated, ASharedCoreRanksEveryExecutorWithAJob) {
+  // 256 light tasks with 100 ms deadlines, then 4 with 4 ms, all released at 0 on one
+  // core: the lane (above the executors on that core) releases all of them before any
+  // runs, and then EDF runs the 4 first. rank() kept 256 executors in a fixed array:
+  // the 4 of earliest deadline stayed at the lowest level and ran after all the others.
+  std::string text = "global: {cores: 1}\ntasks:\n";
+  for (int k = 0; k < 260; ++k) {
+    text += "  - {name: t" + std::to_string(k) + ", period: 100ms, deadline: " + (k < 256 ? "100ms" : "4ms") +
+            ", program: segments, segments: [{length: 20us}]}\n";
+  }
+  const model::TaskSet set = model::parse_task_set(text);
+  const Outcome o = run_set(set, model::Policy::federated, 50ms);
+  expect_consistent(set, o, 50ms);
+  if (!os::privileges().fifo || kSanitized) GTEST_SKIP() << "the executors time-share the core without SCHED_FIFO";
+  nanoseconds first_loose = nanoseconds::max(), last_tight = nanoseconds::min();
+  for (const platform::JobResult& j : o.metrics.jobs) {
+    if (j.index != 0 || !j.start) continue;
+    if (j.task < 256) {
+      first_loose = std::min(first_loose, *j.start);
+    } else {
+      last_tight = std::max(last_tight, *j.start);
+    }
+  }
+  EXPECT_LT(last_tight, first_loose) << "a job of 4 ms deadline started after one of 100 ms";
+}
+
 TEST(Federated, ASharedCoreRunsItsLightTasksByPreemptiveEdf) {
   const model::TaskSet set = model::parse_task_set(R"(
 global: {cores: 1}
