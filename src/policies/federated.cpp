@@ -446,7 +446,7 @@ bool Federated::shutdown() {
     if (!c->pool) continue;
     c->pool->extension().set_work_source(nullptr);
     c->pool->extension().set_observer(nullptr);
-    c->statistics = pool_statistics_json(*c->pool, name() == "federated" ? "work_stealing" : "centralized_greedy");
+    c->statistics = pool_statistics_json(*c->pool);
     c->pool.reset();  // joins the workers; each closes its recorder as it exits
   }
   shut_down_ = true;

@@ -365,7 +365,7 @@ bool GedfPaws::shutdown() {
     pool_->extension().set_work_source(nullptr);
     pool_->extension().set_yield_policy(nullptr);
     pool_->extension().set_observer(nullptr);
-    pool_statistics_ = pool_statistics_json(*pool_, "priority_aware");
+    pool_statistics_ = pool_statistics_json(*pool_);
     pool_.reset();
   }
   shut_down_ = true;

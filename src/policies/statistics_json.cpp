@@ -11,9 +11,22 @@ nlohmann::json worker_json(const WorkerStatistics& s) {
           {"max_depth", s.max_depth}, {"idle_ns", s.idle_ns}};
 }
 
+std::string_view strategy_name(QueueStrategy strategy) {
+  switch (strategy) {
+    case QueueStrategy::work_stealing:
+      return "work_stealing";
+    case QueueStrategy::priority_aware:
+      return "priority_aware";
+    case QueueStrategy::centralized_greedy:
+      return "centralized_greedy";
+  }
+  return "unknown";
+}
+
 }  // namespace
 
-nlohmann::json pool_statistics_json(const Pool& pool, std::string_view strategy) {
+nlohmann::json pool_statistics_json(const Pool& pool) {
+  const std::string_view strategy = strategy_name(pool.strategy());
   // The totals are the sum of the rows printed (idle time grows while it is read).
   nlohmann::json per_worker = nlohmann::json::array();
   WorkerStatistics totals;

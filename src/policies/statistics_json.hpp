@@ -8,9 +8,10 @@
 
 namespace takt::policies {
 
-/// {"workers", "cpus", "strategy", "totals": {...}, "per_worker": [...]} with spawns,
-/// steals, failed steals, sleeps, jobs, parks, yields, refused yields, deepest strand.
-nlohmann::json pool_statistics_json(const Pool& pool, std::string_view strategy);
+/// {"workers", "cpus", "strategy" (the pool's own, Pool::strategy()), "totals": {...},
+/// "per_worker": [...]} with spawns, steals, failed steals, sleeps, jobs, parks, yields,
+/// refused yields, deepest strand.
+nlohmann::json pool_statistics_json(const Pool& pool);
 
 /// One object per component instance: name, component, updates, total and largest
 /// update time in µs, component counters.

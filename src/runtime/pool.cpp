@@ -296,6 +296,7 @@ Pool::~Pool() noexcept(false) {
 std::size_t Pool::workers() const noexcept { return state_->workers_count; }
 const os::CpuSet& Pool::cpus() const noexcept { return state_->config.cpus; }
 const StaticMemory& Pool::static_memory() const noexcept { return state_->config.memory; }
+QueueStrategy Pool::strategy() const noexcept { return state_->config.strategy; }
 MemoryFootprint Pool::memory() const noexcept { return state_->footprint; }
 
 WorkerStatistics Pool::statistics(std::size_t worker) const noexcept {

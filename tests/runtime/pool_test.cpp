@@ -23,6 +23,16 @@ namespace {
 using takt::Pool;
 using takt::testing::config;
 
+TEST(Pool, ReportsTheQueueStrategyItRunsWith) {
+  // The policies' JSON names the strategy from here (it was derived from the policy's
+  // name, so a pool configured with another strategy went unnoticed).
+  for (takt::QueueStrategy s : {takt::QueueStrategy::work_stealing, takt::QueueStrategy::priority_aware,
+                                takt::QueueStrategy::centralized_greedy}) {
+    Pool pool(config(1, s));
+    EXPECT_EQ(pool.strategy(), s);
+  }
+}
+
 TEST(PoolStatistics, CountSpawnsStealsAndJobsAndReset) {
   Pool pool(config(2));
   std::uint64_t steals = 0;

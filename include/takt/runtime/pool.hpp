@@ -116,6 +116,8 @@ class Pool {
   [[nodiscard]] MemoryFootprint memory() const noexcept;
   /// The static-memory configuration the pool runs with.
   [[nodiscard]] const StaticMemory& static_memory() const noexcept;
+  /// The queue strategy the pool runs with (PoolConfig::strategy).
+  [[nodiscard]] QueueStrategy strategy() const noexcept;
   /// The interface for scheduling policies and the profiler.
   [[nodiscard]] ext::Extension& extension() noexcept { return extension_; }
 
