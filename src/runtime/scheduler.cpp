@@ -588,7 +588,17 @@ void yield_point(Block* self, ext::YieldPoint::At at) {
   PoolState& pool = *w->pool;
   w->hooks.fetch_and(~hook_yield, std::memory_order_relaxed);
   if (pool.policy.load(std::memory_order_relaxed) == nullptr) return;
-  if (pool.config.caller_joins && w->index == 0) return;  // a calling thread runs no other job
+  if (pool.config.caller_joins && w->index == 0) {
+    // A calling thread runs no other job: the request is refused, and counted and
+    // reported as any refusal (a policy may have asked worker 0 while a caller held it).
+    begin_extension_call(w);
+    if (auto* policy = pool.policy.load(std::memory_order_seq_cst)) {
+      bump(w->counters.refused_yields);
+      policy->refused(w->index);
+    }
+    end_extension_call(w);
+    return;
+  }
   // Announce the calls before loading the policy (as take_external does for the source);
   // `done` ends the announcement on every path but a hand-back, whose policy gets the
   // strand in handle_request, which ends it there. (Not a destructor: the strand may be
@@ -775,6 +785,9 @@ void worker_main(Worker* w) {
     } catch (const std::exception& e) {
       os::warn(std::string("pool '") + pool.config.name + "': on_worker_start(" + std::to_string(w->index) +
                ") threw: " + e.what() + "; the worker runs on");
+    } catch (...) {
+      os::warn(std::string("pool '") + pool.config.name + "': on_worker_start(" + std::to_string(w->index) +
+               ") threw an exception that is no std::exception; the worker runs on");
     }
   }
   if (pool.memory->large_size() > 0) prime_large(w);

@@ -15,6 +15,7 @@
 // one sub-chain (take_traded) and so refills its worker's chain; the last one continues
 // the parent. Blocks move only on steals and syncs; a worker always starts stealing
 // with a complete chain of D blocks.
+#include "os/cpu_relax.hpp"
 #include "os/futex.hpp"
 #include "runtime/pool_state.hpp"
 
@@ -76,7 +77,7 @@ Block* take_traded(PoolState& pool, Block* owner, bool claim, std::uint32_t epoc
   }
   for (unsigned spins = 0; spins < 64; ++spins) {
     if (Block* sub = pop_traded(pool, owner)) return sub;
-    __builtin_ia32_pause();
+    os::cpu_relax();
   }
   // The thief that settled our sub-chain has not pushed it yet: it was preempted in
   // between. Sleep until it has, instead of spinning or yielding (a yield never lets a

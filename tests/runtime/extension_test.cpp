@@ -243,6 +243,35 @@ TEST(YieldPolicy, NoMoreStrandsAreHandedBackThanSuspendedStrandsWhateverTheirDep
   pool.extension().set_work_source(nullptr);
 }
 
+TEST(YieldPolicy, ARequestForACallerHoldingWorkerZeroIsRefusedAndReported) {
+  // With caller_joins, worker 0 is the calling thread and runs no other job, so a yield
+  // request there cannot be granted. It was dropped silently: no refused(), no count,
+  // and a policy that tracks its requests (gedf-paws) kept worker 0 asked for ever.
+  auto c = config(2);
+  c.caller_joins = true;
+  Pool pool(c);
+  Preemptor policy;
+  FunctionJob b(10ns, [] {});
+  policy.next_job = &b;
+  const int worker = pool.run([&] {
+    std::thread other([&] {  // set_yield_policy waits for the workers' calls, not for this one
+      pool.extension().set_yield_policy(&policy);
+      pool.extension().request_yield(0);
+    });
+    other.join();
+    takt::Scope scope;
+    scope.spawn([] {});
+    scope.sync();  // yield points on worker 0
+    return takt::current_worker();
+  });
+  pool.extension().set_yield_policy(nullptr);
+  EXPECT_EQ(worker, 0);
+  EXPECT_EQ(policy.refusals.load(), 1);
+  EXPECT_EQ(policy.refused_worker.load(), 0);
+  EXPECT_EQ(pool.total_statistics().refused_yields, 1u);
+  EXPECT_EQ(policy.suspensions.load(), 0);
+}
+
 TEST(YieldPolicy, PriorityAwarePoolKeepsALocalStrandInItsDeque) {
   // One worker: job A's child yields with A's continuation below it in the deque, so the
   // child stays in A's deque (frozen level) while B runs; then the worker returns to it.

@@ -33,6 +33,14 @@ TEST(Pool, ReportsTheQueueStrategyItRunsWith) {
   }
 }
 
+TEST(Pool, AnOnWorkerStartThatThrowsWhatIsNoStdExceptionIsAWarning) {
+  // Only std::exception was caught: `throw 42` ended the process (std::terminate).
+  auto c = config(2);
+  c.on_worker_start = [](std::size_t) { throw 42; };
+  Pool pool(c);
+  EXPECT_EQ(pool.run([] { return takt::apps::fib(15); }), takt::apps::fib_serial(15));
+}
+
 TEST(PoolStatistics, CountSpawnsStealsAndJobsAndReset) {
   Pool pool(config(2));
   std::uint64_t steals = 0;
