@@ -188,7 +188,7 @@ void large_main(transfer_t t) {
   land(boost::context::detail::jump_fcontext(t.fctx, &w->large.fctx));
   for (;;) {
     w->large_call(w->large_arg);
-    switch_to(*w->large_return, w->large, w->eh);
+    switch_to<EhSides::none>(*w->large_return, w->large, w->eh);
   }
 }
 
@@ -325,7 +325,9 @@ bool run_on_large_stack(void (*call)(void*), void* arg) {
     w->large_call = call;
     w->large_arg = arg;
     w->large_return = &here;
-    switch_to(w->large, here, w->eh);
+    // A nested call: f sees the exception state of its caller (a catch block's
+    // exception, the uncaught count of an unwinding destructor) as a plain call would.
+    switch_to<EhSides::none>(w->large, here, w->eh);
   }
   w->hooks.fetch_and(~hook_large_stack, std::memory_order_relaxed);
   w->on_large_stack = false;

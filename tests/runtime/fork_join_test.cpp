@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <exception>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -302,6 +303,61 @@ TEST(Runtime, LargeStackRunsDeepSerialCode) {
   // A spawn inside the large stack runs inline.
   EXPECT_EQ(pool.run([] { return takt::call_on_large_stack([] { return takt::apps::fib(12); }); }),
             takt::apps::fib_serial(12));
+}
+
+namespace large_stack_eh {
+// Inside a destructor that runs during unwinding, what f on the large stack sees.
+struct Probe {
+  int* out;
+  ~Probe() { *out = takt::call_on_large_stack([] { return std::uncaught_exceptions(); }); }
+};
+int uncaught_seen_by_f() {
+  int seen = -1;
+  try {
+    Probe p{&seen};
+    throw std::runtime_error("unwinding");
+  } catch (...) {
+  }
+  return seen;
+}
+// Inside a catch block: f can see and rethrow the exception being handled.
+std::string rethrown_by_f() {
+  try {
+    throw std::runtime_error("handled");
+  } catch (...) {
+    try {
+      takt::call_on_large_stack([] {
+        if (std::current_exception() == nullptr) return 0;
+        throw;
+      });
+    } catch (const std::runtime_error& e) {
+      return e.what();
+    }
+  }
+  return "f saw no exception";
+}
+}  // namespace large_stack_eh
+
+TEST(Runtime, TheLargeStackSeesTheExceptionStateOfItsCaller) {
+  // call_on_large_stack is a nested call: the switch to the large stack saved and
+  // cleared the thread's exception-handling state, so inside f uncaught_exceptions()
+  // was 0 in an unwinding destructor and `throw;` in a catch block called
+  // std::terminate, where serial code (and takt::measure) saw 1 and the exception.
+  using namespace large_stack_eh;
+  EXPECT_EQ(uncaught_seen_by_f(), 1);  // serially
+  EXPECT_EQ(rethrown_by_f(), "handled");
+  Pool pool(config(1));
+  EXPECT_EQ(pool.run([] { return uncaught_seen_by_f(); }), 1);
+  EXPECT_EQ(pool.run([] { return rethrown_by_f(); }), "handled");
+  // And the strand's own state is intact after f: still inside its catch block.
+  EXPECT_TRUE(pool.run([] {
+    try {
+      throw std::runtime_error("outer");
+    } catch (...) {
+      takt::call_on_large_stack([] { return takt::apps::fib(10); });
+      return std::current_exception() != nullptr;
+    }
+  }));
 }
 
 TEST(Runtime, ASpawnOnAnOuterScopeInsideTheLargeStackRunsInline) {

@@ -44,6 +44,9 @@ enum class EhSides : unsigned char {
   both,
   outgoing,  ///< the resumed side is a block entered for a new strand (nothing saved)
   incoming,  ///< the suspended side is a strand that has finished (nothing live)
+  /// Neither: a nested call on another stack of the same thread (call_on_large_stack),
+  /// which sees and leaves the thread's state as a plain call does.
+  none,
 };
 
 /// Suspends the running context into `from` and resumes `to`, on the calling thread,
@@ -52,7 +55,7 @@ enum class EhSides : unsigned char {
 /// two and a predictable branch.
 template <EhSides sides = EhSides::both>
 inline void switch_to(Context& to, Context& from, EhGlobals* eh) noexcept {
-  if constexpr (sides != EhSides::incoming) {
+  if constexpr (sides == EhSides::both || sides == EhSides::outgoing) {
     if (eh->caught != nullptr || eh->uncaught != 0) [[unlikely]] {
       from.eh_caught = eh->caught;
       from.eh_uncaught = eh->uncaught;
@@ -60,7 +63,7 @@ inline void switch_to(Context& to, Context& from, EhGlobals* eh) noexcept {
       eh->uncaught = 0;
     }
   }
-  if constexpr (sides != EhSides::outgoing) {
+  if constexpr (sides == EhSides::both || sides == EhSides::incoming) {
     if (to.eh_caught != nullptr || to.eh_uncaught != 0) [[unlikely]] {
       eh->caught = to.eh_caught;
       eh->uncaught = to.eh_uncaught;
