@@ -286,7 +286,14 @@ inline std::uint32_t publish_continuation(Worker* w, Block* parent, bool ready) 
   std::uint32_t epoch = ++parent->epoch;
   parent->ready = ready;
   parent->offer.store(offer_word(epoch, kNoOffer), std::memory_order_relaxed);
-  bool was_empty = w->central != nullptr ? w->central->push(parent) : w->deque->push(item_of(parent));
+  bool was_empty;
+  if (w->central != nullptr) [[unlikely]] {
+    // A thief takes it from the queue without seeing this worker's level: the key goes along.
+    parent->queued_key = w->level->key.load(std::memory_order_relaxed);
+    was_empty = w->central->push(parent);
+  } else {
+    was_empty = w->deque->push(item_of(parent));
+  }
   if (was_empty) [[unlikely]] notify_one(*w->pool);
   return epoch;
 }

@@ -411,7 +411,9 @@ Block* steal_from_central(Worker* w, Level* mine) noexcept {
   Block* head = mine->head;
   Block* rest = nullptr;
   std::uint32_t epoch = 0;
+  std::int64_t key = 0;
   Block* strand = pool.central.take([&](Block* taken) {
+    key = taken->queued_key;  // the computation's key, as a deque thief reads its victim level's
     std::size_t k = taken->depth.load(std::memory_order_relaxed);
     Block* kth = walk(head, k);
     rest = kth->chain_next;
@@ -421,7 +423,7 @@ Block* steal_from_central(Worker* w, Level* mine) noexcept {
     taken->offer.store(offer_word(epoch, head->index + 1), std::memory_order_release);
   });
   if (strand == nullptr) return nullptr;
-  Block* stolen = won(w, mine, mine, strand, epoch, rest, mine->key.load(std::memory_order_relaxed));
+  Block* stolen = won(w, mine, mine, strand, epoch, rest, key);
   // A push wakes a sleeper only onto an empty queue; a queue that stayed non-empty while
   // the owner pushed more needs the thief to pass the wake-up on, as for the deques.
   if (!pool.central.looks_empty()) notify_one(pool);

@@ -583,4 +583,29 @@ TEST(PriorityAware, AStolenContinuationKeepsItsComputationsKey) {
   EXPECT_EQ(continuation_key, 20ns) << "a's continuation ran with another job's key";
 }
 
+TEST(CentralizedGreedy, AStolenContinuationKeepsItsComputationsKey) {
+  // A thief of the central queue took the stolen continuation under its own level's
+  // key (0 here, or the job it last ran), not the computation's: running_key, a yield
+  // point's key and a handed-back strand's key were wrong for it.
+  Pool pool(config(2, QueueStrategy::centralized_greedy));
+  std::atomic<bool> continued{false};
+  std::chrono::nanoseconds key{-1};
+  int child_worker = -1, continuation_worker = -1;
+  FunctionJob a(20ns, [&] {
+    takt::Scope scope;
+    scope.spawn([&] {
+      child_worker = takt::current_worker();
+      (void)wait_for(continued, 2000ms);  // until the continuation ran elsewhere
+    });
+    continuation_worker = takt::current_worker();
+    (void)pool.extension().running_key(static_cast<std::size_t>(continuation_worker), key);
+    continued = true;
+    scope.sync();
+  });
+  pool.extension().submit(a);
+  a.wait();
+  ASSERT_NE(child_worker, continuation_worker) << "the continuation was not stolen";
+  EXPECT_EQ(key, 20ns) << "the stolen continuation ran with another key";
+}
+
 }  // namespace

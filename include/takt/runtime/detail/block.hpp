@@ -85,6 +85,7 @@ struct alignas(64) Block {
   Block* queue_prev = nullptr;
   Block* queue_next = nullptr;
   std::uint32_t queued_epoch = 0;  ///< epoch of the continuation in the central queue
+  std::int64_t queued_key = 0;     ///< its computation's key, which a thief's level takes
   bool queued = false;
   // -- per computation / profiling ----------------------------------------------------
   ext::Job* job = nullptr;        ///< the job of a root strand
