@@ -165,6 +165,37 @@ namespace {
 
 int write_all(int fd, std::string_view text);
 
+/// While alive, SIGPIPE is blocked in the calling thread: a write to a FIFO or pipe whose
+/// reader went away fails with EPIPE, which is reported, instead of the signal ending
+/// takt with nothing said and its other outputs unwritten. A SIGPIPE the write raised
+/// is taken off before the signal is unblocked. (Standard output keeps the default: a
+/// pipeline such as `takt generate ... | head` ends as usual.)
+class PipeSignalBlocked {
+ public:
+  PipeSignalBlocked() {
+    sigemptyset(&pipe_);
+    sigaddset(&pipe_, SIGPIPE);
+    active_ = ::pthread_sigmask(SIG_BLOCK, &pipe_, &before_) == 0 && sigismember(&before_, SIGPIPE) == 0;
+  }
+  ~PipeSignalBlocked() {
+    if (!active_) return;
+    sigset_t pending;
+    if (::sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE) == 1) {
+      const timespec now{0, 0};
+      while (::sigtimedwait(&pipe_, nullptr, &now) < 0 && errno == EINTR) {
+      }
+    }
+    ::pthread_sigmask(SIG_SETMASK, &before_, nullptr);
+  }
+  PipeSignalBlocked(const PipeSignalBlocked&) = delete;
+  PipeSignalBlocked& operator=(const PipeSignalBlocked&) = delete;
+
+ private:
+  sigset_t pipe_{};
+  sigset_t before_{};
+  bool active_ = false;
+};
+
 /// Writes `text` into the FIFO `target` once a process reads it: opened without
 /// blocking, again every 10 ms while none does, for at most kFifoReaderWait (a plain
 /// open waited for ever, after the run, with the table printed after the file held back).
@@ -187,7 +218,11 @@ void write_fifo(const std::filesystem::path& shown, const std::filesystem::path&
   // A reader is there: write as a blocking writer, at the pace it reads.
   const int flags = ::fcntl(fd, F_GETFL);
   if (flags >= 0) (void)::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
-  const int error = write_all(fd, text);
+  int error = 0;
+  {
+    PipeSignalBlocked guard;
+    error = write_all(fd, text);
+  }
   ::close(fd);
   if (error != 0) throw Error(fmt::format("writing '{}' failed: {}", shown.string(), std::strerror(error)));
 }
@@ -196,6 +231,7 @@ void write_fifo(const std::filesystem::path& shown, const std::filesystem::path&
 /// where no temporary file may be created; a FIFO goes to write_fifo).
 void write_in_place(const std::filesystem::path& shown, const std::filesystem::path& target,
                     std::string_view text) {
+  PipeSignalBlocked guard;  // a device may be a pipe (/dev/stdout of a pipeline)
   std::ofstream out(target, std::ios::binary | std::ios::trunc);
   if (!out) {
     throw Error(fmt::format("cannot write '{}': {}", shown.string(), std::strerror(errno)));

@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -614,6 +615,34 @@ TEST(TextFile, AFifoIsWrittenInPlace) {
   EXPECT_EQ(got, "through the fifo\n");
   EXPECT_TRUE(fs::is_fifo(fs::status(fifo)));
   EXPECT_FALSE(fs::exists(fifo.string() + ".partial"));
+  fs::remove(fifo);
+}
+
+TEST(TextFile, AFifoWhoseReaderLeavesEarlyIsAnErrorNotADeath) {
+  // The reader reads 10 bytes and closes: the next write raised SIGPIPE, which ended
+  // takt with nothing said (its trace and table unwritten). Now the write fails with
+  // EPIPE and the error names it. In a child process: without the fix it dies.
+  namespace fs = std::filesystem;
+  const fs::path fifo = fs::temp_directory_path() / ("takt_text_file_early_" + std::to_string(::getpid()));
+  fs::remove(fifo);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_EXIT(
+      {
+        std::thread reader([&] {
+          const int fd = ::open(fifo.c_str(), O_RDONLY);
+          char ten[10];
+          if (fd >= 0 && ::read(fd, ten, sizeof ten) > 0) ::close(fd);
+        });
+        int code = 1;
+        try {
+          write_text_file(fifo, std::string(std::size_t{1} << 20, 'x'));  // more than the pipe holds
+        } catch (const takt::Error& e) {
+          if (std::string(e.what()).find("Broken pipe") != std::string::npos) code = 0;
+        }
+        reader.join();
+        std::_Exit(code);
+      },
+      ::testing::ExitedWithCode(0), "");
   fs::remove(fifo);
 }
 
