@@ -291,6 +291,9 @@ std::filesystem::path write_target(const std::filesystem::path& path) {
     if (!fs::is_symlink(fs::symlink_status(target, ec))) return target;
     const fs::path next = fs::read_symlink(target, ec);
     if (ec) return target;
+    // A /proc file-descriptor link to what has no path ("pipe:[87400]", "socket:[...]":
+    // /dev/stdout of a pipeline, a shell's >(...)): the link itself opens it.
+    if (!next.is_absolute() && target.string().rfind("/proc/", 0) == 0) return target;
     if (links == kMaxLinks) {
       throw Error(fmt::format("cannot write '{}': its symbolic links go round in a loop; point the "
                               "link at a file",

@@ -646,6 +646,23 @@ TEST(TextFile, AFifoWhoseReaderLeavesEarlyIsAnErrorNotADeath) {
   fs::remove(fifo);
 }
 
+TEST(TextFile, AFileDescriptorLinkToAPipeIsWrittenThrough) {
+  // /dev/stdout of a pipeline (`takt run ... --json /dev/stdout | jq`) or a shell's
+  // >(...) is /proc/self/fd/N, a link that reads back as "pipe:[N]": followed as a
+  // relative path, it named nothing and the output was refused before the run.
+  int p[2];
+  ASSERT_EQ(::pipe(p), 0);
+  const std::filesystem::path link = "/proc/self/fd/" + std::to_string(p[1]);
+  EXPECT_NO_THROW(check_writable(link));
+  EXPECT_NO_THROW(write_text_file(link, "through the pipe\n"));
+  ::close(p[1]);
+  std::string got;
+  char buf[64];
+  for (ssize_t n; (n = ::read(p[0], buf, sizeof buf)) > 0;) got.append(buf, static_cast<std::size_t>(n));
+  ::close(p[0]);
+  EXPECT_EQ(got, "through the pipe\n");
+}
+
 TEST(TextFile, AFifoThatNoProcessReadsIsAnErrorAfterTheWait) {
   // open() of a FIFO without a reader waited for ever (after a run, holding back the
   // table printed after the file). Now the writer waits kFifoReaderWait for a reader.
