@@ -555,6 +555,10 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
   // comes meanwhile asks a run whose releases are all made to stop, and must not label
   // it "stopped early".
   const bool stop_asked = engine->stop_requested();
+  // The signals so far belong to the run; one during the shutdown or the tasks'
+  // finalize below comes after it (signal_after_run), as one while the results are made.
+  const int signals_at_end = signals ? signals->signals_received() : 0;
+  const int signal_at_end = signals ? signals->last_signal() : 0;
   // Jobs were abandoned only if some still ran when the run stopped waiting for them (a
   // second signal while none ran abandons nothing).
   const bool jobs_abandoned = engine->abandoned() && engine->jobs_in_flight() > 0;
@@ -580,7 +584,7 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
   info.stopped = stop_asked && !engine->stalled();
   info.stalled = engine->stalled();
   info.abandoned = jobs_abandoned || result.jobs_left_running;
-  info.signal = signals ? signals->last_signal() : 0;
+  info.signal = signal_at_end;
   // The handlers stay until the results are written (the SignalStop goes when this
   // function returns): a second or third Ctrl-C soon after the first would otherwise
   // find the default action and end the process before the JSON, trace and table. They
@@ -594,6 +598,9 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
     // no target and is passed on to the caller.
     if (own_signals) own_signals->restore_handlers();
     result.signal_after_run = signals->signal_since_detach();
+    if (result.signal_after_run == 0 && signals->signals_received() > signals_at_end) {
+      result.signal_after_run = signals->last_signal();  // came during the shutdown
+    }
   }
   return result;
 }

@@ -82,8 +82,9 @@ struct RunResult {
   bool jobs_left_running = false;
   /// The process should end with a failure: an output could not be written.
   std::string output_errors;
-  /// A SIGINT or SIGTERM that came after the run had ended, while its results were made
-  /// and written (RunOptions::handle_signals): it stopped nothing, since the run was
+  /// A SIGINT or SIGTERM that came after the run had ended, while the policy shut down,
+  /// the tasks were finalised or the results were made and written
+  /// (RunOptions::handle_signals): it stopped nothing, since the run was
   /// over, and the handlers that were there before the run are back by now. A program
   /// that runs several sets should stop as after a stopped run (takt bench policies
   /// does). 0 if none came.

@@ -7,6 +7,7 @@
 #include "platform/core_map.hpp"
 #include "platform/realtime_settings.hpp"
 #include "platform/run.hpp"
+#include "platform/run_floor.hpp"
 #include "platform/signal_stop.hpp"
 #include "policies/policy_registry.hpp"
 #include "takt/error.hpp"
@@ -521,4 +522,37 @@ TEST(RunTaskSet, ALongInitIsNamedOnTheProgressLine) {
       text.find("\rtakt: initialising task 'slow' (2 of 2, program run-loop-test-slow-init), ");
   ASSERT_NE(line, std::string::npos) << text;
   EXPECT_NE(text.find("\r\033[K", line), std::string::npos) << "the init line is cleared: " << text;
+}
+
+namespace {
+/// A program whose finalize() is interrupted by a SIGTERM (as a user's kill while the
+/// tasks are finalised).
+class SignalledFinalize : public takt::Task {
+ public:
+  void run(const takt::Job&) override {}
+  void finalize() override { std::raise(SIGTERM); }
+};
+}  // namespace
+
+TEST(RunTaskSet, ASignalWhileTheTasksAreFinalisedComesAfterTheRun) {
+  // It was neither: the run was not 'stopped' but its JSON said signal 15, the caller
+  // was told of no signal after the run (signal_after_run 0), and `takt run` measured
+  // the 2 s latency floor anyway before it ended by the signal.
+  if (!takt::programs().contains("run-loop-test-signalled-finalize")) {
+    takt::programs().add<SignalledFinalize>("run-loop-test-signalled-finalize", "");
+  }
+  const auto set = takt::model::parse_task_set(
+      "global: {cores: 1}\n"
+      "tasks: [{name: a, period: 10ms, program: run-loop-test-signalled-finalize, work: 10us, span: 10us}]\n");
+  const auto verdict = takt::analysis::analyse(set);
+  takt::platform::RunOptions options = quiet_one_job();
+  options.jobs = 2;
+  options.handle_signals = true;
+  const std::unique_ptr<takt::platform::Policy> policy =
+      takt::policies::make_policy(takt::model::Policy::federated);
+  const takt::platform::RunResult r = takt::platform::run_task_set(set, verdict, *policy, options);
+  EXPECT_FALSE(r.metrics.run.stopped);
+  EXPECT_EQ(r.metrics.run.signal, 0);
+  EXPECT_EQ(r.signal_after_run, SIGTERM);
+  EXPECT_FALSE(takt::platform::floor_after_run_wanted(r));
 }
