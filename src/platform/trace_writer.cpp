@@ -207,18 +207,29 @@ nlohmann::json make_trace(std::span<const PeriodicTask> tasks, std::span<const E
                           {"tid", task_tid},
                           {"args", {{"job", index}, {"nominal_release_us", rel_us(j.nominal)}}}});
     }
-    if (!j.start) continue;
-    const nanoseconds end = j.finish.value_or(last);
     // The metrics' outcome when given. Without one, as the metrics judge: a job without a
     // finish is unfinished once its deadline passed (here: by the trace's last event),
     // abandoned before; a failed job is failed, not missed. A deadline passed unfinished
-    // or finished late gets the miss marker.
+    // or finished late gets the miss marker, also for a released job that never started.
     const auto found = outcome_of.find(key);
     const JobResult* outcome = found != outcome_of.end() ? found->second : nullptr;
     const bool late = outcome != nullptr
                           ? outcome->status == JobStatus::missed || outcome->status == JobStatus::unfinished
-                      : j.finish ? !j.failed && *j.finish > deadline
-                                 : deadline <= last;
+                      : j.finish  ? !j.failed && *j.finish > deadline
+                      : j.skipped ? false
+                                  : deadline <= last;
+    if (late && (j.start || j.release)) {
+      instants.push_back({{"name", fmt::format("deadline miss #{}", index)},
+                          {"cat", "deadline"},
+                          {"ph", "i"},
+                          {"s", "t"},
+                          {"ts", ts(deadline)},
+                          {"pid", tasks_pid},
+                          {"tid", task_tid},
+                          {"args", {{"job", index}}}});
+    }
+    if (!j.start) continue;
+    const nanoseconds end = j.finish.value_or(last);
     const std::string status = outcome != nullptr ? std::string(to_string(outcome->status))
                                : !j.finish        ? (deadline <= last ? "unfinished" : "abandoned")
                                : j.failed         ? "failed"
@@ -233,16 +244,6 @@ nlohmann::json make_trace(std::span<const PeriodicTask> tasks, std::span<const E
     task_slices[task].push_back(Slice{*j.start, end, label, "job", args});
     if (!j.strands && j.start_cpu >= 0)
       core_slices[j.start_cpu].push_back(Slice{*j.start, end, label, "job", args});
-    if (late) {
-      instants.push_back({{"name", fmt::format("deadline miss #{}", index)},
-                          {"cat", "deadline"},
-                          {"ph", "i"},
-                          {"s", "t"},
-                          {"ts", ts(deadline)},
-                          {"pid", tasks_pid},
-                          {"tid", task_tid},
-                          {"args", {{"job", index}}}});
-    }
   }
 
   auto emit_slices = [&](int pid, int first_tid, std::vector<Slice>& slices, const std::string& track_name,

@@ -262,6 +262,29 @@ TEST(Trace, AJobHeldAtTheEndTakesItsStatusFromTheMetricsWhichJudgeByTheRunsEnd) 
   EXPECT_TRUE(miss_marker);
 }
 
+TEST(Trace, AJobThatNeverStartedAndMissedItsDeadlineGetsTheMissMarker) {
+  // A#0 is released at 0 and never starts (queued behind other work) before the run
+  // ends at 50 ms: the metrics count it unfinished, a miss, but the trace drew no
+  // marker for a job without a start.
+  using E = EventKind;
+  const std::vector<Event> evs = {ev(E::release, 0, 0, 1s, 0)};
+  const std::vector<PeriodicTask> one{PeriodicTask{"A", 10ms, 10ms, 0ms, 1}};
+  MetricsInput in;
+  in.tasks = one;
+  in.events = evs;
+  in.run.origin = 1s;
+  in.run.end = 1s + 50ms;
+  const RunMetrics m = compute_metrics(in);
+  ASSERT_EQ(m.jobs.size(), 1u);
+  ASSERT_EQ(m.jobs[0].status, JobStatus::unfinished);
+  const nlohmann::json doc = make_trace(one, evs, 1s, 0, m.jobs);
+  int markers = 0;
+  for (const auto& e : doc["traceEvents"]) {
+    if (e["ph"] == "i" && e["name"] == "deadline miss #0") ++markers;
+  }
+  EXPECT_EQ(markers, 1);
+}
+
 TEST(Trace, ANameThatIsNotUtf8IsWrittenWithReplacementCharacters) {
   // The whole file was lost (nlohmann::json refused to dump the string) after the run.
   const std::vector<PeriodicTask> bad{
