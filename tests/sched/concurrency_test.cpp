@@ -117,20 +117,30 @@ TEST(Concurrency, ADispatchOfATaskWhileItIsRelinquishedFindsItWhole) {
   task.id = 1;
   task.cluster = 0;
   s.admit(task);
-  const int rounds = 50000 * kScale;
-  std::atomic<int> running{0}, doubles{0}, taken_by_dispatch{0};
+  // Until each side has taken the task 2000 times (at most 10 s): a fixed number of
+  // rounds could all pass on one side before the other thread ran (a busy machine).
+  const int enough = 2000 * kScale;
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  std::atomic<int> running{0}, doubles{0}, taken_by_dispatch{0}, taken_by_schedule{0};
   auto hold = [&] {
     if (running.fetch_add(1) != 0) doubles.fetch_add(1);
     running.fetch_sub(1);
     s.relinquish(task);
   };
+  auto go_on = [&] {
+    return (taken_by_dispatch.load() < enough || taken_by_schedule.load() < enough) &&
+           std::chrono::steady_clock::now() < give_up;
+  };
   std::thread scheduler_pe([&] {
-    for (int i = 0; i < rounds; ++i) {
-      if (s.schedule(0) != nullptr) hold();
+    while (go_on()) {
+      if (s.schedule(0) != nullptr) {
+        taken_by_schedule.fetch_add(1);
+        hold();
+      }
     }
   });
   std::thread dispatcher_pe([&] {
-    for (int i = 0; i < rounds; ++i) {
+    while (go_on()) {
       if (s.dispatch(task, 1)) {
         taken_by_dispatch.fetch_add(1);
         hold();
@@ -141,6 +151,7 @@ TEST(Concurrency, ADispatchOfATaskWhileItIsRelinquishedFindsItWhole) {
   dispatcher_pe.join();
   EXPECT_EQ(doubles.load(), 0);
   EXPECT_GT(taken_by_dispatch.load(), 0);
+  EXPECT_GT(taken_by_schedule.load(), 0);
   EXPECT_EQ(task.state(), TaskState::schedulable);
   EXPECT_EQ(s.verify(), "");
   EXPECT_TRUE(s.exit(task));
