@@ -208,14 +208,22 @@ Task* Scheduler::schedule(int pe) {
   task->last_pe_.store(pe, std::memory_order_relaxed);
   leave(*task);
   try {
-    notify_dispatch(*task, pe);
+    broker_.notify(topics::dispatch, TaskEvent{task, pe});
   } catch (...) {
     // The caller gets the exception, not the task: queued again (no RELINQUISH is
-    // published), else it would be running with nobody to run or relinquish it.
-    for (Instance* i : topology.data_instances()) i->task_enter(*task);
-    enter(topology.entry_for(*task), *task);
+    // published), else it would be running with nobody to run or relinquish it. Still
+    // `dispatching` until enter() publishes it schedulable, so that an exit() or block()
+    // meanwhile returns false, as during any dispatch, instead of acting on a task that
+    // is then queued again.
+    try {
+      for (Instance* i : topology.data_instances()) i->task_enter(*task);
+      enter(topology.entry_for(*task), *task);
+    } catch (...) {
+      task->state_.store(TaskState::running, std::memory_order_release);  // as dispatch() leaves it
+    }
     throw;
   }
+  task->state_.store(TaskState::running, std::memory_order_release);
   return task;
 }
 

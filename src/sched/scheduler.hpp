@@ -202,8 +202,9 @@ class Scheduler final : public RuntimeSystemAdapter {
   // creates (a fresh release gate would start at time 0 and hold released tasks).
   std::atomic<std::int64_t> last_time_ns_{kNoTime};
   static constexpr std::int64_t kNoTime = INT64_MIN;
-  /// Publishes DISPATCH for a claimed task, then marks it running (also when a
-  /// subscriber throws; the exception goes on to the caller).
+  /// dispatch(): publishes DISPATCH for the claimed task, then marks it running (also
+  /// when a subscriber throws; the exception goes on to the caller, who knows the task).
+  /// schedule() queues the task again instead when a subscriber throws.
   void notify_dispatch(Task& task, int pe);
   void remember_time(Time now) noexcept;
   /// Gives the remembered time to instances a reconfiguration made, before any task

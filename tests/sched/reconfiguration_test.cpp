@@ -12,6 +12,7 @@
 
 #include <csignal>
 #include <cstdlib>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -74,6 +75,23 @@ class ThrowingOnAffinity final : public components::KeyedForward {
   std::int64_t key(const Task&, std::int64_t input_key) override { return input_key; }
 };
 
+// ExitOnEnter: the scheduler and task it tries to exit, and what exit() answered.
+Scheduler* exit_on_enter_scheduler = nullptr;
+Task* exit_on_enter_task = nullptr;
+std::optional<bool> exit_on_enter_answer;
+
+/// An annotator whose task_enter (a task entering the topology again) tries to exit
+/// that task: it runs inside the scheduler's call, where the task's state is visible.
+class ExitOnEnter final : public Instance {
+ public:
+  using Instance::Instance;
+  void task_enter(Task& t) override {
+    if (exit_on_enter_scheduler != nullptr && &t == exit_on_enter_task) {
+      exit_on_enter_answer = exit_on_enter_scheduler->exit(t);
+    }
+  }
+};
+
 const ComponentRegistry& registry() {
   static ComponentRegistry r = [] {
     ComponentRegistry copy = ComponentRegistry::builtin();
@@ -98,6 +116,9 @@ const ComponentRegistry& registry() {
                       {},
                       false,
                       [](InstanceContext c) { return std::make_unique<ThrowingOnAffinity>(std::move(c)); }});
+    copy.add(ComponentInfo{
+        "exit-on-enter", annotating, "exits a task as it enters again", {}, {}, {}, {}, {}, true,
+        [](InstanceContext c) { return std::make_unique<ExitOnEnter>(std::move(c)); }});
     copy.add(ComponentInfo{
         "counting", annotating, "counts per-task data", {}, {}, {}, {}, {}, true, [](InstanceContext c) {
           return std::make_unique<Counting>(std::move(c));
@@ -554,4 +575,39 @@ TEST(ComponentUpdate, AnExceptionInAnUpdateFromANotificationEndsTheProgram) {
         std::_Exit(0);
       },
       ::testing::KilledBySignal(SIGABRT), "a component's bug");
+}
+
+TEST(ComponentUpdate, ATaskQueuedAgainAfterAThrowingDispatchCannotBeExitedMeanwhile) {
+  // schedule() claimed the task and a DISPATCH subscriber threw; the task was marked
+  // running before schedule() queued it again, so an exit() in between (another
+  // thread's; here a data instance's task_enter, which runs in that window) exited it
+  // and the re-queue then put an exited task back into the pipes. It stays
+  // `dispatching` until it is queued: exit() returns false, as during any dispatch.
+  Scheduler s(with_registry("topology:\n"
+                            "  name: exiting\n"
+                            "  pipes: {in: one, out: one}\n"
+                            "  entry: in\n"
+                            "  instances:\n"
+                            "    order: {component: edf, input: in, output: out}\n"
+                            "    probe: {component: exit-on-enter}\n"
+                            "  pes: {terminal: out}\n"),
+              ProcessingElements::uniform(1), options());
+  int me = 0;
+  s.subscribe(topics::dispatch, &me, [](const TaskEvent&) { throw std::runtime_error("subscriber failed"); });
+  Task task;
+  task.id = 1;
+  s.admit(task);
+  exit_on_enter_scheduler = &s;
+  exit_on_enter_task = &task;
+  exit_on_enter_answer.reset();
+  EXPECT_THROW((void)s.schedule(0), std::runtime_error);
+  exit_on_enter_scheduler = nullptr;
+  s.withdraw(&me);
+  ASSERT_TRUE(exit_on_enter_answer.has_value()) << "the task did not enter again";
+  EXPECT_FALSE(*exit_on_enter_answer) << "exited while schedule() was still queueing it again";
+  EXPECT_EQ(task.state(), TaskState::schedulable);
+  EXPECT_EQ(s.verify(), "");
+  EXPECT_EQ(s.schedule(0), &task);
+  EXPECT_TRUE(s.exit(task));
+  EXPECT_EQ(s.verify(), "");
 }
