@@ -42,6 +42,10 @@ struct TaskDecomposition {
   std::string name;
   Decomposition decomposition;
   std::vector<int> priorities;  ///< per segment
+  /// C_i and P_i of the segments decomposed (a sequential task given by work = span is
+  /// one segment ⟨C, 1⟩).
+  std::chrono::nanoseconds work{0};
+  std::chrono::nanoseconds span{0};
 };
 
 /// The augmentation bound 5 of rt-openmp §IV.A: Σu ≤ m/5 and P_i ≤ D_i/5

@@ -2,7 +2,6 @@
 #include "cli/analyze_report.hpp"
 
 #include "model/duration.hpp"
-#include "model/segment.hpp"
 
 #include <fmt/core.h>
 
@@ -314,11 +313,10 @@ std::string partitioned_text(const model::TaskSet& set, const analysis::Partitio
       const auto& w = td.decomposition.segments[j];
       segs += (j ? "  " : "") + std::string(w.heavy ? "H" : "L") + " l=" + number(w.slack, 2);
     }
-    // C and P of the segments, which the decomposition divides (a measured work: and
-    // span: beside them are not what it used).
+    // C and P of the segments the decomposition divided (a measured work: and span:
+    // beside a task's segments are not what it used).
     const model::Task& t = set.tasks[i];
-    rows.push_back({td.name, display_duration(model::segments_work(t.segments)),
-                    display_duration(model::segments_span(t.segments)), display_duration(t.deadline),
+    rows.push_back({td.name, display_duration(td.work), display_duration(td.span), display_duration(t.deadline),
                     display_duration(
                         std::chrono::nanoseconds{static_cast<std::int64_t>(td.decomposition.total_slack_ns)}),
                     td.decomposition.feasible ? number(td.decomposition.heavy_threshold) : "-",

@@ -220,11 +220,15 @@ TEST_F(Commands, PartitionedDmTableShowsTheSegmentsItDecomposed) {
       write("pm.yaml",
             "global: {cores: 2, policy: partitioned-dm}\n"
             "tasks:\n"
-            "  - {name: a, period: 5ms, work: 4ms, span: 3ms, segments: [{length: 1ms, strands: 2}]}\n")
+            "  - {name: a, period: 5ms, work: 4ms, span: 3ms, segments: [{length: 1ms, strands: 2}]}\n"
+            "  - {name: b, period: 10ms, work: 2ms, span: 2ms}\n")
           .string();
   Outcome r = takt("analyze " + file);
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_NE(r.out.find("a     2ms  1ms  5ms  2.5ms         2.000"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("a     2ms  1ms  5ms   2.5ms         2.000"), std::string::npos) << r.out;
+  // A sequential task given by work = span is the one segment <2 ms, 1> (slack 10 - 5 =
+  // 5 ms, threshold 2.5 x 2 / 5 = 1.000); C and P must not read 0 for its lack of segments.
+  EXPECT_NE(r.out.find("b     2ms  2ms  10ms  5ms           1.000"), std::string::npos) << r.out;
 }
 
 TEST_F(Commands, FederatedGivesNoResponseBoundToATaskWithoutItsCores) {
