@@ -60,9 +60,10 @@ void SwapLock::lock_shared(std::size_t lane) noexcept {
   // Wait for the writer as a waiting reader: the next writer lets every waiting reader
   // in first, so back-to-back reconfigurations cannot starve operations (a woken reader
   // needs tens of microseconds to run, longer than a writer needs to lock again).
-  // Counted before this reader's announcement is withdrawn: counted after, a writer
-  // that unlocked and a next one that locked in between found it neither waiting nor
-  // inside, and went first.
+  // Counted before this reader's announcement is withdrawn, so that a next writer finds
+  // it either inside or waiting. (A reader delayed between its load of writer_ above and
+  // this count can still be overtaken by a writer that checks waiting_ in between: the
+  // rule holds for the readers counted by then.)
   waiting_.fetch_add(1, std::memory_order_seq_cst);
   leave(mine);
   for (;;) {

@@ -17,8 +17,9 @@ namespace takt::sched {
 /// thread, so that threads on different processing elements do not write one shared
 /// cache line on every operation. The writer is preferred: once it has announced
 /// itself, new readers wait, so a continuous stream of operations cannot starve a
-/// reconfiguration; and the readers that waited for one writer enter before the next
-/// writer announces itself, so back-to-back reconfigurations cannot starve operations.
+/// reconfiguration; and the readers that wait for one writer (counted in readers_waiting()
+/// when the next writer looks) enter before that next writer announces itself, so
+/// back-to-back reconfigurations cannot starve operations.
 /// The price: a waiting reader that cannot run (its CPU taken by a higher-priority
 /// thread under SCHED_FIFO) delays the next writer until it does. The thread that holds
 /// the lock exclusively must not take it shared (it would wait for itself), and a
