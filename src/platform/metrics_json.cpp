@@ -388,7 +388,7 @@ class HoldBackDefaultSignals {
 
 std::FILE* standard_stream_file(const std::filesystem::path& path) {
   struct stat file {};
-  if (::stat(path.c_str(), &file) != 0 || !S_ISREG(file.st_mode)) return nullptr;
+  if (::stat(path.c_str(), &file) != 0) return nullptr;
   for (std::FILE* stream : {stdout, stderr}) {
     struct stat s {};
     if (::fstat(::fileno(stream), &s) == 0 && s.st_dev == file.st_dev && s.st_ino == file.st_ino) return stream;
@@ -403,7 +403,9 @@ void write_text_file(const std::filesystem::path& path, std::string_view text) {
   const fs::file_status status = fs::status(target, ec);
   if (fs::is_directory(status)) throw folder_error(path);
   if (std::FILE* stream = standard_stream_file(target)) {
-    // After what the stream holds so far, in its order; no rename (see the header).
+    // After what the stream holds so far, in its order; no rename (see the header). A
+    // pipe's reader that left is an error here too (EPIPE), not the end of takt.
+    PipeSignalBlocked guard;
     std::fflush(stream);
     if (std::fwrite(text.data(), 1, text.size(), stream) != text.size() || std::fflush(stream) != 0) {
       throw Error(fmt::format("writing '{}' ({}) failed: {}", path.string(),

@@ -31,18 +31,19 @@ nlohmann::json metrics_to_json(const RunMetrics& metrics, bool with_jobs = true)
 /// the calling thread while the temporary file exists, so that in a process whose other
 /// threads block them too or that has no other threads (takt generate, convert,
 /// analyze) they end it after the rename; a handler's signals are not held back.
-/// A plain file that is this process's standard output or standard error (a path such
-/// as /dev/stdout, or the file itself, with that stream redirected to a file) is written
-/// through the stream, after what was printed to it before: replacing it by a rename
-/// would leave the stream writing to the old, unlinked file, whose contents the shell's
-/// file no longer holds.
+/// What is this process's standard output or standard error (a path such as
+/// /dev/stdout, or the file itself, with that stream redirected to a file; also a pipe,
+/// socket or terminal) is written through the stream, after what was printed to it
+/// before: replacing a plain file by a rename would leave the stream writing to the old,
+/// unlinked file, whose contents the shell's file no longer holds, and a pipe written
+/// through another descriptor would get the text before what the stream still buffers.
 void write_text_file(const std::filesystem::path& path, std::string_view text);
 
 /// How long write_text_file waits for a reader of a FIFO.
 inline constexpr std::chrono::seconds kFifoReaderWait{10};
 
-/// stdout or stderr when `path` names the plain file that stream writes to (the same
-/// file, as fstat sees it), else null.
+/// stdout or stderr when `path` names what that stream writes to (the same file, pipe,
+/// socket or device, as fstat sees it), else null.
 std::FILE* standard_stream_file(const std::filesystem::path& path);
 
 /// Tests only: called with the temporary file's path after write_text_file() created it.

@@ -18,6 +18,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -661,6 +662,44 @@ TEST(TextFile, AFileDescriptorLinkToAPipeIsWrittenThrough) {
   for (ssize_t n; (n = ::read(p[0], buf, sizeof buf)) > 0;) got.append(buf, static_cast<std::size_t>(n));
   ::close(p[0]);
   EXPECT_EQ(got, "through the pipe\n");
+}
+
+TEST(TextFile, StandardOutputThatIsAPipeOrASocketIsWrittenThroughTheStream) {
+  // `takt ... --json /dev/stdout | jq`: the JSON went to the pipe through a descriptor of
+  // its own, before what stdout still buffered (the table), and a socket as standard
+  // output (a service's) could not be opened at all. Both now go through the stream, in
+  // order. In a child whose standard output is the pipe or socket.
+  for (const bool socket : {false, true}) {
+    SCOPED_TRACE(socket ? "socket" : "pipe");
+    int fds[2];
+    ASSERT_EQ(socket ? ::socketpair(AF_UNIX, SOCK_STREAM, 0, fds) : ::pipe(fds), 0);
+    std::fflush(stdout);
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      ::close(fds[0]);
+      ::dup2(fds[1], STDOUT_FILENO);
+      ::close(fds[1]);
+      std::fputs("table first, ", stdout);  // no newline: still in the stream's buffer
+      int code = 0;
+      try {
+        write_text_file("/dev/stdout", "json after\n");
+      } catch (...) {
+        code = 1;
+      }
+      std::fflush(stdout);
+      std::_Exit(code);
+    }
+    ASSERT_GT(pid, 0);
+    ::close(fds[1]);
+    std::string got;
+    char buf[256];
+    for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) got.append(buf, static_cast<std::size_t>(n));
+    ::close(fds[0]);
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "write_text_file threw";
+    EXPECT_EQ(got, "table first, json after\n");
+  }
 }
 
 TEST(TextFile, AFifoThatNoProcessReadsIsAnErrorAfterTheWait) {
