@@ -470,6 +470,7 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
   std::optional<ProgressLine> progress;
   nanoseconds stop_seen = nanoseconds::max();
   SystemSample before;
+  int signals_at_start = 0;  // counted by then: a signal since either stopped the run or came after it
   try {
     if (options.signals != nullptr) {
       signals = options.signals;
@@ -477,6 +478,7 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
     } else if (options.handle_signals) {
       signals = &own_signals.emplace(*engine);
     }
+    if (signals) signals_at_start = signals->signals_received();
     if (options.lock_memory && realtime.lock_memory && !os::lock_memory()) {
       // The probe compares the mappings with RLIMIT_MEMLOCK; the process may have mapped
       // more since (the run's threads). Report what the run got, not what the probe saw.
@@ -521,6 +523,8 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
     engine->start(os::monotonic_now() + options.start_delay);
     policy.run(ctx);
   } catch (...) {
+    // A signal during the shutdown below is not the run's.
+    const int signal_at_failure = signals && engine->stop_requested() ? signals->last_signal() : 0;
     progress.reset();
     // The run's end is the error, not the end of the shutdown below (up to seconds): a
     // job abandoned at the error whose deadline lies in between is not a miss.
@@ -539,7 +543,7 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
       info.end = failed_at;
       info.abandoned = left_running || engine->jobs_in_flight() > 0;
       info.error = error_text(error);
-      info.signal = signals ? signals->last_signal() : 0;
+      info.signal = signal_at_failure;
       if (signals) signals->detach();
       qos.reset();
       make_results(partial, info, left_running, before, after);
@@ -555,10 +559,12 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
   // comes meanwhile asks a run whose releases are all made to stop, and must not label
   // it "stopped early".
   const bool stop_asked = engine->stop_requested();
-  // The signals so far belong to the run; one during the shutdown or the tasks'
-  // finalize below comes after it (signal_after_run), as one while the results are made.
-  const int signals_at_end = signals ? signals->signals_received() : 0;
-  const int signal_at_end = signals ? signals->last_signal() : 0;
+  // A signal is counted before its handler asks the engine to stop. With a stop asked,
+  // the signals counted by now are the run's; without, none is, and any since the start
+  // came after the run: during the shutdown or the tasks' finalize below, or while the
+  // results are made (signal_after_run).
+  const int signals_at_end = !signals ? 0 : stop_asked ? signals->signals_received() : signals_at_start;
+  const int signal_at_end = signals && stop_asked ? signals->last_signal() : 0;
   // Jobs were abandoned only if some still ran when the run stopped waiting for them (a
   // second signal while none ran abandons nothing).
   const bool jobs_abandoned = engine->abandoned() && engine->jobs_in_flight() > 0;
