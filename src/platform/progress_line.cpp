@@ -21,7 +21,7 @@ ProgressLine::ProgressLine(Text text, std::FILE* out, std::optional<bool> enable
                            std::chrono::milliseconds interval)
     : text_(std::move(text)),
       out_(out),
-      enabled_(enabled.value_or(out != nullptr && isatty(fileno(out)) != 0)),
+      enabled_(out != nullptr && enabled.value_or(isatty(fileno(out)) != 0)),
       interval_(interval),
       started_(std::chrono::steady_clock::now()) {
   if (enabled_) thread_ = os::start_thread("the thread of the progress line", [this] { loop(); });

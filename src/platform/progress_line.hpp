@@ -29,7 +29,7 @@ class ProgressLine {
 
   /// Rewrites one line on `out` every `interval` until destroyed (the first after one
   /// interval, so a phase shorter than that prints nothing). `enabled`: print at all;
-  /// by default only when `out` is a terminal. The line's thread runs in SCHED_OTHER
+  /// by default only when `out` is a terminal; never with a null `out`. The line's thread runs in SCHED_OTHER
   /// whatever its creator's class. With a Source the line is format()'s.
   explicit ProgressLine(Source source, std::FILE* out = stderr, std::optional<bool> enabled = std::nullopt,
                         std::chrono::milliseconds interval = std::chrono::milliseconds(500));

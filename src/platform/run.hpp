@@ -52,7 +52,7 @@ struct RunOptions {
   std::FILE* messages = stderr;                ///< what the run uses (CPUs, privileges); null: none
   /// The progress line: while the tasks' init runs (from half a second on: "takt:
   /// initialising task 'mm' (2 of 3, program matmul), 12.5 s"), then while the run goes
-  /// on. nullopt prints it when progress_out is a terminal.
+  /// on. nullopt prints it when progress_out is a terminal; a null progress_out: none.
   std::optional<bool> progress;
   std::FILE* progress_out = stderr;
   /// First releases this long after the workers were created.

@@ -73,3 +73,11 @@ TEST(ProgressLine, SilentWhenNotATerminal) {
   EXPECT_EQ(contents(f), "");
   std::fclose(f);
 }
+
+TEST(ProgressLine, ANullStreamPrintsNothingEvenWhenAskedTo) {
+  // RunOptions::progress = true with progress_out = nullptr wrote to a null FILE*
+  // (the neighbouring table and messages options read null as "none").
+  ProgressLine line([] { return ProgressLine::Counts{}; }, nullptr, true, 1ms);
+  EXPECT_FALSE(line.enabled());
+  std::this_thread::sleep_for(5ms);
+}
