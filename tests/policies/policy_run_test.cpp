@@ -389,7 +389,13 @@ tasks:
     --it;  // the long job released last at or before this short job
     // It still had more to run than a strand (2 ms) and the short job (1 ms), with a
     // margin: released later, the short job may end after it although it preempted it.
-    if (j.release + 4ms >= it->second.second) continue;
+    // Without SCHED_FIFO, or under ThreadSanitizer, the workers share their CPUs with
+    // whatever else runs (another test under ctest -j2): a strand and the short job can
+    // take twice as long, so the long job must have had 10 ms left (a clean-clone run
+    // under ThreadSanitizer without SCHED_FIFO saw a short job end 3.5 ms after the long
+    // job that had 4.1 ms left at its release).
+    const nanoseconds margin = os::privileges().fifo && !kSanitized ? 4ms : 10ms;
+    if (j.release + margin >= it->second.second) continue;
     ++inside;
     EXPECT_LT(*j.finish, it->second.second) << "short job " << j.index << " released at " << j.release.count()
                                             << " ns finished after the long job it should preempt";
