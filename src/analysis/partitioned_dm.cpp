@@ -64,8 +64,8 @@ PartitionedDmResult analyse_partitioned_dm(const model::TaskSet& set, const Part
     }
     // The bound is about the segments decomposed, not a measured work beside them.
     utilization.add(model::segments_work(t.segments).count(), t.period.count());
-    TaskDecomposition td{t.name, decompose(t), {}, model::segments_work(t.segments),
-                         model::segments_span(t.segments)};
+    TaskDecomposition td{
+        t.name, decompose(t), {}, model::segments_work(t.segments), model::segments_span(t.segments)};
     if (!td.decomposition.feasible) {
       // No slack for rt-openmp's decomposition (D ≤ 2.5·P): windows d = e·D/P, and
       // the placement decides (see decompose_proportionally).

@@ -316,7 +316,8 @@ std::string partitioned_text(const model::TaskSet& set, const analysis::Partitio
     // C and P of the segments the decomposition divided (a measured work: and span:
     // beside a task's segments are not what it used).
     const model::Task& t = set.tasks[i];
-    rows.push_back({td.name, display_duration(td.work), display_duration(td.span), display_duration(t.deadline),
+    rows.push_back({td.name, display_duration(td.work), display_duration(td.span),
+                    display_duration(t.deadline),
                     display_duration(
                         std::chrono::nanoseconds{static_cast<std::int64_t>(td.decomposition.total_slack_ns)}),
                     td.decomposition.feasible ? number(td.decomposition.heavy_threshold) : "-",

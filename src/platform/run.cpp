@@ -279,9 +279,8 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
   std::vector<PeriodicTask> timing;
   const std::filesystem::path base = std::filesystem::path(set.source).parent_path();
   // A program's init may take long (the built-in ones compute their reference result
-  // serially: an hour for matmul 16384): say which task is at it.
-  // The task at it and when its init began (the line shows the time of that task's
-  // init, not of all so far).
+  // serially: an hour for matmul 16384): say which task is at it, and for how long its
+  // init has run (not the time of all inits so far).
   std::atomic<std::size_t> initialising{0};
   std::atomic<std::int64_t> init_began{os::monotonic_now().count()};
   std::optional<ProgressLine> init_line;
@@ -290,7 +289,8 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
         [&set, &initialising, &init_began](nanoseconds) {
           const std::size_t i = initialising.load(std::memory_order_acquire);
           const model::Task& t = set.tasks[i];
-          const nanoseconds running = os::monotonic_now() - nanoseconds(init_began.load(std::memory_order_relaxed));
+          const nanoseconds running =
+              os::monotonic_now() - nanoseconds(init_began.load(std::memory_order_relaxed));
           return fmt::format("takt: initialising task '{}' ({} of {}, program {}), {:.1f} s", t.name, i + 1,
                              set.tasks.size(), t.program, static_cast<double>(running.count()) / 1e9);
         },

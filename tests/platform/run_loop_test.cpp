@@ -543,7 +543,8 @@ TEST(RunTaskSet, ASignalWhileTheTasksAreFinalisedComesAfterTheRun) {
   }
   const auto set = takt::model::parse_task_set(
       "global: {cores: 1}\n"
-      "tasks: [{name: a, period: 10ms, program: run-loop-test-signalled-finalize, work: 10us, span: 10us}]\n");
+      "tasks: [{name: a, period: 10ms, program: run-loop-test-signalled-finalize, work: 10us, span: "
+      "10us}]\n");
   const auto verdict = takt::analysis::analyse(set);
   takt::platform::RunOptions options = quiet_one_job();
   options.jobs = 2;

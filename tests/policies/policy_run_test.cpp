@@ -239,7 +239,8 @@ TEST(Federated, ASharedCoreRanksEveryExecutorWithAJob) {
   const model::TaskSet set = model::parse_task_set(text);
   const Outcome o = run_set(set, model::Policy::federated, 50ms);
   expect_consistent(set, o, 50ms);
-  if (!os::privileges().fifo || kSanitized) GTEST_SKIP() << "the executors time-share the core without SCHED_FIFO";
+  if (!os::privileges().fifo || kSanitized)
+    GTEST_SKIP() << "the executors time-share the core without SCHED_FIFO";
   nanoseconds first_loose = nanoseconds::max(), last_tight = nanoseconds::min();
   for (const platform::JobResult& j : o.metrics.jobs) {
     if (j.index != 0 || !j.start) continue;

@@ -309,7 +309,9 @@ namespace large_stack_eh {
 // Inside a destructor that runs during unwinding, what f on the large stack sees.
 struct Probe {
   int* out;
-  ~Probe() { *out = takt::call_on_large_stack([] { return std::uncaught_exceptions(); }); }
+  ~Probe() {
+    *out = takt::call_on_large_stack([] { return std::uncaught_exceptions(); });
+  }
 };
 int uncaught_seen_by_f() {
   int seen = -1;

@@ -116,9 +116,16 @@ const ComponentRegistry& registry() {
                       {},
                       false,
                       [](InstanceContext c) { return std::make_unique<ThrowingOnAffinity>(std::move(c)); }});
-    copy.add(ComponentInfo{
-        "exit-on-enter", annotating, "exits a task as it enters again", {}, {}, {}, {}, {}, true,
-        [](InstanceContext c) { return std::make_unique<ExitOnEnter>(std::move(c)); }});
+    copy.add(ComponentInfo{"exit-on-enter",
+                           annotating,
+                           "exits a task as it enters again",
+                           {},
+                           {},
+                           {},
+                           {},
+                           {},
+                           true,
+                           [](InstanceContext c) { return std::make_unique<ExitOnEnter>(std::move(c)); }});
     copy.add(ComponentInfo{
         "counting", annotating, "counts per-task data", {}, {}, {}, {}, {}, true, [](InstanceContext c) {
           return std::make_unique<Counting>(std::move(c));
