@@ -273,41 +273,32 @@ TEST(Scheduler, ExitAndBlockDuringADispatchSayTheTaskWasJustDispatched) {
   EXPECT_EQ(s.verify(), "");
 }
 
-TEST(Scheduler, ADispatchSubscriberThatThrowsLeavesTheTaskRunning) {
-  // The task was left `dispatching` when a DISPATCH subscriber threw: exit() and
-  // block() returned false for ever and relinquish() threw. Now the exception reaches
-  // the caller of dispatch() with the task running on that PE, and it exits as usual.
+TEST(Scheduler, ADispatchSubscriberThatThrowsLeavesADispatchedTaskRunningAndQueuesAScheduledOne) {
   TaskPool pool;
   Scheduler s(topology(single_stage("edf")), ProcessingElements::uniform(1));
   int me = 0;
   s.subscribe(topics::dispatch, &me, [](const TaskEvent&) { throw std::runtime_error("subscriber failed"); });
+  // dispatch(): the task was left `dispatching`, so exit() and block() returned false
+  // for ever and relinquish() threw. Now the exception reaches the caller, who knows the
+  // task, with the task running on that PE; it exits as usual.
   Task& t = pool.make(1);
   s.admit(t);
   EXPECT_THROW(s.dispatch(t, 0), std::runtime_error);
   EXPECT_EQ(t.state(), TaskState::running);
-  s.withdraw(&me);
   EXPECT_TRUE(s.exit(t));
   EXPECT_EQ(s.verify(), "");
-}
-
-TEST(Scheduler, AScheduleWhoseDispatchSubscriberThrowsQueuesTheTaskAgain) {
-  // schedule(pe) claimed the task, a DISPATCH subscriber threw, and the caller got the
-  // exception instead of the task: it stayed running with nobody to run or relinquish
-  // it (verify() saw nothing wrong). Now it is schedulable again and the next
-  // schedule() returns it.
-  TaskPool pool;
-  Scheduler s(topology(single_stage("edf")), ProcessingElements::uniform(1));
-  int me = 0;
-  s.subscribe(topics::dispatch, &me, [](const TaskEvent&) { throw std::runtime_error("subscriber failed"); });
-  Task& t = pool.make(1);
-  s.admit(t);
+  // schedule(): the caller got the exception instead of the task, which stayed running
+  // with nobody to run or relinquish it (verify() saw nothing wrong). Now it is
+  // schedulable again and the next schedule() returns it.
+  Task& u = pool.make(2);
+  s.admit(u);
   EXPECT_THROW((void)s.schedule(0), std::runtime_error);
-  EXPECT_EQ(t.state(), TaskState::schedulable);
+  EXPECT_EQ(u.state(), TaskState::schedulable);
   EXPECT_EQ(s.verify(), "");
   s.withdraw(&me);
-  EXPECT_EQ(s.schedule(0), &t);
-  EXPECT_EQ(t.state(), TaskState::running);
-  EXPECT_TRUE(s.exit(t));
+  EXPECT_EQ(s.schedule(0), &u);
+  EXPECT_EQ(u.state(), TaskState::running);
+  EXPECT_TRUE(s.exit(u));
   EXPECT_EQ(s.verify(), "");
 }
 
