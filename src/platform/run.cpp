@@ -360,11 +360,9 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
   try {
     plan = policy.plan(ctx);
   } catch (...) {
-    init_line.reset();
     tasks->finalize_all();
     throw;
   }
-  init_line.reset();
   state->recorder = std::make_unique<Recorder>(size_recorder(plan, engine->tasks(), config));
   std::unique_ptr<Recorder>& recorder = state->recorder;
   ctx.recorder = recorder.get();
@@ -608,10 +606,7 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
     // SignalStop, is counted by it); one that came while the results were made reached
     // no target and is passed on to the caller.
     if (own_signals) own_signals->restore_handlers();
-    result.signal_after_run = signals->signal_since_detach();
-    if (result.signal_after_run == 0 && signals->signals_received() > signals_at_end) {
-      result.signal_after_run = signals->last_signal();  // came during the shutdown
-    }
+    result.signal_after_run = signals->signals_received() > signals_at_end ? signals->last_signal() : 0;
   }
   return result;
 }

@@ -215,9 +215,8 @@ nlohmann::json make_trace(std::span<const PeriodicTask> tasks, std::span<const E
     const JobResult* outcome = found != outcome_of.end() ? found->second : nullptr;
     const bool late = outcome != nullptr
                           ? outcome->status == JobStatus::missed || outcome->status == JobStatus::unfinished
-                      : j.finish  ? !j.failed && *j.finish > deadline
-                      : j.skipped ? false
-                                  : deadline <= last;
+                      : j.finish ? !j.failed && *j.finish > deadline
+                                 : deadline <= last;
     if (late && (j.start || j.release)) {
       instants.push_back({{"name", fmt::format("deadline miss #{}", index)},
                           {"cat", "deadline"},

@@ -590,17 +590,6 @@ void yield_point(Block* self, ext::YieldPoint::At at) {
   PoolState& pool = *w->pool;
   w->hooks.fetch_and(~hook_yield, std::memory_order_relaxed);
   if (pool.policy.load(std::memory_order_relaxed) == nullptr) return;
-  if (pool.config.caller_joins && w->index == 0) {
-    // A calling thread runs no other job: the request is refused, and counted and
-    // reported as any refusal (a policy may have asked worker 0 while a caller held it).
-    begin_extension_call(w);
-    if (auto* policy = pool.policy.load(std::memory_order_seq_cst)) {
-      bump(w->counters.refused_yields);
-      policy->refused(w->index);
-    }
-    end_extension_call(w);
-    return;
-  }
   // Announce the calls before loading the policy (as take_external does for the source);
   // `done` ends the announcement on every path but a hand-back, whose policy gets the
   // strand in handle_request, which ends it there. (Not a destructor: the strand may be
@@ -609,6 +598,14 @@ void yield_point(Block* self, ext::YieldPoint::At at) {
   auto done = [w] { end_extension_call(w); };
   auto* policy = pool.policy.load(std::memory_order_seq_cst);
   if (policy == nullptr) return done();
+  // A request that cannot be granted is counted and reported to the policy.
+  auto refuse = [w, policy, &done] {
+    bump(w->counters.refused_yields);
+    policy->refused(w->index);
+    done();
+  };
+  // A calling thread runs no other job (a policy may have asked worker 0 while a caller held it).
+  if (pool.config.caller_joins && w->index == 0) return refuse();
   Level* level = w->level;
   bool no_local_ancestors = self->parent == nullptr || self->migrated ||
                             (!centralized(pool) && level->deque.owner_empty());
@@ -619,11 +616,7 @@ void yield_point(Block* self, ext::YieldPoint::At at) {
   point.depth = self->depth.load(std::memory_order_relaxed);
   if (no_local_ancestors) {
     Block* spare = reserve_take(pool, point.depth);
-    if (spare == nullptr) {
-      bump(w->counters.refused_yields);
-      policy->refused(w->index);
-      return done();
-    }
+    if (spare == nullptr) return refuse();
     point.hand_back = true;
     ext::Work work = policy->preempt(point);
     if (!work) {
@@ -644,11 +637,7 @@ void yield_point(Block* self, ext::YieldPoint::At at) {
         if (other != level && !other->frozen && other->head != nullptr) other_free = true;
       }
     }
-    if (!other_free) {
-      bump(w->counters.refused_yields);
-      policy->refused(w->index);
-      return done();
-    }
+    if (!other_free) return refuse();
     point.hand_back = false;
     ext::Work work = policy->preempt(point);
     done();

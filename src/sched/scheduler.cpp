@@ -94,6 +94,12 @@ void Scheduler::enter(Pipe& entry, Task& task) {
   flush(entry);
 }
 
+void Scheduler::reenter(Task& task) {
+  Pipe& entry = topology_->entry_for(task);  // may throw: nothing changed yet
+  for (Instance* i : topology_->data_instances()) i->task_enter(task);
+  enter(entry, task);
+}
+
 void Scheduler::leave(Task& task) {
   Pipe& entry = *task.entry_;
   {
@@ -169,9 +175,7 @@ void Scheduler::unblock(Task& task) {
     throw std::logic_error("sched::Scheduler::unblock: task " + std::to_string(task.id) + " is " +
                            to_string(task.state()));
   }
-  Pipe& entry = topology_->entry_for(task);
-  for (Instance* i : topology_->data_instances()) i->task_enter(task);
-  enter(entry, task);
+  reenter(task);
   broker_.notify(topics::unblock, TaskEvent{&task, task.last_pe()});
 }
 
@@ -216,8 +220,7 @@ Task* Scheduler::schedule(int pe) {
     // meanwhile returns false, as during any dispatch, instead of acting on a task that
     // is then queued again.
     try {
-      for (Instance* i : topology.data_instances()) i->task_enter(*task);
-      enter(topology.entry_for(*task), *task);
+      reenter(*task);
     } catch (...) {
       task->state_.store(TaskState::running, std::memory_order_release);  // as dispatch() leaves it
     }
@@ -269,9 +272,7 @@ void Scheduler::relinquish(Task& task) {
     throw std::logic_error("sched::Scheduler::relinquish: task " + std::to_string(task.id) + " is " +
                            to_string(task.state()) + ", not running");
   }
-  Pipe& entry = topology_->entry_for(task);
-  for (Instance* i : topology_->data_instances()) i->task_enter(task);
-  enter(entry, task);
+  reenter(task);
   broker_.notify(topics::relinquish, TaskEvent{&task, task.last_pe()});
 }
 

@@ -178,6 +178,9 @@ class Scheduler final : public RuntimeSystemAdapter {
   };
 
   void enter(Pipe& entry, Task& task);
+  /// A task known to the topology enters it again (unblock, relinquish, a schedule()
+  /// whose DISPATCH subscriber threw): per-task data told, then enter().
+  void reenter(Task& task);
   void leave(Task& task);
   Task* claim(Pipe& pipe);
   Task* steal(PeSlot& slot);
