@@ -415,12 +415,6 @@ tasks:
 /// handed back. The pool let more strands be handed back than gedf-paws keeps entries
 /// for (16): the 17th was written through a null entry (SIGSEGV, this process).
 TEST(GedfPaws, MoreHandBacksThanItsEntriesAreRefusedNotFatal) {
-  // Not under ThreadSanitizer: there, with another test running beside it (ctest -j2),
-  // about 3 runs in 10 left a job unfinished after the drain (one never started) and the
-  // process then hung at its exit with the job's threads left running; in the release
-  // build under the same load 12 of 12 passed. Whether that is TSan's slowness on the
-  // hand-back path or a lost wake-up is not diagnosed yet (issue 2's closing note).
-  if (kSanitized) GTEST_SKIP() << "see the comment: an open question under ThreadSanitizer";
   std::string text = "global: {cores: 2}\ntasks:\n";
   for (int k = 0; k < 24; ++k) {
     text += "  - {name: t" + std::to_string(k) + ", period: 1s, offset: " + std::to_string(k * 600) +
