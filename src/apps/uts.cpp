@@ -63,6 +63,9 @@ UtsResult visit_serial(const UtsConfig& config, const UtsNode& node) {
 }  // namespace
 
 UtsNode uts_root(const UtsConfig& config) {
+  // Every version of the search (here, and the benchmark's oneTBB and OpenMP ones) starts
+  // here and keeps a node's results in an array of uts_max_children.
+  check(config);
   // rng_init: SHA-1 of 16 zero bytes followed by the seed, big-endian.
   std::uint8_t seed[20] = {};
   seed[16] = static_cast<std::uint8_t>(config.seed >> 24);
@@ -103,12 +106,10 @@ int uts_children(const UtsConfig& config, const UtsNode& node) {
 }
 
 UtsResult uts(const UtsConfig& config) {
-  check(config);
   return visit(config, uts_root(config));
 }
 
 UtsResult uts_serial(const UtsConfig& config) {
-  check(config);
   return visit_serial(config, uts_root(config));
 }
 

@@ -3,6 +3,7 @@
 #include "apps/matmul.hpp"
 #include "apps/synthetic.hpp"
 #include "apps/uts.hpp"
+#include "takt/error.hpp"
 #include "takt/runtime.hpp"
 
 #include <gtest/gtest.h>
@@ -38,6 +39,17 @@ TEST(Uts, PaperTreeHasAbout71000Nodes) {
   EXPECT_EQ(serial.max_depth, 247u);
   takt::Pool pool(two_workers(260));  // tree height 247, plus the splits of the root's 140 children
   EXPECT_EQ(pool.run([] { return takt::apps::uts(takt::apps::uts_p3ls3); }), serial);
+}
+
+TEST(Uts, MoreChildrenPerNodeThanSupportedIsRefusedAtTheRoot) {
+  // Each version keeps a node's child results in an array of uts_max_children (8); the
+  // benchmark's oneTBB and OpenMP searches start from uts_root without uts()'s check,
+  // so the root refuses such a tree for all of them.
+  takt::apps::UtsConfig config = takt::apps::uts_p3ls3;
+  config.m = takt::apps::uts_max_children + 1;
+  EXPECT_THROW((void)takt::apps::uts_root(config), takt::Error);
+  config.m = takt::apps::uts_max_children;
+  EXPECT_NO_THROW((void)takt::apps::uts_root(config));
 }
 
 #if !defined(TAKT_TSAN)  // a million nodes: too slow under ThreadSanitizer
