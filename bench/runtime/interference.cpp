@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <ctime>
 #include <cstring>
 #include <thread>
@@ -81,9 +82,27 @@ Interference::Interference(const os::CpuSet& cpus, InterferenceSettings settings
     run_load(cpus, settings, fds[1]);
   }
   ::close(fds[1]);
-  char report = 'O';
-  if (::read(fds[0], &report, 1) != 1) report = 'O';
+  char report = 0;
+  ssize_t got = 0;
+  do {
+    got = ::read(fds[0], &report, 1);
+  } while (got < 0 && errno == EINTR);
   ::close(fds[0]);
+  if (got != 1) {
+    // The load ended before its threads ran (a thread it could not create, a signal):
+    // measuring the multiprogrammed condition without it would label unloaded numbers.
+    int status = 0;
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, &status, 0);
+    pid_ = -1;
+    const std::string how = WIFSIGNALED(status)   ? fmt::format("killed by signal {}", WTERMSIG(status))
+                            : WIFEXITED(status) ? fmt::format("exit status {}", WEXITSTATUS(status))
+                                                : std::string("ended");
+    throw takt::Error(fmt::format("interference: the load process ended before its {} thread(s) started ({}); "
+                                  "the multiprogrammed condition cannot run without it (check the memory and "
+                                  "thread limits, ulimit -v and -u)",
+                                  cpus.size(), how));
+  }
   realtime_ = report == 'F';
   if (realtime_) {
     policy_ = fmt::format("SCHED_FIFO/{}", settings.fifo_priority);

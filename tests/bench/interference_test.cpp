@@ -1,13 +1,17 @@
 // The multiprogrammed condition's load process does not outlive the benchmark that made it.
 #include "bench/runtime/interference.hpp"
 #include "os/cpu.hpp"
+#include "takt/error.hpp"
 
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
+#include <string_view>
 #include <chrono>
 #include <thread>
 
@@ -45,6 +49,48 @@ TEST(Interference, TheLoadEndsWithTheProcessThatMadeItEvenWhenThatIsKilled) {
   EXPECT_EQ(::kill(load, 0), -1) << "the load " << load << " outlived the process that made it";
   EXPECT_EQ(errno, ESRCH);
   if (::kill(load, 0) == 0) ::kill(load, SIGKILL);  // leave nothing running
+}
+
+TEST(Interference, ALoadThatEndsBeforeItRunsIsAnErrorNotAnUnloadedCondition) {
+  // The load process inherits an address-space limit that leaves no room for its thread's
+  // stack (8 MiB): std::thread throws there, the load process aborts before its report.
+  // That read as "SCHED_OTHER (no privilege)" and the multiprogrammed rows were measured
+  // without any load. In a child of the test, so that the limit stays there.
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::close(fds[0]);
+    ::setenv("TAKT_NO_RT", "1", 1);
+    unsigned long pages = 0;
+    if (std::FILE* f = std::fopen("/proc/self/statm", "r")) {
+      if (std::fscanf(f, "%lu", &pages) != 1) pages = 0;
+      std::fclose(f);
+    }
+    const rlim_t mapped = static_cast<rlim_t>(pages) * static_cast<rlim_t>(::sysconf(_SC_PAGESIZE));
+    const rlimit limit{mapped + (4u << 20), mapped + (4u << 20)};
+    char result = 'n';  // no limit could be set
+    if (pages > 0 && ::setrlimit(RLIMIT_AS, &limit) == 0) {
+      try {
+        takt::bench::Interference load(takt::os::CpuSet{0}, takt::bench::InterferenceSettings{});
+        result = 'r';  // it reported running
+      } catch (const takt::Error& e) {
+        result = std::string_view(e.what()).find("ended before its 1 thread(s) started") != std::string_view::npos
+                     ? 'e'
+                     : 'w';
+      }
+    }
+    (void)!::write(fds[1], &result, 1);
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  char result = 0;
+  ASSERT_EQ(::read(fds[0], &result, 1), 1);
+  ::close(fds[0]);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_EQ(result, 'e') << "r: the load counted as running; w: another message; n: no limit set";
 }
 
 TEST(Interference, ItsCpuTimeIsTheShareOfItsCpuItTook) {
