@@ -736,8 +736,10 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
     const apps::SyntheticTask& task = in.synthetic[type - 1];
     Kernel k;
     k.name = fmt::format("synthetic-{}", type);
-    k.size = fmt::format("{} segments, {} nodes of {}-{} ns", task.segment_nodes.size(), task.nodes(),
-                         task.min_node_ns, task.max_node_ns);
+    // The nominal work (the node times summed) beside the serial row's time shows what a
+    // node really costs: type 1's 5-10 ns nodes run several times longer (docs/programs.md).
+    k.size = fmt::format("{} segments, {} nodes of {}-{} ns, nominal work {:.2f} ms", task.segment_nodes.size(),
+                         task.nodes(), task.min_node_ns, task.max_node_ns, static_cast<double>(task.work_ns()) / 1e6);
     k.kind = KernelKind::synthetic;
     k.synthetic = &task;
     k.repetitions = quick ? 3 : (type == 1 ? 100 : 40);
@@ -783,10 +785,13 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
   // The share of each CPU the load really took while it ran (its CPU time over the
   // time it ran and its CPUs): below the setting by what the load lost to others.
   std::optional<double> load_measured;
-  auto ratio = [&](const Row& row, Runtime other) -> std::optional<double> {
+  // row's statistic over the same statistic of `other`'s row (kernel, condition); the
+  // median by default, as printed.
+  auto ratio = [&](const Row& row, Runtime other, double SampleStatistics::*of = &SampleStatistics::median_ms)
+      -> std::optional<double> {
     const Row* o = find(rows, row.kernel, other, row.condition);
-    if (o == nullptr || o->stats.median_ms <= 0) return std::nullopt;
-    return row.stats.median_ms / o->stats.median_ms;
+    if (o == nullptr || o->stats.*of <= 0) return std::nullopt;
+    return row.stats.*of / o->stats.*of;
   };
   // The JSON is written after every kernel (complete = false) and once more at the end,
   // so a run that is cut short (a timeout, Ctrl-C, a failing child) keeps the kernels it
@@ -838,8 +843,12 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
       r["min_ms"] = row.stats.min_ms;
       r["mean_ms"] = row.stats.mean_ms;
       r["correct"] = row.correct;
-      if (auto v = ratio(row, Runtime::onetbb)) r["ratio_to_onetbb"] = *v;
-      if (auto v = ratio(row, Runtime::openmp)) r["ratio_to_openmp"] = *v;
+      for (Runtime other : {Runtime::onetbb, Runtime::openmp}) {
+        const std::string to = std::string("ratio_to_") + name(other);
+        if (auto v = ratio(row, other)) r[to] = *v;  // of the medians
+        if (auto v = ratio(row, other, &SampleStatistics::p95_ms)) r["p95_" + to] = *v;
+        if (auto v = ratio(row, other, &SampleStatistics::max_ms)) r["max_" + to] = *v;
+      }
       if (row.ns_per_spawn) r["ns_per_spawn"] = *row.ns_per_spawn;
       r["rounds_ms"] = row.rounds;  // the samples, round by round, in the order taken
       r["rounds_not_quiet"] = row.not_quiet;
@@ -876,6 +885,13 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
     std::optional<std::chrono::nanoseconds> load_cpu_before;
     std::chrono::nanoseconds load_since{};
     if (condition == Condition::multiprogrammed) {
+      // No load without a kernel to measure under it (fib-1worker runs isolated only):
+      // the JSON would report a load that measured nothing.
+      if (std::none_of(kernels.begin(), kernels.end(), [](const Kernel& k) { return k.conditions_both; })) {
+        interference_policy = "not started: no kernel selected runs in the multiprogrammed condition";
+        break;
+      }
+      if (stop_now()) break;
       load.emplace(cpus_used, load_settings);
       interference_policy = load->policy();
       load_realtime = load->realtime();

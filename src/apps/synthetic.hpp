@@ -42,6 +42,9 @@ struct SyntheticTask {
 /// drawn uniformly from `seed`. `node_scale` multiplies the node counts (benchmarks use
 /// it to shorten runs). Calibrates the busy loop: five trials of 2·10⁷ iterations, 40 to
 /// 75 ms at the 1.3 to 2.6 iterations/ns this project's VM runs at (`takt bench cpus`).
+/// A node's fixed overhead (its time drawn from the seed, the call, the loop's exit) is
+/// not calibrated away: type-1 nodes run about 4.5 times their nominal 5-10 ns
+/// (docs/programs.md).
 SyntheticTask make_synthetic_task(int type, std::uint64_t seed, double node_scale = 1.0);
 
 /// Busy-loop iterations per nanosecond, measured now (best of a few trials).

@@ -37,6 +37,15 @@ class BenchRuntime : public takt::testing::CommandTest {
   }
 };
 
+TEST_F(BenchRuntime, NoLoadStartsWhenNoKernelRunsMultiprogrammed) {
+  // fib-1worker runs isolated only: the load was started anyway (SCHED_FIFO threads on
+  // every CPU) and the JSON named its policy as if it had measured something.
+  nlohmann::json j = run("--quick --kernels fib-1worker --runtimes takt");
+  EXPECT_EQ(j["multiprogrammed_load"]["policy"].get<std::string>().rfind("not started", 0), 0u) << j.dump();
+  EXPECT_TRUE(j["multiprogrammed_load"]["measured_utilization"].is_null());
+  for (const auto& row : j["rows"]) EXPECT_EQ(row["condition"], "isolated");
+}
+
 TEST_F(BenchRuntime, EveryRuntimeAndConditionGetsACorrectRowAndTheCallerModeIsRecorded) {
   nlohmann::json j = run_matmul("");
   EXPECT_EQ(j["benchmark"], "runtime");
@@ -92,6 +101,18 @@ TEST_F(BenchRuntime, EveryRuntimeAndConditionGetsACorrectRowAndTheCallerModeIsRe
     }
   }
   EXPECT_TRUE(isolated_target);
+  // Each row's ratios: its median, p95 and maximum over the same statistic of oneTBB's
+  // and OpenMP's row in the same condition.
+  for (const auto& row : j["rows"]) {
+    const std::string condition = row["condition"].get<std::string>();
+    for (const char* other : {"onetbb", "openmp"}) {
+      const nlohmann::json& o = row_of(other, condition.c_str());
+      const std::string to = std::string("ratio_to_") + other;
+      EXPECT_DOUBLE_EQ(row[to].get<double>(), row["median_ms"].get<double>() / o["median_ms"].get<double>());
+      EXPECT_DOUBLE_EQ(row["p95_" + to].get<double>(), row["p95_ms"].get<double>() / o["p95_ms"].get<double>());
+      EXPECT_DOUBLE_EQ(row["max_" + to].get<double>(), row["max_ms"].get<double>() / o["max_ms"].get<double>());
+    }
+  }
   bool tail_target = false;
   for (const auto& target : j["targets"]) {
     if (target["condition"] != "multiprogrammed") continue;
