@@ -1,6 +1,7 @@
 // The scheduling framework's benchmark: cost per pipeline stage and admit / schedule cost against #PEs.
 #include "bench/sched/sched_bench.hpp"
 
+#include "platform/percentile.hpp"
 #include "policies/builtin_topologies.hpp"
 #include "sched/scheduler.hpp"
 #include "sched/topology_spec.hpp"
@@ -12,6 +13,7 @@
 #include <chrono>
 #include <deque>
 #include <queue>
+#include <span>
 #include <string>
 #include <thread>
 #include <utility>
@@ -28,10 +30,10 @@ using sched::Task;
 /// Whether the caller asked the run to end before the next measurement.
 bool stop_asked(const SchedBenchOptions& o) { return o.stop_requested && o.stop_requested(); }
 
+/// The nearest-rank median (the lower middle value of an even count), as every report.
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  return platform::nearest_rank(std::span<const double>(v), 50);
 }
 
 double ns_since(Clock::time_point start) {
