@@ -233,7 +233,8 @@ void Federated::prepare(RunContext& ctx) {
       ctx.topology, sched::ProcessingElements::with_clusters(cluster_of_pe), std::move(options));
   for (std::size_t i = 0; i < ctx.tasks.size(); ++i) {
     slots_.push_back(std::make_unique<JobSlot>(static_cast<std::uint32_t>(i), *ctx.tasks[i], ctx.timing[i],
-                                               ctx.engine, *scheduler_));
+                                               ctx.engine, *scheduler_,
+                                               ctx.set.tasks[i].priority.value_or(JobSlot::kNoPriority)));
   }
   platform::Recorder& recorder = *ctx.recorder;
   const platform::RealtimeSettings& realtime = ctx.realtime;

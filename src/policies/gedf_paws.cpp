@@ -142,7 +142,8 @@ void GedfPaws::prepare(RunContext& ctx) {
   waiting_keys_.reset(new std::atomic<std::int64_t>[ctx.tasks.size()]);
   for (std::size_t i = 0; i < ctx.tasks.size(); ++i) {
     slots_.push_back(std::make_unique<JobSlot>(static_cast<std::uint32_t>(i), *ctx.tasks[i], ctx.timing[i],
-                                               ctx.engine, *scheduler_));
+                                               ctx.engine, *scheduler_,
+                                               ctx.set.tasks[i].priority.value_or(JobSlot::kNoPriority)));
     keys_[i].store(-1, std::memory_order_relaxed);
     waiting_keys_[i].store(-1, std::memory_order_relaxed);
   }

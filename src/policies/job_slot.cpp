@@ -46,9 +46,10 @@ std::chrono::nanoseconds PriorityKeys::deadline_of(std::chrono::nanoseconds key,
 }
 
 JobSlot::JobSlot(std::uint32_t index, Task& task, const platform::PeriodicTask& timing,
-                 platform::ReleaseEngine& engine, sched::Scheduler& scheduler) noexcept
+                 platform::ReleaseEngine& engine, sched::Scheduler& scheduler, int priority) noexcept
     : index_(index), task_(task), timing_(timing), engine_(engine), scheduler_(scheduler), entry_(index) {
   entry_.payload = this;
+  entry_.priority = priority;
 }
 
 void JobSlot::fill(const platform::Release& release, int cluster, std::chrono::nanoseconds key) noexcept {

@@ -19,6 +19,7 @@
 #include <chrono>
 #include <cstdint>
 #include <exception>
+#include <limits>
 #include <optional>
 #include <string_view>
 
@@ -56,8 +57,14 @@ class PriorityKeys {
 
 class JobSlot final : public ext::Job {
  public:
+  /// `priority`: the task's `priority:` from the task-set file (1 is the highest), or
+  /// kNoPriority; its jobs carry it as sched::Task::priority, for a topology's
+  /// fixed-priority component or a filter.
   JobSlot(std::uint32_t index, Task& task, const platform::PeriodicTask& timing, platform::ReleaseEngine& engine,
-          sched::Scheduler& scheduler) noexcept;
+          sched::Scheduler& scheduler, int priority) noexcept;
+  /// The sched::Task::priority of the jobs of a task without `priority:`: after every
+  /// task that names one (a smaller number is more urgent).
+  static constexpr int kNoPriority = std::numeric_limits<int>::max();
 
   /// On the lane, before admitting entry(): the job released now, its topology cluster,
   /// and its runtime priority key (PriorityKeys: deadline order, unique per task).

@@ -410,6 +410,43 @@ tasks:
   }
 }
 
+/// A task's `priority:` reaches its jobs (sched::Task::priority): a topology ordering by
+/// fixed priority runs b (priority 1) before a (priority 2, the earlier deadline), where
+/// EDF runs a first. Both are released 1 ms into a 6 ms job of `blocker` (earliest
+/// deadline: nothing preempts it) on the one core, so both wait in the queue for it.
+TEST(GedfPaws, ATasksPriorityReachesItsJobsInTheTopology) {
+  for (const std::string order : {"fixed-priority", "edf"}) {
+    SCOPED_TRACE(order);
+    const model::TaskSet set = model::parse_task_set(
+        "global: {cores: 1, policy: gedf-paws}\n"
+        "tasks:\n"
+        "  - {name: blocker, period: 100ms, deadline: 10ms, program: segments, segments: [{length: 6ms}]}\n"
+        "  - {name: a, period: 100ms, offset: 1ms, deadline: 20ms, priority: 2, program: segments, "
+        "segments: [{length: 1ms}]}\n"
+        "  - {name: b, period: 100ms, offset: 1ms, deadline: 30ms, priority: 1, program: segments, "
+        "segments: [{length: 1ms}]}\n"
+        "topology:\n"
+        "  pipes: {admitted: one, global: one}\n"
+        "  entry: admitted\n"
+        "  instances:\n"
+        "    order: {component: " +
+        order +
+        ", input: admitted, output: global}\n"
+        "  pes: {terminal: global}\n");
+    const Outcome o = run_set(set, model::Policy::gedf_paws, 50ms);
+    std::map<std::uint32_t, nanoseconds> start;
+    for (const auto& j : o.metrics.jobs) {
+      if (j.index == 0 && j.start) start[j.task] = *j.start;
+    }
+    ASSERT_EQ(start.size(), 3u);
+    if (order == "fixed-priority") {
+      EXPECT_LT(start[2], start[1]) << "b (priority 1) after a (priority 2)";
+    } else {
+      EXPECT_LT(start[1], start[2]) << "EDF: a (deadline 20 ms) after b (30 ms)";
+    }
+  }
+}
+
 /// 24 jobs released 0.6 ms apart, each with an earlier deadline than the one before:
 /// each preempts a running job at its next spawn, and the preempted root strand is
 /// handed back. The pool let more strands be handed back than gedf-paws keeps entries
