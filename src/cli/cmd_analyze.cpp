@@ -52,7 +52,7 @@ int run_analyze(const AnalyzeArgs& a) {
   } else if (!set.global.cores) {
     options.cores = static_cast<int>(os::allowed_cpus().size());
     note = fmt::format(
-        "note: the task set names no cores; analysing for this machine's {} CPU(s) "
+        "note: the task set names no cores; analysing for the {} CPU(s) this process may use "
         "(set global.cores or pass --cores)\n",
         *options.cores);
   }
@@ -77,7 +77,7 @@ int run_analyze(const AnalyzeArgs& a) {
       app.add_option("--policy", args->policy,
                      "federated, federated-greedy, partitioned-dm or gedf-paws (default: global.policy)");
       app.add_option("--cores", args->cores,
-                     "Number of cores m, 1 to 65536 (default: global.cores, else this machine's)")
+                     "Number of cores m, 1 to 65536 (default: global.cores, else the CPUs this process may use)")
           ->check(whole_at_least(1));
       app.add_option("--delta", args->delta, kDeltaHelp);
       app.add_option("--fit", args->fit,

@@ -55,7 +55,7 @@ int run_run(const RunArgs& a) {
     options.cores = a.cores;
   } else if (!set.global.cores) {
     options.cores = static_cast<int>(os::allowed_cpus().size());
-    fmt::print(stderr, "takt run: the task set names no cores; using this machine's {} CPU(s)\n",
+    fmt::print(stderr, "takt run: the task set names no cores; using the {} CPU(s) this process may use\n",
                *options.cores);
   }
 

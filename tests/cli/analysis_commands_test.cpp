@@ -204,7 +204,7 @@ TEST_F(Commands, AnalyzeSaysWhenTheCoresComeFromTheMachineAlsoWithJson) {
     SCOPED_TRACE(json);
     Outcome r = takt("analyze " + file + json);
     ASSERT_EQ(r.status, 0) << r.err;
-    EXPECT_NE(r.err.find("note: the task set names no cores; analysing for this machine's"),
+    EXPECT_NE(r.err.find("note: the task set names no cores; analysing for the "),
               std::string::npos)
         << r.err;
   }
