@@ -13,8 +13,8 @@
 
 #include <atomic>
 #include <cerrno>
-#include <ctime>
 #include <cstring>
+#include <ctime>
 #include <thread>
 #include <vector>
 
@@ -95,13 +95,14 @@ Interference::Interference(const os::CpuSet& cpus, InterferenceSettings settings
     ::kill(pid_, SIGKILL);
     ::waitpid(pid_, &status, 0);
     pid_ = -1;
-    const std::string how = WIFSIGNALED(status)   ? fmt::format("killed by signal {}", WTERMSIG(status))
+    const std::string how = WIFSIGNALED(status) ? fmt::format("killed by signal {}", WTERMSIG(status))
                             : WIFEXITED(status) ? fmt::format("exit status {}", WEXITSTATUS(status))
                                                 : std::string("ended");
-    throw takt::Error(fmt::format("interference: the load process ended before its {} thread(s) started ({}); "
-                                  "the multiprogrammed condition cannot run without it (check the memory and "
-                                  "thread limits, ulimit -v and -u)",
-                                  cpus.size(), how));
+    throw takt::Error(
+        fmt::format("interference: the load process ended before its {} thread(s) started ({}); "
+                    "the multiprogrammed condition cannot run without it (check the memory and "
+                    "thread limits, ulimit -v and -u)",
+                    cpus.size(), how));
   }
   realtime_ = report == 'F';
   if (realtime_) {

@@ -738,8 +738,9 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
     k.name = fmt::format("synthetic-{}", type);
     // The nominal work (the node times summed) beside the serial row's time shows what a
     // node really costs: type 1's 5-10 ns nodes run several times longer (docs/programs.md).
-    k.size = fmt::format("{} segments, {} nodes of {}-{} ns, nominal work {:.2f} ms", task.segment_nodes.size(),
-                         task.nodes(), task.min_node_ns, task.max_node_ns, static_cast<double>(task.work_ns()) / 1e6);
+    k.size = fmt::format("{} segments, {} nodes of {}-{} ns, nominal work {:.2f} ms",
+                         task.segment_nodes.size(), task.nodes(), task.min_node_ns, task.max_node_ns,
+                         static_cast<double>(task.work_ns()) / 1e6);
     k.kind = KernelKind::synthetic;
     k.synthetic = &task;
     k.repetitions = quick ? 3 : (type == 1 ? 100 : 40);
@@ -787,8 +788,8 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
   std::optional<double> load_measured;
   // row's statistic over the same statistic of `other`'s row (kernel, condition); the
   // median by default, as printed.
-  auto ratio = [&](const Row& row, Runtime other, double SampleStatistics::*of = &SampleStatistics::median_ms)
-      -> std::optional<double> {
+  auto ratio = [&](const Row& row, Runtime other,
+                   double SampleStatistics::*of = &SampleStatistics::median_ms) -> std::optional<double> {
     const Row* o = find(rows, row.kernel, other, row.condition);
     if (o == nullptr || o->stats.*of <= 0) return std::nullopt;
     return row.stats.*of / o->stats.*of;

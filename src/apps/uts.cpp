@@ -105,12 +105,8 @@ int uts_children(const UtsConfig& config, const UtsNode& node) {
   return probability < config.q ? config.m : 0;
 }
 
-UtsResult uts(const UtsConfig& config) {
-  return visit(config, uts_root(config));
-}
+UtsResult uts(const UtsConfig& config) { return visit(config, uts_root(config)); }
 
-UtsResult uts_serial(const UtsConfig& config) {
-  return visit_serial(config, uts_root(config));
-}
+UtsResult uts_serial(const UtsConfig& config) { return visit_serial(config, uts_root(config)); }
 
 }  // namespace takt::apps

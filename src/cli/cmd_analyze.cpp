@@ -76,8 +76,9 @@ int run_analyze(const AnalyzeArgs& a) {
           ->required();
       app.add_option("--policy", args->policy,
                      "federated, federated-greedy, partitioned-dm or gedf-paws (default: global.policy)");
-      app.add_option("--cores", args->cores,
-                     "Number of cores m, 1 to 65536 (default: global.cores, else the CPUs this process may use)")
+      app.add_option(
+             "--cores", args->cores,
+             "Number of cores m, 1 to 65536 (default: global.cores, else the CPUs this process may use)")
           ->check(whole_at_least(1));
       app.add_option("--delta", args->delta, kDeltaHelp);
       app.add_option("--fit", args->fit,

@@ -60,8 +60,8 @@ class JobSlot final : public ext::Job {
   /// `priority`: the task's `priority:` from the task-set file (1 is the highest), or
   /// kNoPriority; its jobs carry it as sched::Task::priority, for a topology's
   /// fixed-priority component or a filter.
-  JobSlot(std::uint32_t index, Task& task, const platform::PeriodicTask& timing, platform::ReleaseEngine& engine,
-          sched::Scheduler& scheduler, int priority) noexcept;
+  JobSlot(std::uint32_t index, Task& task, const platform::PeriodicTask& timing,
+          platform::ReleaseEngine& engine, sched::Scheduler& scheduler, int priority) noexcept;
   /// The sched::Task::priority of the jobs of a task without `priority:`: after every
   /// task that names one (a smaller number is more urgent).
   static constexpr int kNoPriority = std::numeric_limits<int>::max();

@@ -10,9 +10,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <string_view>
-#include <chrono>
 #include <thread>
 
 namespace {
@@ -76,9 +76,10 @@ TEST(Interference, ALoadThatEndsBeforeItRunsIsAnErrorNotAnUnloadedCondition) {
         takt::bench::Interference load(takt::os::CpuSet{0}, takt::bench::InterferenceSettings{});
         result = 'r';  // it reported running
       } catch (const takt::Error& e) {
-        result = std::string_view(e.what()).find("ended before its 1 thread(s) started") != std::string_view::npos
-                     ? 'e'
-                     : 'w';
+        result =
+            std::string_view(e.what()).find("ended before its 1 thread(s) started") != std::string_view::npos
+                ? 'e'
+                : 'w';
       }
     }
     (void)!::write(fds[1], &result, 1);

@@ -204,8 +204,7 @@ TEST_F(Commands, AnalyzeSaysWhenTheCoresComeFromTheMachineAlsoWithJson) {
     SCOPED_TRACE(json);
     Outcome r = takt("analyze " + file + json);
     ASSERT_EQ(r.status, 0) << r.err;
-    EXPECT_NE(r.err.find("note: the task set names no cores; analysing for the "),
-              std::string::npos)
+    EXPECT_NE(r.err.find("note: the task set names no cores; analysing for the "), std::string::npos)
         << r.err;
   }
   Outcome j = takt("analyze " + file + " --json");

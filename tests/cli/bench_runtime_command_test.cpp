@@ -109,8 +109,10 @@ TEST_F(BenchRuntime, EveryRuntimeAndConditionGetsACorrectRowAndTheCallerModeIsRe
       const nlohmann::json& o = row_of(other, condition.c_str());
       const std::string to = std::string("ratio_to_") + other;
       EXPECT_DOUBLE_EQ(row[to].get<double>(), row["median_ms"].get<double>() / o["median_ms"].get<double>());
-      EXPECT_DOUBLE_EQ(row["p95_" + to].get<double>(), row["p95_ms"].get<double>() / o["p95_ms"].get<double>());
-      EXPECT_DOUBLE_EQ(row["max_" + to].get<double>(), row["max_ms"].get<double>() / o["max_ms"].get<double>());
+      EXPECT_DOUBLE_EQ(row["p95_" + to].get<double>(),
+                       row["p95_ms"].get<double>() / o["p95_ms"].get<double>());
+      EXPECT_DOUBLE_EQ(row["max_" + to].get<double>(),
+                       row["max_ms"].get<double>() / o["max_ms"].get<double>());
     }
   }
   bool tail_target = false;
