@@ -323,6 +323,7 @@ void ReleaseEngine::run_lane(std::span<const std::uint32_t> lane, ReleaseSink& s
     bool any_in_flight = false;
     nanoseconds latest_deadline_in_flight = nanoseconds::min();
     bool stop_arrived = false;  // during this pass, while the sink ran a job
+    bool released = false;      // this pass released a job
 
     for (std::uint32_t t : lane) {
       TaskState& s = state_[t];
@@ -394,6 +395,7 @@ void ReleaseEngine::run_lane(std::span<const std::uint32_t> lane, ReleaseSink& s
         ++s.next;
         record(EventKind::release, t, k, r, rel.eligible, overran ? event_flag::late : 0);
         sink.release(rel);
+        released = true;
         now = clock_.now();  // the sink may have run the job
         if (stop_.load(std::memory_order_acquire)) {
           // A stop that came while the sink ran the job (a lane that runs its jobs
@@ -412,6 +414,7 @@ void ReleaseEngine::run_lane(std::span<const std::uint32_t> lane, ReleaseSink& s
       }
     }
 
+    if (released) sink.pass_done();
     if (stop_arrived) continue;
     if (!more_to_release) {
       if (!any_in_flight || abandon_.load(std::memory_order_acquire)) break;

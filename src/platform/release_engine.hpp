@@ -72,6 +72,11 @@ class ReleaseSink {
   /// Either runs the job before returning (then calls ReleaseEngine::finished() first)
   /// or hands it on to workers, which call ReleaseEngine::finished() when it completes.
   virtual void release(const Release& release) = 0;
+  /// After a pass of the lane that released one or more jobs (every job due then, in
+  /// the lane's task order), before the lane waits again: a sink may hand the pass's
+  /// jobs on at once here rather than one by one (federated ranks a shared core's jobs
+  /// once per pass). Also called when a stop ended the pass early.
+  virtual void pass_done() {}
 };
 
 /// Counters of one task, readable at any time.

@@ -99,6 +99,7 @@ class Federated final : public platform::Policy {
   struct LaneSink final : platform::ReleaseSink {
     Federated* owner = nullptr;
     void release(const platform::Release& release) override { owner->admit(release); }
+    void pass_done() override { owner->wake_clusters_with_work(); }
   };
 
   void build_clusters(const RunContext& ctx);
@@ -109,6 +110,8 @@ class Federated final : public platform::Policy {
   void dispatch(Cluster& cluster) noexcept;
   /// Under the cluster's lock: sets every active executor's level by deadline rank.
   void rank(Cluster& cluster) noexcept;
+  /// On a lane, after its pass released jobs: wakes (dispatches to) every cluster with work.
+  void wake_clusters_with_work();
   void execute(Executor& executor, platform::ThreadRecorder* recorder);
   /// An executor's job is done (before the engine hears of it): the executor is idle,
   /// or takes the next job waiting in its core's pipe.
@@ -127,6 +130,8 @@ class Federated final : public platform::Policy {
   platform::RunThreads executors_;
   std::atomic<std::uint32_t> executors_started_{0};
   bool fifo_ = false;
+  /// SCHED_FIFO level changes of shared-core executors made by rank().
+  std::atomic<std::uint64_t> level_changes_{0};
   bool left_running_ = false;
   bool shut_down_ = false;
 };
@@ -313,7 +318,14 @@ void Federated::admit(const platform::Release& release) {
   slot.fill(release, cluster_of_task_[release.task],
             priority_keys_.key(release.deadline, release.task, *engine_));
   slot.admit();
-  // Wake every cluster that has work now (the job's own, in the built-in topology).
+  // The lane's pass_done() hands the job on, with the others released in this pass.
+}
+
+void Federated::wake_clusters_with_work() {
+  // Every cluster that has work now (a pass's own, in the built-in topology), once per
+  // lane pass: a shared core whose tasks are all released at once is ranked once, not
+  // once per job (each earlier deadline moved every later job down a level: n(n+1)/2
+  // sched_setscheduler calls for n jobs released in decreasing deadline order).
   for (auto& c : clusters_) {
     if (scheduler_->peek(c->first_pe) != nullptr) wake(*c);
   }
@@ -368,6 +380,7 @@ void Federated::rank(Cluster& c) noexcept {
     if (active[r]->level != level) {
       active[r]->level = level;
       os::set_fifo(active[r]->thread, level);
+      level_changes_.fetch_add(1, std::memory_order_relaxed);
     }
   }
 }
@@ -470,7 +483,7 @@ nlohmann::json Federated::details() const {
     }
     clusters.push_back(std::move(one));
   }
-  nlohmann::json out = {{"clusters", clusters}};
+  nlohmann::json out = {{"clusters", clusters}, {"shared_core_level_changes", level_changes_.load()}};
   if (scheduler_) out["scheduler"] = scheduler_statistics_json(*scheduler_);
   return out;
 }

@@ -253,6 +253,26 @@ TEST(Federated, ASharedCoreRanksEveryExecutorWithAJob) {
   EXPECT_LT(last_tight, first_loose) << "a job of 4 ms deadline started after one of 100 ms";
 }
 
+TEST(Federated, AMassReleaseOnASharedCoreIsRankedOncePerLanePass) {
+  // 60 light tasks released together on one core, each with an earlier deadline than the
+  // one before it in the file (the lane's release order): ranking at every release moved
+  // every job released before down one level, 60·61/2 = 1830 sched_setscheduler calls
+  // before the first job ran (~3 ms for 300 tasks). Ranked once after the lane's pass,
+  // each executor's level is set once: 60 changes for the release at 0 (the 60 levels
+  // 79..20 are distinct, fewer than 79 ranks).
+  std::string text = "global: {cores: 1}\ntasks:\n";
+  for (int k = 0; k < 60; ++k) {
+    text += "  - {name: t" + std::to_string(k) + ", period: 200ms, deadline: " + std::to_string(150 - k) +
+            "ms, program: segments, segments: [{length: 10us}]}\n";
+  }
+  const model::TaskSet set = model::parse_task_set(text);
+  const Outcome o = run_set(set, model::Policy::federated, 50ms);
+  expect_consistent(set, o, 50ms);
+  if (!os::privileges().fifo) GTEST_SKIP() << "rank() sets SCHED_FIFO levels only with the privilege";
+  EXPECT_LE(o.details["shared_core_level_changes"].get<std::uint64_t>(), 60u + 2u) << o.details.dump();
+  EXPECT_GE(o.details["shared_core_level_changes"].get<std::uint64_t>(), 59u) << o.details.dump();
+}
+
 TEST(Federated, ASharedCoreRunsItsLightTasksByPreemptiveEdf) {
   const model::TaskSet set = model::parse_task_set(R"(
 global: {cores: 1}
