@@ -99,7 +99,7 @@ class Broker {
   /// Calls every subscriber of `topic` with `message`, in subscription order.
   template <class Message>
   void notify(Topic<Message> topic, const Message& message) const {
-    const Slot& slot = checked(topic.id, topic.uuid);
+    const Slot& slot = checked<Message>(topic);
     for (const auto& s : slot.subscribers) s.callback(&message);
   }
 
@@ -107,7 +107,7 @@ class Broker {
   /// answer out. Returns false when the topic has no responder or it declined.
   template <class Message>
   bool request(Topic<Message> topic, Message& message) const {
-    const Slot& slot = checked(topic.id, topic.uuid);
+    const Slot& slot = checked<Message>(topic);
     return slot.responder ? slot.responder(&message) : false;
   }
 
@@ -141,12 +141,21 @@ class Broker {
   std::uint32_t add_topic_impl(std::string_view name, std::string_view description, std::uint64_t uuid,
                                std::type_index type);
   const Slot* slot_by_name(std::string_view name) const;
-  // A handle's slot; the message type is checked where handles are made and where
-  // callbacks are registered, so the hot paths (notify, request) check the uuid only.
+  // A handle's slot; the message type is checked where handles are made, where
+  // callbacks are registered, and by notify and request (checked<Message>).
   Slot& checked(std::uint32_t id, std::uint64_t uuid, std::type_index type);
   const Slot& checked(std::uint32_t id, std::uint64_t uuid) const {
     if (id >= slots_.size() || slots_[id].uuid != uuid || uuid == 0) stale_handle(id);
     return slots_[id];
+  }
+  // notify and request also compare the message type: a retired uuid may be registered
+  // again for another type in the same slot, and its old handle must not reach the new
+  // subscribers with the old type.
+  template <class Message>
+  const Slot& checked(Topic<Message> topic) const {
+    const Slot& slot = checked(topic.id, topic.uuid);
+    if (slot.type != std::type_index(typeid(Message))) stale_handle(topic.id);
+    return slot;
   }
   [[noreturn]] static void stale_handle(std::uint32_t id);
   void set_responder(Slot& slot, Owner owner, std::string_view owner_name,

@@ -10,6 +10,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cctype>
 #include <set>
 
@@ -163,13 +164,18 @@ class Parser {
 
   ParamValue convert(const ParamInfo& param, const YAML::Node& value, SourceMark mark) const {
     const std::string what = "parameter '" + param.name + "'";
+    // Decimal only, as the task-set reader and pipe indices read numbers (yaml-cpp's
+    // conversion read 010 as 8 and 0x10 as 16).
     auto integer = [&](const YAML::Node& n) -> std::int64_t {
-      try {
-        if (n.IsScalar()) return n.as<std::int64_t>();
-      } catch (const YAML::Exception&) {
+      if (n.IsScalar()) {
+        const std::string& text = n.Scalar();
+        std::int64_t v = 0;
+        const char* end = text.data() + text.size();
+        const auto [ptr, ec] = std::from_chars(text.data(), end, v, 10);
+        if (!text.empty() && text.front() != '+' && ec == std::errc() && ptr == end) return v;
       }
       fail(mark_of(n).line >= 0 ? mark_of(n) : mark,
-           what + " must be an integer, got '" + (n.IsScalar() ? n.Scalar() : "?") + "'");
+           what + " must be a decimal integer, got '" + (n.IsScalar() ? n.Scalar() : "?") + "'");
     };
     switch (param.type) {
       case ParamType::integer:
@@ -202,6 +208,11 @@ class Parser {
       }
       case ParamType::integer_list: {
         std::vector<std::int64_t> list;
+        // An empty list would match nothing yet read as "no such criterion" (the filter
+        // kept every task for `pes: []`): refused.
+        if (value.IsSequence() && value.size() == 0) {
+          fail(mark, what + " lists nothing; list at least one value, or leave the parameter out");
+        }
         if (value.IsSequence()) {
           for (const auto& item : value) list.push_back(integer(item));
         } else {

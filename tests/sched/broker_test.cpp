@@ -52,6 +52,20 @@ TEST(Broker, RemovedSlotsAreReusedWithANewUuidCheck) {
   EXPECT_EQ(first.id, second.id);                                     // the simple id is an index, reused
   EXPECT_THROW(broker.notify(first, Ping{}), std::invalid_argument);  // the uuid tells them apart
   EXPECT_NO_THROW(broker.notify(second, Ping{}));
+  // The same uuid registered again for another message type in the same slot: the old
+  // handle passed the uuid check and called Other's subscribers with a Ping.
+  broker.remove_topic("SECOND");
+  const Topic<Other> third = broker.add_topic<Other>("THIRD", "", 2);
+  EXPECT_EQ(third.id, second.id);
+  int owner = 0;
+  bool called = false;
+  broker.subscribe(third, &owner, [&](const Other&) { called = true; });
+  EXPECT_THROW(broker.notify(second, Ping{}), std::invalid_argument);
+  EXPECT_FALSE(called);
+  Ping asked;
+  EXPECT_THROW((void)broker.request(second, asked), std::invalid_argument);
+  EXPECT_NO_THROW(broker.notify(third, Other{}));
+  EXPECT_TRUE(called);
 }
 
 TEST(Broker, NotifiesEverySubscriberInOrderAndWithdrawsByOwner) {

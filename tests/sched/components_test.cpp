@@ -197,6 +197,19 @@ TEST(Components, ReleaseGateFollowsTimeMessages) {
   EXPECT_EQ(s.verify(), "");
 }
 
+TEST(Components, ReleaseGateForwardsEqualReleasesInTheOrderTheyCame) {
+  // Six tasks released at 10 ms, all admitted before it (every key 0 behind the gate):
+  // the gate's heap popped them 1 3 6 5 2 4 (std::pop_heap is not stable), and the
+  // output pipe keeps that order among equal keys.
+  TaskPool pool;
+  Scheduler s(topology(single_stage("release-gate")), ProcessingElements::uniform(1));
+  admit_released(s, pool, {10ms, 10ms, 10ms, 10ms, 10ms, 10ms});
+  EXPECT_EQ(queued_ids(s, "out"), V{});
+  s.notify(topics::time, TimeMessage{10ms});
+  EXPECT_EQ(queued_ids(s, "out"), (V{1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(drain(s, 0), (V{1, 2, 3, 4, 5, 6}));
+}
+
 namespace {
 const std::string distribute =
     "topology:\n"
@@ -409,6 +422,30 @@ TEST(Components, AdvancedBalancerBalancesLoadPerProcessingElement) {
   EXPECT_EQ(s.schedule(2)->id, 1u);
   EXPECT_EQ(s.schedule(0)->id, 3u);
   EXPECT_EQ(s.schedule(3)->id, 2u);
+}
+
+TEST(Components, AdvancedBalancerLeavesATaskBoundToAClusterWithoutAnOutputWhereItIs) {
+  // Placing treats a binding to a cluster that has no output as unbound; an AFFINITY
+  // notification with such a binding moved the task to the least loaded cluster
+  // (behind its equal keys there), as if bound there.
+  TaskPool pool;
+  Scheduler s(topology("topology:\n"
+                       "  name: ab\n"
+                       "  pipes: {in: one, ready: per-cluster}\n"
+                       "  entry: in\n"
+                       "  instances:\n"
+                       "    place: {component: advanced-balancer, inputs: in, outputs: \"ready[*]\"}\n"
+                       "  pes: {terminal: \"ready[cluster]\"}\n"),
+              ProcessingElements::with_clusters({0, 1}));
+  Task& t = pool.make(1);
+  s.admit(t);
+  ASSERT_EQ(queued_ids(s, "ready[0]"), (V{1}));
+  s.notify(topics::affinity, AffinityMessage{&t, 5, kAny});  // cluster 5: no output here
+  EXPECT_EQ(queued_ids(s, "ready[0]"), (V{1}));
+  EXPECT_EQ(queued_ids(s, "ready[1]"), V{});
+  s.notify(topics::affinity, AffinityMessage{&t, 1, kAny});  // bound to cluster 1: moves
+  EXPECT_EQ(queued_ids(s, "ready[1]"), (V{1}));
+  EXPECT_EQ(s.verify(), "");
 }
 
 TEST(Components, AnnotatorsAnswerRequests) {

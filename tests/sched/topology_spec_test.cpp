@@ -75,11 +75,13 @@ TEST(TopologySpec, TypedParameterValues) {
                "      component: filter\n"
                "      input: in\n"
                "      output: out\n"
-               "      params: {clusters: [0, 2], priority_at_most: 3, relative_deadline_at_most: 1.5ms}\n"
+               "      params: {clusters: [0, 2], priority_at_most: 010, priority_at_least: -3, "
+               "relative_deadline_at_most: 1.5ms}\n"
                "  pes: {terminal: out}\n");
   const Params& p = spec.instances[0].params;
   EXPECT_EQ(p.integers("clusters"), (std::vector<std::int64_t>{0, 2}));
-  EXPECT_EQ(p.integer("priority_at_most"), 3);
+  EXPECT_EQ(p.integer("priority_at_most"), 10);  // decimal, not octal
+  EXPECT_EQ(p.integer("priority_at_least"), -3);
   EXPECT_EQ(p.duration("relative_deadline_at_most"), std::chrono::microseconds(1500));
   EXPECT_FALSE(p.has("pes"));
 }
@@ -144,6 +146,15 @@ TEST(TopologySpec, BadParameterValue) {
                    "    b: {component: release-gate, input: mid, output: out, params: {now: [1ms]}}\n" +
                    chain_pes,
                7, {"parameter 'now' must be a duration such as 250us"});
+  // Integers are decimal (yaml-cpp read 010 as 8 and 0x10 as 16), and a list names at
+  // least one value (`pes: []` kept every task).
+  expect_error(head + chain_pipes + chain_a +
+                   "    b: {component: filter, input: mid, output: out, params: {priority_at_most: 0x10}}\n" +
+                   chain_pes,
+               7, {"parameter 'priority_at_most' must be a decimal integer, got '0x10'"});
+  expect_error(head + chain_pipes + chain_a +
+                   "    b: {component: filter, input: mid, output: out, params: {pes: []}}\n" + chain_pes,
+               7, {"parameter 'pes' lists nothing"});
   // Too large for nanoseconds in 64 bits: "10000000000s" (10^19 ns) used to wrap to a
   // negative value, and the filter then dropped a task of 10 ms.
   expect_error(head + chain_pipes + chain_a +

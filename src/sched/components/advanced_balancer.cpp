@@ -73,7 +73,9 @@ class AdvancedBalancer final : public Instance {
  private:
   static constexpr std::size_t npos = std::numeric_limits<std::size_t>::max();
 
-  std::size_t choose(const AffinityMessage& affinity) const {
+  /// The output `affinity` binds the task to (its cluster, else its PE's cluster, if
+  /// that one has an output here), or npos: unbound here.
+  std::size_t bound_output(const AffinityMessage& affinity) const {
     const std::size_t n = outputs_.size();
     if (affinity.cluster >= 0 && static_cast<std::size_t>(affinity.cluster) < n) {
       return static_cast<std::size_t>(affinity.cluster);
@@ -82,6 +84,12 @@ class AdvancedBalancer final : public Instance {
       const int c = context().topology->processing_elements().cluster_of(affinity.pe);
       if (c >= 0 && static_cast<std::size_t>(c) < n) return static_cast<std::size_t>(c);
     }
+    return npos;
+  }
+
+  std::size_t choose(const AffinityMessage& affinity) const {
+    const std::size_t bound = bound_output(affinity);
+    if (bound != npos) return bound;
     return heap_.empty() ? 0 : heap_.front();
   }
 
@@ -138,9 +146,10 @@ class AdvancedBalancer final : public Instance {
       std::atomic<std::uint64_t>& word = task_data(task);
       const std::uint64_t where = word.load(std::memory_order_relaxed);
       if (where == 0) return;
-      const bool bound = m.cluster >= 0 || m.pe >= 0;
-      if (!bound) return;  // an unbound task stays where it is
-      const std::size_t to = choose(m);
+      // An unbound task stays where it is, also one bound to a cluster (or PE) with no
+      // output here, which placing treats as unbound.
+      const std::size_t to = bound_output(m);
+      if (to == npos) return;
       if (to == where - 1) return;
       Pipe& from = *outputs_[where - 1];
       const std::int64_t key = out.key_of(from, task);

@@ -16,7 +16,9 @@ namespace {
 /// simulator it comes from the simulated clock, so the same topology works on both.
 ///
 /// Per-task data word: 0 absent, 1 held, 2 forwarded. The held tasks sit in a
-/// min-heap by release time; a held task that leaves is taken out of it (linear in
+/// min-heap by release time, then arrival (so that tasks a TIME message releases
+/// together leave in release order and, at equal release times, in the order they
+/// came; of equal keys the output keeps that order); a held task that leaves is taken out of it (linear in
 /// the number of held tasks).
 class ReleaseGate final : public Instance {
  public:
@@ -46,7 +48,7 @@ class ReleaseGate final : public Instance {
             out.add(*out_, task, key);
           } else {
             word.store(kHeld, std::memory_order_relaxed);
-            held_.push_back(Held{task.release, &task});
+            held_.push_back(Held{task.release, arrivals_++, &task});
             std::push_heap(held_.begin(), held_.end(), later);
           }
           break;
@@ -68,9 +70,12 @@ class ReleaseGate final : public Instance {
   static constexpr std::uint64_t kAbsent = 0, kHeld = 1, kForwarded = 2;
   struct Held {
     Time release;
+    std::uint64_t arrival;  ///< ties of release time leave in arrival order (a heap is not stable)
     Task* task;
   };
-  static bool later(const Held& a, const Held& b) { return a.release > b.release; }
+  static bool later(const Held& a, const Held& b) {
+    return a.release != b.release ? a.release > b.release : a.arrival > b.arrival;
+  }
 
   // A held task left (it may be destroyed soon): drop its entry, O(held tasks).
   void forget(const Task& task) {
@@ -98,6 +103,7 @@ class ReleaseGate final : public Instance {
   Pipe* out_;
   Time now_;  // guarded by the input's lock
   std::vector<Held> held_;
+  std::uint64_t arrivals_ = 0;  // guarded by the input's lock
 };
 
 }  // namespace
