@@ -108,6 +108,9 @@ struct SyntaxScan {
   };
   std::vector<Bracket> brackets;                   ///< in the order they were opened
   std::size_t first_tab = std::string_view::npos;  ///< a tab in the indentation of a block-context line
+  /// The opening quote of a quoted value that is never closed (it runs to the end of
+  /// the text, which yaml-cpp accepts as a value); npos: none.
+  std::size_t unclosed_quote = std::string_view::npos;
 
   explicit SyntaxScan(std::string_view text) {
     std::vector<std::size_t> open;  // indices into `brackets`
@@ -147,7 +150,10 @@ struct SyntaxScan {
         block_scalar = (value_start && open.empty() && (c == '|' || c == '>')) ||
                        (block_scalar && !spaced && (c == '-' || c == '+' || (c >= '0' && c <= '9')));
         if (value_start && (c == '"' || c == '\'')) {
-          i = skip_quoted(text, i);
+          const std::size_t opened = i;
+          bool closed = false;
+          i = skip_quoted(text, i, closed);
+          if (!closed && unclosed_quote == std::string_view::npos) unclosed_quote = opened;
         } else if (value_start && (c == '[' || c == '{')) {
           open.push_back(brackets.size());
           brackets.push_back({c, i});
@@ -186,9 +192,10 @@ struct SyntaxScan {
 
  private:
   /// The offset after the quoted string that starts at `i` (the end of the text if it
-  /// does not end): "..." with backslash escapes, '...' with '' for a quote.
-  static std::size_t skip_quoted(std::string_view text, std::size_t i) {
+  /// does not end, `closed` false): "..." with backslash escapes, '...' with '' for a quote.
+  static std::size_t skip_quoted(std::string_view text, std::size_t i, bool& closed) {
     const char quote = text[i++];
+    closed = false;
     while (i < text.size()) {
       if (quote == '"' && text[i] == '\\') {
         i += 2;
@@ -196,6 +203,7 @@ struct SyntaxScan {
         if (quote == '\'' && i + 1 < text.size() && text[i + 1] == '\'') {
           i += 2;
         } else {
+          closed = true;
           return i + 1;
         }
       } else {
@@ -234,6 +242,12 @@ std::string explain_syntax_error(std::string_view text, const YAML::Mark& mark, 
     return "line " + std::to_string(tab.line) + " is indented with a tab (at column " +
            std::to_string(tab.column) +
            "); YAML indents with spaces only: replace the tabs in its indentation with spaces" + parser;
+  }
+  // A quote opened before this point and never closed: the parser read on past it.
+  if (scan.unclosed_quote != std::string_view::npos && scan.unclosed_quote <= at) {
+    return std::string("the quote (") + text[scan.unclosed_quote] + ") opened at " +
+           line_column(text, scan.unclosed_quote) + " is never closed; close the value with a matching " +
+           text[scan.unclosed_quote] + parser;
   }
   const auto closer_of = [](char open) { return open == '[' ? ']' : '}'; };
   const auto kind_of = [](char open) { return open == '[' ? "list" : "mapping"; };
@@ -307,6 +321,17 @@ YAML::Node load_yaml(std::string_view text, const std::string& source) {
     // yaml-cpp's Load reads the first document and ignores the rest silently. A '---'
     // with nothing after it (but comments) makes an empty document, which holds nothing
     // to lose.
+    // yaml-cpp lets a quoted value that is never closed run to the end of the file: the
+    // rest of the file became that value (a name such as "a\n  period: 10ms ...").
+    if (!other_unicode && text.find_first_of("\"'") != std::string_view::npos) {
+      const SyntaxScan scan(text);
+      if (scan.unclosed_quote != std::string_view::npos) {
+        throw Error(mark_at(text, scan.unclosed_quote).where(source) + ": this quote (" +
+                    text[scan.unclosed_quote] +
+                    ") is never closed, so the value runs to the end of the file; close it with a matching " +
+                    text[scan.unclosed_quote]);
+      }
+    }
     const auto second = std::find_if(documents.begin() + (documents.empty() ? 0 : 1), documents.end(),
                                      [](const YAML::Node& d) { return !d.IsNull(); });
     if (second != documents.end()) {

@@ -419,6 +419,25 @@ TEST(TaskSetParser, AFileNestedBeyondTheParsersDepthSaysSo) {
       << message;
 }
 
+TEST(TaskSetParser, AnUnclosedQuoteIsNamedWhereItWasOpened) {
+  // yaml-cpp lets a quoted value run to the end of the file: the last task was named
+  // "a " (the rest of the line), or a whole task became a name that then "needs a period".
+  expect_error("tasks:\n  - period: 10ms\n    work: 1ms\n    span: 1ms\n    name: \"a\n", "ts.yaml:5:11",
+               "this quote (\") is never closed, so the value runs to the end of the file; close it with a "
+               "matching \"");
+  expect_error("tasks:\n  - name: 'a\n    period: 10ms\n    work: 1ms\n    span: 1ms\n", "ts.yaml:2:11",
+               "this quote (') is never closed");
+  // Inside brackets the parser stops first; the quote is named, not the bracket.
+  expect_error("tasks:\n  - name: a\n    period: 10ms\n    program: fib\n    args: [\"x]\n", "ts.yaml:6:1",
+               "the quote (\") opened at 5:12 is never closed");
+  // Quotes that close (also across lines, with escapes and doubled quotes) and quotes in
+  // plain text, comments and block scalars are fine.
+  const takt::model::TaskSet ok = parse_task_set(
+      "tasks:\n  - name: \"a \\\" b\"  # it's\n    period: 10ms\n    work: 1ms\n    span: 1ms\n"
+      "    program: fib\n    args:\n      - |\n        it's \"\n      - 'it''s'\n      - \"two\n        lines\"\n      - don't\n");
+  EXPECT_EQ(ok.tasks[0].name, "a \" b");
+}
+
 TEST(TaskSetParser, AnUnclosedBracketIsNamedWhereItWasOpened) {
   // yaml-cpp says "end of sequence flow not found" where it gave up, often the end of the file.
   expect_error("tasks:\n  - name: a\n    period: [10ms, 2\n", "ts.yaml:4:1",
