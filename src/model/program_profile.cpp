@@ -30,8 +30,7 @@ std::vector<ProgramProfile> parse_program_profiles(std::string_view text, const 
     for (const char* key : {"name", "program", "work", "span"}) {
       if (!n[key]) r.fail(n, std::string("a program needs '") + key + "'");
     }
-    p.name = r.scalar(n["name"], "name");
-    if (p.name.empty()) r.fail(n["name"], "a program's name must not be empty");
+    p.name = r.name(n["name"], "a program's name");
     if (!names.insert(p.name).second) r.fail(n["name"], "the name '" + p.name + "' is used twice");
     const std::string who = "program '" + p.name + "'";
     p.program = r.scalar(n["program"], who + ": program");

@@ -148,6 +148,14 @@ class RtptReader {
         fail(timing, timing.words[2].column,
              who + ": span " + format_duration(span) + " exceeds work " + format_duration(work));
       }
+      // As a task set requires (its first deadline and second release stay durations):
+      // refused here, at the release, not in the converted text.
+      if (task.offset > kMaxDuration - task.period) {
+        fail(timing, timing.words[8].column,
+             who + ": release " + format_duration(task.offset) + " plus the period " +
+                 format_duration(task.period) + " is more than the largest duration, " +
+                 format_duration(kMaxDuration) + "; lower the release or the period");
+      }
       if (span > task.deadline) {
         fail(timing, timing.words[2].column,
              who + ": span " + format_duration(span) + " exceeds the deadline " +
@@ -238,6 +246,8 @@ TaskSet parse_rtpt(std::string_view text, const std::string& source) {
   // Names from the file end up in YAML or JSON output: bytes that are not UTF-8 are
   // reported here, at their place in the .rtpt file, not in the converted text.
   check_utf8_text(text, source);
+  // A UTF-8 byte-order mark (an editor's) is no part of the first number.
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
   return RtptReader(source).read(text);
 }
 

@@ -218,9 +218,8 @@ class Reader : public YamlReader {
       task.marks.keys.emplace(key.Scalar(), mark_of(key.Mark()));
     }
     if (!name) fail(node, "a task needs a 'name'");
-    task.name = scalar(name, "name");
+    task.name = this->name(name, "a task's name");
     task.marks.name = mark_of(name.Mark());
-    if (task.name.empty()) fail(name, "a task's name must not be empty");
     const std::string who = "task '" + task.name + "'";
 
     YAML::Node period = node["period"];
@@ -380,7 +379,7 @@ class Reader : public YamlReader {
       d.mark = mark_of(n.Mark());
       YAML::Node name = n["name"];
       if (!name) fail(n, who + ": every DAG node needs a 'name'");
-      d.name = scalar(name, who + ": node name");
+      d.name = this->name(name, who + ": a DAG node's name");
       YAML::Node length = n["length"];
       if (!length) fail(n, who + ": DAG node '" + d.name + "' needs a 'length' (its execution time)");
       d.length = duration(length, who + ": node length");
@@ -408,7 +407,11 @@ class Reader : public YamlReader {
                       "', which is not a node of this DAG");
         }
         if (it->second == v) fail(p, who + ": node '" + pred + "' cannot come after itself");
-        dag.nodes[v].predecessors.push_back(it->second);
+        std::vector<std::size_t>& predecessors = dag.nodes[v].predecessors;
+        if (std::find(predecessors.begin(), predecessors.end(), it->second) != predecessors.end()) {
+          fail(p, who + ": node '" + dag.nodes[v].name + "' lists '" + pred + "' twice in 'after'; list it once");
+        }
+        predecessors.push_back(it->second);
       }
     }
     if (auto cycle = dag.find_cycle()) {

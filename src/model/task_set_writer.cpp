@@ -3,6 +3,7 @@
 
 #include "model/duration.hpp"
 
+#include <algorithm>
 #include <sstream>
 
 namespace takt::model {
@@ -59,8 +60,14 @@ std::string yaml_scalar(const std::string& text) {
   std::string s = out.c_str();
   // The emitter writes some scalars plain that the reader does not take back in a flow
   // list: ',' '[' ']' '{' '}' end a plain scalar there, and yaml-cpp refuses a '?' in
-  // one (args: [file?.dat]). Whatever does not read back as itself is double-quoted.
-  if (!reads_back(s, text)) {
+  // one (args: [file?.dat]). Whatever does not read back as itself is double-quoted, and
+  // so is text with a control character or a Unicode line break (NEL, LS, PS): yaml-cpp
+  // reads a bare carriage return back, but YAML folds it, as other readers and editors do.
+  const bool breaks = std::any_of(text.begin(), text.end(),
+                                  [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }) ||
+                      text.find("\xC2\x85") != std::string::npos || text.find("\xE2\x80\xA8") != std::string::npos ||
+                      text.find("\xE2\x80\xA9") != std::string::npos;
+  if (breaks || !reads_back(s, text)) {
     YAML::Emitter quoted;
     quoted << YAML::DoubleQuoted << text;
     s = quoted.c_str();

@@ -445,6 +445,22 @@ std::string YamlReader::scalar(const YAML::Node& node, const std::string& what) 
   return node.Scalar();
 }
 
+std::string YamlReader::name(const YAML::Node& node, const std::string& what) const {
+  std::string text = scalar(node, what);
+  if (text.empty()) fail(node, what + " must not be empty");
+  const auto control = [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; };
+  if (const auto c = std::find_if(text.begin(), text.end(), control); c != text.end()) {
+    char byte[8];
+    std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned>(static_cast<unsigned char>(*c)));
+    fail(node, what + " holds a control character (byte " + byte + " at position " +
+                   std::to_string(c - text.begin() + 1) + "); use printable characters only");
+  }
+  if (std::all_of(text.begin(), text.end(), [](char c) { return c == ' '; })) {
+    fail(node, what + " is blank; give it a visible name");
+  }
+  return text;
+}
+
 std::chrono::nanoseconds YamlReader::duration(const YAML::Node& node, const std::string& what) const {
   std::string text = scalar(node, what);
   try {

@@ -43,6 +43,9 @@ class YamlReader {
                   const std::string& context) const;
   /// The text of a scalar node.
   [[nodiscard]] std::string scalar(const YAML::Node& node, const std::string& what) const;
+  /// A name (of a task, a DAG node, a program): a scalar that is not empty or blank and
+  /// holds no control character (a line break or tab in a name broke every table row).
+  [[nodiscard]] std::string name(const YAML::Node& node, const std::string& what) const;
   /// A duration with unit (see duration.hpp).
   [[nodiscard]] std::chrono::nanoseconds duration(const YAML::Node& node, const std::string& what) const;
   /// A whole number ≥ min.

@@ -110,6 +110,25 @@ TEST(Rtpt, SyntheticSegmentsLongerThanTheDeadlineFailAtTheirLine) {
       "no error");
 }
 
+TEST(Rtpt, AReleasePlusThePeriodBeyondTheLargestDurationFailsAtTheRelease) {
+  // Release 4·10^9 s + period 4·10^9 s > 2^62 ns: each value was accepted, and takt
+  // convert then failed at a line of its own converted text. The release is the 9th
+  // number, at column 47 of "0 5000000 0 1000000 4000000000 0 4000000000 0 4000000000 0 1".
+  const std::string text = "0 3\nprog\n0 5000000 0 1000000 4000000000 0 4000000000 0 4000000000 0 1\n";
+  EXPECT_EQ(error_of(text).rfind("x.rtpt:3:47: task 'prog-1': release 4000000000s plus the period 4000000000s "
+                                 "is more than the largest duration",
+                                 0),
+            0u)
+      << error_of(text);
+}
+
+TEST(Rtpt, AByteOrderMarkIsNoPartOfTheFirstNumber) {
+  // "first_core must be a non-negative whole number, not '\xEF\xBB\xBF0'" (the mark is invisible).
+  const auto set = parse_rtpt("\xEF\xBB\xBF" "2 5\nprog\n0 5 0 1 0 10 0 10 0 0 1\n", "x.rtpt");
+  ASSERT_TRUE(set.global.cores.has_value());
+  EXPECT_EQ(set.global.cores->cpus, (std::vector<int>{2, 3, 4, 5}));
+}
+
 TEST(Rtpt, SizesBeyond64BitsFailAtTheirColumn) {
   // Run length 10^12 iterations × 10 s = 10^22 ns > 2^62 ns: it wrapped to 1864712049.423024128 s.
   // The iterations are the 11th number, at column 23 of "0 5 0 1 10 0 10 0 0 0 1000000000000".

@@ -419,6 +419,22 @@ TEST(TaskSetParser, AFileNestedBeyondTheParsersDepthSaysSo) {
       << message;
 }
 
+TEST(TaskSetParser, NamesAreVisibleTextAndPredecessorsAreListedOnce) {
+  // A line break in a name split the table's row; a blank name showed an empty column; a
+  // DAG node could be named "" although a task could not; `after: [y, y]` was kept twice.
+  expect_error("{\"tasks\": [{\"name\": \"a\\nb\", \"period\": \"1ms\", \"work\": \"1us\", \"span\": \"1us\"}]}",
+               "ts.yaml:1:21", "a task's name holds a control character (byte 0x0A at position 2)");
+  expect_error("tasks: [{name: ' ', period: 1ms, work: 1us, span: 1us}]", "ts.yaml:1:16",
+               "a task's name is blank");
+  expect_error("tasks: [{name: '', period: 1ms, work: 1us, span: 1us}]", "ts.yaml:1:16",
+               "a task's name must not be empty");
+  expect_error("tasks:\n  - name: a\n    period: 10ms\n    dag: [{name: '', length: 1ms}]\n", "ts.yaml:4:18",
+               "task 'a': a DAG node's name must not be empty");
+  expect_error("tasks:\n  - name: a\n    period: 10ms\n    dag: [{name: x, length: 1ms}, "
+               "{name: y, length: 1ms, after: [x, x]}]\n",
+               "ts.yaml:4:69", "task 'a': node 'y' lists 'x' twice in 'after'; list it once");
+}
+
 TEST(TaskSetParser, AnUnclosedQuoteIsNamedWhereItWasOpened) {
   // yaml-cpp lets a quoted value run to the end of the file: the last task was named
   // "a " (the rest of the line), or a whole task became a name that then "needs a period".

@@ -134,6 +134,25 @@ TEST(TaskSetWriter, ScalarsTheReaderRefusesPlainAreQuoted) {
     EXPECT_EQ(back.tasks[0].program, t.program);
     EXPECT_EQ(back.tasks[0].args, t.args);
   }
+  // Control characters and Unicode line breaks in an argument are written escaped in
+  // double quotes: yaml-cpp read a bare carriage return back, other YAML readers fold it.
+  for (const std::string& odd : {std::string("a\rb"), std::string("a\x01b"), std::string("a\xC2\x85" "b"),
+                                std::string("a\xE2\x80\xA8" "b")}) {
+    const std::string scalar = takt::model::yaml_scalar(odd);
+    EXPECT_EQ(scalar.front(), '"') << scalar;
+    EXPECT_EQ(scalar.find('\r'), std::string::npos) << scalar;
+    takt::model::TaskSet set;
+    takt::model::Task t;
+    t.name = "t";
+    t.period = 10ms;
+    t.deadline = 10ms;
+    t.program = "fib";
+    t.args = {odd};
+    t.measured_work = 1ms;
+    t.measured_span = 1ms;
+    set.tasks.push_back(t);
+    EXPECT_EQ(parse_task_set(write_task_set(set, ""), "w.yaml").tasks[0].args, t.args);
+  }
   // Plain stays plain where the reader takes it back.
   EXPECT_EQ(takt::model::yaml_scalar("plain"), "plain");
   EXPECT_EQ(takt::model::yaml_scalar("file?.dat"), "\"file?.dat\"");
