@@ -46,12 +46,12 @@ int run_analyze(const AnalyzeArgs& a) {
     options.delta = delta_option(a.delta);
   }
   check_policy_options(options.policy.value_or(set.global.policy), !a.delta.empty(), !a.fit.empty());
-  std::string note;
+  std::string note = unused_file_options_note(set, options.policy.value_or(set.global.policy));
   if (a.cores > 0) {
     options.cores = a.cores;
   } else if (!set.global.cores) {
     options.cores = static_cast<int>(os::allowed_cpus().size());
-    note = fmt::format(
+    note += fmt::format(
         "note: the task set names no cores; analysing for the {} CPU(s) this process may use "
         "(set global.cores or pass --cores)\n",
         *options.cores);

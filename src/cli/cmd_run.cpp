@@ -51,6 +51,7 @@ int run_run(const RunArgs& a) {
     options.delta = delta_option(a.delta);
   }
   check_policy_options(options.policy.value_or(set.global.policy), !a.delta.empty(), !a.fit.empty());
+  fmt::print(stderr, "{}", unused_file_options_note(set, options.policy.value_or(set.global.policy)));
   if (a.cores > 0) {
     options.cores = a.cores;
   } else if (!set.global.cores) {

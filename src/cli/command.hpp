@@ -3,6 +3,7 @@
 
 #include "model/decimal.hpp"
 #include "model/policy.hpp"
+#include "model/task_set.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -64,6 +65,10 @@ model::Decimal delta_option(const std::string& text);
 /// instead of ignoring them: --delta only for the federated policies, --fit not for
 /// gedf-paws.
 void check_policy_options(model::Policy policy, bool delta_given, bool fit_given);
+/// A note (lines ending in '\n', or "") naming the task set's own `delta` and `fit`
+/// that `policy` does not use. Not an error, unlike the flags: one file may be run
+/// under several policies with --policy.
+std::string unused_file_options_note(const model::TaskSet& set, model::Policy policy);
 /// The --help text of a --delta option (analyze and run).
 inline constexpr const char* kDeltaHelp =
     "δ of rtws eq. 3, at least 1: federated and federated-greedy with work-stealing overhead (rtws: 3.65, "
