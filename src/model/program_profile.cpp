@@ -12,7 +12,7 @@ namespace takt::model {
 
 std::vector<ProgramProfile> parse_program_profiles(std::string_view text, const std::string& source) {
   YAML::Node root = load_yaml(text, source);
-  YamlReader r(source);
+  YamlReader r(source, text);
   if (!root || root.IsNull())
     r.fail_at(SourceMark{1, 1, 0}, "the file is empty; it needs a 'programs:' list");
   r.expect_map(root, "a profile file");

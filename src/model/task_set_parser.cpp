@@ -430,7 +430,7 @@ class Reader : public YamlReader {
 TaskSet parse_task_set(std::string_view text, const std::string& source) {
   YAML::Node root = load_yaml(text, source);
   try {
-    return Reader(source).read(root);
+    return Reader(source, text).read(root);
   } catch (const YAML::Exception& e) {
     // A tree the reader did not expect (e.g. an alias to a missing anchor).
     throw Error(mark_of(e.mark).where(source) + ": " + e.msg);

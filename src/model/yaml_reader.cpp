@@ -397,7 +397,53 @@ std::string read_text_file(const std::string& path, const std::string& what) {
 }
 
 void YamlReader::fail(const YAML::Node& node, const std::string& message) const {
-  fail_at(mark_of(node.Mark()), message);
+  fail_at(position_of(node), message);
+}
+
+SourceMark YamlReader::position_of(const YAML::Node& node) const {
+  const SourceMark mark = mark_of(node.Mark());
+  if (!node.IsNull() || text_.empty() || mark.offset < 0) return mark;
+  // A null written out (~, null) is marked where it is written.
+  const std::string_view from = text_.substr(std::min(static_cast<std::size_t>(mark.offset), text_.size()));
+  for (std::string_view word : {"~", "null", "Null", "NULL"}) {
+    if (from.substr(0, word.size()) == word &&
+        (from.size() == word.size() || std::string_view(" \t\r\n,]}#").find(from[word.size()]) != std::string_view::npos)) {
+      return mark;
+    }
+  }
+  // yaml-cpp marks an empty value at the token after it. Walk back over white space and
+  // comments to what the value belongs to: "key:" (report the key), "- " or a flow ','.
+  std::size_t i = std::min(static_cast<std::size_t>(mark.offset), text_.size());
+  while (i > 0) {
+    const char c = text_[i - 1];
+    if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
+      --i;
+      continue;
+    }
+    // A comment on this line ('#' after a space or at the line's start) ends before it.
+    const std::size_t line = text_.rfind('\n', i - 1) == std::string_view::npos ? 0 : text_.rfind('\n', i - 1) + 1;
+    std::size_t hash = std::string_view::npos;
+    for (std::size_t k = line; k < i; ++k) {
+      if (text_[k] == '#' && (k == line || text_[k - 1] == ' ' || text_[k - 1] == '\t')) {
+        hash = k;
+        break;
+      }
+    }
+    if (hash == std::string_view::npos) break;
+    i = hash;
+  }
+  if (i == 0) return mark;
+  std::size_t at = i - 1;  // the character before the empty value
+  if (text_[at] == ':') {
+    // The key: back to its start (a space, or a flow '{' or ',' before it, or the line's start).
+    std::size_t start = at;
+    while (start > 0 && text_[start - 1] != ' ' && text_[start - 1] != '\t' && text_[start - 1] != '\n' &&
+           text_[start - 1] != '{' && text_[start - 1] != ',') {
+      --start;
+    }
+    at = start;
+  }
+  return mark_at(text_, at);
 }
 
 void YamlReader::fail_at(SourceMark mark, const std::string& message) const {

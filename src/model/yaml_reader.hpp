@@ -29,7 +29,11 @@ std::string read_text_file(const std::string& path, const std::string& what);
 /// "source:line:column: message".
 class YamlReader {
  public:
-  explicit YamlReader(std::string source) : source_(std::move(source)) {}
+  /// `text`: the file's text (it must outlive the reader), which places a null value's
+  /// errors at its key; without it they are placed where yaml-cpp puts a null node, at
+  /// the next token (the next line, or past the end of the file).
+  explicit YamlReader(std::string source, std::string_view text = {})
+      : source_(std::move(source)), text_(text) {}
 
   [[nodiscard]] const std::string& source() const { return source_; }
 
@@ -52,7 +56,12 @@ class YamlReader {
   [[nodiscard]] std::int64_t integer(const YAML::Node& node, const std::string& what, std::int64_t min) const;
 
  private:
+  /// Where an error about `node` is reported: its mark, or for a null value the key (or
+  /// list dash) it belongs to.
+  [[nodiscard]] SourceMark position_of(const YAML::Node& node) const;
+
   std::string source_;
+  std::string_view text_;
 };
 
 }  // namespace takt::model

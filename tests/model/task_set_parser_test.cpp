@@ -435,6 +435,19 @@ TEST(TaskSetParser, NamesAreVisibleTextAndPredecessorsAreListedOnce) {
                "ts.yaml:4:69", "task 'a': node 'y' lists 'x' twice in 'after'; list it once");
 }
 
+TEST(TaskSetParser, AnEmptyValueIsReportedAtItsKey) {
+  // yaml-cpp marks an empty value at the next token: the next line, or past the end of
+  // the file (6:1 of a 5-line file), and a comment after the key moved it further.
+  expect_error("tasks:\n  - name: a\n    period: 10ms\n    work: 1ms\n    deadline:\n", "ts.yaml:5:5",
+               "task 'a': deadline is empty (null)");
+  expect_error("tasks:\n  - name:\n    period: 10ms\n", "ts.yaml:2:5", "a task's name is empty (null)");
+  expect_error("global:\n  policy:   # later\n\ntasks:\n  - name: a\n    period: 10ms\n", "ts.yaml:2:3",
+               "policy is empty (null)");
+  expect_error("tasks:\n  - name: a\n    period: 10ms\n    program: fib\n    args:\n      -\n", "ts.yaml:6:7",
+               "each argument is empty (null)");
+  expect_error("tasks: [{name: a, period: , work: 1us, span: 1us}]", "ts.yaml:1:19", "period is empty (null)");
+}
+
 TEST(TaskSetParser, AnUnclosedQuoteIsNamedWhereItWasOpened) {
   // yaml-cpp lets a quoted value run to the end of the file: the last task was named
   // "a " (the rest of the line), or a whole task became a name that then "needs a period".
