@@ -207,13 +207,18 @@ std::string update_measurements(std::string_view text, const std::string& source
       edits.push_back({where, where, insertion});
     } else {
       for (const std::string& entry : added) insertion += indent + entry + eol;
-      // After the line of the task's last timing key: those values are durations,
-      // always one line long, and `period` is always there; a new key line at the
-      // mapping's indentation may stand between any two keys.
+      // After the line of the task's last timing value: those values are durations,
+      // one line long (on the key's line, or on the next: `span:` then `1ms`), and
+      // `period` is always there; a new key line at the mapping's indentation may stand
+      // between any two keys.
       std::size_t last = 0;
       for (const char* key : {"period", "deadline", "offset", "work", "span", "burdened_span"}) {
         auto it = marks.keys.find(key);
         if (it != marks.keys.end()) last = std::max(last, at(it->second));
+      }
+      for (const SourceMark* value :
+           {&marks.period, &marks.deadline, &marks.offset, &marks.work, &marks.span, &marks.burdened_span}) {
+        if (value->offset >= 0) last = std::max(last, at(*value));
       }
       const std::size_t end = line_end(text, last);
       if (end == text.size() && !text.empty() && text.back() != '\n') insertion.insert(0, eol);
