@@ -296,6 +296,32 @@ void check_utf8_text(std::string_view text, const std::string& source) {
   }
 }
 
+namespace {
+
+/// For a UTF-16 or UTF-32 file, which yaml-cpp decodes itself: every key and value must
+/// have come out as UTF-8 (an unpaired surrogate came through as bytes that no JSON
+/// output can hold: "internal error ... invalid UTF-8 byte").
+void check_decoded_scalars(const YAML::Node& node, const std::string& source, int depth = 0) {
+  if (depth > 1000) return;  // yaml-cpp's own depth guard stops far earlier
+  if (node.IsScalar()) {
+    const std::string& s = node.Scalar();
+    if (first_bad_utf8(s) != std::string_view::npos || s.find('\0') != std::string::npos) {
+      throw Error(mark_of(node.Mark()).where(source) +
+                  ": this value holds a character that is not valid Unicode (an unpaired UTF-16 surrogate?); "
+                  "correct it, or save the file as UTF-8");
+    }
+  } else if (node.IsSequence()) {
+    for (const YAML::Node& item : node) check_decoded_scalars(item, source, depth + 1);
+  } else if (node.IsMap()) {
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      check_decoded_scalars(it->first, source, depth + 1);
+      check_decoded_scalars(it->second, source, depth + 1);
+    }
+  }
+}
+
+}  // namespace
+
 YAML::Node load_yaml(std::string_view text, const std::string& source) {
   // YAML and JSON files are Unicode text; a file in another 8-bit encoding would put its
   // bytes into names that no JSON output can hold. A UTF-16 or UTF-32 file, which
@@ -363,6 +389,7 @@ YAML::Node load_yaml(std::string_view text, const std::string& source) {
                             "holds one task set: remove what follows the first one's end (in JSON, the "
                             "closing '}')"));
     }
+    if (other_unicode && !documents.empty()) check_decoded_scalars(documents.front(), source);
     return documents.empty() ? YAML::Node() : documents.front();
   } catch (const YAML::DeepRecursion& e) {
     // yaml-cpp's own message for this is "bad file".

@@ -568,6 +568,14 @@ TEST(TaskSetParser, AZeroByteAtTheStartIsAnErrorUnlessTheFileIsUtf16Or32) {
   EXPECT_EQ(error_of(le), "no error");
   EXPECT_EQ(error_of("\xFF\xFE" + le), "no error");
   EXPECT_EQ(error_of(be), "no error");
+  // An unpaired surrogate (D800) in a UTF-16LE name: yaml-cpp passed it through as bytes
+  // that are not UTF-8, and takt analyze --json stopped with an internal error.
+  std::string bad = "\xFF\xFE";
+  for (char c : std::string("tasks:\n  - {name: a")) bad += std::string{c, '\0'};
+  bad += std::string("\x00\xD8", 2);
+  for (char c : std::string("b, period: 10ms, work: 1ms, span: 1ms}\n")) bad += std::string{c, '\0'};
+  const std::string message = error_of(bad);
+  EXPECT_NE(message.find("not valid Unicode (an unpaired UTF-16 surrogate?)"), std::string::npos) << message;
 }
 
 TEST(TaskSetParser, AnEmptyDocumentAfterTheSetIsNotASecondSet) {
