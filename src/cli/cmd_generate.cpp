@@ -12,7 +12,9 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <memory>
 
 namespace takt::cli {
@@ -37,14 +39,19 @@ double parse_utilization(const std::string& text, int cores) {
   std::string number = text;
   bool percent = !number.empty() && number.back() == '%';
   if (percent) number.pop_back();
+  // Decimal digits with at most one '.': std::stod also took " 1", "inf" and "0x1p1".
+  const bool decimal = !number.empty() && number.find_first_not_of("0123456789.") == std::string::npos &&
+                       std::count(number.begin(), number.end(), '.') <= 1 && number != ".";
   std::size_t used = 0;
   double value = 0;
-  try {
-    value = std::stod(number, &used);
-  } catch (const std::exception&) {
-    used = 0;
+  if (decimal) {
+    try {
+      value = std::stod(number, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
   }
-  if (used == 0 || used != number.size() || !(value > 0)) {
+  if (!decimal || used == 0 || used != number.size() || !(value > 0) || !std::isfinite(value)) {
     throw Error("--utilization '" + text +
                 "' is not a positive number; write e.g. 1.5 (cores) or 60% (of --cores)");
   }

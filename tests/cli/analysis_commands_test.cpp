@@ -304,6 +304,14 @@ TEST_F(Commands, GenerateIsReproducibleAndValid) {
   }
   EXPECT_EQ(takt("generate --method nosuch --cores 2 --utilization 1").status, 1);
   EXPECT_EQ(takt("generate --method paws --cores 2 --utilization abc").status, 1);
+  // Decimal only (std::stod took "inf", hex floats and a leading space).
+  for (const char* odd : {"inf", "0x1p1", "' 1'", "1e0", "1..5", "."}) {
+    Outcome r = takt(std::string("generate --method paws --cores 2 --utilization ") + odd);
+    EXPECT_EQ(r.status, 1) << odd;
+    EXPECT_NE(r.err.find("is not a positive number"), std::string::npos) << odd << ": " << r.err;
+  }
+  EXPECT_EQ(takt("generate --method paws --cores 2 --utilization 1.5").status, 0);
+  EXPECT_EQ(takt("generate --method paws --cores 2 --utilization 60%").status, 0);
 }
 
 TEST_F(Commands, GenerateRtwsFromAProfileFile) {
