@@ -113,6 +113,11 @@ class RtptReader {
       Task task;
       task.program = program.words[0].text;
       for (std::size_t w = 1; w < program.words.size(); ++w) task.args.push_back(program.words[w].text);
+      // The program's name becomes the task's name: the rules of names apply (convert
+      // refused its own output for a program named with a control character).
+      if (const std::string problem = name_problem(task.program); !problem.empty()) {
+        fail(program, 1, "the program " + problem);
+      }
       std::string base = task.program.substr(task.program.find_last_of('/') + 1);
       task.name = base + "-" + std::to_string(++used[base]);
       task.marks.task = SourceMark{program.number, 1, program.offset};

@@ -71,6 +71,15 @@ std::string yaml_scalar(const std::string& text) {
     YAML::Emitter quoted;
     quoted << YAML::DoubleQuoted << text;
     s = quoted.c_str();
+    // yaml-cpp's emitter leaves DEL and the Unicode line and paragraph separators as
+    // they are inside the quotes, which other YAML readers refuse or fold: escape them.
+    for (const auto& [raw, escaped] : {std::pair<std::string_view, std::string_view>{"\x7F", "\\u007F"},
+                                       {"\xE2\x80\xA8", "\\u2028"},
+                                       {"\xE2\x80\xA9", "\\u2029"}}) {
+      for (std::size_t at = s.find(raw); at != std::string::npos; at = s.find(raw, at + escaped.size())) {
+        s.replace(at, raw.size(), escaped);
+      }
+    }
   }
   return s;
 }

@@ -298,17 +298,19 @@ void check_utf8_text(std::string_view text, const std::string& source) {
 
 namespace {
 
-/// For a UTF-16 or UTF-32 file, which yaml-cpp decodes itself: every key and value must
-/// have come out as UTF-8 (an unpaired surrogate came through as bytes that no JSON
-/// output can hold: "internal error ... invalid UTF-8 byte").
+/// Every key and value must have come out of yaml-cpp as UTF-8: an unpaired surrogate of
+/// a UTF-16 file, and the escapes "\N", "\x85" or "\xFF" of a double-quoted value in any
+/// file, came through as single bytes that no JSON output can hold ("internal error ...
+/// invalid UTF-8 byte").
 void check_decoded_scalars(const YAML::Node& node, const std::string& source, int depth = 0) {
   if (depth > 1000) return;  // yaml-cpp's own depth guard stops far earlier
   if (node.IsScalar()) {
     const std::string& s = node.Scalar();
     if (first_bad_utf8(s) != std::string_view::npos || s.find('\0') != std::string::npos) {
       throw Error(mark_of(node.Mark()).where(source) +
-                  ": this value holds a character that is not valid Unicode (an unpaired UTF-16 surrogate?); "
-                  "correct it, or save the file as UTF-8");
+                  ": this value holds a character that is not valid Unicode (an unpaired UTF-16 surrogate, or "
+                  "an escape such as \\N or \\x85 that the YAML reader turns into a lone byte); write the "
+                  "character itself, or \\u0085 for a code point");
     }
   } else if (node.IsSequence()) {
     for (const YAML::Node& item : node) check_decoded_scalars(item, source, depth + 1);
@@ -318,6 +320,27 @@ void check_decoded_scalars(const YAML::Node& node, const std::string& source, in
       check_decoded_scalars(it->second, source, depth + 1);
     }
   }
+}
+
+}  // namespace
+
+namespace {
+
+/// Whether `node` or a node inside it is a quoted scalar (yaml-cpp's tag "!") that
+/// starts at byte offset `pos` of the loaded text.
+bool quoted_scalar_at(const YAML::Node& node, long pos, int depth = 0) {
+  if (depth > 1000) return false;
+  if (node.IsScalar()) return node.Mark().pos == pos && node.Tag() == "!";
+  if (node.IsSequence()) {
+    for (const YAML::Node& item : node) {
+      if (quoted_scalar_at(item, pos, depth + 1)) return true;
+    }
+  } else if (node.IsMap()) {
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      if (quoted_scalar_at(it->first, pos, depth + 1) || quoted_scalar_at(it->second, pos, depth + 1)) return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace
@@ -349,9 +372,13 @@ YAML::Node load_yaml(std::string_view text, const std::string& source) {
     // to lose.
     // yaml-cpp lets a quoted value that is never closed run to the end of the file: the
     // rest of the file became that value (a name such as "a\n  period: 10ms ...").
-    if (!other_unicode && text.find_first_of("\"'") != std::string_view::npos) {
+    // The scan is rough (a quote inside a plain value, `a, 'b`, can look like one that
+    // opens a value): only a quoted value that yaml-cpp really read from that quote counts.
+    if (!other_unicode && !documents.empty() && text.find_first_of("\"'") != std::string_view::npos) {
       const SyntaxScan scan(text);
-      if (scan.unclosed_quote != std::string_view::npos) {
+      const std::size_t bom = text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;  // yaml-cpp's offsets leave it out
+      if (scan.unclosed_quote != std::string_view::npos && scan.unclosed_quote >= bom &&
+          quoted_scalar_at(documents.front(), static_cast<long>(scan.unclosed_quote - bom))) {
         throw Error(mark_at(text, scan.unclosed_quote).where(source) + ": this quote (" +
                     text[scan.unclosed_quote] +
                     ") is never closed, so the value runs to the end of the file; close it with a matching " +
@@ -389,7 +416,7 @@ YAML::Node load_yaml(std::string_view text, const std::string& source) {
                             "holds one task set: remove what follows the first one's end (in JSON, the "
                             "closing '}')"));
     }
-    if (other_unicode && !documents.empty()) check_decoded_scalars(documents.front(), source);
+    if (!documents.empty()) check_decoded_scalars(documents.front(), source);
     return documents.empty() ? YAML::Node() : documents.front();
   } catch (const YAML::DeepRecursion& e) {
     // yaml-cpp's own message for this is "bad file".
@@ -430,8 +457,12 @@ void YamlReader::fail(const YAML::Node& node, const std::string& message) const 
 SourceMark YamlReader::position_of(const YAML::Node& node) const {
   const SourceMark mark = mark_of(node.Mark());
   if (!node.IsNull() || text_.empty() || mark.offset < 0) return mark;
+  // yaml-cpp's offsets are into the text it decoded: a UTF-16/32 file's offsets are not
+  // this text's (keep its mark), a UTF-8 byte-order mark is left out of them.
+  if (text_.find('\0') != std::string_view::npos) return mark;
+  const std::size_t bom = text_.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
   // A null written out (~, null) is marked where it is written.
-  const std::string_view from = text_.substr(std::min(static_cast<std::size_t>(mark.offset), text_.size()));
+  const std::string_view from = text_.substr(std::min(static_cast<std::size_t>(mark.offset) + bom, text_.size()));
   for (std::string_view word : {"~", "null", "Null", "NULL"}) {
     if (from.substr(0, word.size()) == word &&
         (from.size() == word.size() || std::string_view(" \t\r\n,]}#").find(from[word.size()]) != std::string_view::npos)) {
@@ -440,8 +471,8 @@ SourceMark YamlReader::position_of(const YAML::Node& node) const {
   }
   // yaml-cpp marks an empty value at the token after it. Walk back over white space and
   // comments to what the value belongs to: "key:" (report the key), "- " or a flow ','.
-  std::size_t i = std::min(static_cast<std::size_t>(mark.offset), text_.size());
-  while (i > 0) {
+  std::size_t i = std::min(static_cast<std::size_t>(mark.offset) + bom, text_.size());
+  while (i > bom) {
     const char c = text_[i - 1];
     if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
       --i;
@@ -459,18 +490,21 @@ SourceMark YamlReader::position_of(const YAML::Node& node) const {
     if (hash == std::string_view::npos) break;
     i = hash;
   }
-  if (i == 0) return mark;
+  if (i <= bom) return mark;
   std::size_t at = i - 1;  // the character before the empty value
   if (text_[at] == ':') {
     // The key: back to its start (a space, or a flow '{' or ',' before it, or the line's start).
     std::size_t start = at;
-    while (start > 0 && text_[start - 1] != ' ' && text_[start - 1] != '\t' && text_[start - 1] != '\n' &&
+    while (start > bom && text_[start - 1] != ' ' && text_[start - 1] != '\t' && text_[start - 1] != '\n' &&
            text_[start - 1] != '{' && text_[start - 1] != ',') {
       --start;
     }
     at = start;
   }
-  return mark_at(text_, at);
+  SourceMark found = mark_at(text_, at);
+  if (found.line == 1) found.column -= static_cast<int>(bom);
+  found.offset -= static_cast<long>(bom);  // as yaml-cpp's offsets
+  return found;
 }
 
 void YamlReader::fail_at(SourceMark mark, const std::string& message) const {
@@ -518,19 +552,36 @@ std::string YamlReader::scalar(const YAML::Node& node, const std::string& what) 
   return node.Scalar();
 }
 
+std::string name_problem(std::string_view text) {
+  if (text.empty()) return "must not be empty";
+  // Walk the UTF-8 text (valid by now) by code point.
+  bool visible = false;
+  for (std::size_t i = 0; i < text.size();) {
+    const auto b = static_cast<unsigned char>(text[i]);
+    const std::size_t length = b < 0x80 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4;
+    char32_t cp = length == 1 ? b : length == 2 ? b & 0x1F : length == 3 ? b & 0x0F : b & 0x07;
+    for (std::size_t k = 1; k < length && i + k < text.size(); ++k) {
+      cp = (cp << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3F);
+    }
+    // C0, DEL, C1 (NEL among them) and the Unicode line and paragraph separators.
+    if (cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || cp == 0x2028 || cp == 0x2029) {
+      char code[16];
+      std::snprintf(code, sizeof code, "U+%04X", static_cast<unsigned>(cp));
+      return std::string("holds a control character or line break (") + code + " at byte " + std::to_string(i + 1) +
+             "); use printable characters only";
+    }
+    const bool space = cp == 0x20 || cp == 0xA0 || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200B) ||
+                       cp == 0x202F || cp == 0x205F || cp == 0x3000 || cp == 0xFEFF;
+    visible = visible || !space;
+    i += length;
+  }
+  if (!visible) return "is blank; give it a visible name";
+  return "";
+}
+
 std::string YamlReader::name(const YAML::Node& node, const std::string& what) const {
   std::string text = scalar(node, what);
-  if (text.empty()) fail(node, what + " must not be empty");
-  const auto control = [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; };
-  if (const auto c = std::find_if(text.begin(), text.end(), control); c != text.end()) {
-    char byte[8];
-    std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned>(static_cast<unsigned char>(*c)));
-    fail(node, what + " holds a control character (byte " + byte + " at position " +
-                   std::to_string(c - text.begin() + 1) + "); use printable characters only");
-  }
-  if (std::all_of(text.begin(), text.end(), [](char c) { return c == ' '; })) {
-    fail(node, what + " is blank; give it a visible name");
-  }
+  if (const std::string problem = name_problem(text); !problem.empty()) fail(node, what + " " + problem);
   return text;
 }
 

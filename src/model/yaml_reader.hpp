@@ -25,6 +25,11 @@ void check_utf8_text(std::string_view text, const std::string& source);
 /// Reads a whole file; throws takt::Error naming the path when it cannot.
 std::string read_text_file(const std::string& path, const std::string& what);
 
+/// What is wrong with `text` (valid UTF-8) as a name of a task, DAG node or program, or
+/// "" when nothing is: it must not be empty, blank (spaces of any kind) or hold a control
+/// character or line break (C0, DEL, C1, U+2028, U+2029), which broke the tables.
+std::string name_problem(std::string_view text);
+
 /// Helpers that check a node's shape and turn every problem into a takt::Error
 /// "source:line:column: message".
 class YamlReader {

@@ -122,6 +122,13 @@ TEST(Rtpt, AReleasePlusThePeriodBeyondTheLargestDurationFailsAtTheRelease) {
       << error_of(text);
 }
 
+TEST(Rtpt, AProgramNamedWithAControlCharacterIsRefusedAtItsLine) {
+  // The program's name becomes the task's name: convert refused its own output.
+  const std::string text = "0 3\na\x01" "b\n0 5 0 1 0 10 0 10 0 0 1\n";
+  EXPECT_EQ(error_of(text).rfind("x.rtpt:2:1: the program holds a control character or line break (U+0001", 0), 0u)
+      << error_of(text);
+}
+
 TEST(Rtpt, AByteOrderMarkIsNoPartOfTheFirstNumber) {
   // "first_core must be a non-negative whole number, not '\xEF\xBB\xBF0'" (the mark is invisible).
   const auto set = parse_rtpt("\xEF\xBB\xBF" "2 5\nprog\n0 5 0 1 0 10 0 10 0 0 1\n", "x.rtpt");

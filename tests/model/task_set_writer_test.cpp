@@ -137,10 +137,14 @@ TEST(TaskSetWriter, ScalarsTheReaderRefusesPlainAreQuoted) {
   // Control characters and Unicode line breaks in an argument are written escaped in
   // double quotes: yaml-cpp read a bare carriage return back, other YAML readers fold it.
   for (const std::string& odd : {std::string("a\rb"), std::string("a\x01b"), std::string("a\xC2\x85" "b"),
-                                std::string("a\xE2\x80\xA8" "b")}) {
+                                std::string("a\xE2\x80\xA8" "b"), std::string("a\xE2\x80\xA9" "b"),
+                                std::string("a\x7F" "b")}) {
     const std::string scalar = takt::model::yaml_scalar(odd);
     EXPECT_EQ(scalar.front(), '"') << scalar;
-    EXPECT_EQ(scalar.find('\r'), std::string::npos) << scalar;
+    // No raw control character or line break is left in the written text.
+    for (std::string_view raw : {"\r", "\x01", "\x7F", "\xC2\x85", "\xE2\x80\xA8", "\xE2\x80\xA9"}) {
+      EXPECT_EQ(scalar.find(raw), std::string::npos) << scalar;
+    }
     takt::model::TaskSet set;
     takt::model::Task t;
     t.name = "t";
