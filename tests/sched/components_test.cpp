@@ -128,6 +128,20 @@ TEST(Components, FilterWithholdsTasksThatDoNotMatch) {
   EXPECT_EQ(s.verify(), "");
 }
 
+TEST(Components, AFilterGivenAnEmptyListInCodeIsRefused) {
+  // The topology parser refuses `pes: []`; set in code, the empty list read as "no such
+  // criterion" and every task passed.
+  TopologySpec spec = topology(single_stage("filter", "{pes: [0]}"));
+  spec.instances[0].params.set("pes", std::vector<std::int64_t>{});
+  try {
+    Scheduler s(spec, ProcessingElements::uniform(1));
+    ADD_FAILURE() << "a filter with an empty pes list was made";
+  } catch (const takt::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("an empty clusters or pes list matches no task"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(Components, FilterRulesEachByHand) {
   // Six tasks (priority, cluster, pe, relative deadline = deadline − release):
   //   1: (1, 0, 0, 10 ms)  2: (2, 1, 1, 20 ms)  3: (3, 0, 1, 30 ms)

@@ -1,6 +1,7 @@
 // Filter: forwards only the tasks that satisfy a predicate (CoBaS's absolute decisions).
 #include "sched/component_registry.hpp"
 #include "sched/components/keyed_forward.hpp"
+#include "takt/error.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -19,6 +20,12 @@ class Filter final : public Instance {
     const Params& p = context().params;
     if (p.has("clusters")) clusters_ = p.integers("clusters");
     if (p.has("pes")) pes_ = p.integers("pes");
+    // An empty list would read as "no such criterion" (every task kept): the topology
+    // parser refuses one; so does this, for parameters set in code (Params::set).
+    if ((p.has("clusters") && clusters_.empty()) || (p.has("pes") && pes_.empty())) {
+      throw Error("filter '" + context().name + "': an empty clusters or pes list matches no task; list at "
+                  "least one value, or leave the parameter out");
+    }
     if (p.has("priority_at_most")) priority_max_ = p.integer("priority_at_most");
     if (p.has("priority_at_least")) priority_min_ = p.integer("priority_at_least");
     if (p.has("relative_deadline_at_most")) relative_deadline_max_ = p.duration("relative_deadline_at_most");
