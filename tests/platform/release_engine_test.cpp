@@ -40,7 +40,11 @@ class SimulatedExecutor final : public ReleaseSink {
     });
   }
 
+  /// After each pass that released jobs: the number released so far, and when.
+  void pass_done() override { passes.push_back({releases.size(), clock_.now()}); }
+
   std::vector<Release> releases;
+  std::vector<std::pair<std::size_t, nanoseconds>> passes;
 
  private:
   void record(EventKind kind, const Release& r, nanoseconds at) {
@@ -101,6 +105,21 @@ struct Simulation {
 nanoseconds one_ms(std::uint32_t, std::uint64_t) { return 1ms; }
 
 }  // namespace
+
+TEST(ReleaseEngine, PassDoneFollowsEveryPassThatReleasedJobsOnce) {
+  // Three tasks due together at 0, 10 and 20 ms, a fourth at 5 and 15 ms: one
+  // pass_done() after all the jobs due at once (federated ranks a shared core then),
+  // one for each pass of a single release, none for the passes that release nothing
+  // (waiting for the last jobs to finish).
+  ReleaseConfig config;
+  config.jobs_per_task = 3;
+  Simulation sim({periodic("a", 10ms, 10ms), periodic("b", 10ms, 10ms), periodic("c", 10ms, 10ms),
+                  periodic("d", 10ms, 10ms, 5ms)},
+                 config, one_ms);
+  sim.run();
+  using Pass = std::pair<std::size_t, nanoseconds>;
+  EXPECT_EQ(sim.executor.passes, (std::vector<Pass>{{3, 0ms}, {4, 5ms}, {7, 10ms}, {8, 15ms}, {11, 20ms}, {12, 25ms}}));
+}
 
 TEST(ReleaseEngine, ReleasesJobKAtOriginPlusOffsetPlusKPeriods) {
   ReleaseConfig config;
