@@ -4,7 +4,8 @@
 // density Σ C/D ≤ 1 per core): it has one executor thread per task placed on it, and
 // every job handed to an executor gets a SCHED_FIFO level by its rank in deadline order
 // among the jobs active on that core (earliest deadline, highest level). The lane makes
-// the ranking at each release, on the same CPU and above the executors, so a job with
+// the ranking once per pass that released jobs (ReleaseSink::pass_done), on the same
+// CPU and above the executors, so a job with
 // an earlier deadline preempts the running one at once, through the kernel. Without
 // SCHED_FIFO the executors time-share the core (SCHED_OTHER).
 #include "policies/federated.hpp"

@@ -63,7 +63,8 @@ class JobSlot final : public ext::Job {
   JobSlot(std::uint32_t index, Task& task, const platform::PeriodicTask& timing,
           platform::ReleaseEngine& engine, sched::Scheduler& scheduler, int priority) noexcept;
   /// The sched::Task::priority of the jobs of a task without `priority:`: after every
-  /// task that names one (a smaller number is more urgent).
+  /// task that names one where a smaller number is more urgent (fixed-priority's
+  /// default; with higher_is: larger, before them).
   static constexpr int kNoPriority = std::numeric_limits<int>::max();
 
   /// On the lane, before admitting entry(): the job released now, its topology cluster,
