@@ -79,7 +79,14 @@ Interference::Interference(const os::CpuSet& cpus, InterferenceSettings settings
     ::signal(SIGTERM, SIG_IGN);
     ::signal(SIGHUP, SIG_IGN);  // a closed terminal: the parent stops, then ends the load
     ::close(fds[0]);
-    run_load(cpus, settings, fds[1]);
+    // Nothing may leave this process by an exception (a thread it cannot create): it
+    // would unwind into the caller's code in this forked copy, which then ran on as a
+    // second benchmark (or test) process.
+    try {
+      run_load(cpus, settings, fds[1]);
+    } catch (...) {
+    }
+    ::_exit(3);
   }
   ::close(fds[1]);
   char report = 0;
@@ -93,7 +100,8 @@ Interference::Interference(const os::CpuSet& cpus, InterferenceSettings settings
     // measuring the multiprogrammed condition without it would label unloaded numbers.
     int status = 0;
     ::kill(pid_, SIGKILL);
-    ::waitpid(pid_, &status, 0);
+    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    }
     pid_ = -1;
     const std::string how = WIFSIGNALED(status) ? fmt::format("killed by signal {}", WTERMSIG(status))
                             : WIFEXITED(status) ? fmt::format("exit status {}", WEXITSTATUS(status))

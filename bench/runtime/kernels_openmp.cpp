@@ -63,9 +63,12 @@ std::uint64_t fib_openmp(std::uint64_t n, int threads) {
 
 apps::UtsResult uts_openmp(const apps::UtsConfig& config, int threads) {
   apps::UtsResult result;
+  // uts_root checks the configuration and may throw: not inside the parallel region,
+  // where an exception ends the process.
+  const apps::UtsNode root = apps::uts_root(config);
 #pragma omp parallel num_threads(threads)
 #pragma omp single
-  result = visit_task(config, apps::uts_root(config));
+  result = visit_task(config, root);
   return result;
 }
 
