@@ -164,10 +164,10 @@ std::string unused_file_options_note(const model::TaskSet& set, model::Policy po
   std::string note;
   const bool federated = policy == model::Policy::federated || policy == model::Policy::federated_greedy;
   if (set.global.delta && !federated) {
-    note += fmt::format("note: the task set's delta ({}, {}) is not used: it is δ of the federated core grant, "
-                        "and the policy is {}\n",
-                        set.global.delta->to_string(), set.global.marks.delta.where(set.source),
-                        model::to_string(policy));
+    note += fmt::format(
+        "note: the task set's delta ({}, {}) is not used: it is δ of the federated core grant, "
+        "and the policy is {}\n",
+        set.global.delta->to_string(), set.global.marks.delta.where(set.source), model::to_string(policy));
   }
   if (set.global.marks.fit.known() && policy == model::Policy::gedf_paws) {
     note += fmt::format("note: the task set's fit ({}) is not used: gedf-paws packs no tasks onto cores\n",

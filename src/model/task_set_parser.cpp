@@ -409,7 +409,8 @@ class Reader : public YamlReader {
         if (it->second == v) fail(p, who + ": node '" + pred + "' cannot come after itself");
         std::vector<std::size_t>& predecessors = dag.nodes[v].predecessors;
         if (std::find(predecessors.begin(), predecessors.end(), it->second) != predecessors.end()) {
-          fail(p, who + ": node '" + dag.nodes[v].name + "' lists '" + pred + "' twice in 'after'; list it once");
+          fail(p, who + ": node '" + dag.nodes[v].name + "' lists '" + pred +
+                      "' twice in 'after'; list it once");
         }
         predecessors.push_back(it->second);
       }

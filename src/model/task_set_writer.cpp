@@ -65,7 +65,8 @@ std::string yaml_scalar(const std::string& text) {
   // reads a bare carriage return back, but YAML folds it, as other readers and editors do.
   const bool breaks = std::any_of(text.begin(), text.end(),
                                   [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }) ||
-                      text.find("\xC2\x85") != std::string::npos || text.find("\xE2\x80\xA8") != std::string::npos ||
+                      text.find("\xC2\x85") != std::string::npos ||
+                      text.find("\xE2\x80\xA8") != std::string::npos ||
                       text.find("\xE2\x80\xA9") != std::string::npos;
   if (breaks || !reads_back(s, text)) {
     YAML::Emitter quoted;

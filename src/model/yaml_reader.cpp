@@ -307,10 +307,11 @@ void check_decoded_scalars(const YAML::Node& node, const std::string& source, in
   if (node.IsScalar()) {
     const std::string& s = node.Scalar();
     if (first_bad_utf8(s) != std::string_view::npos || s.find('\0') != std::string::npos) {
-      throw Error(mark_of(node.Mark()).where(source) +
-                  ": this value holds a character that is not valid Unicode (an unpaired UTF-16 surrogate, or "
-                  "an escape such as \\N or \\x85 that the YAML reader turns into a lone byte); write the "
-                  "character itself, or \\u0085 for a code point");
+      throw Error(
+          mark_of(node.Mark()).where(source) +
+          ": this value holds a character that is not valid Unicode (an unpaired UTF-16 surrogate, or "
+          "an escape such as \\N or \\x85 that the YAML reader turns into a lone byte); write the "
+          "character itself, or \\u0085 for a code point");
     }
   } else if (node.IsSequence()) {
     for (const YAML::Node& item : node) check_decoded_scalars(item, source, depth + 1);
@@ -337,7 +338,8 @@ bool quoted_scalar_at(const YAML::Node& node, long pos, int depth = 0) {
     }
   } else if (node.IsMap()) {
     for (auto it = node.begin(); it != node.end(); ++it) {
-      if (quoted_scalar_at(it->first, pos, depth + 1) || quoted_scalar_at(it->second, pos, depth + 1)) return true;
+      if (quoted_scalar_at(it->first, pos, depth + 1) || quoted_scalar_at(it->second, pos, depth + 1))
+        return true;
     }
   }
   return false;
@@ -462,10 +464,12 @@ SourceMark YamlReader::position_of(const YAML::Node& node) const {
   if (text_.find('\0') != std::string_view::npos) return mark;
   const std::size_t bom = text_.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
   // A null written out (~, null) is marked where it is written.
-  const std::string_view from = text_.substr(std::min(static_cast<std::size_t>(mark.offset) + bom, text_.size()));
+  const std::string_view from =
+      text_.substr(std::min(static_cast<std::size_t>(mark.offset) + bom, text_.size()));
   for (std::string_view word : {"~", "null", "Null", "NULL"}) {
     if (from.substr(0, word.size()) == word &&
-        (from.size() == word.size() || std::string_view(" \t\r\n,]}#").find(from[word.size()]) != std::string_view::npos)) {
+        (from.size() == word.size() ||
+         std::string_view(" \t\r\n,]}#").find(from[word.size()]) != std::string_view::npos)) {
       return mark;
     }
   }
@@ -479,7 +483,8 @@ SourceMark YamlReader::position_of(const YAML::Node& node) const {
       continue;
     }
     // A comment on this line ('#' after a space or at the line's start) ends before it.
-    const std::size_t line = text_.rfind('\n', i - 1) == std::string_view::npos ? 0 : text_.rfind('\n', i - 1) + 1;
+    const std::size_t line =
+        text_.rfind('\n', i - 1) == std::string_view::npos ? 0 : text_.rfind('\n', i - 1) + 1;
     std::size_t hash = std::string_view::npos;
     for (std::size_t k = line; k < i; ++k) {
       if (text_[k] == '#' && (k == line || text_[k - 1] == ' ' || text_[k - 1] == '\t')) {
@@ -567,8 +572,8 @@ std::string name_problem(std::string_view text) {
     if (cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || cp == 0x2028 || cp == 0x2029) {
       char code[16];
       std::snprintf(code, sizeof code, "U+%04X", static_cast<unsigned>(cp));
-      return std::string("holds a control character or line break (") + code + " at byte " + std::to_string(i + 1) +
-             "); use printable characters only";
+      return std::string("holds a control character or line break (") + code + " at byte " +
+             std::to_string(i + 1) + "); use printable characters only";
     }
     const bool space = cp == 0x20 || cp == 0xA0 || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200B) ||
                        cp == 0x202F || cp == 0x205F || cp == 0x3000 || cp == 0xFEFF;

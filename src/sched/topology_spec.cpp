@@ -10,8 +10,8 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cctype>
+#include <charconv>
 #include <set>
 
 namespace takt::sched {

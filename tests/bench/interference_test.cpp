@@ -56,7 +56,8 @@ TEST(Interference, ALoadThatEndsBeforeItRunsIsAnErrorNotAnUnloadedCondition) {
   // stack (8 MiB): std::thread throws there, the load process aborts before its report.
   // That read as "SCHED_OTHER (no privilege)" and the multiprogrammed rows were measured
   // without any load. The load process ends with status 3: the exception unwound into
-  // the forked copy of this test, which ran the remaining tests a second time. In a child of the test, so that the limit stays there.
+  // the forked copy of this test, which ran the remaining tests a second time. In a child
+  // of the test, so that the limit stays there.
   int fds[2];
   ASSERT_EQ(::pipe(fds), 0);
   const pid_t child = ::fork();
@@ -77,10 +78,10 @@ TEST(Interference, ALoadThatEndsBeforeItRunsIsAnErrorNotAnUnloadedCondition) {
         takt::bench::Interference load(takt::os::CpuSet{0}, takt::bench::InterferenceSettings{});
         result = 'r';  // it reported running
       } catch (const takt::Error& e) {
-        result =
-            std::string_view(e.what()).find("ended before its 1 thread(s) started (exit status 3)") != std::string_view::npos
-                ? 'e'
-                : 'w';
+        result = std::string_view(e.what()).find("ended before its 1 thread(s) started (exit status 3)") !=
+                         std::string_view::npos
+                     ? 'e'
+                     : 'w';
       }
     }
     (void)!::write(fds[1], &result, 1);

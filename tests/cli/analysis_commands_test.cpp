@@ -104,17 +104,19 @@ TEST_F(Commands, DeltaAndFitWhereThePolicyDoesNotUseThemAreBadInput) {
 TEST_F(Commands, TheFilesOwnDeltaAndFitUnusedByThePolicyAreNamedNotRefused) {
   // In the file they went unused without a word; one file may be run under several
   // policies (--policy), so they are a note, not an error.
-  const std::string file =
-      write("set.yaml", "global: {cores: 2, policy: gedf-paws, delta: 1.5, fit: first-fit}\n"
-                        "tasks: [{name: a, period: 10ms, work: 2ms, span: 1ms}]\n")
-          .string();
+  const std::string file = write("set.yaml",
+                                 "global: {cores: 2, policy: gedf-paws, delta: 1.5, fit: first-fit}\n"
+                                 "tasks: [{name: a, period: 10ms, work: 2ms, span: 1ms}]\n")
+                               .string();
   Outcome r = takt("analyze " + file);
   EXPECT_EQ(r.status, 0) << r.err;
-  EXPECT_NE(r.err.find("note: the task set's delta (1.5, " + file + ":1:46) is not used: it is δ of the federated "
+  EXPECT_NE(r.err.find("note: the task set's delta (1.5, " + file +
+                       ":1:46) is not used: it is δ of the federated "
                        "core grant, and the policy is gedf-paws"),
             std::string::npos)
       << r.err;
-  EXPECT_NE(r.err.find("note: the task set's fit (" + file + ":1:56) is not used"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("note: the task set's fit (" + file + ":1:56) is not used"), std::string::npos)
+      << r.err;
   // Under a policy that uses them: no note.
   Outcome federated = takt("analyze " + file + " --policy federated");
   EXPECT_EQ(federated.status, 0) << federated.err;

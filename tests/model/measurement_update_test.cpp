@@ -77,9 +77,11 @@ TEST(MeasurementUpdate, AKeyIsAddedAfterAValueWrittenOnTheLineBelowItsKey) {
   // the re-parse found "span is empty (null)" and the update was refused.
   const std::string before = "tasks:\n  - name: a\n    period: 10ms\n    work: 2ms\n    span:\n      1ms\n";
   const std::string after = update_measurements(before, "t.yaml", {{"a", 2ms, 1ms, 1500us}});
-  EXPECT_EQ(after, "tasks:\n  - name: a\n    period: 10ms\n    work: 2ms\n    span:\n      1ms\n"
-                   "    burdened_span: 1.5ms\n");
-  EXPECT_EQ(takt::model::parse_task_set(after, "t.yaml").tasks[0].burdened_span, std::optional<std::chrono::nanoseconds>(1500us));
+  EXPECT_EQ(after,
+            "tasks:\n  - name: a\n    period: 10ms\n    work: 2ms\n    span:\n      1ms\n"
+            "    burdened_span: 1.5ms\n");
+  EXPECT_EQ(takt::model::parse_task_set(after, "t.yaml").tasks[0].burdened_span,
+            std::optional<std::chrono::nanoseconds>(1500us));
 }
 
 TEST(MeasurementUpdate, FlowMappings) {

@@ -115,23 +115,30 @@ TEST(Rtpt, AReleasePlusThePeriodBeyondTheLargestDurationFailsAtTheRelease) {
   // convert then failed at a line of its own converted text. The release is the 9th
   // number, at column 47 of "0 5000000 0 1000000 4000000000 0 4000000000 0 4000000000 0 1".
   const std::string text = "0 3\nprog\n0 5000000 0 1000000 4000000000 0 4000000000 0 4000000000 0 1\n";
-  EXPECT_EQ(error_of(text).rfind("x.rtpt:3:47: task 'prog-1': release 4000000000s plus the period 4000000000s "
-                                 "is more than the largest duration",
-                                 0),
-            0u)
+  EXPECT_EQ(
+      error_of(text).rfind("x.rtpt:3:47: task 'prog-1': release 4000000000s plus the period 4000000000s "
+                           "is more than the largest duration",
+                           0),
+      0u)
       << error_of(text);
 }
 
 TEST(Rtpt, AProgramNamedWithAControlCharacterIsRefusedAtItsLine) {
   // The program's name becomes the task's name: convert refused its own output.
-  const std::string text = "0 3\na\x01" "b\n0 5 0 1 0 10 0 10 0 0 1\n";
-  EXPECT_EQ(error_of(text).rfind("x.rtpt:2:1: the program holds a control character or line break (U+0001", 0), 0u)
+  const std::string text =
+      "0 3\na\x01"
+      "b\n0 5 0 1 0 10 0 10 0 0 1\n";
+  EXPECT_EQ(
+      error_of(text).rfind("x.rtpt:2:1: the program holds a control character or line break (U+0001", 0), 0u)
       << error_of(text);
 }
 
 TEST(Rtpt, AByteOrderMarkIsNoPartOfTheFirstNumber) {
   // "first_core must be a non-negative whole number, not '\xEF\xBB\xBF0'" (the mark is invisible).
-  const auto set = parse_rtpt("\xEF\xBB\xBF" "2 5\nprog\n0 5 0 1 0 10 0 10 0 0 1\n", "x.rtpt");
+  const auto set = parse_rtpt(
+      "\xEF\xBB\xBF"
+      "2 5\nprog\n0 5 0 1 0 10 0 10 0 0 1\n",
+      "x.rtpt");
   ASSERT_TRUE(set.global.cores.has_value());
   EXPECT_EQ(set.global.cores->cpus, (std::vector<int>{2, 3, 4, 5}));
 }

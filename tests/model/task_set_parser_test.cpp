@@ -422,15 +422,20 @@ TEST(TaskSetParser, AFileNestedBeyondTheParsersDepthSaysSo) {
 TEST(TaskSetParser, NamesAreVisibleTextAndPredecessorsAreListedOnce) {
   // A line break in a name split the table's row; a blank name showed an empty column; a
   // DAG node could be named "" although a task could not; `after: [y, y]` was kept twice.
-  expect_error("{\"tasks\": [{\"name\": \"a\\nb\", \"period\": \"1ms\", \"work\": \"1us\", \"span\": \"1us\"}]}",
-               "ts.yaml:1:21", "a task's name holds a control character or line break (U+000A at byte 2)");
+  expect_error(
+      "{\"tasks\": [{\"name\": \"a\\nb\", \"period\": \"1ms\", \"work\": \"1us\", \"span\": \"1us\"}]}",
+      "ts.yaml:1:21", "a task's name holds a control character or line break (U+000A at byte 2)");
   // Also C1 controls (NEL), the Unicode line separator, and names of no-break spaces only.
   expect_error("tasks: [{name: \"a\\Nb\", period: 1ms, work: 1us, span: 1us}]", "ts.yaml:1:16",
                "not valid Unicode");  // yaml-cpp makes "\N" the lone byte 0x85
-  expect_error("tasks: [{name: \"a\xC2\x85" "b\", period: 1ms, work: 1us, span: 1us}]", "ts.yaml:1:16",
-               "a task's name holds a control character or line break (U+0085 at byte 2)");
-  expect_error("tasks: [{name: \"a\xE2\x80\xA8" "b\", period: 1ms, work: 1us, span: 1us}]", "ts.yaml:1:16",
-               "(U+2028 at byte 2)");
+  expect_error(
+      "tasks: [{name: \"a\xC2\x85"
+      "b\", period: 1ms, work: 1us, span: 1us}]",
+      "ts.yaml:1:16", "a task's name holds a control character or line break (U+0085 at byte 2)");
+  expect_error(
+      "tasks: [{name: \"a\xE2\x80\xA8"
+      "b\", period: 1ms, work: 1us, span: 1us}]",
+      "ts.yaml:1:16", "(U+2028 at byte 2)");
   expect_error("tasks: [{name: \"\xC2\xA0\xE3\x80\x80\", period: 1ms, work: 1us, span: 1us}]", "ts.yaml:1:16",
                "a task's name is blank");
   expect_error("tasks: [{name: ' ', period: 1ms, work: 1us, span: 1us}]", "ts.yaml:1:16",
@@ -439,9 +444,10 @@ TEST(TaskSetParser, NamesAreVisibleTextAndPredecessorsAreListedOnce) {
                "a task's name must not be empty");
   expect_error("tasks:\n  - name: a\n    period: 10ms\n    dag: [{name: '', length: 1ms}]\n", "ts.yaml:4:18",
                "task 'a': a DAG node's name must not be empty");
-  expect_error("tasks:\n  - name: a\n    period: 10ms\n    dag: [{name: x, length: 1ms}, "
-               "{name: y, length: 1ms, after: [x, x]}]\n",
-               "ts.yaml:4:69", "task 'a': node 'y' lists 'x' twice in 'after'; list it once");
+  expect_error(
+      "tasks:\n  - name: a\n    period: 10ms\n    dag: [{name: x, length: 1ms}, "
+      "{name: y, length: 1ms, after: [x, x]}]\n",
+      "ts.yaml:4:69", "task 'a': node 'y' lists 'x' twice in 'after'; list it once");
 }
 
 TEST(TaskSetParser, AnEmptyValueIsReportedAtItsKey) {
@@ -454,10 +460,11 @@ TEST(TaskSetParser, AnEmptyValueIsReportedAtItsKey) {
                "policy is empty (null)");
   expect_error("tasks:\n  - name: a\n    period: 10ms\n    program: fib\n    args:\n      -\n", "ts.yaml:6:7",
                "each argument is empty (null)");
-  expect_error("tasks: [{name: a, period: , work: 1us, span: 1us}]", "ts.yaml:1:19", "period is empty (null)");
+  expect_error("tasks: [{name: a, period: , work: 1us, span: 1us}]", "ts.yaml:1:19",
+               "period is empty (null)");
   // With a byte-order mark (yaml-cpp's offsets leave it out): the same places.
-  expect_error("\xEF\xBB\xBFtasks:\n  - name: a\n    period: 10ms\n    work: 1ms\n    deadline:\n", "ts.yaml:5:5",
-               "task 'a': deadline is empty (null)");
+  expect_error("\xEF\xBB\xBFtasks:\n  - name: a\n    period: 10ms\n    work: 1ms\n    deadline:\n",
+               "ts.yaml:5:5", "task 'a': deadline is empty (null)");
   expect_error("\xEF\xBB\xBFglobal: {policy: }\ntasks: [{name: a, period: 10ms}]\n", "ts.yaml:1:10",
                "policy is empty (null)");
 }
@@ -477,21 +484,24 @@ TEST(TaskSetParser, AnUnclosedQuoteIsNamedWhereItWasOpened) {
   // plain text, comments and block scalars are fine.
   const takt::model::TaskSet ok = parse_task_set(
       "tasks:\n  - name: \"a \\\" b\"  # it's\n    period: 10ms\n    work: 1ms\n    span: 1ms\n"
-      "    program: fib\n    args:\n      - |\n        it's \"\n      - 'it''s'\n      - \"two\n        lines\"\n      - don't\n");
+      "    program: fib\n    args:\n      - |\n        it's \"\n      - 'it''s'\n      - \"two\n        "
+      "lines\"\n      - don't\n");
   EXPECT_EQ(ok.tasks[0].name, "a \" b");
   // A quote inside a plain value is no quote: these are valid YAML (a review found them
   // refused, also takt convert's own output `args: [a:'b, c]`).
-  for (const std::string& value : {std::string("a, 'b"), std::string("a,'b"), std::string("rock - 'n roll")}) {
-    const takt::model::TaskSet set =
-        parse_task_set("tasks:\n  - name: " + value + "\n    period: 10ms\n    work: 1ms\n    span: 1ms\n", "ts.yaml");
+  for (const std::string& value :
+       {std::string("a, 'b"), std::string("a,'b"), std::string("rock - 'n roll")}) {
+    const takt::model::TaskSet set = parse_task_set(
+        "tasks:\n  - name: " + value + "\n    period: 10ms\n    work: 1ms\n    span: 1ms\n", "ts.yaml");
     EXPECT_EQ(set.tasks[0].name, value);
   }
   const takt::model::TaskSet flow = parse_task_set(
-      "tasks:\n  - {name: a, period: 10ms, work: 1ms, span: 1ms, program: fib, args: [a:'b, c]}\n", "ts.yaml");
+      "tasks:\n  - {name: a, period: 10ms, work: 1ms, span: 1ms, program: fib, args: [a:'b, c]}\n",
+      "ts.yaml");
   EXPECT_EQ(flow.tasks[0].args, (std::vector<std::string>{"a:'b", "c"}));
   // With a byte-order mark, the unclosed quote is still found and placed.
-  expect_error("\xEF\xBB\xBFtasks:\n  - period: 10ms\n    work: 1ms\n    span: 1ms\n    name: \"a\n", "ts.yaml:5:11",
-               "this quote (\") is never closed");
+  expect_error("\xEF\xBB\xBFtasks:\n  - period: 10ms\n    work: 1ms\n    span: 1ms\n    name: \"a\n",
+               "ts.yaml:5:11", "this quote (\") is never closed");
 }
 
 TEST(TaskSetParser, AnUnclosedBracketIsNamedWhereItWasOpened) {

@@ -136,9 +136,15 @@ TEST(TaskSetWriter, ScalarsTheReaderRefusesPlainAreQuoted) {
   }
   // Control characters and Unicode line breaks in an argument are written escaped in
   // double quotes: yaml-cpp read a bare carriage return back, other YAML readers fold it.
-  for (const std::string& odd : {std::string("a\rb"), std::string("a\x01b"), std::string("a\xC2\x85" "b"),
-                                std::string("a\xE2\x80\xA8" "b"), std::string("a\xE2\x80\xA9" "b"),
-                                std::string("a\x7F" "b")}) {
+  for (const std::string& odd : {std::string("a\rb"), std::string("a\x01b"),
+                                 std::string("a\xC2\x85"
+                                             "b"),
+                                 std::string("a\xE2\x80\xA8"
+                                             "b"),
+                                 std::string("a\xE2\x80\xA9"
+                                             "b"),
+                                 std::string("a\x7F"
+                                             "b")}) {
     const std::string scalar = takt::model::yaml_scalar(odd);
     EXPECT_EQ(scalar.front(), '"') << scalar;
     // No raw control character or line break is left in the written text.

@@ -118,7 +118,8 @@ TEST(ReleaseEngine, PassDoneFollowsEveryPassThatReleasedJobsOnce) {
                  config, one_ms);
   sim.run();
   using Pass = std::pair<std::size_t, nanoseconds>;
-  EXPECT_EQ(sim.executor.passes, (std::vector<Pass>{{3, 0ms}, {4, 5ms}, {7, 10ms}, {8, 15ms}, {11, 20ms}, {12, 25ms}}));
+  EXPECT_EQ(sim.executor.passes,
+            (std::vector<Pass>{{3, 0ms}, {4, 5ms}, {7, 10ms}, {8, 15ms}, {11, 20ms}, {12, 25ms}}));
 }
 
 TEST(ReleaseEngine, ReleasesJobKAtOriginPlusOffsetPlusKPeriods) {

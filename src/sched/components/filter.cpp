@@ -23,7 +23,8 @@ class Filter final : public Instance {
     // An empty list would read as "no such criterion" (every task kept): the topology
     // parser refuses one; so does this, for parameters set in code (Params::set).
     if ((p.has("clusters") && clusters_.empty()) || (p.has("pes") && pes_.empty())) {
-      throw Error("filter '" + context().name + "': an empty clusters or pes list matches no task; list at "
+      throw Error("filter '" + context().name +
+                  "': an empty clusters or pes list matches no task; list at "
                   "least one value, or leave the parameter out");
     }
     if (p.has("priority_at_most")) priority_max_ = p.integer("priority_at_most");
