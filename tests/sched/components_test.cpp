@@ -414,17 +414,24 @@ TEST(Components, LoadBalancerPrefersTheLastProcessingElementAndSkipsOfflineOnes)
   EXPECT_EQ(queued_ids(s, "q[0]").size() + queued_ids(s, "q[2]").size(), 5u);
 }
 
+namespace {
+/// One advanced-balancer from `in` to a pipe per cluster, each the terminal of its PEs.
+TopologySpec advanced_balancer_topology() {
+  return topology(
+      "topology:\n"
+      "  name: ab\n"
+      "  pipes: {in: one, ready: per-cluster}\n"
+      "  entry: in\n"
+      "  instances:\n"
+      "    place: {component: advanced-balancer, inputs: in, outputs: \"ready[*]\"}\n"
+      "  pes: {terminal: \"ready[cluster]\"}\n");
+}
+}  // namespace
+
 TEST(Components, AdvancedBalancerBalancesLoadPerProcessingElement) {
   TaskPool pool;
   // Cluster 0 has three PEs, cluster 1 one: unbound tasks split 3 : 1.
-  Scheduler s(topology("topology:\n"
-                       "  name: ab\n"
-                       "  pipes: {in: one, ready: per-cluster}\n"
-                       "  entry: in\n"
-                       "  instances:\n"
-                       "    place: {component: advanced-balancer, inputs: in, outputs: \"ready[*]\"}\n"
-                       "  pes: {terminal: \"ready[cluster]\"}\n"),
-              ProcessingElements::with_clusters({0, 0, 0, 1}));
+  Scheduler s(advanced_balancer_topology(), ProcessingElements::with_clusters({0, 0, 0, 1}));
   // Choice by least (load / PEs), ties to the lower cluster: c0 c1 c0 c0 c0 c1 c0 c0.
   for (std::uint64_t id = 1; id <= 8; ++id) s.admit(pool.make(id));
   EXPECT_EQ(queued_ids(s, "ready[0]"), (V{1, 3, 4, 5, 7, 8}));
@@ -443,14 +450,7 @@ TEST(Components, AdvancedBalancerLeavesATaskBoundToAClusterWithoutAnOutputWhereI
   // notification with such a binding moved the task to the least loaded cluster
   // (behind its equal keys there), as if bound there.
   TaskPool pool;
-  Scheduler s(topology("topology:\n"
-                       "  name: ab\n"
-                       "  pipes: {in: one, ready: per-cluster}\n"
-                       "  entry: in\n"
-                       "  instances:\n"
-                       "    place: {component: advanced-balancer, inputs: in, outputs: \"ready[*]\"}\n"
-                       "  pes: {terminal: \"ready[cluster]\"}\n"),
-              ProcessingElements::with_clusters({0, 1}));
+  Scheduler s(advanced_balancer_topology(), ProcessingElements::with_clusters({0, 1}));
   Task& t = pool.make(1);
   s.admit(t);
   ASSERT_EQ(queued_ids(s, "ready[0]"), (V{1}));
