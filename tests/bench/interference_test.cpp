@@ -53,11 +53,11 @@ TEST(Interference, TheLoadEndsWithTheProcessThatMadeItEvenWhenThatIsKilled) {
 
 TEST(Interference, ALoadThatEndsBeforeItRunsIsAnErrorNotAnUnloadedCondition) {
   // The load process inherits an address-space limit that leaves no room for its thread's
-  // stack (8 MiB): std::thread throws there, the load process aborts before its report.
-  // That read as "SCHED_OTHER (no privilege)" and the multiprogrammed rows were measured
-  // without any load. The load process ends with status 3: the exception unwound into
-  // the forked copy of this test, which ran the remaining tests a second time. In a child
-  // of the test, so that the limit stays there.
+  // stack (8 MiB): std::thread throws there, and the load process ends before its
+  // report. That read as "SCHED_OTHER (no privilege)" and the multiprogrammed rows were
+  // measured without any load. It ends with status 3 (the exception had unwound into the
+  // forked copy of this test, which ran the remaining tests a second time). In a child of
+  // the test, so that the limit stays there.
   int fds[2];
   ASSERT_EQ(::pipe(fds), 0);
   const pid_t child = ::fork();
