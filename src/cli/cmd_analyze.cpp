@@ -79,7 +79,7 @@ int run_analyze(const AnalyzeArgs& a) {
       app.add_option(
              "--cores", args->cores,
              "Number of cores m, 1 to 65536 (default: global.cores, else the CPUs this process may use)")
-          ->check(whole_at_least(1));
+          ->check(whole_in_range(1, 65536));
       app.add_option("--delta", args->delta, kDeltaHelp);
       app.add_option("--fit", args->fit,
                      "first-fit or worst-fit (partitioned-dm strands, federated light tasks; refused with gedf-paws)");

@@ -40,7 +40,7 @@ struct Options {
       app.add_option("--markdown", o->markdown, "Write the tables as Markdown to FILE")
           ->type_name("FILE")
           ->check(output_file());
-      app.add_option("--cores", o->cores, "Cores m (default 2)")->check(whole_at_least(1));
+      app.add_option("--cores", o->cores, "Cores m (default 2)")->check(whole_in_range(1, 65536));
       app.add_option("--utilization", o->utilizations, "Utilizations in percent of m (default 30,50,70)")
           ->delimiter(',')
           ->check(CLI::Range(1, 100));

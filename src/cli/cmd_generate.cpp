@@ -120,7 +120,7 @@ int run_generate(const GenerateArgs& a) {
       app.add_option("--method", args->method, "paws, rt-openmp, rtws or synthetic")->required();
       app.add_option("--cores", args->cores, "Number of cores m, 1 to 65536")
           ->required()
-          ->check(whole_at_least(1));
+          ->check(whole_in_range(1, 65536));
       app.add_option("--utilization", args->utilization,
                      "Target total utilization: in cores (1.5) or as a share of m (60%)")
           ->required();

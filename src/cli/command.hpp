@@ -35,6 +35,9 @@ struct Command {
 /// ("--cores: expects a whole number of at least 1, not '0'"), instead of CLI11's
 /// PositiveNumber range of doubles.
 CLI::Validator whole_at_least(long long minimum);
+/// The same, also at most `maximum` ("--cores: expects a whole number from 1 to 65536, not
+/// '3000000000'", where CLI11's conversion said "Could not convert").
+CLI::Validator whole_in_range(long long minimum, long long maximum);
 
 /// A CLI11 check for an option that names a file to write (--json, --trace, -o): refuses,
 /// while the command line is parsed and so before anything runs, a path that

@@ -175,9 +175,11 @@ class Reader : public YamlReader {
     auto number = [&](std::string s) {
       s.erase(0, s.find_first_not_of(' '));
       s.erase(s.find_last_not_of(' ') + 1);
-      if (s.empty() || s.size() > 6 || !std::all_of(s.begin(), s.end(), [](char c) {
-            return std::isdigit(static_cast<unsigned char>(c));
-          })) {
+      const bool digits = !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+        return std::isdigit(static_cast<unsigned char>(c));
+      });
+      if (digits && s.size() > 6) fail(node, cpu_id_too_large(s));  // "bad part" said nothing of the size
+      if (!digits) {
         bad(s.empty() ? "has an empty part (a CPU id is missing before or after a ',' or '-')"
                       : "has the bad part '" + s + "'");
       }

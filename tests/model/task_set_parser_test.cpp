@@ -206,6 +206,8 @@ TEST(TaskSetParser, CoresStayWithin65536) {
   expect_error("global: {cores: \"0-999999\"}" + task, "ts.yaml:1:17",
                "cores: CPU id 999999 is above 65535, the largest takt supports");
   expect_error("global: {cores: \"2,65536\"}" + task, "ts.yaml:1:17", "CPU id 65536 is above 65535");
+  // Seven digits and more: the size, not "has the bad part '9999999'".
+  expect_error("global: {cores: \"0-9999999\"}" + task, "ts.yaml:1:17", "CPU id 9999999 is above 65535");
   expect_error("global: {cores: [3, 70000]}" + task, "ts.yaml:1:21", "CPU id 70000 is above 65535");
   // The limits themselves are accepted.
   EXPECT_EQ(parse_task_set("global: {cores: 65536}" + task, "x").global.cores->count, 65536);
