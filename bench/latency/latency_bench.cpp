@@ -82,7 +82,16 @@ void run_condition(const LatencyBenchOptions& o, const std::vector<int>& cpus, b
     return;
   }
   c.ran = true;
-  if (fifo && priv.mlock && !os::lock_memory()) {
+  const bool locked = fifo && priv.mlock && os::lock_memory();
+  // Unlocked again when the condition ends: the SCHED_OTHER condition after it measures
+  // what takt does without privileges, memory unlocked included.
+  struct Unlock {
+    bool locked;
+    ~Unlock() {
+      if (locked) os::unlock_memory();
+    }
+  } unlock{locked};
+  if (fifo && priv.mlock && !locked) {
     // The probe locks one page; mlockall of the whole process can still exceed
     // RLIMIT_MEMLOCK. Report what the measurements got.
     os::Privileges got = priv;

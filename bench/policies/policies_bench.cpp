@@ -10,6 +10,7 @@
 #include "os/cpu.hpp"
 #include "os/power.hpp"
 #include "os/realtime.hpp"
+#include "platform/core_map.hpp"
 #include "platform/run.hpp"
 #include "platform/signal_stop.hpp"
 #include "platform/stop_flag.hpp"
@@ -168,7 +169,9 @@ PoliciesReport run_policies_bench(const PoliciesBenchOptions& options) {
     say(fmt::format("cyclictest for {}", model::format_duration(options.cyclictest)));
     platform::CyclictestOptions c;
     c.duration = options.cyclictest;
-    for (int i = 0; i < options.cores; ++i) c.cpus.add(os::allowed_cpus().cpus()[static_cast<std::size_t>(i)]);
+    // The CPUs the runs use (isolated ones first, platform::CoreMap), not the first m
+    // allowed: with isolcpus the floor was measured on other CPUs than the jobs ran on.
+    c.cpus = platform::CoreMap::for_this_process(model::Cores::of_count(options.cores)).all();
     // The runs hold the CPU wake-up latency at 0 us where they run in SCHED_FIFO
     // (platform::run_task_set); the floor is measured in the same state (cyclictest runs
     // with --default-system, so it does not set its own).

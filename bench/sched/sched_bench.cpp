@@ -30,6 +30,13 @@ using sched::Task;
 /// Whether the caller asked the run to end before the next measurement.
 bool stop_asked(const SchedBenchOptions& o) { return o.stop_requested && o.stop_requested(); }
 
+/// `v` sorted, each value once.
+std::vector<int> ascending_once(std::vector<int> v) {
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  return v;
+}
+
 /// The nearest-rank median (the lower middle value of an even count), as every report.
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -155,7 +162,8 @@ nlohmann::json per_stage(const SchedBenchOptions& o) {
   const int rounds = o.quick ? 200 : 4000;
   std::vector<double> depths, admit, schedule;
   std::vector<std::uint64_t> admit_calls, schedule_calls;
-  const std::vector<int> chosen = o.depths.empty() ? std::vector<int>{1, 2, 3, 4, 5, 6, 7, 8} : o.depths;
+  const std::vector<int> chosen =
+      ascending_once(o.depths.empty() ? std::vector<int>{1, 2, 3, 4, 5, 6, 7, 8} : o.depths);
   for (int depth : chosen) {
     if (stop_asked(o)) break;
     Scheduler s(sched::parse_topology_text(chain(depth), "<bench>/chain.yaml"),
@@ -236,7 +244,9 @@ bool scaling(const SchedBenchOptions& o, nlohmann::json& result) {
        [](Task& t, int i, int n) { t.cluster = (i % n) / 2; }},
   };
   const int per_pe = 8;
-  const std::vector<int>& pes = o.pes.empty() ? counts : o.pes;
+  // Ascending and each once: growth is last over first, and the baselines use the first
+  // (--pes 256,2 reported a growth of 0.5x where it was 2.01x).
+  const std::vector<int> pes = ascending_once(o.pes.empty() ? counts : o.pes);
   nlohmann::json out{{"pes", pes},
                      {"tasks_in_flight_per_pe", per_pe},
                      {"target_growth_ratio", 2.0},

@@ -38,6 +38,17 @@ TEST(SchedBench, EachPartIsACheckpointAndTheBaselineNamesItsPeCount) {
   EXPECT_GT(result["baselines"]["framework_admit_schedule_ns"].get<double>(), 0.0);
 }
 
+TEST(SchedBench, PeCountsAndDepthsAreMeasuredAscendingAndOnce) {
+  // Growth is the last PE count's time over the first's: --pes 256,2 reported 0.5x where
+  // it was 2x; the baseline is measured at the smallest count.
+  takt::bench::SchedBenchOptions o = smallest({8, 2, 8});
+  o.depths = {2, 1, 2};
+  const nlohmann::json result = takt::bench::run_sched_bench(o);
+  EXPECT_EQ(result["scaling"]["pes"], (std::vector<int>{2, 8}));
+  EXPECT_EQ(result["per_stage"]["depths"], (std::vector<double>{1, 2})) << result["per_stage"].dump();
+  EXPECT_EQ(result["baselines"]["framework_topology"], "gedf-paws, 2 PEs");
+}
+
 TEST(SchedBench, EachScalingStepIsACheckpointAndAStopKeepsTheStepsMeasured) {
   // A stop asked after the second step (as SIGINT would): the steps measured are in the
   // results and were checkpointed one by one; nothing more is measured.
