@@ -83,6 +83,7 @@ int run_bench(const BenchArgs& a) {
              "parse", "analyse", "report", "total", "vs 1 s", "sched");
   std::fflush(stdout);
   double worst = 0;
+  std::string invalid;  // why a generated set could not be analysed, if one could not
   for (analysis::GeneratorMethod method :
        {analysis::GeneratorMethod::rt_openmp, analysis::GeneratorMethod::paws}) {
     const std::vector<model::Policy> policies{model::Policy::federated, model::Policy::federated_greedy,
@@ -93,8 +94,26 @@ int run_bench(const BenchArgs& a) {
       }
       continue;
     }
-    const model::TaskSet generated = make_set(method, a.tasks, a.cores, a.utilization_share);
-    const std::string text = model::write_task_set(generated);
+    // The set is checked once, untimed: scaled to the utilization asked for, a few tasks
+    // on many cores get periods below their spans, and the error named a deadline in the
+    // generated text, which nobody wrote, after every row measured was lost.
+    std::string text;
+    try {
+      const model::TaskSet generated = make_set(method, a.tasks, a.cores, a.utilization_share);
+      text = model::write_task_set(generated);
+      (void)model::parse_task_set(text, "<bench>");
+    } catch (const Error& e) {
+      const std::string why =
+          fmt::format("the {} set of {} tasks scaled to {:.0f}% of {} cores is no valid task set ({}); give "
+                      "more --tasks or fewer --cores",
+                      analysis::to_string(method), a.tasks, a.utilization_share * 100, a.cores, e.what());
+      if (invalid.empty()) invalid = why;
+      for (model::Policy policy : policies) {
+        not_measured.push_back(
+            {{"set", analysis::to_string(method)}, {"policy", model::to_string(policy)}, {"reason", why}});
+      }
+      continue;
+    }
     for (model::Policy policy : policies) {
       std::vector<double> parse, analyse, report, total;
       std::size_t strands = 0;
@@ -156,17 +175,19 @@ int run_bench(const BenchArgs& a) {
     fmt::print("\nslowest policy: {:.4f} s ({})\n", worst,
                worst < 1.0 ? "meets the 1 s target" : "MISSES the 1 s target");
   } else if (!results.empty()) {
-    fmt::print("\npartial: stopped by {} after {} of {} rows; slowest policy measured: {:.4f} s ({})\n",
-               signal, results.size(), rows, worst,
+    fmt::print("\npartial: {} after {} of {} rows; slowest policy measured: {:.4f} s ({})\n",
+               invalid.empty() ? "stopped by " + signal : std::string("a set could not be generated"),
+               results.size(), rows, worst,
                worst < 1.0 ? "meets the 1 s target" : "MISSES the 1 s target");
   } else {
-    fmt::print("\npartial: stopped by {} before the first row was measured\n", signal);
+    fmt::print("\npartial: {} before the first row was measured\n",
+               invalid.empty() ? "stopped by " + signal : std::string("a set could not be generated"));
   }
   if (!a.json_file.empty()) {
     nlohmann::ordered_json doc{{"benchmark", "analyze"},
                                {"takt_version", takt::version},
                                {"complete", complete}};
-    if (!complete) doc["stopped_by"] = signal;
+    if (!complete && invalid.empty()) doc["stopped_by"] = signal;
     doc["repetitions"] = a.repetitions;
     doc["utilization_share"] = a.utilization_share;
     doc["note"] =
@@ -177,6 +198,11 @@ int run_bench(const BenchArgs& a) {
     // Of the rows measured; null when none was.
     doc["slowest_total_s"] = results.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(worst);
     platform::write_text_file(a.json_file, doc.dump(2) + "\n");
+  }
+  if (!invalid.empty()) {
+    fmt::print(stderr, "takt: error: {}{}\n", invalid,
+               a.json_file.empty() ? "" : "; the rows measured are written to " + a.json_file);
+    return exit_bad_input;
   }
   if (!complete) {
     std::string left;

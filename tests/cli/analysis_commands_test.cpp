@@ -411,6 +411,24 @@ TEST_F(Commands, BenchAnalyzeWritesJson) {
   }
 }
 
+TEST_F(Commands, BenchAnalyzeKeepsItsRowsWhenASetCannotBeGenerated) {
+  // One task on 4 cores at 50 %: the paws set's periods fall below the task's span. The
+  // error named a deadline in the generated text and no JSON was written: the
+  // rt-openmp rows measured before it were lost.
+  const std::string json = (dir_ / "few.json").string();
+  Outcome r = takt("bench analyze --tasks 1 --cores 4 --repetitions 1 --json " + json);
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(r.err.find("the paws set of 1 tasks scaled to 50% of 4 cores is no valid task set"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("give more --tasks or fewer --cores"), std::string::npos) << r.err;
+  auto j = nlohmann::json::parse(takt::testing::slurp(json));
+  EXPECT_FALSE(j["complete"].get<bool>());
+  EXPECT_EQ(j["results"].size(), 4u);
+  for (const auto& row : j["results"]) EXPECT_EQ(row["set"], "rt-openmp");
+  ASSERT_EQ(j["not_measured"].size(), 4u);
+  EXPECT_NE(j["not_measured"][0]["reason"].get<std::string>().find("no valid task set"), std::string::npos);
+}
+
 TEST_F(Commands, BenchAnalyzeCtrlCWritesTheRowsMeasuredMarkedPartialAndEndsBySigint) {
   // Rows of 60 runs each; SIGINT as soon as the first row is printed (each row is
   // flushed as it is measured): that row is written, the one in flight is cut short and
