@@ -133,16 +133,19 @@ CyclictestResult parse_cyclictest_histogram(std::string_view output) {
   s.p75_us = percentile(75);
   s.p95_us = percentile(95);
   s.p99_us = percentile(99);
-  // The mean of all samples: each thread's average weighted by its samples ("# Total:",
-  // overflows included), as latency_stats' mean is over samples; the plain mean of the
-  // averages only where cyclictest printed no totals for every thread.
+  // The mean of all samples: each thread's average (over all its samples) weighted by its
+  // samples, "# Total:" (the histogram's entries) plus its "# Histogram Overflows:", as
+  // latency_stats' mean is over samples; the plain mean of the averages only where
+  // cyclictest printed no totals for every thread.
   if (!avgs.empty()) {
     double weighted = 0, weights = 0, plain = 0;
     for (std::size_t i = 0; i < avgs.size(); ++i) {
       plain += avgs[i];
       if (i < totals.size()) {
-        weighted += avgs[i] * static_cast<double>(totals[i]);
-        weights += static_cast<double>(totals[i]);
+        const double samples =
+            static_cast<double>(totals[i]) + (i < overflows.size() ? static_cast<double>(overflows[i]) : 0.0);
+        weighted += avgs[i] * samples;
+        weights += samples;
       }
     }
     s.mean_us = totals.size() >= avgs.size() && weights > 0 ? weighted / weights
