@@ -205,6 +205,7 @@ PoliciesReport run_policies_bench(const PoliciesBenchOptions& options) {
       cell.workload = w.name;
       cell.utilization = w.utilization;
       cell.policy = std::string(model::to_string(policy));
+      cell.sets_planned = static_cast<int>(w.sets.size());
       CellTally tally;
       auto set_means = [&] { tally.finish(cell); };
       for (std::size_t s = 0; s < w.sets.size(); ++s) {
@@ -242,6 +243,11 @@ PoliciesReport run_policies_bench(const PoliciesBenchOptions& options) {
           r = platform::run_task_set(set, verdict, *p, run);
         } catch (const Error& e) {
           report.stopped = fmt::format("{} {}% set {} under {}: {}", w.name, w.utilization, s + 1, cell.policy, e.what());
+          // The sets of this cell that ran are kept, as on a stop.
+          if (cell.sets > 0) {
+            set_means();
+            report.cells.push_back(cell);
+          }
           return report;
         }
         if (r.metrics.run.stopped && r.metrics.jobs.empty() && !r.jobs_left_running) return stop_before_this_set();
@@ -299,8 +305,13 @@ std::string format_markdown(const PoliciesReport& report) {
     out += "|---|---|---|---|---|---|---|---|---|\n";
     for (const PolicyCell& cell : report.cells) {
       if (cell.workload != w) continue;
-      out += fmt::format("| {}% | {} | {} of {} | {} | {} | {:.4f} | {:.3f} | {:.3f} | {} |\n",
-                         cell.utilization, cell.policy, cell.admitted, cell.sets, cell.jobs, cell.misses,
+      // A cell an early stop cut short says how many of its sets ran.
+      const std::string sets =
+          cell.sets < cell.sets_planned
+              ? fmt::format("{} of {} ({} of {} ran)", cell.admitted, cell.sets, cell.sets, cell.sets_planned)
+              : fmt::format("{} of {}", cell.admitted, cell.sets);
+      out += fmt::format("| {}% | {} | {} | {} | {} | {:.4f} | {:.3f} | {:.3f} | {} |\n",
+                         cell.utilization, cell.policy, sets, cell.jobs, cell.misses,
                          cell.miss_ratio, cell.mean_relative_response, cell.max_relative_response,
                          cell.work_ratio > 0 ? fmt::format("{:.2f}", cell.work_ratio) : "-");
     }
@@ -328,6 +339,7 @@ nlohmann::json to_json(const PoliciesReport& report) {
                           {"utilization_percent", cell.utilization},
                           {"policy", cell.policy},
                           {"sets", cell.sets},
+                          {"sets_planned", cell.sets_planned},
                           {"admitted", cell.admitted},
                           {"jobs", cell.jobs},
                           {"misses", cell.misses},

@@ -58,8 +58,9 @@ struct PolicyCell {
   std::string workload;
   int utilization = 0;  ///< percent of m
   std::string policy;
-  int sets = 0;
-  int admitted = 0;  ///< sets the policy's analysis admitted
+  int sets = 0;          ///< sets that ran
+  int sets_planned = 0;  ///< sets of the workload: more than `sets` in a cell an early stop cut short
+  int admitted = 0;      ///< sets the policy's analysis admitted
   std::uint64_t jobs = 0;
   std::uint64_t misses = 0;
   std::uint64_t finished = 0;  ///< finished, not failed: the jobs of the mean below

@@ -138,6 +138,24 @@ TEST(PoliciesBench, BadOptionsAreErrorsBeforeAnythingRuns) {
 
 }  // namespace
 
+TEST(PoliciesBench, ACellAnEarlyStopCutShortSaysHowManyOfItsSetsRan) {
+  // Its "sets admitted" read "1 of 1" for a cell of which 1 of 3 sets ran.
+  takt::bench::PoliciesReport r;
+  takt::bench::PolicyCell cell;
+  cell.workload = "coarse";
+  cell.utilization = 50;
+  cell.policy = "partitioned-dm";
+  cell.sets = 1;
+  cell.sets_planned = 3;
+  cell.admitted = 1;
+  r.cells.push_back(cell);
+  EXPECT_NE(takt::bench::format_markdown(r).find("| 50% | partitioned-dm | 1 of 1 (1 of 3 ran) |"), std::string::npos)
+      << takt::bench::format_markdown(r);
+  EXPECT_EQ(takt::bench::to_json(r)["cells"][0]["sets_planned"], 3);
+  r.cells[0].sets = 3;
+  EXPECT_NE(takt::bench::format_markdown(r).find("| 50% | partitioned-dm | 1 of 3 |"), std::string::npos);
+}
+
 TEST(PoliciesBench, ACellLeftShortOfJobsByTheRunCapIsFlagged) {
   // 'fine' at 30 % on 2 cores has T = 5 ms: 10,000 jobs need 50 s, the cap is 0.1 s.
   takt::bench::PoliciesBenchOptions o;
