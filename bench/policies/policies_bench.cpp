@@ -141,6 +141,13 @@ PoliciesReport run_policies_bench(const PoliciesBenchOptions& options) {
     throw Error(fmt::format("--cores {} is more than the {} CPU(s) this process may run on; lower --cores",
                             options.cores, cpus));
   }
+  // 'fine' has D = 3C/4: on one core no policy can meet it (every job missed), so its
+  // cells would compare nothing.
+  if (options.cores < 2 && std::find(options.workloads.begin(), options.workloads.end(), "fine") !=
+                               options.workloads.end()) {
+    throw Error("the 'fine' workload needs --cores 2 or more: its deadline is 3/4 of its work, which one core "
+                "cannot meet; give more cores, or --workload rt-openmp");
+  }
   auto say = [&](const std::string& line) {
     if (options.progress) options.progress(line);
   };

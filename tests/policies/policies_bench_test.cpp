@@ -134,6 +134,15 @@ TEST(PoliciesBench, BadOptionsAreErrorsBeforeAnythingRuns) {
   o.workloads = {"fine"};
   o.cores = 4096;
   EXPECT_THROW(takt::bench::run_policies_bench(o), takt::Error);
+  // 'fine' cannot be met on one core (D = 3C/4): every cell would be all misses.
+  o.cores = 1;
+  try {
+    (void)takt::bench::run_policies_bench(o);
+    ADD_FAILURE() << "fine on one core was run";
+  } catch (const takt::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("the 'fine' workload needs --cores 2 or more"), std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace
