@@ -163,9 +163,11 @@ void run_condition(const LatencyBenchOptions& o, const std::vector<int>& cpus, b
 }
 
 nlohmann::json stats_json(const platform::LatencyStats& s) {
-  return {{"samples", s.samples}, {"min_us", s.min_us}, {"p25_us", s.p25_us},
-          {"p50_us", s.p50_us},   {"p75_us", s.p75_us}, {"p95_us", s.p95_us},
-          {"p99_us", s.p99_us},   {"max_us", s.max_us}, {"mean_us", s.mean_us}};
+  // Without samples there is no value: null, not 0 (measurements.md's convention).
+  const auto v = [&](double x) { return s.samples > 0 ? nlohmann::json(x) : nlohmann::json(); };
+  return {{"samples", s.samples}, {"min_us", v(s.min_us)}, {"p25_us", v(s.p25_us)},
+          {"p50_us", v(s.p50_us)},   {"p75_us", v(s.p75_us)}, {"p95_us", v(s.p95_us)},
+          {"p99_us", v(s.p99_us)},   {"max_us", v(s.max_us)}, {"mean_us", v(s.mean_us)}};
 }
 
 }  // namespace
@@ -249,8 +251,10 @@ nlohmann::json to_json(const LatencyReport& r) {
       jr["variant"] = x.variant;
       jr["threads"] = x.threads;
       if (x.benchmark == "scheduling_latency") {
-        jr["ratio_p50_to_cyclictest"] = x.ratio_p50;
-        jr["ratio_p99_to_cyclictest"] = x.ratio_p99;
+        // null where there was no floor to compare with (the ratios stay 0 then)
+        const bool compared = x.ratio_p50 > 0 && x.ratio_p99 > 0;
+        jr["ratio_p50_to_cyclictest"] = compared ? nlohmann::json(x.ratio_p50) : nlohmann::json();
+        jr["ratio_p99_to_cyclictest"] = compared ? nlohmann::json(x.ratio_p99) : nlohmann::json();
       }
       if (!x.target.empty()) {
         jr["target"] = x.target;

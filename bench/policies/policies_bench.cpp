@@ -352,9 +352,13 @@ nlohmann::json to_json(const PoliciesReport& report) {
                           {"misses", cell.misses},
                           {"finished", cell.finished},
                           {"miss_ratio", cell.miss_ratio},
-                          {"mean_relative_response", cell.mean_relative_response},
-                          {"max_relative_response", cell.max_relative_response},
-                          {"work_ratio", cell.work_ratio},
+                          // null without a finished job, or without one whose executed
+                          // time is known (work_ratio), not 0
+                          {"mean_relative_response", cell.finished > 0 ? nlohmann::json(cell.mean_relative_response)
+                                                                       : nlohmann::json()},
+                          {"max_relative_response", cell.finished > 0 ? nlohmann::json(cell.max_relative_response)
+                                                                      : nlohmann::json()},
+                          {"work_ratio", cell.work_ratio > 0 ? nlohmann::json(cell.work_ratio) : nlohmann::json()},
                           {"seconds", cell.seconds},
                           {"short_of_jobs", cell.short_of_jobs}});
   }

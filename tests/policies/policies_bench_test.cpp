@@ -161,6 +161,9 @@ TEST(PoliciesBench, ACellAnEarlyStopCutShortSaysHowManyOfItsSetsRan) {
   EXPECT_NE(takt::bench::format_markdown(r).find("| 50% | partitioned-dm | 1 of 1 (1 of 3 ran) |"), std::string::npos)
       << takt::bench::format_markdown(r);
   EXPECT_EQ(takt::bench::to_json(r)["cells"][0]["sets_planned"], 3);
+  // No finished job, no executed time known: null, not 0.
+  EXPECT_TRUE(takt::bench::to_json(r)["cells"][0]["mean_relative_response"].is_null());
+  EXPECT_TRUE(takt::bench::to_json(r)["cells"][0]["work_ratio"].is_null());
   r.cells[0].sets = 3;
   EXPECT_NE(takt::bench::format_markdown(r).find("| 50% | partitioned-dm | 1 of 3 |"), std::string::npos);
 }
