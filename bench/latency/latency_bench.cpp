@@ -165,9 +165,9 @@ void run_condition(const LatencyBenchOptions& o, const std::vector<int>& cpus, b
 nlohmann::json stats_json(const platform::LatencyStats& s) {
   // Without samples there is no value: null, not 0 (measurements.md's convention).
   const auto v = [&](double x) { return s.samples > 0 ? nlohmann::json(x) : nlohmann::json(); };
-  return {{"samples", s.samples}, {"min_us", v(s.min_us)}, {"p25_us", v(s.p25_us)},
-          {"p50_us", v(s.p50_us)},   {"p75_us", v(s.p75_us)}, {"p95_us", v(s.p95_us)},
-          {"p99_us", v(s.p99_us)},   {"max_us", v(s.max_us)}, {"mean_us", v(s.mean_us)}};
+  return {{"samples", s.samples},  {"min_us", v(s.min_us)}, {"p25_us", v(s.p25_us)},
+          {"p50_us", v(s.p50_us)}, {"p75_us", v(s.p75_us)}, {"p95_us", v(s.p95_us)},
+          {"p99_us", v(s.p99_us)}, {"max_us", v(s.max_us)}, {"mean_us", v(s.mean_us)}};
 }
 
 }  // namespace

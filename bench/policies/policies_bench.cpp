@@ -143,10 +143,11 @@ PoliciesReport run_policies_bench(const PoliciesBenchOptions& options) {
   }
   // 'fine' has D = 3C/4: on one core no policy can meet it (every job missed), so its
   // cells would compare nothing.
-  if (options.cores < 2 && std::find(options.workloads.begin(), options.workloads.end(), "fine") !=
-                               options.workloads.end()) {
-    throw Error("the 'fine' workload needs --cores 2 or more: its deadline is 3/4 of its work, which one core "
-                "cannot meet; give more cores, or --workload rt-openmp");
+  if (options.cores < 2 &&
+      std::find(options.workloads.begin(), options.workloads.end(), "fine") != options.workloads.end()) {
+    throw Error(
+        "the 'fine' workload needs --cores 2 or more: its deadline is 3/4 of its work, which one core "
+        "cannot meet; give more cores, or --workload rt-openmp");
   }
   auto say = [&](const std::string& line) {
     if (options.progress) options.progress(line);
@@ -317,9 +318,9 @@ std::string format_markdown(const PoliciesReport& report) {
           cell.sets < cell.sets_planned
               ? fmt::format("{} of {} ({} of {} ran)", cell.admitted, cell.sets, cell.sets, cell.sets_planned)
               : fmt::format("{} of {}", cell.admitted, cell.sets);
-      out += fmt::format("| {}% | {} | {} | {} | {} | {:.4f} | {:.3f} | {:.3f} | {} |\n",
-                         cell.utilization, cell.policy, sets, cell.jobs, cell.misses,
-                         cell.miss_ratio, cell.mean_relative_response, cell.max_relative_response,
+      out += fmt::format("| {}% | {} | {} | {} | {} | {:.4f} | {:.3f} | {:.3f} | {} |\n", cell.utilization,
+                         cell.policy, sets, cell.jobs, cell.misses, cell.miss_ratio,
+                         cell.mean_relative_response, cell.max_relative_response,
                          cell.work_ratio > 0 ? fmt::format("{:.2f}", cell.work_ratio) : "-");
     }
     out += "\n";
@@ -342,25 +343,26 @@ nlohmann::json to_json(const PoliciesReport& report) {
   j["cyclictest"] = platform::cyclictest_json(report.cyclictest);
   j["cells"] = nlohmann::json::array();
   for (const PolicyCell& cell : report.cells) {
-    j["cells"].push_back({{"workload", cell.workload},
-                          {"utilization_percent", cell.utilization},
-                          {"policy", cell.policy},
-                          {"sets", cell.sets},
-                          {"sets_planned", cell.sets_planned},
-                          {"admitted", cell.admitted},
-                          {"jobs", cell.jobs},
-                          {"misses", cell.misses},
-                          {"finished", cell.finished},
-                          {"miss_ratio", cell.miss_ratio},
-                          // null without a finished job, or without one whose executed
-                          // time is known (work_ratio), not 0
-                          {"mean_relative_response", cell.finished > 0 ? nlohmann::json(cell.mean_relative_response)
-                                                                       : nlohmann::json()},
-                          {"max_relative_response", cell.finished > 0 ? nlohmann::json(cell.max_relative_response)
-                                                                      : nlohmann::json()},
-                          {"work_ratio", cell.work_ratio > 0 ? nlohmann::json(cell.work_ratio) : nlohmann::json()},
-                          {"seconds", cell.seconds},
-                          {"short_of_jobs", cell.short_of_jobs}});
+    j["cells"].push_back(
+        {{"workload", cell.workload},
+         {"utilization_percent", cell.utilization},
+         {"policy", cell.policy},
+         {"sets", cell.sets},
+         {"sets_planned", cell.sets_planned},
+         {"admitted", cell.admitted},
+         {"jobs", cell.jobs},
+         {"misses", cell.misses},
+         {"finished", cell.finished},
+         {"miss_ratio", cell.miss_ratio},
+         // null without a finished job, or without one whose executed
+         // time is known (work_ratio), not 0
+         {"mean_relative_response",
+          cell.finished > 0 ? nlohmann::json(cell.mean_relative_response) : nlohmann::json()},
+         {"max_relative_response",
+          cell.finished > 0 ? nlohmann::json(cell.max_relative_response) : nlohmann::json()},
+         {"work_ratio", cell.work_ratio > 0 ? nlohmann::json(cell.work_ratio) : nlohmann::json()},
+         {"seconds", cell.seconds},
+         {"short_of_jobs", cell.short_of_jobs}});
   }
   j["stopped"] = report.stopped;
   j["complete"] = report.complete;  // false: a checkpoint or a run stopped early

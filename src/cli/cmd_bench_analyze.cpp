@@ -103,10 +103,10 @@ int run_bench(const BenchArgs& a) {
       text = model::write_task_set(generated);
       (void)model::parse_task_set(text, "<bench>");
     } catch (const Error& e) {
-      const std::string why =
-          fmt::format("the {} set of {} tasks scaled to {:.0f}% of {} cores is no valid task set ({}); give "
-                      "more --tasks or fewer --cores",
-                      analysis::to_string(method), a.tasks, a.utilization_share * 100, a.cores, e.what());
+      const std::string why = fmt::format(
+          "the {} set of {} tasks scaled to {:.0f}% of {} cores is no valid task set ({}); give "
+          "more --tasks or fewer --cores",
+          analysis::to_string(method), a.tasks, a.utilization_share * 100, a.cores, e.what());
       if (invalid.empty()) invalid = why;
       for (model::Policy policy : policies) {
         not_measured.push_back(
@@ -177,8 +177,7 @@ int run_bench(const BenchArgs& a) {
   } else if (!results.empty()) {
     fmt::print("\npartial: {} after {} of {} rows; slowest policy measured: {:.4f} s ({})\n",
                invalid.empty() ? "stopped by " + signal : std::string("a set could not be generated"),
-               results.size(), rows, worst,
-               worst < 1.0 ? "meets the 1 s target" : "MISSES the 1 s target");
+               results.size(), rows, worst, worst < 1.0 ? "meets the 1 s target" : "MISSES the 1 s target");
   } else {
     fmt::print("\npartial: {} before the first row was measured\n",
                invalid.empty() ? "stopped by " + signal : std::string("a set could not be generated"));

@@ -131,8 +131,9 @@ int run_run(const RunArgs& a) {
           ->check(input_file("the task-set file"));
       app.add_option("--policy", args->policy,
                      "federated, federated-greedy, partitioned-dm or gedf-paws (default: global.policy)");
-      app.add_option("--cores", args->cores,
-                     "Number of cores m, 1 to 65536 (default: global.cores, else every CPU this process may use)")
+      app.add_option(
+             "--cores", args->cores,
+             "Number of cores m, 1 to 65536 (default: global.cores, else every CPU this process may use)")
           ->check(whole_in_range(1, 65536));
       app.add_option("--delta", args->delta, kDeltaHelp);
       app.add_option("--fit", args->fit, "first-fit or worst-fit (partitioned-dm strands, federated light tasks; refused with gedf-paws)");

@@ -180,7 +180,8 @@ CLI::Validator whole_in_range(long long minimum, long long maximum) {
   const CLI::Validator at_least = whole_at_least(minimum);
   return CLI::Validator(
       [minimum, maximum, at_least](std::string& text) -> std::string {
-        const std::string expected = fmt::format("expects a whole number from {} to {}, not '{}'", minimum, maximum, text);
+        const std::string expected =
+            fmt::format("expects a whole number from {} to {}, not '{}'", minimum, maximum, text);
         std::string copy = text;
         if (!at_least(copy).empty()) return expected;
         unsigned long long value = 0;

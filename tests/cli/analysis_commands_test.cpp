@@ -273,11 +273,13 @@ TEST_F(Commands, CoreCountsBeyondTheLimitAreBadInput) {
   // Exit 1 with a message, not an internal error (exit 3) or a position in generated text.
   Outcome a = takt("analyze " + example("01-one-task.yaml") + " --cores 2000000000");
   EXPECT_EQ(a.status, 1) << a.err;
-  EXPECT_NE(a.err.find("--cores: expects a whole number from 1 to 65536, not '2000000000'"), std::string::npos)
+  EXPECT_NE(a.err.find("--cores: expects a whole number from 1 to 65536, not '2000000000'"),
+            std::string::npos)
       << a.err;
   Outcome g = takt("generate --method paws --cores 2000000000 --utilization 1");
   EXPECT_EQ(g.status, 1) << g.err;
-  EXPECT_NE(g.err.find("--cores: expects a whole number from 1 to 65536, not '2000000000'"), std::string::npos)
+  EXPECT_NE(g.err.find("--cores: expects a whole number from 1 to 65536, not '2000000000'"),
+            std::string::npos)
       << g.err;
   EXPECT_EQ(g.err.find("<generated>"), std::string::npos) << g.err;
 }
@@ -418,7 +420,8 @@ TEST_F(Commands, BenchAnalyzeKeepsItsRowsWhenASetCannotBeGenerated) {
   const std::string json = (dir_ / "few.json").string();
   Outcome r = takt("bench analyze --tasks 1 --cores 4 --repetitions 1 --json " + json);
   EXPECT_EQ(r.status, 1) << r.err;
-  EXPECT_NE(r.err.find("the paws set of 1 tasks scaled to 50% of 4 cores is no valid task set"), std::string::npos)
+  EXPECT_NE(r.err.find("the paws set of 1 tasks scaled to 50% of 4 cores is no valid task set"),
+            std::string::npos)
       << r.err;
   EXPECT_NE(r.err.find("give more --tasks or fewer --cores"), std::string::npos) << r.err;
   auto j = nlohmann::json::parse(takt::testing::slurp(json));
@@ -556,7 +559,8 @@ TEST_F(Commands, OutputThatCannotBeWrittenIsAnErrorNotSuccess) {
 TEST_F(Commands, WholeNumberOptionsSayWhatTheyExpect) {
   Outcome r = takt("analyze " + example("01-one-task.yaml") + " --cores 0");
   EXPECT_EQ(r.status, 1);
-  EXPECT_NE(r.err.find("--cores: expects a whole number from 1 to 65536, not '0'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--cores: expects a whole number from 1 to 65536, not '0'"), std::string::npos)
+      << r.err;
   // Beyond the range (and beyond int: CLI11 said "Could not convert").
   for (const char* many : {"65537", "3000000000"}) {
     r = takt("analyze " + example("01-one-task.yaml") + " --cores " + many);

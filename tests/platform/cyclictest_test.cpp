@@ -61,8 +61,8 @@ TEST(Cyclictest, HistogramPercentilesByNearestRank) {
   EXPECT_DOUBLE_EQ(s.min_us, 10);
   // The mean over the 36 samples: thread 0's 20 samples average 11 µs, thread 1's 16 (15
   // in its histogram, "# Total:", which cyclictest counts without the overflows, plus 1
-  // overflow; the fixture had 16 there, and the code weighted by Total alone) 12 µs: (20·11 + 16·12) / 36 = 412 / 36 = 11.444…, not the
-  // plain mean of the two averages, 11.5.
+  // overflow; the fixture had 16 there, and the code weighted by Total alone) 12 µs: (20·11 + 16·12) / 36 =
+  // 412 / 36 = 11.444…, not the plain mean of the two averages, 11.5.
   EXPECT_DOUBLE_EQ(s.mean_us, 412.0 / 36.0);
 }
 

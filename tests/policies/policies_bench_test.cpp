@@ -158,7 +158,8 @@ TEST(PoliciesBench, ACellAnEarlyStopCutShortSaysHowManyOfItsSetsRan) {
   cell.sets_planned = 3;
   cell.admitted = 1;
   r.cells.push_back(cell);
-  EXPECT_NE(takt::bench::format_markdown(r).find("| 50% | partitioned-dm | 1 of 1 (1 of 3 ran) |"), std::string::npos)
+  EXPECT_NE(takt::bench::format_markdown(r).find("| 50% | partitioned-dm | 1 of 1 (1 of 3 ran) |"),
+            std::string::npos)
       << takt::bench::format_markdown(r);
   EXPECT_EQ(takt::bench::to_json(r)["cells"][0]["sets_planned"], 3);
   // No finished job, no executed time known: null, not 0.
