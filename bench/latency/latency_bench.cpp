@@ -4,6 +4,7 @@
 #include "os/cpu.hpp"
 #include "os/power.hpp"
 #include "os/realtime.hpp"
+#include "platform/metrics_json.hpp"
 
 #include <fmt/core.h>
 #include <fmt/format.h>
@@ -164,7 +165,7 @@ void run_condition(const LatencyBenchOptions& o, const std::vector<int>& cpus, b
 
 nlohmann::json stats_json(const platform::LatencyStats& s) {
   // Without samples there is no value: null, not 0 (measurements.md's convention).
-  const auto v = [&](double x) { return s.samples > 0 ? nlohmann::json(x) : nlohmann::json(); };
+  const auto v = [&](double x) { return platform::json_or_null(s.samples > 0, x); };
   return {{"samples", s.samples},  {"min_us", v(s.min_us)}, {"p25_us", v(s.p25_us)},
           {"p50_us", v(s.p50_us)}, {"p75_us", v(s.p75_us)}, {"p95_us", v(s.p95_us)},
           {"p99_us", v(s.p99_us)}, {"max_us", v(s.max_us)}, {"mean_us", v(s.mean_us)}};
@@ -253,8 +254,8 @@ nlohmann::json to_json(const LatencyReport& r) {
       if (x.benchmark == "scheduling_latency") {
         // null where there was no floor to compare with (the ratios stay 0 then)
         const bool compared = x.ratio_p50 > 0 && x.ratio_p99 > 0;
-        jr["ratio_p50_to_cyclictest"] = compared ? nlohmann::json(x.ratio_p50) : nlohmann::json();
-        jr["ratio_p99_to_cyclictest"] = compared ? nlohmann::json(x.ratio_p99) : nlohmann::json();
+        jr["ratio_p50_to_cyclictest"] = platform::json_or_null(compared, x.ratio_p50);
+        jr["ratio_p99_to_cyclictest"] = platform::json_or_null(compared, x.ratio_p99);
       }
       if (!x.target.empty()) {
         jr["target"] = x.target;

@@ -11,6 +11,7 @@
 #include "os/power.hpp"
 #include "os/realtime.hpp"
 #include "platform/core_map.hpp"
+#include "platform/metrics_json.hpp"
 #include "platform/run.hpp"
 #include "platform/signal_stop.hpp"
 #include "platform/stop_flag.hpp"
@@ -215,7 +216,12 @@ PoliciesReport run_policies_bench(const PoliciesBenchOptions& options) {
       cell.policy = std::string(model::to_string(policy));
       cell.sets_planned = static_cast<int>(w.sets.size());
       CellTally tally;
-      auto set_means = [&] { tally.finish(cell); };
+      // An experiment that ends early keeps the sets of this cell that ran.
+      auto keep_sets_run = [&] {
+        if (cell.sets == 0) return;
+        tally.finish(cell);
+        report.cells.push_back(cell);
+      };
       for (std::size_t s = 0; s < w.sets.size(); ++s) {
         const model::TaskSet& set = w.sets[s];
         analysis::AnalysisOptions a;
@@ -236,10 +242,7 @@ PoliciesReport run_policies_bench(const PoliciesBenchOptions& options) {
         auto stop_before_this_set = [&] {
           report.stopped = fmt::format("stopped by {} before {} {}% set {} under {}", signals.stopping_signal_name(),
                                        w.name, w.utilization, s + 1, cell.policy);
-          if (cell.sets > 0) {
-            set_means();
-            report.cells.push_back(cell);
-          }
+          keep_sets_run();
           return report;
         };
         if (signals.signals_received() > 0) return stop_before_this_set();
@@ -251,11 +254,7 @@ PoliciesReport run_policies_bench(const PoliciesBenchOptions& options) {
           r = platform::run_task_set(set, verdict, *p, run);
         } catch (const Error& e) {
           report.stopped = fmt::format("{} {}% set {} under {}: {}", w.name, w.utilization, s + 1, cell.policy, e.what());
-          // The sets of this cell that ran are kept, as on a stop.
-          if (cell.sets > 0) {
-            set_means();
-            report.cells.push_back(cell);
-          }
+          keep_sets_run();  // as on a stop
           return report;
         }
         if (r.metrics.run.stopped && r.metrics.jobs.empty() && !r.jobs_left_running) return stop_before_this_set();
@@ -276,13 +275,12 @@ PoliciesReport run_policies_bench(const PoliciesBenchOptions& options) {
                              w.name, w.utilization, s + 1, cell.policy);
         }
         if (!stop.empty()) {
-          set_means();
-          report.cells.push_back(cell);
+          keep_sets_run();
           report.stopped = std::move(stop);
           return report;
         }
       }
-      set_means();
+      tally.finish(cell);
       cell.short_of_jobs = cell.jobs < options.min_jobs;
       report.cells.push_back(cell);
       if (options.checkpoint) options.checkpoint(report);
@@ -356,11 +354,9 @@ nlohmann::json to_json(const PoliciesReport& report) {
          {"miss_ratio", cell.miss_ratio},
          // null without a finished job, or without one whose executed
          // time is known (work_ratio), not 0
-         {"mean_relative_response",
-          cell.finished > 0 ? nlohmann::json(cell.mean_relative_response) : nlohmann::json()},
-         {"max_relative_response",
-          cell.finished > 0 ? nlohmann::json(cell.max_relative_response) : nlohmann::json()},
-         {"work_ratio", cell.work_ratio > 0 ? nlohmann::json(cell.work_ratio) : nlohmann::json()},
+         {"mean_relative_response", platform::json_or_null(cell.finished > 0, cell.mean_relative_response)},
+         {"max_relative_response", platform::json_or_null(cell.finished > 0, cell.max_relative_response)},
+         {"work_ratio", platform::json_or_null(cell.work_ratio > 0, cell.work_ratio)},
          {"seconds", cell.seconds},
          {"short_of_jobs", cell.short_of_jobs}});
   }

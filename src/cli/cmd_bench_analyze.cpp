@@ -171,16 +171,16 @@ int run_bench(const BenchArgs& a) {
   const bool complete = not_measured.empty();
   const std::string signal = stop.signal_name();
   const std::size_t rows = results.size() + not_measured.size();
+  const std::string cut_short =
+      invalid.empty() ? "stopped by " + signal : std::string("a set could not be generated");
   if (complete) {
     fmt::print("\nslowest policy: {:.4f} s ({})\n", worst,
                worst < 1.0 ? "meets the 1 s target" : "MISSES the 1 s target");
   } else if (!results.empty()) {
-    fmt::print("\npartial: {} after {} of {} rows; slowest policy measured: {:.4f} s ({})\n",
-               invalid.empty() ? "stopped by " + signal : std::string("a set could not be generated"),
+    fmt::print("\npartial: {} after {} of {} rows; slowest policy measured: {:.4f} s ({})\n", cut_short,
                results.size(), rows, worst, worst < 1.0 ? "meets the 1 s target" : "MISSES the 1 s target");
   } else {
-    fmt::print("\npartial: {} before the first row was measured\n",
-               invalid.empty() ? "stopped by " + signal : std::string("a set could not be generated"));
+    fmt::print("\npartial: {} before the first row was measured\n", cut_short);
   }
   if (!a.json_file.empty()) {
     nlohmann::ordered_json doc{{"benchmark", "analyze"},

@@ -177,18 +177,13 @@ std::string unused_file_options_note(const model::TaskSet& set, model::Policy po
 }
 
 CLI::Validator whole_in_range(long long minimum, long long maximum) {
-  const CLI::Validator at_least = whole_at_least(minimum);
   return CLI::Validator(
-      [minimum, maximum, at_least](std::string& text) -> std::string {
-        const std::string expected =
-            fmt::format("expects a whole number from {} to {}, not '{}'", minimum, maximum, text);
-        std::string copy = text;
-        if (!at_least(copy).empty()) return expected;
-        unsigned long long value = 0;
-        const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-        if (ec != std::errc() || ptr != text.data() + text.size() ||
-            value > static_cast<unsigned long long>(maximum)) {
-          return expected;
+      [minimum, maximum](std::string& text) -> std::string {
+        long long value = 0;
+        const char* end = text.data() + text.size();
+        const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+        if (ec != std::errc() || ptr != end || value < minimum || value > maximum) {
+          return fmt::format("expects a whole number from {} to {}, not '{}'", minimum, maximum, text);
         }
         return {};
       },

@@ -3,6 +3,7 @@
 
 #include "model/duration.hpp"
 #include "model/task_set_parser.hpp"
+#include "model/yaml_reader.hpp"
 #include "takt/error.hpp"
 
 #include <algorithm>
@@ -110,7 +111,7 @@ std::string update_measurements(std::string_view text, const std::string& source
                                 const std::vector<MeasurementUpdate>& updates) {
   TaskSet set = parse_task_set(text, source);
   // yaml-cpp's byte offsets do not count a UTF-8 byte-order mark.
-  const long bom = text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
+  const long bom = static_cast<long>(utf8_bom_size(text));
   auto at = [&](const SourceMark& m) { return static_cast<std::size_t>(m.offset + bom); };
   std::vector<Edit> edits;
   // New lines end as the file's lines do (CRLF when its first line does).

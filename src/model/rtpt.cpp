@@ -252,7 +252,7 @@ TaskSet parse_rtpt(std::string_view text, const std::string& source) {
   // reported here, at their place in the .rtpt file, not in the converted text.
   check_utf8_text(text, source);
   // A UTF-8 byte-order mark (an editor's) is no part of the first number.
-  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
+  text.remove_prefix(utf8_bom_size(text));
   return RtptReader(source).read(text);
 }
 

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <vector>
@@ -298,54 +299,51 @@ void check_utf8_text(std::string_view text, const std::string& source) {
 
 namespace {
 
+/// The first scalar (key or value) in `node` for which `pred` holds, or null.
+template <class Pred>
+std::optional<YAML::Node> first_scalar(const YAML::Node& node, const Pred& pred, int depth = 0) {
+  if (depth > 1000) return std::nullopt;  // yaml-cpp's own depth guard stops far earlier
+  if (node.IsScalar()) return pred(node) ? std::optional<YAML::Node>(node) : std::nullopt;
+  if (node.IsSequence()) {
+    for (const YAML::Node& item : node) {
+      if (auto found = first_scalar(item, pred, depth + 1)) return found;
+    }
+  } else if (node.IsMap()) {
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      if (auto found = first_scalar(it->first, pred, depth + 1)) return found;
+      if (auto found = first_scalar(it->second, pred, depth + 1)) return found;
+    }
+  }
+  return std::nullopt;
+}
+
 /// Every key and value must have come out of yaml-cpp as UTF-8: an unpaired surrogate of
 /// a UTF-16 file, and the escapes "\N", "\x85" or "\xFF" of a double-quoted value in any
 /// file, came through as single bytes that no JSON output can hold ("internal error ...
 /// invalid UTF-8 byte").
-void check_decoded_scalars(const YAML::Node& node, const std::string& source, int depth = 0) {
-  if (depth > 1000) return;  // yaml-cpp's own depth guard stops far earlier
-  if (node.IsScalar()) {
-    const std::string& s = node.Scalar();
-    if (first_bad_utf8(s) != std::string_view::npos || s.find('\0') != std::string::npos) {
-      throw Error(
-          mark_of(node.Mark()).where(source) +
-          ": this value holds a character that is not valid Unicode (an unpaired UTF-16 surrogate, or "
-          "an escape such as \\N or \\x85 that the YAML reader turns into a lone byte); write the "
-          "character itself, or \\u0085 for a code point");
-    }
-  } else if (node.IsSequence()) {
-    for (const YAML::Node& item : node) check_decoded_scalars(item, source, depth + 1);
-  } else if (node.IsMap()) {
-    for (auto it = node.begin(); it != node.end(); ++it) {
-      check_decoded_scalars(it->first, source, depth + 1);
-      check_decoded_scalars(it->second, source, depth + 1);
-    }
+void check_decoded_scalars(const YAML::Node& root, const std::string& source) {
+  const auto bad = first_scalar(root, [](const YAML::Node& n) {
+    const std::string& s = n.Scalar();
+    return first_bad_utf8(s) != std::string_view::npos || s.find('\0') != std::string::npos;
+  });
+  if (bad) {
+    throw Error(mark_of(bad->Mark()).where(source) +
+                ": this value holds a character that is not valid Unicode (an unpaired UTF-16 surrogate, or "
+                "an escape such as \\N or \\x85 that the YAML reader turns into a lone byte); write the "
+                "character itself, or \\u0085 for a code point");
   }
+}
+
+/// Whether a quoted scalar (yaml-cpp's tag "!") of `root` starts at byte offset `pos` of
+/// the loaded text.
+bool quoted_scalar_at(const YAML::Node& root, long pos) {
+  return first_scalar(root, [pos](const YAML::Node& n) { return n.Mark().pos == pos && n.Tag() == "!"; })
+      .has_value();
 }
 
 }  // namespace
 
-namespace {
-
-/// Whether `node` or a node inside it is a quoted scalar (yaml-cpp's tag "!") that
-/// starts at byte offset `pos` of the loaded text.
-bool quoted_scalar_at(const YAML::Node& node, long pos, int depth = 0) {
-  if (depth > 1000) return false;
-  if (node.IsScalar()) return node.Mark().pos == pos && node.Tag() == "!";
-  if (node.IsSequence()) {
-    for (const YAML::Node& item : node) {
-      if (quoted_scalar_at(item, pos, depth + 1)) return true;
-    }
-  } else if (node.IsMap()) {
-    for (auto it = node.begin(); it != node.end(); ++it) {
-      if (quoted_scalar_at(it->first, pos, depth + 1) || quoted_scalar_at(it->second, pos, depth + 1))
-        return true;
-    }
-  }
-  return false;
-}
-
-}  // namespace
+std::size_t utf8_bom_size(std::string_view text) { return text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0; }
 
 YAML::Node load_yaml(std::string_view text, const std::string& source) {
   // YAML and JSON files are Unicode text; a file in another 8-bit encoding would put its
@@ -378,7 +376,7 @@ YAML::Node load_yaml(std::string_view text, const std::string& source) {
     // opens a value): only a quoted value that yaml-cpp really read from that quote counts.
     if (!other_unicode && !documents.empty() && text.find_first_of("\"'") != std::string_view::npos) {
       const SyntaxScan scan(text);
-      const std::size_t bom = text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;  // yaml-cpp's offsets leave it out
+      const std::size_t bom = utf8_bom_size(text);  // yaml-cpp's offsets leave it out
       if (scan.unclosed_quote != std::string_view::npos && scan.unclosed_quote >= bom &&
           quoted_scalar_at(documents.front(), static_cast<long>(scan.unclosed_quote - bom))) {
         throw Error(mark_at(text, scan.unclosed_quote).where(source) + ": this quote (" +
@@ -462,7 +460,7 @@ SourceMark YamlReader::position_of(const YAML::Node& node) const {
   // yaml-cpp's offsets are into the text it decoded: a UTF-16/32 file's offsets are not
   // this text's (keep its mark), a UTF-8 byte-order mark is left out of them.
   if (text_.find('\0') != std::string_view::npos) return mark;
-  const std::size_t bom = text_.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
+  const std::size_t bom = utf8_bom_size(text_);
   // A null written out (~, null) is marked where it is written.
   const std::string_view from =
       text_.substr(std::min(static_cast<std::size_t>(mark.offset) + bom, text_.size()));
@@ -483,8 +481,8 @@ SourceMark YamlReader::position_of(const YAML::Node& node) const {
       continue;
     }
     // A comment on this line ('#' after a space or at the line's start) ends before it.
-    const std::size_t line =
-        text_.rfind('\n', i - 1) == std::string_view::npos ? 0 : text_.rfind('\n', i - 1) + 1;
+    const std::size_t newline = text_.rfind('\n', i - 1);
+    const std::size_t line = newline == std::string_view::npos ? 0 : newline + 1;
     std::size_t hash = std::string_view::npos;
     for (std::size_t k = line; k < i; ++k) {
       if (text_[k] == '#' && (k == line || text_[k - 1] == ' ' || text_[k - 1] == '\t')) {

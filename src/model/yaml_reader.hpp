@@ -22,6 +22,10 @@ YAML::Node load_yaml(std::string_view text, const std::string& source);
 /// Throws takt::Error at the first zero byte, or the first byte that is not part of
 /// well-formed UTF-8, as "source:line:column: ..." with what to do about it.
 void check_utf8_text(std::string_view text, const std::string& source);
+/// 3 when `text` starts with a UTF-8 byte-order mark (yaml-cpp's offsets leave it out),
+/// else 0.
+std::size_t utf8_bom_size(std::string_view text);
+
 /// Reads a whole file; throws takt::Error naming the path when it cannot.
 std::string read_text_file(const std::string& path, const std::string& what);
 

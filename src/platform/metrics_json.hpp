@@ -13,6 +13,12 @@
 
 namespace takt::platform {
 
+/// `value` where it was measured (`known`), else null: a JSON value without a
+/// measurement is null, not 0 (docs/measurements.md).
+inline nlohmann::json json_or_null(bool known, double value) {
+  return known ? nlohmann::json(value) : nlohmann::json();
+}
+
 /// The metrics document: run, totals, tasks, system and (when `with_jobs`) every job.
 /// Job times are nanoseconds relative to the run's origin. Format: docs/measurements.md.
 nlohmann::json metrics_to_json(const RunMetrics& metrics, bool with_jobs = true);

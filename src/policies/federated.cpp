@@ -1,13 +1,14 @@
-// The `federated` policy (RTWS) and its RTCG baseline `federated-greedy`: dedicated cores per parallel task, shared cores for the others.
+// The `federated` policy (RTWS) and its RTCG baseline `federated-greedy`: dedicated cores per parallel task,
+// shared cores for the others.
 //
 // A shared core runs its light tasks by preemptive EDF, as the analysis assumes (EDF
 // density Σ C/D ≤ 1 per core): it has one executor thread per task placed on it, and
 // every job handed to an executor gets a SCHED_FIFO level by its rank in deadline order
 // among the jobs active on that core (earliest deadline, highest level). The lane makes
 // the ranking once per pass that released jobs (ReleaseSink::pass_done), on the same
-// CPU and above the executors, so a job with
-// an earlier deadline preempts the running one at once, through the kernel. Without
-// SCHED_FIFO the executors time-share the core (SCHED_OTHER).
+// CPU and above the executors, so a job with an earlier deadline preempts the running
+// one at once, through the kernel. Without SCHED_FIFO the executors time-share the core
+// (SCHED_OTHER).
 #include "policies/federated.hpp"
 
 #include "os/clock.hpp"
