@@ -4,6 +4,7 @@
 #include "apps/segments.hpp"
 #include "apps/synthetic.hpp"
 #include "os/cpu.hpp"
+#include "platform/metrics_json.hpp"
 #include "platform/percentile.hpp"
 #include "takt/error.hpp"
 
@@ -61,6 +62,7 @@ nlohmann::json json_value(const std::optional<double>& v) {
 CpuSpeedReport measure_cpu_speed(const CpuSpeedOptions& options) {
   if (!(options.seconds > 0)) throw Error("--seconds must be positive");
   CpuSpeedReport report;
+  report.provenance = platform::provenance();
   report.seconds = options.seconds;
   report.calibrated = apps::busy_units_per_ns();
   report.short_strands_timed = apps::short_waits_are_timed();
@@ -198,6 +200,7 @@ std::string format_cpu_speed(const CpuSpeedReport& r) {
 nlohmann::json to_json(const CpuSpeedReport& r) {
   nlohmann::json j;
   j["benchmark"] = "cpus";
+  if (r.provenance.is_object()) j.update(r.provenance);
   // false: a stop (stopped_by) ended the measuring early; what was not measured is null.
   j["complete"] = r.complete;
   if (!r.complete && !r.stopped_by.empty()) j["stopped_by"] = r.stopped_by;

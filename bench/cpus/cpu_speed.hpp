@@ -34,6 +34,7 @@ struct CpuSpeed {
 };
 
 struct CpuSpeedReport {
+  nlohmann::json provenance;  ///< platform::provenance() when the measurement started
   double seconds = 0;
   double calibrated = 0;  ///< iterations per ns that the programs assume (apps::busy_units_per_ns)
   /// segments strands shorter than apps::kClockedStrand are timed by the monotonic clock

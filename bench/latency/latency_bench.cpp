@@ -163,14 +163,6 @@ void run_condition(const LatencyBenchOptions& o, const std::vector<int>& cpus, b
   for (const BarrierTeam& team : barrier_teams(p)) barrier(team.threads, team.spin ? spin_before_sleep : 0ns);
 }
 
-nlohmann::json stats_json(const platform::LatencyStats& s) {
-  // Without samples there is no value: null, not 0 (measurements.md's convention).
-  const auto v = [&](double x) { return platform::json_or_null(s.samples > 0, x); };
-  return {{"samples", s.samples},  {"min_us", v(s.min_us)}, {"p25_us", v(s.p25_us)},
-          {"p50_us", v(s.p50_us)}, {"p75_us", v(s.p75_us)}, {"p95_us", v(s.p95_us)},
-          {"p99_us", v(s.p99_us)}, {"max_us", v(s.max_us)}, {"mean_us", v(s.mean_us)}};
-}
-
 }  // namespace
 
 std::vector<BarrierTeam> barrier_teams(unsigned cores) {
@@ -186,6 +178,7 @@ std::vector<BarrierTeam> barrier_teams(unsigned cores) {
 
 LatencyReport run_latency_bench(const LatencyBenchOptions& o, const LatencyCheckpoint& checkpoint) {
   LatencyReport report;
+  report.provenance = platform::provenance();
   report.cpus = os::allowed_cpus().cpus();
   report.privileges = os::privileges().summary();
   report.seconds = o.seconds;
@@ -214,6 +207,7 @@ LatencyReport run_latency_bench(const LatencyBenchOptions& o, const LatencyCheck
 nlohmann::json to_json(const LatencyReport& r) {
   nlohmann::json doc;
   doc["benchmark"] = "latency";
+  if (r.provenance.is_object()) doc.update(r.provenance);
   doc["complete"] = r.complete;  // false: written after a measurement, the run not (yet) finished
   if (!r.stopped_by.empty()) doc["stopped_by"] = r.stopped_by;
   doc["cpus"] = r.cpus;
@@ -235,19 +229,10 @@ nlohmann::json to_json(const LatencyReport& r) {
     jc["condition"] = c.name;
     jc["ran"] = c.ran;
     if (!c.reason.empty()) jc["reason"] = c.reason;
-    nlohmann::json ct;
-    ct["ran"] = c.cyclictest.ran;
-    ct["tool"] = c.cyclictest.tool;
-    ct["reason"] = c.cyclictest.reason;
-    ct["command"] = c.cyclictest.command;
-    ct["policy"] = c.cyclictest.policy;
-    ct["overflows"] = c.cyclictest.overflows;
-    if (c.cyclictest.stopped) ct["stopped"] = true;
-    if (c.cyclictest.ran) ct.update(stats_json(c.cyclictest.latency));
-    jc["cyclictest"] = std::move(ct);
+    jc["cyclictest"] = platform::cyclictest_json(c.cyclictest);
     nlohmann::json results = nlohmann::json::array();
     for (const auto& x : c.results) {
-      nlohmann::json jr = stats_json(x.stats);
+      nlohmann::json jr = platform::latency_stats_json(x.stats);
       jr["benchmark"] = x.benchmark;
       jr["variant"] = x.variant;
       jr["threads"] = x.threads;

@@ -78,6 +78,7 @@ struct LatencyCondition {
 };
 
 struct LatencyReport {
+  nlohmann::json provenance;  ///< platform::provenance() when the benchmark started
   std::vector<int> cpus;
   std::string privileges;
   std::string pm_qos;  ///< the wake-up latency request's summary

@@ -155,6 +155,17 @@ PoliciesReport run_policies_bench(const PoliciesBenchOptions& options) {
   };
 
   PoliciesReport report;
+  report.provenance = platform::provenance();
+  report.options = {
+      {"cores", options.cores},
+      {"utilizations_percent", options.utilizations},
+      {"workloads", options.workloads},
+      {"sets", options.sets},
+      {"min_jobs", options.min_jobs},
+      {"max_run_s", std::chrono::duration<double>(options.max_run).count()},
+      {"cyclictest_s", options.run_cyclictest
+                           ? nlohmann::json(std::chrono::duration<double>(options.cyclictest).count())
+                           : nlohmann::json()}};
   report.privileges = os::privileges().summary();
   report.max_run_seconds = std::chrono::duration<double>(options.max_run).count();
   report.machine = fmt::format("{} allowed CPU(s), m = {} cores used", cpus, options.cores);
@@ -336,6 +347,8 @@ std::string format_markdown(const PoliciesReport& report) {
 nlohmann::json to_json(const PoliciesReport& report) {
   nlohmann::json j;
   j["benchmark"] = "policies";
+  if (report.provenance.is_object()) j.update(report.provenance);
+  if (report.options.is_object()) j["options"] = report.options;
   j["machine"] = report.machine;
   j["privileges"] = report.privileges;
   j["cyclictest"] = platform::cyclictest_json(report.cyclictest);

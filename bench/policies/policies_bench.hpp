@@ -88,6 +88,8 @@ struct CellTally {
 };
 
 struct PoliciesReport {
+  nlohmann::json provenance;  ///< platform::provenance() when the experiment started
+  nlohmann::json options;     ///< the PoliciesBenchOptions that shape the results
   std::string machine;     ///< CPUs, privileges
   std::string privileges;  ///< os::Privileges::summary()
   platform::CyclictestResult cyclictest;

@@ -23,7 +23,6 @@
 #include "platform/percentile.hpp"
 #include "takt/error.hpp"
 #include "takt/runtime.hpp"
-#include "takt/version.hpp"
 
 #include <fmt/core.h>
 #include <oneapi/tbb/global_control.h>
@@ -579,13 +578,6 @@ const char* noise_verdict(const TailComparison& c) {
   return "within the noise";
 }
 
-std::string today() {
-  std::time_t t = std::time(nullptr);
-  char buffer[32];
-  std::strftime(buffer, sizeof buffer, "%Y-%m-%d %H:%M", std::localtime(&t));
-  return buffer;
-}
-
 /// Ignores SIGPIPE while it lives: a request written to a child that has died then fails
 /// with EPIPE, and the parent reports which child did not finish, instead of being
 /// killed by the signal.
@@ -614,6 +606,7 @@ std::size_t round_position(std::size_t round, std::size_t i, std::size_t n) {
 
 int run_runtime_bench(const RuntimeBenchOptions& options) {
   IgnoreSigpipe ignore_sigpipe;
+  const nlohmann::json provenance = platform::provenance();  // the run's start, in every write
   if (!options.json_path.empty()) {
     // Fail before a long run, without leaving a file behind.
     std::filesystem::path path(options.json_path);
@@ -806,8 +799,7 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
     if (options.json_path.empty()) return;
     nlohmann::json j;
     j["benchmark"] = "runtime";
-    j["takt_version"] = takt::version;
-    j["date"] = today();
+    j.update(provenance);
     j["complete"] = complete;  // false: written after a kernel, the run not (yet) finished
     j["stopped"] = stopped;    // a stop ended the measuring early (complete stays false)
     j["quick"] = quick;

@@ -1,6 +1,7 @@
 // The scheduling framework's benchmark: cost per pipeline stage and admit / schedule cost against #PEs.
 #include "bench/sched/sched_bench.hpp"
 
+#include "platform/metrics_json.hpp"
 #include "platform/percentile.hpp"
 #include "policies/builtin_topologies.hpp"
 #include "sched/scheduler.hpp"
@@ -400,6 +401,7 @@ nlohmann::json run_sched_bench(const SchedBenchOptions& options) {
                         {"quick", o.quick},
                         {"hardware_threads", std::thread::hardware_concurrency()},
                         {"threads_used", 1}};
+  result.update(platform::provenance());
   result["timer_overhead_ns"] = timer_overhead_ns();
   auto checkpoint = [&] {
     if (o.checkpoint) o.checkpoint(result);

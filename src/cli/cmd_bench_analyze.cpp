@@ -9,7 +9,6 @@
 #include "platform/percentile.hpp"
 #include "platform/stop_flag.hpp"
 #include "takt/error.hpp"
-#include "takt/version.hpp"
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
@@ -71,6 +70,7 @@ model::TaskSet make_set(analysis::GeneratorMethod method, int count, int cores, 
 /// left out, no row is measured after it, and the rows measured are printed and written,
 /// marked partial; cli::finish_command then ends takt by the signal.
 int run_bench(const BenchArgs& a) {
+  const nlohmann::json provenance = platform::provenance();
   platform::StopOnSignal stop(
       "\ntakt bench analyze: stopping; the row in flight is left out, the rows measured are written; a third "
       "Ctrl-C ends takt at once, without results\n");
@@ -183,10 +183,12 @@ int run_bench(const BenchArgs& a) {
     fmt::print("\npartial: {} before the first row was measured\n", cut_short);
   }
   if (!a.json_file.empty()) {
-    nlohmann::ordered_json doc{{"benchmark", "analyze"},
-                               {"takt_version", takt::version},
-                               {"complete", complete}};
+    nlohmann::ordered_json doc{{"benchmark", "analyze"}};
+    for (const auto& [key, value] : provenance.items()) doc[key] = value;
+    doc["complete"] = complete;
     if (!complete && invalid.empty()) doc["stopped_by"] = signal;
+    doc["tasks"] = a.tasks;
+    doc["cores"] = a.cores;
     doc["repetitions"] = a.repetitions;
     doc["utilization_share"] = a.utilization_share;
     doc["note"] =
@@ -196,7 +198,8 @@ int run_bench(const BenchArgs& a) {
     if (!complete) doc["not_measured"] = not_measured;
     // Of the rows measured; null when none was.
     doc["slowest_total_s"] = results.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(worst);
-    platform::write_text_file(a.json_file, doc.dump(2) + "\n");
+    platform::write_text_file(
+        a.json_file, doc.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
   }
   if (!invalid.empty()) {
     fmt::print(stderr, "takt: error: {}{}\n", invalid,

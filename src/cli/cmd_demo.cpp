@@ -69,7 +69,7 @@ int run_demo(const DemoOptions& options) {
   // not run, and what ran is printed and written; then takt ends by the signal.
   platform::StopOnSignal stop(
       "\ntakt demo runtime: stopping after the computation in flight; a third Ctrl-C ends takt at once\n");
-  nlohmann::json out;
+  nlohmann::json out = platform::provenance();
   pool.reset_statistics();  // idle time counts from here, not from the pool's start
   auto t0 = Clock::now();
   std::uint64_t fib = pool.run([n = options.fib_n] { return apps::fib(n); });
@@ -83,7 +83,7 @@ int run_demo(const DemoOptions& options) {
     stop.measured();
     out["stopped_by"] = stop.signal_name();
     fmt::print("\nstopped by {}: UTS not run\n", stop.signal_name());
-    if (!options.json.empty()) platform::write_text_file(options.json, out.dump(2) + '\n');
+    if (!options.json.empty()) platform::write_json_file(options.json, out);
     return exit_ok;
   }
 
@@ -98,7 +98,7 @@ int run_demo(const DemoOptions& options) {
   out["uts"] = {{"nodes", uts.nodes}, {"leaves", uts.leaves}, {"depth", uts.max_depth}, {"ms", uts_ms}};
   stop.measured();
   if (!options.json.empty()) {
-    platform::write_text_file(options.json, out.dump(2) + '\n');
+    platform::write_json_file(options.json, out);
   }
   return exit_ok;
 }

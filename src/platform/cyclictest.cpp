@@ -3,6 +3,7 @@
 
 #include "os/clock.hpp"
 #include "os/realtime.hpp"
+#include "platform/metrics_json.hpp"
 #include "platform/percentile.hpp"
 #include "takt/error.hpp"
 
@@ -495,18 +496,23 @@ std::string cyclictest_summary(const CyclictestResult& c) {
                      c.reason.empty() ? std::string() : " (" + c.reason + ")");
 }
 
+nlohmann::json latency_stats_json(const LatencyStats& s) {
+  const auto v = [&](double x) { return json_or_null(s.samples > 0, x); };
+  return {{"samples", s.samples},  {"min_us", v(s.min_us)}, {"p25_us", v(s.p25_us)},
+          {"p50_us", v(s.p50_us)}, {"p75_us", v(s.p75_us)}, {"p95_us", v(s.p95_us)},
+          {"p99_us", v(s.p99_us)}, {"max_us", v(s.max_us)}, {"mean_us", v(s.mean_us)}};
+}
+
 nlohmann::json cyclictest_json(const CyclictestResult& c) {
-  return {{"ran", c.ran},
-          {"tool", c.tool},
-          {"reason", c.reason},
-          {"command", c.command},
-          {"policy", c.policy},
-          {"samples", c.latency.samples},
-          {"p50_us", c.latency.p50_us},
-          {"p95_us", c.latency.p95_us},
-          {"p99_us", c.latency.p99_us},
-          {"max_us", c.latency.max_us},
-          {"stopped", c.stopped}};
+  nlohmann::json j = latency_stats_json(c.latency);
+  j.update({{"ran", c.ran},
+            {"tool", c.tool},
+            {"reason", c.reason},
+            {"command", c.command},
+            {"policy", c.policy},
+            {"overflows", c.overflows},
+            {"stopped", c.stopped}});
+  return j;
 }
 
 }  // namespace takt::platform

@@ -92,8 +92,13 @@ CyclictestResult parse_cyclictest_histogram(std::string_view output);
 /// there), or "cyclictest: did not run (REASON)".
 std::string cyclictest_summary(const CyclictestResult& result);
 
-/// The result for a JSON report: ran, tool, reason, command, policy, samples, p50_us,
-/// p95_us, p99_us, max_us, stopped.
+/// The statistics for a JSON report: samples, min_us, p25_us, p50_us, p75_us, p95_us,
+/// p99_us, max_us, mean_us; each null without samples (a value without a measurement is
+/// null, not 0).
+nlohmann::json latency_stats_json(const LatencyStats& stats);
+
+/// The result for a JSON report: ran, tool, reason, command, policy, overflows, stopped
+/// and latency_stats_json() of its latency.
 nlohmann::json cyclictest_json(const CyclictestResult& result);
 
 }  // namespace takt::platform

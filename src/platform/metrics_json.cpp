@@ -2,6 +2,7 @@
 #include "platform/metrics_json.hpp"
 
 #include "takt/error.hpp"
+#include "takt/version.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -15,6 +16,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <string_view>
 
@@ -42,6 +44,19 @@ nlohmann::json stats_json(const DurationStats& s, double (*unit)(nanoseconds), b
 }
 
 }  // namespace
+
+nlohmann::json provenance() {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char date[32];
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  // NUL-separated arguments, each ended by a NUL.
+  nlohmann::json command = nlohmann::json::array();
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  for (std::string argument; std::getline(in, argument, '\0');) command.push_back(argument);
+  return {{"takt_version", takt::version}, {"date", date}, {"command", std::move(command)}};
+}
 
 nlohmann::json metrics_to_json(const RunMetrics& m, bool with_jobs) {
   nlohmann::json doc;

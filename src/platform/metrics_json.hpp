@@ -19,6 +19,13 @@ inline nlohmann::json json_or_null(bool known, double value) {
   return known ? nlohmann::json(value) : nlohmann::json();
 }
 
+/// Where a result file came from, for comparing results over time: `takt_version`,
+/// `date` (when this is called, UTC, ISO 8601 to the second: "2026-11-27T16:40:57Z") and
+/// `command` (this process's arguments as given, argv[0] first, from /proc/self/cmdline;
+/// an empty list where that cannot be read). Every benchmark's JSON and `takt run`'s
+/// carry them at the top level.
+nlohmann::json provenance();
+
 /// The metrics document: run, totals, tasks, system and (when `with_jobs`) every job.
 /// Job times are nanoseconds relative to the run's origin. Format: docs/measurements.md.
 nlohmann::json metrics_to_json(const RunMetrics& metrics, bool with_jobs = true);

@@ -239,6 +239,7 @@ void report_stall(std::FILE* messages, const Stall& stall, const std::vector<Per
 RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult& verdict, Policy& policy,
                        const RunOptions& options) {
   if (options.duration && options.jobs) throw Error("give either a duration or a number of jobs, not both");
+  const nlohmann::json started = provenance();  // the JSON's takt_version, date and command
   // The outputs are written after the run: a path that cannot take them fails now.
   if (options.json) check_writable(*options.json);
   if (options.trace) check_writable(*options.trace);
@@ -438,6 +439,7 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
     if (options.json) {
       try {
         nlohmann::json document = metrics_to_json(result.metrics);
+        document.update(started);
         document["policy"] = details;
         document["policy"]["name"] = policy.name();
         document["cores"] = {{"cpus", cores.all().to_string()},

@@ -1,5 +1,6 @@
 // Tests of `takt analyze`, `takt generate`, `takt convert` and `takt bench analyze`, run as programs.
 #include "model/task_set_parser.hpp"
+#include "takt/version.hpp"
 
 #include "../support/command_test.hpp"
 
@@ -12,6 +13,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -889,3 +891,49 @@ TEST_F(Commands, AThreadThatCannotStartIsNamedWithTheLimitToRaise) {
   EXPECT_NE(o.err.find("raise the limit on threads (ulimit -u"), std::string::npos) << o.err;
 }
 
+TEST_F(Commands, EveryBenchmarkAndRunJsonSaysWhereItCameFrom) {
+  // Results compared over time need the version, the date and the exact command: latency,
+  // policies, cpus and sched wrote none of them (policies' options were only in a
+  // sentence), runtime a local date without a zone, analyze no date.
+  const std::vector<std::pair<std::string, std::string>> commands{
+      {"analyze", "bench analyze --tasks 30 --cores 8 --repetitions 1"},
+      {"cpus", "bench cpus --seconds 0.01"},
+      {"latency", "bench latency --seconds 0.1 --no-fifo --no-cyclictest"},
+      {"sched", "bench sched --quick --repeats 1 --depths 1 --skip-scaling --skip-baselines"},
+      {"policies", "bench policies --utilization 30 --workload fine --sets 1 --min-jobs 1 --no-cyclictest"},
+      {"runtime", "bench runtime --quick --kernels fib-1worker --runtimes takt serial"},
+      {"run", "run " + example("10-run.yaml") + " --duration 0.2s --no-cyclictest"},
+  };
+  const auto before = std::chrono::system_clock::now() - std::chrono::seconds(2);
+  for (const auto& [name, args] : commands) {
+    const std::string file = (dir_ / (name + ".json")).string();
+    Outcome r = takt(args + " --json " + file, "TAKT_NO_RT=1");
+    ASSERT_EQ(r.status, 0) << args << "\n" << r.err;
+    const auto j = nlohmann::json::parse(takt::testing::slurp(file));
+    EXPECT_EQ(j["takt_version"], takt::version) << name;
+    // UTC, ISO 8601 to the second, at or after the test started and not in the future.
+    const std::string date = j["date"].get<std::string>();
+    std::tm t{};
+    ASSERT_NE(strptime(date.c_str(), "%Y-%m-%dT%H:%M:%SZ", &t), nullptr) << date;
+    EXPECT_EQ(date.size(), 20u) << date;
+    const auto when = std::chrono::system_clock::from_time_t(timegm(&t));
+    EXPECT_GE(when, before - std::chrono::seconds(1)) << date;
+    EXPECT_LE(when, std::chrono::system_clock::now()) << date;
+    // The command as given, word for word: the program, then every argument.
+    std::istringstream words(args + " --json " + file);
+    std::vector<std::string> expected{TAKT_BINARY};
+    for (std::string w; words >> w;) expected.push_back(w);
+    EXPECT_EQ(j["command"].get<std::vector<std::string>>(), expected) << name;
+    if (name != "run") {
+      EXPECT_EQ(j["benchmark"], name);
+    }
+    if (name == "policies") {  // the options that shape the cells, as values
+      EXPECT_EQ(j["options"]["utilizations_percent"], nlohmann::json::array({30})) << j["options"];
+      EXPECT_EQ(j["options"]["workloads"], nlohmann::json::array({"fine"})) << j["options"];
+      EXPECT_EQ(j["options"]["sets"], 1);
+      EXPECT_EQ(j["options"]["min_jobs"], 1);
+      EXPECT_EQ(j["options"]["cores"], 2);
+      EXPECT_TRUE(j["options"]["cyclictest_s"].is_null()) << j["options"];
+    }
+  }
+}

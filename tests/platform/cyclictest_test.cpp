@@ -292,3 +292,45 @@ TEST(Cyclictest, AProgramThatCannotBeRunIsReportedNotThrown) {
   EXPECT_FALSE(r.ran);
   EXPECT_NE(r.reason.find("cannot start '" + fake.string() + "'"), std::string::npos) << r.reason;
 }
+
+TEST(CyclictestJson, GivesEveryStatisticAndTheOverflowsAndNullWithoutSamples) {
+  // The JSON of takt run's floor and bench policies' gave p50, p95, p99 and max only, and
+  // no overflows (samples beyond the histogram, counted at its maximum): a reader could
+  // not tell a true maximum from a capped one. bench latency wrote all of them.
+  CyclictestResult c;
+  c.ran = true;
+  c.policy = "SCHED_FIFO/90";
+  c.overflows = 3;
+  c.latency = {.samples = 400,
+               .min_us = 2,
+               .p25_us = 5,
+               .p50_us = 7,
+               .p75_us = 9,
+               .p95_us = 20,
+               .p99_us = 40,
+               .max_us = 10000,
+               .mean_us = 8.5};
+  const nlohmann::json j = cyclictest_json(c);
+  EXPECT_EQ(j["overflows"], 3);
+  EXPECT_EQ(j["samples"], 400);
+  EXPECT_EQ(j["min_us"], 2.0);
+  EXPECT_EQ(j["p25_us"], 5.0);
+  EXPECT_EQ(j["p50_us"], 7.0);
+  EXPECT_EQ(j["p75_us"], 9.0);
+  EXPECT_EQ(j["p95_us"], 20.0);
+  EXPECT_EQ(j["p99_us"], 40.0);
+  EXPECT_EQ(j["max_us"], 10000.0);
+  EXPECT_EQ(j["mean_us"], 8.5);
+  EXPECT_EQ(j["policy"], "SCHED_FIFO/90");
+  EXPECT_TRUE(j["ran"].get<bool>());
+  EXPECT_FALSE(j["stopped"].get<bool>());
+
+  CyclictestResult none;  // did not run: no statistic is 0 µs
+  none.reason = "cyclictest not found";
+  const nlohmann::json n = cyclictest_json(none);
+  EXPECT_EQ(n["samples"], 0);
+  for (const char* key : {"min_us", "p25_us", "p50_us", "p75_us", "p95_us", "p99_us", "max_us", "mean_us"}) {
+    EXPECT_TRUE(n[key].is_null()) << key << ": " << n.dump();
+  }
+  EXPECT_EQ(n["reason"], "cyclictest not found");
+}
