@@ -51,7 +51,7 @@ struct Options {
                      "Jobs per (workload, utilization, policy) at least (default 1000); each run stops after "
                      "30 s, and a cell "
                      "left with fewer jobs is flagged")
-          ->check(whole_at_least(1));
+          ->check(whole_at_least(1, o->min_jobs));
       app.add_option("--cyclictest-seconds", o->cyclictest_seconds, "How long cyclictest runs (default 10)")
           ->check(CLI::Range(1.0, 3600.0));
       app.add_flag("--no-cyclictest", o->no_cyclictest, "Do not run cyclictest");

@@ -26,11 +26,11 @@ namespace {
           ->check(output_file());
       app.add_option("--repetitions", options->repetitions,
                      "Timed runs per kernel and runtime (default: per kernel)")
-          ->check(whole_at_least(1));
+          ->check(whole_at_least(1, options->repetitions));
       app.add_flag("--quick", options->quick, "Small sizes and few runs (a smoke test, well under a minute)");
       app.add_option("--workers", options->workers,
                      "Threads per runtime (default: the CPUs this process may use)")
-          ->check(whole_at_least(1));
+          ->check(whole_at_least(1, options->workers));
       // Callbacks, not "!--no-pin" flags: CLI11 prints those as "--no-pin{false}".
       app.add_flag_callback(
           "--no-pin", [options] { options->pin = false; },

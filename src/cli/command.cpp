@@ -190,25 +190,31 @@ CLI::Validator whole_in_range(long long minimum, long long maximum) {
       fmt::format("INT in [{}, {}]", minimum, maximum));
 }
 
-CLI::Validator whole_at_least(long long minimum) {
+CLI::Validator whole_at_least(long long minimum, unsigned long long maximum) {
   return CLI::Validator(
-      [minimum](std::string& text) -> std::string {
+      [minimum, maximum](std::string& text) -> std::string {
         const char* end = text.data() + text.size();
         const std::string expected =
             fmt::format("expects a whole number of at least {}, not '{}'", minimum, text);
         std::from_chars_result parsed{};
         bool below = false;
-        if (text.empty() || text[0] != '-') {  // the whole unsigned 64-bit range (seeds)
+        bool above = false;
+        if (text.empty() || text[0] != '-') {  // up to the whole unsigned 64-bit range (seeds)
           unsigned long long value = 0;
           parsed = std::from_chars(text.data(), end, value);
           below = minimum > 0 && value < static_cast<unsigned long long>(minimum);
+          above = value > maximum;
         } else {
           long long value = 0;
           parsed = std::from_chars(text.data(), end, value);
           below = value < minimum;
         }
-        if (parsed.ec == std::errc::result_out_of_range) return fmt::format("'{}' is too large", text);
+        const std::string too_large = maximum == ULLONG_MAX
+                                          ? fmt::format("'{}' is too large", text)
+                                          : fmt::format("'{}' is too large: at most {}", text, maximum);
+        if (parsed.ec == std::errc::result_out_of_range) return too_large;
         if (parsed.ec != std::errc() || parsed.ptr != end || below) return expected;
+        if (above) return too_large;
         return {};
       },
       fmt::format("INT>={}", minimum));

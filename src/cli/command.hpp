@@ -8,7 +8,10 @@
 #include <CLI/CLI.hpp>
 
 #include <chrono>
+#include <climits>
+#include <concepts>
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -33,8 +36,15 @@ struct Command {
 
 /// A CLI11 check for a whole-number option of at least `minimum` whose message says so
 /// ("--cores: expects a whole number of at least 1, not '0'"), instead of CLI11's
-/// PositiveNumber range of doubles.
-CLI::Validator whole_at_least(long long minimum);
+/// PositiveNumber range of doubles; a number above `maximum` is "too large" (at most
+/// `maximum`).
+CLI::Validator whole_at_least(long long minimum, unsigned long long maximum);
+/// The same for an option stored in `target`: at most the largest value of its type
+/// (an int option given 99999999999 got CLI11's "Could not convert").
+template <std::integral T>
+CLI::Validator whole_at_least(long long minimum, const T& /*target*/) {
+  return whole_at_least(minimum, static_cast<unsigned long long>(std::numeric_limits<T>::max()));
+}
 /// The same, also at most `maximum` ("--cores: expects a whole number from 1 to 65536, not
 /// '3000000000'", where CLI11's conversion said "Could not convert").
 CLI::Validator whole_in_range(long long minimum, long long maximum);

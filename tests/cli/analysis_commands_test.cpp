@@ -581,6 +581,21 @@ TEST_F(Commands, WholeNumberOptionsSayWhatTheyExpect) {
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.err.find("is too large"), std::string::npos) << r.err;
   EXPECT_EQ(takt("analyze " + example("01-one-task.yaml") + " --cores 3").status, 0);
+  // An int option beyond int: CLI11 said "Could not convert: --tasks = 3000000000".
+  // INT_MAX = 2147483647; run's --jobs is 64-bit signed, profile's unsigned.
+  for (const auto& [args, message] : std::vector<std::pair<std::string, std::string>>{
+           {"bench analyze --tasks 3000000000", "--tasks: '3000000000' is too large: at most 2147483647"},
+           {"bench analyze --repetitions 3000000000",
+            "--repetitions: '3000000000' is too large: at most 2147483647"},
+           {"bench runtime --repetitions 3000000000",
+            "--repetitions: '3000000000' is too large: at most 2147483647"},
+           {"run " + example("10-run.yaml") + " --jobs 9223372036854775808",
+            "--jobs: '9223372036854775808' is too large: at most 9223372036854775807"}}) {
+    r = takt(args);
+    EXPECT_EQ(r.status, 1) << args;
+    EXPECT_NE(r.err.find(message), std::string::npos) << args << ": " << r.err;
+    EXPECT_EQ(r.err.find("Could not convert"), std::string::npos) << r.err;
+  }
 }
 
 TEST_F(Commands, AnalyzeRejectsATopologyThatTaktRunCouldNotBuild) {
