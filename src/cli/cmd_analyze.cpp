@@ -33,15 +33,8 @@ int run_analyze(const AnalyzeArgs& a) {
   // Nor may a segments task's args describe other segments than the ones analysed.
   for (const model::Task& t : set.tasks) (void)platform::program_arguments(t, set.source);
   analysis::AnalysisOptions options;
-  if (!a.policy.empty()) {
-    options.policy = model::parse_policy(a.policy);
-    if (!options.policy)
-      throw Error("unknown policy '" + a.policy + "'; use one of " + model::policy_names());
-  }
-  if (!a.fit.empty()) {
-    options.fit = model::parse_fit(a.fit);
-    if (!options.fit) throw Error("unknown --fit '" + a.fit + "'; use first-fit or worst-fit");
-  }
+  if (!a.policy.empty()) options.policy = policy_option(a.policy);
+  if (!a.fit.empty()) options.fit = fit_option(a.fit);
   if (!a.delta.empty()) {
     options.delta = delta_option(a.delta);
   }

@@ -52,10 +52,17 @@ double parse_utilization(const std::string& text, int cores) {
     }
   }
   if (!decimal || used == 0 || used != number.size() || !(value > 0) || !std::isfinite(value)) {
-    throw Error("--utilization '" + text +
-                "' is not a positive number; write e.g. 1.5 (cores) or 60% (of --cores)");
+    throw OptionError("--utilization '" + text +
+                      "' is not a positive number; write e.g. 1.5 (cores) or 60% (of --cores)");
   }
-  return percent ? value / 100.0 * cores : value;
+  const double utilization = percent ? value / 100.0 * cores : value;
+  if (utilization > cores) {  // analysis::generate refuses it too; here it is the options' fault
+    throw OptionError(
+        fmt::format("--utilization {}{} is more than --cores {}: no policy can schedule more than m; "
+                    "lower --utilization or raise --cores",
+                    text, percent ? fmt::format(" ({:g} cores)", utilization) : "", cores));
+  }
+  return utilization;
 }
 
 std::string command_line(const GenerateArgs& a) {
@@ -72,7 +79,8 @@ std::string command_line(const GenerateArgs& a) {
 int run_generate(const GenerateArgs& a) {
   analysis::GeneratorOptions o;
   auto method = analysis::parse_generator_method(a.method);
-  if (!method) throw Error("unknown --method '" + a.method + "'; use paws, rt-openmp, rtws or synthetic");
+  if (!method)
+    throw OptionError("unknown --method '" + a.method + "'; use paws, rt-openmp, rtws or synthetic");
   o.method = *method;
   o.cores = a.cores;
   o.utilization = parse_utilization(a.utilization, a.cores);
@@ -81,7 +89,8 @@ int run_generate(const GenerateArgs& a) {
   o.program = a.program;
   o.synthetic_type = a.type;
   auto span_limit = analysis::parse_span_limit(a.span_limit);
-  if (!span_limit) throw Error("unknown --span-limit '" + a.span_limit + "'; use deadline or half-deadline");
+  if (!span_limit)
+    throw OptionError("unknown --span-limit '" + a.span_limit + "'; use deadline or half-deadline");
   o.span_limit = *span_limit;
   if (o.method == analysis::GeneratorMethod::rtws) {
     o.programs = a.programs.empty() ? analysis::default_rtws_profiles()
@@ -140,8 +149,9 @@ int run_generate(const GenerateArgs& a) {
       programs->check(input_file("the --programs file"));
       auto* program = app.add_option("--program", args->program,
                                      "rtws: use only this program (e.g. cholesky); default: all");
-      auto* type =
-          app.add_option("--type", args->type, "synthetic: task type 1, 2 or 3 (default: random per task)");
+      auto* type = app.add_option("--type", args->type,
+                                  "synthetic: task type 1, 2 or 3 (default, or 0: random per task)")
+                       ->check(CLI::Range(0, 3));
       auto* span_limit =
           app.add_option("--span-limit", args->span_limit,
                          "rtws: a program takes a utilization u when its span L < D = C/u, or δ·L̂ < D when "
@@ -157,8 +167,8 @@ int run_generate(const GenerateArgs& a) {
                                                                   {type, "synthetic"}};
         for (const auto& [option, method] : only) {
           if (option->count() > 0 && args->method != method) {
-            throw Error(fmt::format("{} applies to --method {} only; remove it or use --method {}",
-                                    option->get_name(), method, method));
+            throw OptionError(fmt::format("{} applies to --method {} only; remove it or use --method {}",
+                                          option->get_name(), method, method));
           }
         }
         return run_generate(*args);

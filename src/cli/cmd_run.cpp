@@ -39,14 +39,8 @@ int run_run(const RunArgs& a) {
   model::TaskSet set = model::parse_task_set_file(a.file);
 
   analysis::AnalysisOptions options;
-  if (!a.policy.empty()) {
-    options.policy = model::parse_policy(a.policy);
-    if (!options.policy) throw Error("unknown policy '" + a.policy + "'; use one of " + model::policy_names());
-  }
-  if (!a.fit.empty()) {
-    options.fit = model::parse_fit(a.fit);
-    if (!options.fit) throw Error("unknown --fit '" + a.fit + "'; use first-fit or worst-fit");
-  }
+  if (!a.policy.empty()) options.policy = policy_option(a.policy);
+  if (!a.fit.empty()) options.fit = fit_option(a.fit);
   if (!a.delta.empty()) {
     options.delta = delta_option(a.delta);
   }

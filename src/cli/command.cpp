@@ -139,22 +139,36 @@ model::Decimal delta_option(const std::string& text) {
   model::Decimal delta;
   try {
     delta = model::Decimal::parse(text);
-  } catch (const Error& e) {
-    throw Error(std::string("--delta: ") + e.what());
+  } catch (const Error&) {
+    throw OptionError(
+        fmt::format("--delta: expects a decimal number of at least 1 (such as 1.5), not '{}'", text));
   }
-  if (std::string problem = model::delta_problem(delta); !problem.empty()) throw Error("--delta " + problem);
+  if (std::string problem = model::delta_problem(delta); !problem.empty()) {
+    throw OptionError("--delta " + problem);
+  }
   return delta;
+}
+
+model::Policy policy_option(const std::string& text) {
+  if (auto policy = model::parse_policy(text)) return *policy;
+  throw OptionError("unknown policy '" + text + "'; use one of " + model::policy_names());
+}
+
+model::Fit fit_option(const std::string& text) {
+  if (auto fit = model::parse_fit(text)) return *fit;
+  throw OptionError("unknown --fit '" + text + "'; use first-fit or worst-fit");
 }
 
 void check_policy_options(model::Policy policy, bool delta_given, bool fit_given) {
   const bool federated = policy == model::Policy::federated || policy == model::Policy::federated_greedy;
   if (delta_given && !federated) {
-    throw Error(fmt::format("--delta is δ of the federated core grant (rtws eq. 3), which the {} policy does "
-                            "not use; leave --delta out, or give --policy federated or federated-greedy",
-                            model::to_string(policy)));
+    throw OptionError(
+        fmt::format("--delta is δ of the federated core grant (rtws eq. 3), which the {} policy does "
+                    "not use; leave --delta out, or give --policy federated or federated-greedy",
+                    model::to_string(policy)));
   }
   if (fit_given && policy == model::Policy::gedf_paws) {
-    throw Error(
+    throw OptionError(
         "--fit chooses how tasks are packed onto cores (federated's shared cores, partitioned-dm's strands), "
         "which the gedf-paws policy does not do; leave --fit out, or give another --policy");
   }
@@ -432,6 +446,8 @@ int run_main(int argc, char** argv) {
     } else {
       fmt::print(stderr, "takt: error: no subcommand given; see takt --help\n");
     }
+  } catch (const OptionError& e) {
+    code = command_line_error(e.what());
   } catch (const takt::Error& e) {
     fmt::print(stderr, "takt: error: {}\n", e.what());
     code = exit_bad_input;

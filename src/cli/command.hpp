@@ -4,6 +4,7 @@
 #include "model/decimal.hpp"
 #include "model/policy.hpp"
 #include "model/task_set.hpp"
+#include "takt/error.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -71,12 +72,24 @@ CLI::Validator duration_option(bool positive);
 /// least 2.048us (...), not '0s'"). The --help line shows DURATION>=minimum.
 CLI::Validator duration_at_least(std::chrono::nanoseconds minimum, std::string meaning);
 
+/// A command-line value that a command refuses once it runs (an unknown --policy, a
+/// --delta below 1, an option of another --method): reported as CLI11's own errors are,
+/// with the line that names the command's --help.
+class OptionError : public Error {
+ public:
+  using Error::Error;
+};
+
 /// The value of a --delta option (δ of rtws eq. 3: a decimal of at least 1); throws
-/// takt::Error naming --delta when `text` is no such number.
+/// OptionError naming --delta when `text` is no such number.
 model::Decimal delta_option(const std::string& text);
+/// The value of a --policy option; throws OptionError naming the policies for an unknown one.
+model::Policy policy_option(const std::string& text);
+/// The value of a --fit option; throws OptionError naming the two for an unknown one.
+model::Fit fit_option(const std::string& text);
 /// Refuses --delta and --fit where the policy that runs (`policy`) does not use them,
-/// instead of ignoring them: --delta only for the federated policies, --fit not for
-/// gedf-paws.
+/// instead of ignoring them (OptionError): --delta only for the federated policies, --fit
+/// not for gedf-paws.
 void check_policy_options(model::Policy policy, bool delta_given, bool fit_given);
 /// A note (lines ending in '\n', or "") naming the task set's own `delta` and `fit`
 /// that `policy` does not use. Not an error, unlike the flags: one file may be run
