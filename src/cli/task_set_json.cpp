@@ -2,6 +2,7 @@
 #include "cli/task_set_json.hpp"
 
 #include "model/duration.hpp"
+#include "model/task_set_writer.hpp"
 
 namespace takt::cli {
 
@@ -21,10 +22,10 @@ json task_set_json(const model::TaskSet& set) {
   }
   global["policy"] = model::to_string(g.policy);
   if (g.delta) global["delta"] = g.delta->to_string();
-  global["fit"] = model::to_string(g.fit);
+  if (model::writes_fit(g)) global["fit"] = model::to_string(g.fit);
   if (g.duration) global["duration"] = format_duration(*g.duration);
   if (g.jobs) global["jobs"] = *g.jobs;
-  global["overrun"] = model::to_string(g.overrun);
+  if (model::writes_overrun(g)) global["overrun"] = model::to_string(g.overrun);
   out["global"] = global;
   json tasks = json::array();
   for (const model::Task& t : set.tasks) {

@@ -93,6 +93,12 @@ void write_header_comment(std::ostream& out, const std::string& header) {
   out << "\n";
 }
 
+bool writes_fit(const Global& global) {
+  return global.fit != Global{}.fit || global.policy == Policy::partitioned_dm;
+}
+
+bool writes_overrun(const Global& global) { return global.overrun != Global{}.overrun; }
+
 std::string write_task_set(const TaskSet& set, const std::string& header) {
   std::ostringstream out;
   write_header_comment(out, header);
@@ -101,11 +107,10 @@ std::string write_task_set(const TaskSet& set, const std::string& header) {
   if (g.cores) out << "  cores: " << cores_text(*g.cores) << "\n";
   out << "  policy: " << to_string(g.policy) << "\n";
   if (g.delta) out << "  delta: " << g.delta->to_string() << "\n";
-  if (g.fit != Global{}.fit || g.policy == Policy::partitioned_dm)
-    out << "  fit: " << to_string(g.fit) << "\n";
+  if (writes_fit(g)) out << "  fit: " << to_string(g.fit) << "\n";
   if (g.duration) out << "  duration: " << format_duration(*g.duration) << "\n";
   if (g.jobs) out << "  jobs: " << *g.jobs << "\n";
-  if (g.overrun != Global{}.overrun) out << "  overrun: " << to_string(g.overrun) << "\n";
+  if (writes_overrun(g)) out << "  overrun: " << to_string(g.overrun) << "\n";
   out << "\ntasks:\n";
   for (const Task& t : set.tasks) {
     out << "  - name: " << yaml_scalar(t.name) << "\n";

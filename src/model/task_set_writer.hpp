@@ -18,6 +18,13 @@ std::string write_task_set(const TaskSet& set, const std::string& header = {});
 /// when `header` is empty.
 void write_header_comment(std::ostream& out, const std::string& header);
 
+/// Whether the written form of `global` (YAML here, JSON in takt generate/convert --json)
+/// names its `fit`: when it is not the default, and always under partitioned-dm, whose
+/// strand placement it chooses.
+bool writes_fit(const Global& global);
+/// Whether it names its `overrun`: when it is not the default.
+bool writes_overrun(const Global& global);
+
 /// A YAML scalar for `text`, quoted only when YAML needs it.
 std::string yaml_scalar(const std::string& text);
 

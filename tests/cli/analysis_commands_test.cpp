@@ -310,6 +310,15 @@ TEST_F(Commands, GenerateIsReproducibleAndValid) {
     Outcome js = takt(args + " --json -o " + (dir_ / "c.json").string());
     ASSERT_EQ(js.status, 0) << js.err;
     EXPECT_EQ(takt::model::parse_task_set_file((dir_ / "c.json").string()).tasks.size(), set.tasks.size());
+    // ... and names the same global keys as the YAML: it wrote fit and overrun always,
+    // so analyze and run of a paws set said its fit was not used.
+    const auto global = nlohmann::json::parse(takt::testing::slurp(dir_ / "c.json"))["global"];
+    const std::string yaml = takt::testing::slurp(dir_ / "a.yaml");
+    EXPECT_EQ(global.contains("fit"), yaml.find("\n  fit: ") != std::string::npos) << global;
+    EXPECT_EQ(global.contains("overrun"), yaml.find("\n  overrun: ") != std::string::npos) << global;
+    EXPECT_EQ(global.contains("fit"), std::string(method) == "rt-openmp") << global;  // partitioned-dm's
+    Outcome note = takt("analyze " + (dir_ / "c.json").string());
+    EXPECT_EQ(note.err.find("is not used"), std::string::npos) << note.err;
   }
   EXPECT_EQ(takt("generate --method nosuch --cores 2 --utilization 1").status, 1);
   EXPECT_EQ(takt("generate --method paws --cores 2 --utilization abc").status, 1);
