@@ -26,10 +26,13 @@ int run_convert(const ConvertArgs& a) {
   if (a.json) {
     text = task_set_json(set).dump(2) + "\n";
   } else {
+    // The duration is written only when a task has iterations (docs/task-set-format.md).
     text = model::write_task_set(
-        set, "converted by takt convert from " + a.file +
-                 "\n(.rtpt of the WUSTL federated-scheduling tools: core range, then per task a program line "
-                 "and a timing line)\nduration = the longest iterations x period of the file's tasks");
+        set,
+        "converted by takt convert from " + a.file +
+            "\n(.rtpt of the WUSTL federated-scheduling tools: core range, then per task a program line "
+            "and a timing line)" +
+            (set.global.duration ? "\nduration = the longest iterations x period of the file's tasks" : ""));
   }
   (void)model::parse_task_set(text, "<converted>");
   if (a.output.empty()) {

@@ -255,7 +255,10 @@ class Reader : public YamlReader {
     }
     if (YAML::Node n = node["priority"]) {
       std::int64_t p = integer(n, who + ": priority", 1);
-      if (p > 1'000'000) fail(n, who + ": priority " + std::to_string(p) + " is too large");
+      if (p > 1'000'000) {
+        fail(n,
+             who + ": priority " + std::to_string(p) + " is too large: at most 1000000 (1 is the highest)");
+      }
       task.priority = static_cast<int>(p);
     }
     if (YAML::Node n = node["program"]) {

@@ -367,6 +367,16 @@ TEST_F(Commands, ConvertRtpt) {
   Outcome bad = takt("convert " + write("bad.rtpt", "0 3\nprog\n1 2\n").string());
   EXPECT_EQ(bad.status, 1);
   EXPECT_NE(bad.err.find("bad.rtpt:3:1:"), std::string::npos) << bad.err;
+  // The header explains the duration only where one is written (100 iterations x 10 ms
+  // here; none with 0 iterations, where it explained a key that was not there).
+  EXPECT_NE(takt::testing::slurp(dir_ / "set.yaml").find("# duration = the longest iterations x period"),
+            std::string::npos);
+  EXPECT_NE(takt::testing::slurp(dir_ / "set.yaml").find("\n  duration: 1s\n"), std::string::npos);
+  Outcome none =
+      takt("convert " +
+           write("zero.rtpt", "0 1\nheat 64\n0 2000000 0 500000 0 10000000 0 10000000 0 0 0\n").string());
+  ASSERT_EQ(none.status, 0) << none.err;
+  EXPECT_EQ(none.out.find("duration"), std::string::npos) << none.out;
 }
 
 TEST_F(Commands, ConvertReportsErrorsAtTheRtptLine) {

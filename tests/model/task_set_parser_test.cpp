@@ -405,6 +405,13 @@ TEST(TaskSetParser, GlobalValues) {
                "ts.yaml:1:16", "is too large (at most 18 digits)");
   expect_error("global: {cores: -1}\ntasks: [{name: a, period: 1ms, work: 1us, span: 1us}]", "ts.yaml:1:17",
                "cores must be at least 1, not -1");
+  // The limit is named (it said only "is too large").
+  expect_error("tasks: [{name: a, period: 1ms, work: 1us, span: 1us, priority: 1000001}]", "ts.yaml:1:64",
+               "task 'a': priority 1000001 is too large: at most 1000000 (1 is the highest)");
+  EXPECT_EQ(parse_task_set("tasks: [{name: a, period: 1ms, work: 1us, span: 1us, priority: 1000000}]")
+                .tasks[0]
+                .priority,
+            1000000);
   expect_error("global: {cores: '0-'}\ntasks: [{name: a, period: 1ms, work: 1us, span: 1us}]", "ts.yaml:1:17",
                "has an empty part (a CPU id is missing");
   expect_error("tasks: [{name: ~, period: 1ms, work: 1us, span: 1us}]", "ts.yaml:1:16",
