@@ -191,6 +191,9 @@ FederatedResult analyse_federated(const model::TaskSet& set, const FederatedOpti
       result.findings.push_back({t.name, "federated core count", true, 0, "cores", g.formula});
     } else {
       all_high_fit = false;
+      // Its E[R] holds on n_i cores of its own, which it did not get (analyze --json gave
+      // it; the text said "no bound").
+      g.expected_response_ns.reset();
       result.findings.push_back(
           {t.name, "federated core count", false, static_cast<double>(m - next_core - *n), "cores",
            g.formula + " dedicated cores, but only " + decimal(m - next_core) + " of " + std::to_string(m) +

@@ -56,7 +56,7 @@ struct FederatedGrant {
   std::chrono::nanoseconds work{0}, span{0}, deadline{0}, period{0};
   std::chrono::nanoseconds span_used{0};  ///< L_i, or L̂_i under eq. 3
   double utilization = 0, density = 0;
-  std::optional<double> expected_response_ns;  ///< E[R_i] bound under eq. 3
+  std::optional<double> expected_response_ns;  ///< E[R_i] bound under eq. 3, for a task granted its cores
   std::string formula;                         ///< how `cores` was computed, with the numbers
 };
 

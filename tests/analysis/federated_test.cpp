@@ -257,6 +257,30 @@ TEST(FederatedAssignment, LightTaskThatFitsNowhere) {
   EXPECT_NEAR(f.margin, -0.2, 1e-12);
 }
 
+TEST(FederatedAssignment, LightTasksWithDeadlinesBelowTheirPeriodsArePackedByDensity) {
+  // C = 3 ms, D = 5 ms, T = 10 ms: utilization 0.3, density C/D = 0.6. On one core the
+  // two need 0.6 + 0.6 = 1.2 > 1 (short by 0.2): EDF can miss (both released at 0, the
+  // second finishes at 6 ms > 5 ms). By utilization (0.6) they would be admitted.
+  auto set = takt::model::parse_task_set(R"(tasks:
+  - {name: a, period: 10ms, deadline: 5ms, work: 3ms, span: 3ms}
+  - {name: b, period: 10ms, deadline: 5ms, work: 3ms, span: 3ms}
+)",
+                                         "f.yaml");
+  auto one = analyse_federated(set, {Cores::of_count(1), std::nullopt, takt::model::Fit::worst_fit});
+  EXPECT_FALSE(one.schedulable);
+  ASSERT_GE(one.findings.size(), 2u);
+  const auto& f = one.findings[1];  // after the set-level "dedicated cores"
+  EXPECT_EQ(f.task, "b");
+  EXPECT_FALSE(f.passed);
+  EXPECT_NEAR(f.margin, -0.2, 1e-12);
+  // On two cores each gets its own: density 0.6 each.
+  auto two = analyse_federated(set, {Cores::of_count(2), std::nullopt, takt::model::Fit::worst_fit});
+  EXPECT_TRUE(two.schedulable);
+  ASSERT_EQ(two.shared.size(), 2u);
+  EXPECT_NEAR(two.shared[0].density, 0.6, 1e-12);
+  EXPECT_NEAR(two.shared[1].density, 0.6, 1e-12);
+}
+
 TEST(FederatedAssignment, ExactDensityOneFits) {
   // Densities 0.326, 0.28, 0.277, 0.117 fill one core exactly: Σ = 1 ≤ 1. Added in that
   // order (decreasing density, as they are packed) in double the sum is
@@ -311,6 +335,27 @@ tasks:
   EXPECT_EQ(r.grants[0].cores, 3);
   ASSERT_TRUE(r.grants[0].expected_response_ns.has_value());
   EXPECT_NEAR(*r.grants[0].expected_response_ns, 3.8943600691, 1e-9);
+}
+
+TEST(FederatedAssignment, NoExpectedResponseForATaskNotGrantedItsCores) {
+  // δ = 1.5 on 4 cores: a needs ⌈(20 + 10 − 3)/(10 − 3)⌉ = ⌈27/7⌉ = 4 and gets cores 0-3;
+  // b needs 4 too and gets none. E[R] holds on n cores of the task's own: b has no bound
+  // (the text said so; analyze --json gave it one).
+  auto set = takt::model::parse_task_set(R"(global: {cores: 4, delta: 1.5}
+tasks:
+  - {name: a, period: 10ms, work: 20ms, span: 2ms}
+  - {name: b, period: 10ms, work: 20ms, span: 2ms}
+)",
+                                         "f.yaml");
+  auto r = analyse_federated(set, {*set.global.cores, set.global.delta, takt::model::Fit::worst_fit});
+  ASSERT_EQ(r.grants.size(), 2u);
+  EXPECT_EQ(r.grants[0].cores, 4);
+  EXPECT_TRUE(r.grants[0].granted);
+  EXPECT_TRUE(r.grants[0].expected_response_ns.has_value());
+  EXPECT_EQ(r.grants[1].cores, 4);
+  EXPECT_FALSE(r.grants[1].granted);
+  EXPECT_FALSE(r.grants[1].expected_response_ns.has_value());
+  EXPECT_FALSE(r.schedulable);
 }
 
 TEST(FederatedAssignment, CapacityAugmentationBoundBesideTheVerdict) {

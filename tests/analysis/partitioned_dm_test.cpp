@@ -391,3 +391,22 @@ TEST(PartitionedDm, WorstFitTakesEmptyCoresInIndexOrderWhateverTheCoreCount) {
   for (const auto& s : narrow.strands) cores.push_back(s.core);
   EXPECT_EQ(cores, (std::vector<int>{0, 1, 2, 0, 1}));
 }
+
+TEST(PartitionedDm, TheLoadConditionIsCheckedOnTheRoundedWindowsThatRun) {
+  // docs/analysis.md: T = D = 23,999,999 ns, segments <5 ms, 1> and <3 ms, 3>, one core.
+  // Both segments are light: d_j = e_j·D/P with P = 8 ms, exactly 14,999,999.375 and
+  // 8,999,999.625 ns. The cumulative deadlines are rounded down: 14,999,999 and
+  // 23,999,999, so the windows are 14,999,999 and 9,000,000 ns; in the second, three
+  // strands of 3 ms fit exactly (9 ms of load on one core), so the set is admitted, as
+  // takt run releases them. In the exact window the third would be 0.375 ns short.
+  auto set = takt::model::parse_task_set(
+      "global: {cores: 1, policy: partitioned-dm, fit: first-fit}\n"
+      "tasks:\n"
+      "  - {name: a, period: 23999999ns, segments: [{length: 5ms}, {length: 3ms, strands: 3}]}\n");
+  auto r = analyse_partitioned_dm(set, {Cores::of_count(1), Fit::first_fit});
+  ASSERT_EQ(r.strands.size(), 4u);
+  EXPECT_EQ(r.strands[0].deadline, 14'999'999ns);
+  EXPECT_EQ(r.strands[1].release, 14'999'999ns);
+  EXPECT_EQ(r.strands[1].deadline, 9'000'000ns);
+  EXPECT_TRUE(r.schedulable);
+}
