@@ -203,7 +203,18 @@ tasks:
   EXPECT_EQ(o.verdict.federated()->grants[0].cores, 2);
   // The job's strands spread over both of its cores (steals happen).
   EXPECT_GT(o.metrics.system.steals, 0u);
+  // The task's cluster is dedicated and its pool runs on the CPUs of its 2 cores, both of
+  // which ran its jobs.
+  ASSERT_EQ(o.details["clusters"].size(), 1u) << o.details.dump();
+  EXPECT_EQ(o.details["clusters"][0]["kind"], "dedicated");
+  const std::string cpus = platform::CoreMap::for_this_process(o.verdict.cores).all().to_string();
+  EXPECT_EQ(o.details["clusters"][0]["cpus"], cpus);
   const auto& pool = o.details["clusters"][0]["pool"];
+  EXPECT_EQ(pool["cpus"], cpus);
+  ASSERT_EQ(o.metrics.system.cores.size(), 2u);
+  for (const auto& core : o.metrics.system.cores) {
+    EXPECT_GT(core.job_time.count(), 0) << "CPU " << core.cpu;
+  }
   EXPECT_EQ(pool["workers"], 2);
   EXPECT_EQ(pool["strategy"], "work_stealing");
   EXPECT_EQ(pool["totals"]["jobs"], o.metrics.tasks[0].released);
@@ -481,9 +492,19 @@ TEST(GedfPaws, MoreHandBacksThanItsEntriesAreRefusedNotFatal) {
   const model::TaskSet set = model::parse_task_set(text);
   const Outcome o = run_set(set, model::Policy::gedf_paws, 100ms);
   expect_consistent(set, o, 100ms);
-  EXPECT_LE(o.details["strands_handed_back"].get<std::uint64_t>(),
-            o.details["preemptions"].get<std::uint64_t>());
   EXPECT_GT(o.details["preemptions"].get<std::uint64_t>(), 0u);
+  // The case the test is for: hand-backs beyond the 16 entries were refused (counted),
+  // and the run went on. In SCHED_FIFO the jobs preempt as released (16 handed back, 6
+  // refused in each of 5 runs here); in SCHED_OTHER the kernel's time-sharing decides how
+  // many are out at once (0 refused in 1 of 3 runs), so there the count is only reported.
+  const auto refused = o.details["pool"]["totals"]["refused_yields"].get<std::uint64_t>();
+  const auto handed_back = o.details["strands_handed_back"].get<std::uint64_t>();
+  if (os::privileges().fifo && !kSanitized) {
+    EXPECT_GT(refused, 0u) << o.details.dump();
+  } else {
+    std::printf("(SCHED_OTHER: %llu handed back, %llu refused)\n",
+                static_cast<unsigned long long>(handed_back), static_cast<unsigned long long>(refused));
+  }
 }
 
 /// RT-OpenMP's dispatcher waits for each segment's release offset (Algorithm 1, line 4),

@@ -2,6 +2,7 @@
 #include "apps/fib.hpp"
 #include "os/clock.hpp"
 #include "os/cpu.hpp"
+#include "os/diagnostics.hpp"
 #include "runtime/pool_state.hpp"
 #include "takt/error.hpp"
 #include "takt/runtime.hpp"
@@ -11,9 +12,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <memory>
+#include <mutex>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -33,12 +37,36 @@ TEST(Pool, ReportsTheQueueStrategyItRunsWith) {
   }
 }
 
-TEST(Pool, AnOnWorkerStartThatThrowsWhatIsNoStdExceptionIsAWarning) {
-  // Only std::exception was caught: `throw 42` ended the process (std::terminate).
-  auto c = config(2);
-  c.on_worker_start = [](std::size_t) { throw 42; };
-  Pool pool(c);
-  EXPECT_EQ(pool.run([] { return takt::apps::fib(15); }), takt::apps::fib_serial(15));
+TEST(Pool, AnOnWorkerStartThatThrowsIsAWarningAndTheWorkerRunsOn) {
+  // Only std::exception was caught: `throw 42` ended the process (std::terminate). Each
+  // worker warns once, before the pool's constructor returns (it waits for every worker
+  // to start), and the pool computes.
+  for (const bool standard : {false, true}) {
+    std::mutex lock;
+    std::vector<std::string> warnings;
+    auto old = takt::os::set_warning_sink([&](std::string_view m) {
+      std::lock_guard<std::mutex> hold(lock);
+      warnings.emplace_back(m);
+    });
+    {
+      auto c = config(2);
+      c.name = "p";
+      c.on_worker_start = [standard](std::size_t) {
+        if (standard) throw std::runtime_error("no device");
+        throw 42;
+      };
+      Pool pool(c);
+      EXPECT_EQ(pool.run([] { return takt::apps::fib(15); }), takt::apps::fib_serial(15));
+    }
+    takt::os::set_warning_sink(old);
+    std::sort(warnings.begin(), warnings.end());
+    const std::string what = standard ? "threw: no device; the worker runs on"
+                                      : "threw an exception that is no std::exception; the worker runs on";
+    ASSERT_EQ(warnings.size(), 2u) << standard;
+    for (std::size_t w = 0; w < 2; ++w) {
+      EXPECT_EQ(warnings[w], "pool 'p': on_worker_start(" + std::to_string(w) + ") " + what);
+    }
+  }
 }
 
 TEST(PoolStatistics, CountSpawnsStealsAndJobsAndReset) {
