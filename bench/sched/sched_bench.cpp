@@ -49,16 +49,6 @@ double ns_since(Clock::time_point start) {
       std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count());
 }
 
-/// Theil-Sen slope of y against x: the median of the slopes between all pairs of
-/// points, so that one disturbed measurement on a shared machine does not tilt it.
-double slope(const std::vector<double>& x, const std::vector<double>& y) {
-  std::vector<double> slopes;
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    for (std::size_t j = i + 1; j < x.size(); ++j) slopes.push_back((y[j] - y[i]) / (x[j] - x[i]));
-  }
-  return median(slopes);
-}
-
 /// What reading the clock around a timed region adds to it (median of many).
 double timer_overhead_ns() {
   static const double overhead = [] {
@@ -187,8 +177,8 @@ nlohmann::json per_stage(const SchedBenchOptions& o) {
   // A slope needs two depths: with one (a stop after the first, or --depths 1) there is
   // no per-stage cost, written as null, not as a 0 that would read as measured.
   const bool sloped = depths.size() > 1;
-  const double admit_slope = sloped ? slope(depths, admit) : 0.0;
-  const double schedule_slope = sloped ? slope(depths, schedule) : 0.0;
+  const double admit_slope = sloped ? theil_sen_slope(depths, admit) : 0.0;
+  const double schedule_slope = sloped ? theil_sen_slope(depths, schedule) : 0.0;
   auto or_null = [sloped](double v) { return sloped ? nlohmann::json(v) : nlohmann::json(nullptr); };
   nlohmann::json out{{"depths", depths},
                         {"admit_calls", admit_calls},
@@ -391,6 +381,14 @@ nlohmann::json baselines(const SchedBenchOptions& o, double framework_ns, int fr
 }
 
 }  // namespace
+
+double theil_sen_slope(const std::vector<double>& x, const std::vector<double>& y) {
+  std::vector<double> slopes;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    for (std::size_t j = i + 1; j < x.size(); ++j) slopes.push_back((y[j] - y[i]) / (x[j] - x[i]));
+  }
+  return median(slopes);
+}
 
 nlohmann::json run_sched_bench(const SchedBenchOptions& options) {
   SchedBenchOptions o = options;

@@ -57,4 +57,10 @@ struct SchedBenchOptions {
 /// counts it was measured at in "pes_measured"; its growth ratios are over those.
 nlohmann::json run_sched_bench(const SchedBenchOptions& options);
 
+/// Theil-Sen slope of y against x (x distinct): the nearest-rank median of the slopes
+/// between all pairs of points (for an even count the lower middle one, as every median
+/// of takt's reports), so that one disturbed measurement on a shared machine does not
+/// tilt it.
+double theil_sen_slope(const std::vector<double>& x, const std::vector<double>& y);
+
 }  // namespace takt::bench

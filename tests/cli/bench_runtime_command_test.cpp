@@ -200,11 +200,24 @@ TEST_F(BenchRuntime, NsPerSpawnIsOnTheOneWorkerRowsOnly) {
   // (median of fib-1worker − median of serial fib) / spawns, on the fib-1worker rows;
   // it was also copied onto takt's multi-worker fib rows, which did not measure it.
   nlohmann::json j = run("--quick --kernels fib,fib-1worker --runtimes takt,serial --repetitions 2");
+  // --quick runs fib(25), which spawns fib(26) − 1 = 121,393 − 1 = 121,392 times; the
+  // medians are in ms, so ns per spawn = (one-worker − serial) × 10^6 / 121,392 (e.g.
+  // (5.0627 − 0.3662) ms: 38.69 ns).
+  double serial_ms = -1;
+  for (const auto& row : j["rows"]) {
+    if (row["kernel"] == "fib" && row["runtime"] == "serial" && row["condition"] == "isolated") {
+      serial_ms = row["median_ms"].get<double>();
+    }
+  }
+  ASSERT_GT(serial_ms, 0) << j.dump();
   int one_worker_rows = 0;
   for (const auto& row : j["rows"]) {
     if (row["kernel"] == "fib-1worker") {
       ++one_worker_rows;
-      EXPECT_TRUE(row.contains("ns_per_spawn")) << row.dump();
+      ASSERT_TRUE(row.contains("ns_per_spawn")) << row.dump();
+      EXPECT_NEAR(row["ns_per_spawn"].get<double>(),
+                  (row["median_ms"].get<double>() - serial_ms) * 1e6 / 121392, 1e-9)
+          << row.dump();
     } else {
       EXPECT_FALSE(row.contains("ns_per_spawn")) << row.dump();
     }

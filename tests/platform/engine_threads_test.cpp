@@ -165,7 +165,10 @@ TEST(ReleaseEngineThreads, InjectedOverrunIsReleasedLateUnderWait) {
 }
 
 TEST(ReleaseEngineThreads, StopFromAnotherThreadEndsAnUnlimitedRun) {
-  ReleaseEngine engine({periodic(1ms, 1ms)}, ReleaseConfig{});
+  // A period of 30 s: after the first release the lane sleeps until the second unless
+  // request_stop() wakes it (with 1 ms it woke every millisecond anyway, so a stop that
+  // did not wake it passed too).
+  ReleaseEngine engine({periodic(30s, 30s)}, ReleaseConfig{});
   Recorder recorder({4, 4096});
   QueueExecutor executor(engine, recorder, [](const Release&) {});
   engine.start(takt::os::monotonic_now());

@@ -639,6 +639,7 @@ tasks:
   ASSERT_TRUE(lane_returned());
   EXPECT_TRUE(joined);
   EXPECT_TRUE(returned) << "shutdown() returned while the lane was still in the release engine";
+  EXPECT_TRUE(clock.held.load()) << "the lane was not held: the test did not set up its case";
 }
 
 TEST_P(EveryPolicy, ShutdownJoinsALaneTheRunGaveUpOnOutsideAJob) {

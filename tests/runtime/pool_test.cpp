@@ -75,13 +75,17 @@ TEST(PoolStatistics, CountSpawnsStealsAndJobsAndReset) {
   // Runs until a steal, giving up after 20 runs and 10 s (both): on a loaded machine the
   // idle worker may get no CPU during a run of a millisecond or so, many runs in a row.
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  std::uint64_t runs = 0;
   for (int i = 0; steals == 0 && (i < 20 || std::chrono::steady_clock::now() < give_up); ++i) {
     pool.run([] { return takt::apps::fib(22); });
+    ++runs;
     steals = pool.total_statistics().steals;
   }
   takt::WorkerStatistics total = pool.total_statistics();
-  EXPECT_GT(total.spawns, takt::apps::fib_spawns(22) - 1);
-  EXPECT_GE(total.jobs, 1u);
+  // Each run spawns fib_spawns(22) = fib(23) − 1 = 28,656 times and is one job.
+  EXPECT_EQ(total.spawns, runs * takt::apps::fib_spawns(22));
+  EXPECT_EQ(takt::apps::fib_spawns(22), 28'656u);
+  EXPECT_EQ(total.jobs, runs);
   EXPECT_EQ(total.max_depth, 22u);  // fib(22) from the root: depth n (see static_memory_test)
   // Every steal is one continuation moving, so a sync found its child stolen at most
   // that often.

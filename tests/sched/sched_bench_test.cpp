@@ -114,3 +114,16 @@ TEST(SchedBench, OneDepthOrOnePeCountGivesNoSlopeAndNoGrowth) {
 }
 
 }  // namespace
+
+TEST(SchedBench, TheSlopeIsTheNearestRankMedianOfThePairwiseSlopes) {
+  // x = 1, 2, 3, 4 and y = 10, 12, 20, 22: the six pairwise slopes are
+  // (12-10)/1 = 2, (20-10)/2 = 5, (22-10)/3 = 4, (20-12)/1 = 8, (22-12)/2 = 5 and
+  // (22-20)/1 = 2; sorted 2, 2, 4, 5, 5, 8. The nearest-rank median is the
+  // ceil(0.5 * 6) = 3rd, 4 (the mean of the middle two would give 4.5; least squares
+  // 4.4).
+  EXPECT_DOUBLE_EQ(takt::bench::theil_sen_slope({1, 2, 3, 4}, {10, 12, 20, 22}), 4.0);
+  // One disturbed point does not tilt it: 30 ns per stage, the third measurement 1000 ns
+  // high (x = 1, 2, 3, 4; y = 30, 60, 1090, 120). Pairwise slopes: 1-2 30, 1-3 530,
+  // 1-4 30, 2-3 1030, 2-4 30, 3-4 -970; sorted -970, 30, 30, 30, 530, 1030: the 3rd is 30.
+  EXPECT_DOUBLE_EQ(takt::bench::theil_sen_slope({1, 2, 3, 4}, {30, 60, 1090, 120}), 30.0);
+}
