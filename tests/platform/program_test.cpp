@@ -37,8 +37,12 @@ struct Counter : takt::Task {
 
 // A TaskClass that does not derive from takt::Task and has no init/finalize.
 struct Bare {
-  void run(const takt::Job&) { ++runs; }
-  int runs = 0;
+  void run(const takt::Job& job) {
+    ++runs;
+    last_index = job.index;
+  }
+  static inline int runs = 0;  // the adapter owns the object: counted here
+  static inline std::uint64_t last_index = 0;
 };
 
 takt::Job job_number(std::uint64_t k) {
@@ -79,7 +83,10 @@ TEST(ProgramRegistry, RegistersAndCreatesTasks) {
 
   auto bare = registry.find("bare").create();
   bare->init({"t", {}, 1});
-  bare->run(job_number(0));
+  Bare::runs = 0;
+  bare->run(job_number(3));
+  EXPECT_EQ(Bare::runs, 1) << "the adapter passes run() on to a class without a base";
+  EXPECT_EQ(Bare::last_index, 3u);
   bare->finalize();
 }
 

@@ -382,12 +382,23 @@ TEST(TopologySpec, AFixedIndexBeyondTheProbeIsCheckedForTheRealProcessingElement
               "test.yaml:6:70: 'q[2]' is out of range: 'q' is per-cluster, one pipe per cluster, and "
               "there are 2 here (q[0] to q[1]); index 2 needs at least 3 clusters");
   }
-  // The terminal pipe.
-  EXPECT_NO_THROW(topology(head + "  pipes: {in: one, ready: per-pe}\n"
-                                  "  entry: in\n"
-                                  "  instances:\n"
-                                  "    a: {component: distributor, input: in, outputs: \"ready[*]\"}\n"
-                                  "  pes: {terminal: \"ready[2]\", steal: ready}\n"));
+  // The terminal pipe: parsed on the probe of 2 PEs, checked for the real ones.
+  const TopologySpec terminal = topology(head +
+                                         "  pipes: {in: one, ready: per-pe}\n"
+                                         "  entry: in\n"
+                                         "  instances:\n"
+                                         "    a: {component: distributor, input: in, outputs: \"ready[*]\"}\n"
+                                         "  pes: {terminal: \"ready[2]\", steal: ready}\n");
+  EXPECT_NO_THROW(Scheduler(terminal, ProcessingElements::uniform(3)));
+  try {
+    Scheduler s(terminal, ProcessingElements::uniform(2));
+    FAIL() << "expected an error";
+  } catch (const takt::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("'ready[2]' is out of range: 'ready' is per-pe"), std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("index 2 needs at least 3 processing elements"), std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(TopologySpec, AClusterWithoutAProcessingElementIsNamed) {
