@@ -34,22 +34,6 @@ namespace takt::platform {
 using std::chrono::nanoseconds;
 using namespace std::chrono_literals;
 
-namespace {
-
-/// Longest run the recorder is sized for when the run has no limit (it lasts until stopped).
-constexpr nanoseconds kUnlimitedSizing = 60s;
-/// The recorder's per-thread buffers never take more than this (events beyond it are
-/// dropped and counted).
-constexpr std::size_t kRecorderBytes = std::size_t{192} << 20;
-/// Nor its job ledger more than this (job events of jobs beyond it go to the buffers).
-constexpr std::size_t kLedgerBytes = std::size_t{128} << 20;
-
-OverrunPolicy overrun_of(model::Overrun o) {
-  return o == model::Overrun::skip ? OverrunPolicy::skip : OverrunPolicy::wait;
-}
-
-/// Jobs task `t` releases within the limits (the engine's rule), or within
-/// kUnlimitedSizing when the run has no limit.
 std::uint64_t planned_jobs(const PeriodicTask& t, const ReleaseConfig& c) {
   std::uint64_t n = c.jobs_per_task.value_or(UINT64_MAX);
   const nanoseconds horizon = c.duration.value_or(c.jobs_per_task ? nanoseconds::max() : kUnlimitedSizing);
@@ -98,6 +82,12 @@ RecorderConfig size_recorder(const RecordingPlan& plan, std::span<const Periodic
   const long double job_events = (jobs_total - covered) * 3 + 64;
   rc.reserved_per_thread = static_cast<std::size_t>(std::min(job_events, static_cast<long double>(rc.events_per_thread / 2)));
   return rc;
+}
+
+namespace {
+
+OverrunPolicy overrun_of(model::Overrun o) {
+  return o == model::Overrun::skip ? OverrunPolicy::skip : OverrunPolicy::wait;
 }
 
 /// The message of an exception that ended a run midway.

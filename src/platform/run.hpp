@@ -30,6 +30,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <optional>
+#include <span>
 
 namespace takt::platform {
 
@@ -120,5 +121,27 @@ std::vector<std::string> program_arguments(const model::Task& task, const std::s
 
 /// Cores granted to task `index` by the analysis (1 for a sequential task).
 unsigned granted_cores(const analysis::AnalysisResult& verdict, std::size_t index);
+
+/// Longest run the recorder is sized for when the run has no limit (it lasts until stopped).
+inline constexpr std::chrono::nanoseconds kUnlimitedSizing = std::chrono::seconds(60);
+/// The recorder's per-thread buffers never take more than this together (events beyond
+/// it are dropped and counted).
+inline constexpr std::size_t kRecorderBytes = std::size_t{192} << 20;
+/// Nor its job ledger more than this (job events of jobs beyond it go to the buffers).
+inline constexpr std::size_t kLedgerBytes = std::size_t{128} << 20;
+
+/// Jobs task `t` releases within the limits (the engine's rule: releases before
+/// offset-relative origin + duration, and at most jobs_per_task), or within
+/// kUnlimitedSizing when the run has no limit.
+std::uint64_t planned_jobs(const PeriodicTask& t, const ReleaseConfig& config);
+
+/// The recorder for a run (docs/measurements.md, "What is recorded"): one buffer per
+/// recording thread of the plan plus the lane, each of max(busiest task's events per
+/// thread, all events / threads) · 2 + 1024 events, at least 4096, at most
+/// kRecorderBytes over all; the ledger keeps every planned job (beyond kLedgerBytes the
+/// first jobs of every task in proportion); each buffer reserves room for the release,
+/// start and finish of the jobs outside the ledger, plus 64, within half of it.
+RecorderConfig size_recorder(const RecordingPlan& plan, std::span<const PeriodicTask> timing,
+                             const ReleaseConfig& config);
 
 }  // namespace takt::platform

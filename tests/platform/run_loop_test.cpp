@@ -562,3 +562,50 @@ TEST(RunTaskSet, ASignalWhileTheTasksAreFinalisedComesAfterTheRun) {
   EXPECT_EQ(r.signal_after_run, SIGTERM);
   EXPECT_FALSE(takt::platform::floor_after_run_wanted(r));
 }
+
+TEST(RecorderSizing, PlannedJobsAndBuffersAsDerivedByHand) {
+  using takt::platform::PeriodicTask;
+  using takt::platform::ReleaseConfig;
+  // planned_jobs: releases at offset + k·T before the duration. T = 10 ms, offset 5 ms,
+  // 100 ms: 5, 15, ..., 95 ms, 10 jobs; an offset at the duration gives none; a job limit
+  // caps it; no limit sizes for 60 s: 6000 jobs of 10 ms.
+  ReleaseConfig hundred;
+  hundred.duration = 100ms;
+  EXPECT_EQ(takt::platform::planned_jobs({"a", 10ms, 10ms, 5ms}, hundred), 10u);
+  EXPECT_EQ(takt::platform::planned_jobs({"a", 10ms, 10ms, 100ms}, hundred), 0u);
+  hundred.jobs_per_task = 4;
+  EXPECT_EQ(takt::platform::planned_jobs({"a", 10ms, 10ms, 5ms}, hundred), 4u);
+  EXPECT_EQ(takt::platform::planned_jobs({"a", 10ms, 10ms, 0ms}, ReleaseConfig{}), 6000u);
+
+  // Two tasks for 10 s: 1000 jobs of 10 ms and 500 of 20 ms, 4 events per job, each task
+  // on one thread, a plan of 2 threads (+ the lane: 3 slots). All events: 4000 + 2000 =
+  // 6000, per slot 2000; the busiest task's thread 4000: max(4000, 2000)·2 + 1024 = 9024
+  // events per buffer. The ledger keeps all 1500 jobs, so each buffer reserves 0·3 + 64.
+  ReleaseConfig ten;
+  ten.duration = 10s;
+  const std::vector<PeriodicTask> two{{"a", 10ms, 10ms, 0ms}, {"b", 20ms, 20ms, 0ms}};
+  takt::platform::RecordingPlan plan;
+  plan.threads = 2;
+  plan.events_per_job = {4, 4};
+  plan.threads_per_task = {1, 1};
+  const auto rc = takt::platform::size_recorder(plan, two, ten);
+  EXPECT_EQ(rc.threads, 3u);
+  EXPECT_EQ(rc.events_per_thread, 9024u);
+  EXPECT_EQ(rc.reserved_per_thread, 64u);
+  EXPECT_EQ(rc.ledger_jobs, (std::vector<std::uint64_t>{1000, 500}));
+
+  // 3,000,000 jobs per task: 6 M jobs are more than the ledger's 128 MiB hold (room =
+  // 128 MiB / entry bytes), so each task keeps room·3M/6M = room/2 of its first jobs. The
+  // buffers want max(12 M, 24 M / 3)·2 + 1024 events but get the cap, 192 MiB / 48 bytes
+  // per event / 3 slots = 1,398,101; the jobs outside the ledger, (6 M − room)·3 + 64
+  // events, are more than half of that, so the reserve is 1,398,101 / 2 = 699,050.
+  ReleaseConfig many;
+  many.jobs_per_task = 3'000'000;
+  const auto big = takt::platform::size_recorder(plan, two, many);
+  const std::uint64_t room = takt::platform::kLedgerBytes / takt::platform::JobLedger::entry_bytes();
+  ASSERT_LT(room, 6'000'000u);
+  EXPECT_EQ(big.ledger_jobs, (std::vector<std::uint64_t>{room / 2, room / 2}));
+  EXPECT_EQ(sizeof(takt::platform::Event), 48u);
+  EXPECT_EQ(big.events_per_thread, 1'398'101u);
+  EXPECT_EQ(big.reserved_per_thread, 699'050u);
+}
