@@ -230,11 +230,11 @@ std::string federated_text(const analysis::FederatedResult& r, model::Policy pol
     std::vector<std::vector<std::string>> bounds{{"task", "E[R] ≤", "D", "E[R]/D"}};
     std::string not_granted;  // the bound holds on n_i cores: a task without them has none
     for (const analysis::FederatedGrant& g : r.grants) {
-      if (!g.expected_response_ns) continue;
-      if (!g.granted) {
-        not_granted += (not_granted.empty() ? "" : ", ") + g.name;
+      if (!g.granted) {  // a high task with a core count it did not get (it has no E[R])
+        if (g.high && g.cores > 0) not_granted += (not_granted.empty() ? "" : ", ") + g.name;
         continue;
       }
+      if (!g.expected_response_ns) continue;
       bounds.push_back(
           {g.name,
            display_duration(std::chrono::nanoseconds{static_cast<std::int64_t>(*g.expected_response_ns)}),
