@@ -256,17 +256,26 @@ TEST(CallerJoins, APoolWithAWorkSourceKeepsTheCallerBlocking) {
 
 // A caller on worker 0 is no thread of the pool, so the destructor does not join it: it
 // waits for the caller's last leave_flight, which must be the caller's last access to the
-// pool. A test hook holds the caller for 100 ms right after that decrement, while another
-// thread destroys the pool; touching the pool afterwards (leave_flight once read
-// `closing` and woke a word in it) is a use after free that ThreadSanitizer reports.
+// pool. A test hook holds the caller right after that decrement until another thread has
+// destroyed the pool (at most 5 s); touching the pool afterwards (leave_flight once read
+// `closing` and woke a word in it) is a use after free that ThreadSanitizer reports. In
+// every build the test checks that the case happened: the hook ran for the caller's last
+// leave, and the pool was destroyed while it held the caller (a destructor that waited
+// for the caller to return would not finish within the hold).
 std::atomic<std::thread::id> g_held_caller{};
+std::atomic<bool> g_destroyed{false}, g_hook_ran{false}, g_destroyed_while_held{false};
 
 TEST(CallerJoins, ACallerLeavingAPoolBeingDestroyedTouchesNothingOfItAfterwards) {
   auto pool = std::make_unique<Pool>(joining(2));
   Pool* raw = pool.get();
   takt::detail::after_leave_flight_for_testing.store([](std::uint32_t left) {
     if (left == 0 && std::this_thread::get_id() == g_held_caller.load()) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      g_hook_ran = true;
+      const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+      while (!g_destroyed.load() && std::chrono::steady_clock::now() < give_up) {
+        std::this_thread::sleep_for(std::chrono::microseconds(100));
+      }
+      g_destroyed_while_held = g_destroyed.load();
     }
   });
   std::atomic<bool> started{false}, release{false};
@@ -279,13 +288,20 @@ TEST(CallerJoins, ACallerLeavingAPoolBeingDestroyedTouchesNothingOfItAfterwards)
     });
   });
   while (!started.load()) std::this_thread::sleep_for(std::chrono::microseconds(100));
-  std::thread destroyer([&] { pool.reset(); });  // waits for the caller, then frees the pool
+  std::thread destroyer([&] {  // waits for the caller's last leave, then frees the pool
+    pool.reset();
+    g_destroyed = true;
+  });
   std::this_thread::sleep_for(std::chrono::milliseconds(5));
   release = true;
   caller.join();
   destroyer.join();
   takt::detail::after_leave_flight_for_testing.store(nullptr);
   g_held_caller = std::thread::id{};
+  EXPECT_TRUE(g_hook_ran.load())
+      << "the caller's last leave_flight was not seen: the test did not set up its case";
+  EXPECT_TRUE(g_destroyed_while_held.load())
+      << "the pool was not destroyed while the caller was held after its leave";
 }
 
 TEST(CallerJoins, NeedsTwoWorkers) {
