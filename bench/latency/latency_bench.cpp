@@ -53,6 +53,15 @@ void judge_scheduling_latency(LatencyResult& r, const platform::CyclictestResult
   }
 }
 
+void compare_with_openmp(LatencyResult& own, const LatencyResult& openmp) {
+  if (own.benchmark != "barrier_latency" || own.variant == "openmp" || own.threads != openmp.threads) return;
+  if (own.stats.samples == 0 || !(openmp.stats.p50_us > 0) || !(openmp.stats.p95_us > 0)) return;
+  own.ratio_p50_openmp = own.stats.p50_us / openmp.stats.p50_us;
+  own.ratio_p95_openmp = own.stats.p95_us / openmp.stats.p95_us;
+  own.note += fmt::format("{}p50 {:.2f}x, p95 {:.2f}x OpenMP's", own.note.empty() ? "" : "; ",
+                          own.ratio_p50_openmp, own.ratio_p95_openmp);
+}
+
 void judge_barrier_latency(LatencyResult& r) {
   if (r.threads != 2) return;
   r.target = "p95 <= 20 us for 2 threads";
@@ -160,7 +169,28 @@ void run_condition(const LatencyBenchOptions& o, const std::vector<int>& cpus, b
     c.results.push_back(r);
     done();
   };
-  for (const BarrierTeam& team : barrier_teams(p)) barrier(team.threads, team.spin ? spin_before_sleep : 0ns);
+  const std::vector<BarrierTeam> teams = barrier_teams(p);
+  for (const BarrierTeam& team : teams) barrier(team.threads, team.spin ? spin_before_sleep : 0ns);
+  // libgomp's barrier for every team size, and takt's rows against it.
+  std::vector<unsigned> sizes;
+  for (const BarrierTeam& team : teams) {
+    if (std::find(sizes.begin(), sizes.end(), team.threads) == sizes.end()) sizes.push_back(team.threads);
+  }
+  for (unsigned threads : sizes) {
+    if (stop()) return;
+    say(o, fmt::format("{}: barrier latency, {} threads, OpenMP", c.name, threads));
+    LatencyResult r;
+    r.benchmark = "barrier_latency";
+    r.variant = "openmp";
+    r.threads = threads;
+    r.stats = measure_openmp_barrier_latency(cpus, threads, fifo, o.seconds);
+    r.note = "libgomp's omp barrier (it spins, then sleeps), for comparison";
+    if (threads > p) r.note += fmt::format("; {} threads share {} cores", threads, p);
+    check_samples(r);
+    for (LatencyResult& own : c.results) compare_with_openmp(own, r);
+    c.results.push_back(r);
+    done();
+  }
 }
 
 }  // namespace
@@ -236,6 +266,11 @@ nlohmann::json to_json(const LatencyReport& r) {
       jr["benchmark"] = x.benchmark;
       jr["variant"] = x.variant;
       jr["threads"] = x.threads;
+      if (x.benchmark == "barrier_latency" && x.variant != "openmp") {
+        const bool compared = x.ratio_p50_openmp > 0 && x.ratio_p95_openmp > 0;
+        jr["ratio_p50_to_openmp"] = platform::json_or_null(compared, x.ratio_p50_openmp);
+        jr["ratio_p95_to_openmp"] = platform::json_or_null(compared, x.ratio_p95_openmp);
+      }
       if (x.benchmark == "scheduling_latency") {
         // null where there was no floor to compare with (the ratios stay 0 then)
         const bool compared = x.ratio_p50 > 0 && x.ratio_p99 > 0;

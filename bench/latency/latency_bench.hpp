@@ -51,12 +51,16 @@ using LatencyCheckpoint = std::function<void(const LatencyReport&)>;
 /// One measured distribution.
 struct LatencyResult {
   std::string benchmark;  ///< "scheduling_latency" or "barrier_latency"
-  std::string variant;    ///< "direct", "handoff", "sleep", "spin-then-sleep"
+  std::string variant;    ///< "direct", "handoff", "sleep", "spin-then-sleep", "openmp"
   unsigned threads = 0;
   platform::LatencyStats stats;
   /// Ratios of this distribution's p50 and p99 to cyclictest's (0 when cyclictest did not run).
   double ratio_p50 = 0;
   double ratio_p99 = 0;
+  /// A takt barrier row's p50 and p95 over those of libgomp's barrier with the same number
+  /// of threads, measured in the same condition (0 when there is none).
+  double ratio_p50_openmp = 0;
+  double ratio_p95_openmp = 0;
   std::string target;  ///< the issue's target this row is checked against, "" when none
   bool target_met = false;
   std::string note;
@@ -68,6 +72,9 @@ struct LatencyResult {
 void judge_scheduling_latency(LatencyResult& r, const platform::CyclictestResult& floor, std::uint64_t skipped);
 /// The barrier target of a 2-thread row: p95 at most 20 us (none for other team sizes).
 void judge_barrier_latency(LatencyResult& r);
+/// Sets a takt barrier row's ratios to `openmp` (libgomp's row of the same team size)
+/// and names them in its note; other rows, and rows without samples, are left as they are.
+void compare_with_openmp(LatencyResult& own, const LatencyResult& openmp);
 
 struct LatencyCondition {
   std::string name;  ///< "SCHED_FIFO" or "SCHED_OTHER"
@@ -118,5 +125,12 @@ std::vector<BarrierTeam> barrier_teams(unsigned cores);
 platform::LatencyStats measure_barrier_latency(const std::vector<int>& cpus, unsigned threads, bool fifo,
                                                std::chrono::nanoseconds spin,
                                                std::chrono::nanoseconds duration);
+/// The same rounds with libgomp's `#pragma omp barrier` (its defaults: it spins for a
+/// while, then sleeps on a futex) in a team of `threads` OpenMP threads, the calling
+/// thread one of them, each placed and prioritised as takt's team; the threads go back
+/// to SCHED_OTHER and the caller to its CPUs afterwards. Throws takt::Error when OpenMP
+/// gives a team of another size.
+platform::LatencyStats measure_openmp_barrier_latency(const std::vector<int>& cpus, unsigned threads,
+                                                      bool fifo, std::chrono::nanoseconds duration);
 
 }  // namespace takt::bench

@@ -5,6 +5,9 @@
 #include "os/realtime.hpp"
 
 #include <gtest/gtest.h>
+#include <sched.h>
+
+#include <set>
 
 using namespace std::chrono_literals;
 
@@ -45,6 +48,55 @@ TEST(LatencyBench, BarrierLatencyHasOneSamplePerRound) {
   auto s = takt::bench::measure_barrier_latency(cpus(), 2, false, 0ns, 100ms);
   EXPECT_EQ(s.samples, 500u);
   expect_ordered(s);
+}
+
+TEST(LatencyBench, OpenMpBarrierLatencyHasOneSamplePerRoundAndLeavesTheCallerAsItWas) {
+  // The same 500 rounds in 100 ms with libgomp's barrier; the calling thread is one of the
+  // OpenMP team, pinned to a CPU during it: its CPUs and SCHED_OTHER come back.
+  const takt::os::CpuSet before = takt::os::allowed_cpus();
+  auto s = takt::bench::measure_openmp_barrier_latency(cpus(), 2, false, 100ms);
+  EXPECT_EQ(s.samples, 500u);
+  EXPECT_EQ(takt::os::allowed_cpus().to_string(), before.to_string());
+  EXPECT_EQ(sched_getscheduler(0), SCHED_OTHER);
+}
+
+TEST(LatencyBench, TaktBarrierRowsAreComparedWithOpenMpOfTheSameTeamSize) {
+  // takt p50 10 us, p95 30 us; libgomp's p50 20 us, p95 15 us: 0.5x and 2.0x. A row of
+  // another team size, the scheduling rows and the OpenMP row itself get no ratio.
+  auto row = [](const char* benchmark, const char* variant, unsigned threads, double p50, double p95) {
+    takt::bench::LatencyResult r;
+    r.benchmark = benchmark;
+    r.variant = variant;
+    r.threads = threads;
+    r.stats.samples = 100;
+    r.stats.p50_us = p50;
+    r.stats.p95_us = p95;
+    return r;
+  };
+  const auto openmp = row("barrier_latency", "openmp", 2, 20, 15);
+  auto own = row("barrier_latency", "sleep", 2, 10, 30);
+  own.note = "a note";
+  takt::bench::compare_with_openmp(own, openmp);
+  EXPECT_DOUBLE_EQ(own.ratio_p50_openmp, 0.5);
+  EXPECT_DOUBLE_EQ(own.ratio_p95_openmp, 2.0);
+  EXPECT_EQ(own.note, "a note; p50 0.50x, p95 2.00x OpenMP's");
+  for (auto other :
+       {row("barrier_latency", "sleep", 4, 10, 30), row("scheduling_latency", "direct", 2, 10, 30),
+        row("barrier_latency", "openmp", 2, 10, 30)}) {
+    takt::bench::compare_with_openmp(other, openmp);
+    EXPECT_EQ(other.ratio_p50_openmp, 0.0) << other.benchmark << " " << other.variant << " " << other.threads;
+    EXPECT_TRUE(other.note.empty());
+  }
+  // The JSON has the ratios on takt's barrier rows, null where there was none.
+  takt::bench::LatencyReport report;
+  auto& c = report.conditions.emplace_back();
+  c.name = "SCHED_OTHER";
+  c.ran = true;
+  c.results = {own, row("barrier_latency", "sleep", 4, 10, 30), openmp};
+  const auto results = takt::bench::to_json(report)["conditions"][0]["results"];
+  EXPECT_DOUBLE_EQ(results[0]["ratio_p95_to_openmp"].get<double>(), 2.0);
+  EXPECT_TRUE(results[1]["ratio_p50_to_openmp"].is_null());
+  EXPECT_FALSE(results[2].contains("ratio_p50_to_openmp"));
 }
 
 TEST(LatencyBench, ReportAndJsonCarryTheTableIIColumns) {
@@ -96,8 +148,12 @@ TEST(LatencyBench, EveryMeasurementIsACheckpointAndOnlyTheEndIsComplete) {
     EXPECT_FALSE(takt::bench::to_json(partial)["complete"].get<bool>());
     rows.push_back(partial.conditions.at(0).results.size());
   });
-  // Two scheduling rows, then the barrier teams; one checkpoint after each.
-  const std::size_t expected = 2 + takt::bench::barrier_teams(static_cast<unsigned>(cpus().size())).size();
+  // Two scheduling rows, the barrier teams, then OpenMP's barrier for each team size; one
+  // checkpoint after each.
+  const auto teams = takt::bench::barrier_teams(static_cast<unsigned>(cpus().size()));
+  std::set<unsigned> sizes;
+  for (const auto& t : teams) sizes.insert(t.threads);
+  const std::size_t expected = 2 + teams.size() + sizes.size();
   ASSERT_EQ(rows.size(), expected);
   for (std::size_t i = 0; i < rows.size(); ++i) EXPECT_EQ(rows[i], i + 1);
   EXPECT_TRUE(report.complete);
