@@ -322,6 +322,44 @@ TEST(CoreInterference, WindowStartsAtEverySegment) {
   EXPECT_EQ(ci.load(0, 0, 1, 5ms), 1ms);
 }
 
+TEST(CoreInterference, AConstrainedDeadlineTaskWrapsAtItsPeriodNotItsDeadline) {
+  // Task 0 has D = 10 ms < T = 14 ms. Its decomposed segments fill [0, D): released at
+  // r = 0, 4, 8 ms (windows 4, 4, 2 ms) with strands of e = 3, 1, 2 ms, one strand each on
+  // core 0. The next job is released at T = 14 ms, so the window (r_p + T − r_l) mod T
+  // wraps at 14, and the 4 ms between D and T separate segment 2 from the next job's
+  // segments. A strand of task 1 with d = 7 ms, windows from each first segment l:
+  //   l = 0 (r = 0): offsets 0, 4, 8 → segments 0, 1 (8 > 7):       3 + 1 = 4 ms
+  //   l = 1 (r = 4): offsets 0, 4, (0 + 14 − 4) = 10 → segments 1, 2: 1 + 2 = 3 ms
+  //   l = 2 (r = 8): offsets 0, (0 + 14 − 8) = 6, (4 + 14 − 8) = 10 → segments 2, 0:
+  //                                                                   2 + 3 = 5 ms
+  //   max = 5 ms. Rate term: (3 + 1 + 2)/14 · 7 = 3 ms. RBF* = 8 ms.
+  // Wrong readings give other values: wrapping at D (mod 10: from l = 2 the offsets are 0,
+  // 2, 6, all three count, 6 ms) gives 6 + 3 = 9 ms, and 6 + 6/10 · 7 = 10.2 ms if D
+  // replaces T in the rate term too; not wrapping at all (only p ≥ l) gives 4 + 3 = 7 ms.
+  CoreInterference ci(1, {{14ms, {0ms, 4ms, 8ms}, {3ms, 1ms, 2ms}}, {20ms, {0ms}, {1ms}}});
+  for (std::size_t s = 0; s < 3; ++s) ci.place(0, 0, s, 0ns);
+  EXPECT_EQ(ci.load(0, 1, 0, 7ms), 8ms);
+}
+
+TEST(CoreInterference, PastThePeriodEachSegmentCountsOnceInTheWindowSum) {
+  // Task 0: T = D = 10 ms, segments released at 0 and 6 ms; two strands of e = 2 ms of
+  // segment 0 and one strand of e = 3 ms of segment 1 on core 0 (m = 2 and 1). The offsets
+  // (r_p + T − r_l) mod T lie in [0, T), so for d ≥ T every segment is in the window once,
+  // whatever l: the first sum is 2·2 + 3 = 7 ms, and the later jobs are the rate term's,
+  // (2·2 + 3)/10 · d = 0.7·d.
+  //   d = 10 ms = T: 7 + 0.7·10 = 14 ms.
+  //   d = 23 ms:     7 + 0.7·23 = 7 + 16.1 = 23.1 ms.
+  // Counting every release within d across jobs (from l = 0: 0, 6, 10, 16, 20) as well gives
+  // 4 + 3 + 4 = 11 → 18 ms at d = 10 (the next job's segment 0 at exactly T), and
+  // 4 + 3 + 4 + 3 + 4 = 18 → 34.1 ms at d = 23; a window over two periods (each segment at
+  // most twice) gives 14 → 30.1 ms at d = 23; dropping the rate term once d ≥ T gives 7 ms.
+  CoreInterference ci(1, {{10ms, {0ms, 6ms}, {2ms, 3ms}}, {30ms, {0ms}, {1ms}}});
+  ci.place(0, 0, 0, 0ns, 2);
+  ci.place(0, 0, 1, 0ns);
+  EXPECT_EQ(ci.load(0, 1, 0, 10ms), 14ms);
+  EXPECT_EQ(ci.load(0, 1, 0, 23ms), 23100us);
+}
+
 TEST(CoreInterference, ARateTermOfWholeNanosecondsIsExact) {
   // Task 0: T = 3 ms, one 1 ms strand on core 0. For a strand of task 1 with d = 3 ms:
   // window 1 ms + rate (1/3)·3 ms = 1 ms: exactly 2 ms. The fixed-point share ⌈2^40/3⌉ is
