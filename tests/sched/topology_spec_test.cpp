@@ -39,6 +39,16 @@ const std::string head =
     "topology:\n"   // 1
     "  name: t\n";  // 2
 
+// The message of the takt::Error building a scheduler of `spec` for `pes` raises (empty if none).
+std::string build_error(const TopologySpec& spec, const ProcessingElements& pes) {
+  try {
+    Scheduler s(spec, pes);
+  } catch (const takt::Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
 }  // namespace
 
 TEST(TopologySpec, ParsesInstancesPortsAndDefaultParameters) {
@@ -335,12 +345,11 @@ TEST(TopologySpec, IndexOutOfRangeForTheRealProcessingElements) {
                "    a: {component: distributor, input: in, outputs: \"ready[*]\", params: {by: pe}}\n"
                "  pes: {terminal: \"ready[pe]\", pull: [\"ready[1]\"]}\n");
   EXPECT_NO_THROW(Scheduler(spec, ProcessingElements::uniform(4)));
-  try {
-    Scheduler s(spec, ProcessingElements::uniform(1));
-    FAIL() << "expected an error";
-  } catch (const takt::Error& e) {
-    EXPECT_NE(std::string(e.what()).find("'ready[1]' is out of range"), std::string::npos) << e.what();
-    EXPECT_EQ(std::string(e.what()).rfind("test.yaml:7:", 0), 0u) << e.what();
+  {
+    const std::string message = build_error(spec, ProcessingElements::uniform(1));
+    ASSERT_FALSE(message.empty()) << "expected an error";
+    EXPECT_NE(message.find("'ready[1]' is out of range"), std::string::npos) << message;
+    EXPECT_EQ(message.rfind("test.yaml:7:", 0), 0u) << message;
   }
 }
 
@@ -355,11 +364,10 @@ TEST(TopologySpec, AFixedIndexBeyondTheProbeIsCheckedForTheRealProcessingElement
                                       "params: {by: pe}}\n"
                                       "  pes: {terminal: \"ready[pe]\", pull: [\"ready[3]\"]}\n");
   EXPECT_NO_THROW(Scheduler(pulls, ProcessingElements::uniform(4)));
-  try {
-    Scheduler s(pulls, ProcessingElements::uniform(3));
-    FAIL() << "expected an error";
-  } catch (const takt::Error& e) {
-    EXPECT_EQ(std::string(e.what()),
+  {
+    const std::string message = build_error(pulls, ProcessingElements::uniform(3));
+    ASSERT_FALSE(message.empty()) << "expected an error";
+    EXPECT_EQ(message,
               "test.yaml:7:39: 'ready[3]' is out of range: 'ready' is per-pe, one pipe per processing "
               "element id, and there are 3 here (ready[0] to ready[2]); index 3 needs at least 4 "
               "processing elements");
@@ -374,11 +382,10 @@ TEST(TopologySpec, AFixedIndexBeyondTheProbeIsCheckedForTheRealProcessingElement
       "    b: {component: mux, inputs: \"q[*]\", output: out}\n"
       "  pes: {terminal: out}\n");
   EXPECT_NO_THROW(Scheduler(enumerated, ProcessingElements::with_clusters({0, 1, 2, 3})));
-  try {
-    Scheduler s(enumerated, ProcessingElements::with_clusters({0, 1, 1}));
-    FAIL() << "expected an error";
-  } catch (const takt::Error& e) {
-    EXPECT_EQ(std::string(e.what()),
+  {
+    const std::string message = build_error(enumerated, ProcessingElements::with_clusters({0, 1, 1}));
+    ASSERT_FALSE(message.empty()) << "expected an error";
+    EXPECT_EQ(message,
               "test.yaml:6:70: 'q[2]' is out of range: 'q' is per-cluster, one pipe per cluster, and "
               "there are 2 here (q[0] to q[1]); index 2 needs at least 3 clusters");
   }
@@ -390,14 +397,11 @@ TEST(TopologySpec, AFixedIndexBeyondTheProbeIsCheckedForTheRealProcessingElement
                                          "    a: {component: distributor, input: in, outputs: \"ready[*]\"}\n"
                                          "  pes: {terminal: \"ready[2]\", steal: ready}\n");
   EXPECT_NO_THROW(Scheduler(terminal, ProcessingElements::uniform(3)));
-  try {
-    Scheduler s(terminal, ProcessingElements::uniform(2));
-    FAIL() << "expected an error";
-  } catch (const takt::Error& e) {
-    EXPECT_NE(std::string(e.what()).find("'ready[2]' is out of range: 'ready' is per-pe"), std::string::npos)
-        << e.what();
-    EXPECT_NE(std::string(e.what()).find("index 2 needs at least 3 processing elements"), std::string::npos)
-        << e.what();
+  {
+    const std::string message = build_error(terminal, ProcessingElements::uniform(2));
+    ASSERT_FALSE(message.empty()) << "expected an error";
+    EXPECT_NE(message.find("'ready[2]' is out of range: 'ready' is per-pe"), std::string::npos) << message;
+    EXPECT_NE(message.find("index 2 needs at least 3 processing elements"), std::string::npos) << message;
   }
 }
 
@@ -411,14 +415,12 @@ TEST(TopologySpec, AClusterWithoutAProcessingElementIsNamed) {
                                      "    a: {component: distributor, input: in, outputs: \"ready[*]\"}\n"
                                      "  pes: {terminal: \"ready[cluster]\"}\n");
   EXPECT_NO_THROW(Scheduler(spec, ProcessingElements::with_clusters({0, 1})));
-  try {
-    Scheduler s(spec, ProcessingElements::with_clusters({0, 2}));
-    FAIL() << "expected an error";
-  } catch (const takt::Error& e) {
-    EXPECT_NE(std::string(e.what()).find("pipe 'ready[1]' is dangling"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("; cluster 1 has no processing element ("), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("number the clusters 0, 1, 2, ... without gaps"), std::string::npos)
-        << e.what();
+  {
+    const std::string message = build_error(spec, ProcessingElements::with_clusters({0, 2}));
+    ASSERT_FALSE(message.empty()) << "expected an error";
+    EXPECT_NE(message.find("pipe 'ready[1]' is dangling"), std::string::npos) << message;
+    EXPECT_NE(message.find("; cluster 1 has no processing element ("), std::string::npos) << message;
+    EXPECT_NE(message.find("number the clusters 0, 1, 2, ... without gaps"), std::string::npos) << message;
   }
 }
 
