@@ -229,10 +229,10 @@ int run_bench(const BenchArgs& a) {
       app.add_option("--json", args->json_file, "Write the results as JSON to this file")
           ->check(output_file());
       app.add_option("--tasks", args->tasks, "Tasks per set (default 1000)")
-          ->check(whole_at_least(1, args->tasks));
+          ->check(whole_at_least_for(1, args->tasks));
       app.add_option("--cores", args->cores, "Cores m (default 64)")->check(whole_in_range(1, 65536));
       app.add_option("--repetitions", args->repetitions, "Runs per measurement (default 5)")
-          ->check(whole_at_least(1, args->repetitions));
+          ->check(whole_at_least_for(1, args->repetitions));
       return [args] { return run_bench(*args); };
     },
 });

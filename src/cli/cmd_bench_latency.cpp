@@ -64,13 +64,17 @@ constexpr std::string_view kStopNotice =
         options.other = !o->no_other;
         options.cyclictest = !o->no_cyclictest;
         options.pm_qos = !o->no_pm_qos;
-        if (!options.fifo && !options.other) throw Error("--no-fifo and --no-other leave nothing to measure");
+        if (!options.fifo && !options.other) {
+          throw OptionError("--no-fifo and --no-other leave nothing to measure; give at most one");
+        }
         options.progress = [](const std::string& line) { fmt::print(stderr, "takt: {}\n", line); };
         bench::LatencyCheckpoint checkpoint;
         if (!o->json.empty()) {
           // Write the output first: a wrong path should not cost a whole run; then after
           // every measurement ("complete": false), so a run cut short keeps what it measured.
-          platform::write_json_file(o->json, nlohmann::json{{"benchmark", "latency"}, {"complete", false}});
+          nlohmann::json placeholder{{"benchmark", "latency"}, {"complete", false}};
+          placeholder.update(platform::provenance());
+          platform::write_json_file(o->json, placeholder);
           checkpoint = [path = o->json](const bench::LatencyReport& partial) {
             platform::write_json_file(path, bench::to_json(partial));
           };

@@ -26,11 +26,11 @@ namespace {
           ->check(output_file());
       app.add_option("--repetitions", options->repetitions,
                      "Timed runs per kernel and runtime (default: per kernel)")
-          ->check(whole_at_least(1, options->repetitions));
+          ->check(whole_at_least_for(1, options->repetitions));
       app.add_flag("--quick", options->quick, "Small sizes and few runs (a smoke test, well under a minute)");
       app.add_option("--workers", options->workers,
                      "Threads per runtime (default: the CPUs this process may use)")
-          ->check(whole_at_least(1, options->workers));
+          ->check(whole_at_least_for(1, options->workers));
       // Callbacks, not "!--no-pin" flags: CLI11 prints those as "--no-pin{false}".
       app.add_flag_callback(
           "--no-pin", [options] { options->pin = false; },
@@ -48,11 +48,14 @@ namespace {
       app.add_option("--kernels", options->kernels,
                      "Run only these kernels: fib, fib-1worker, uts, uts-t3-style, matmul, synthetic-1, "
                      "synthetic-2, synthetic-3")
-          ->delimiter(',');
+          ->delimiter(',')
+          ->check(one_of("kernel", {"fib", "fib-1worker", "uts", "uts-t3-style", "matmul", "synthetic-1",
+                                    "synthetic-2", "synthetic-3"}));
       app.add_option(
              "--runtimes", options->runtimes,
              "Run only these runtimes: takt, onetbb, openmp, serial (a target needs both of its runtimes)")
-          ->delimiter(',');
+          ->delimiter(',')
+          ->check(one_of("runtime", {"takt", "onetbb", "openmp", "serial"}));
       return [options, load_period] {
         options->load_period = model::parse_duration(*load_period);  // at least 100us: duration_at_least()
         if (options->load_period > std::chrono::seconds(1)) {

@@ -133,7 +133,8 @@ int run_generate(const GenerateArgs& a) {
       app.add_option("--utilization", args->utilization,
                      "Target total utilization: in cores (1.5) or as a share of m (60%)")
           ->required();
-      app.add_option("--seed", args->seed, "Random seed (default 1)")->check(whole_at_least(0, args->seed));
+      app.add_option("--seed", args->seed, "Random seed (default 1)")
+          ->check(whole_at_least_for(0, args->seed));
       app.add_option("-o,--output", args->output, "Write the task set to this file instead of stdout")
           ->check(output_file());
       auto* timescale = app.add_option(

@@ -526,7 +526,7 @@ int run_profile(const ProfileArgs& a) {
                      "The program's arguments; put arguments that start with '-' after \"--\" "
                      "(takt profile ./libpi.so --jobs 5 -- --intervals 100000)");
       app.add_option("--jobs", args->jobs, "Jobs measured (default 10)")
-          ->check(whole_at_least(1, args->jobs));
+          ->check(whole_at_least_for(1, args->jobs));
       app.add_option(
              "--percentile", args->percentile,
              "Which job's value the task set gets: the nearest-rank percentile over the jobs, 100 = max "

@@ -136,7 +136,7 @@ int run_run(const RunArgs& a) {
                          "Run length, e.g. 10s (default: global.duration or global.jobs, else 10s)")
               ->check(duration_option(true));
       auto* jobs = app.add_option("--jobs", args->jobs, "Jobs per task instead of a duration")
-                       ->check(whole_at_least(1, args->jobs));
+                       ->check(whole_at_least_for(1, args->jobs));
       duration->excludes(jobs);
       app.add_option("--json", args->json, "Write the metrics as JSON to this file (docs/measurements.md)")
           ->check(output_file());

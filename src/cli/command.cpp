@@ -139,9 +139,8 @@ model::Decimal delta_option(const std::string& text) {
   model::Decimal delta;
   try {
     delta = model::Decimal::parse(text);
-  } catch (const Error&) {
-    throw OptionError(
-        fmt::format("--delta: expects a decimal number of at least 1 (such as 1.5), not '{}'", text));
+  } catch (const Error& e) {  // its reason: no number, too many decimals, too large
+    throw OptionError(fmt::format("--delta: expects a decimal number of at least 1: {}", e.what()));
   }
   if (std::string problem = model::delta_problem(delta); !problem.empty()) {
     throw OptionError("--delta " + problem);
@@ -204,6 +203,16 @@ CLI::Validator whole_in_range(long long minimum, long long maximum) {
       fmt::format("INT in [{}, {}]", minimum, maximum));
 }
 
+CLI::Validator one_of(std::string kind, std::vector<std::string> names) {
+  const std::string listed = fmt::format("{}", fmt::join(names, ", "));
+  return CLI::Validator(
+      [kind, names, listed](std::string& text) -> std::string {
+        if (std::find(names.begin(), names.end(), text) != names.end()) return {};
+        return fmt::format("unknown {} '{}'; choose from {}", kind, text, listed);
+      },
+      "{" + listed + "}");
+}
+
 CLI::Validator whole_at_least(long long minimum, unsigned long long maximum) {
   return CLI::Validator(
       [minimum, maximum](std::string& text) -> std::string {
@@ -222,6 +231,8 @@ CLI::Validator whole_at_least(long long minimum, unsigned long long maximum) {
           long long value = 0;
           parsed = std::from_chars(text.data(), end, value);
           below = value < minimum;
+          // Below the smallest long long: below any minimum, not "too large".
+          if (parsed.ec == std::errc::result_out_of_range) return expected;
         }
         const std::string too_large = maximum == ULLONG_MAX
                                           ? fmt::format("'{}' is too large", text)

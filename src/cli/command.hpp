@@ -43,7 +43,7 @@ CLI::Validator whole_at_least(long long minimum, unsigned long long maximum);
 /// The same for an option stored in `target`: at most the largest value of its type
 /// (an int option given 99999999999 got CLI11's "Could not convert").
 template <std::integral T>
-CLI::Validator whole_at_least(long long minimum, const T& /*target*/) {
+CLI::Validator whole_at_least_for(long long minimum, const T& /*target*/) {
   return whole_at_least(minimum, static_cast<unsigned long long>(std::numeric_limits<T>::max()));
 }
 /// The same, also at most `maximum` ("--cores: expects a whole number from 1 to 65536, not
@@ -71,6 +71,10 @@ CLI::Validator duration_option(bool positive);
 /// the message names the option, the minimum and the reason ("--timescale: must be at
 /// least 2.048us (...), not '0s'"). The --help line shows DURATION>=minimum.
 CLI::Validator duration_at_least(std::chrono::nanoseconds minimum, std::string meaning);
+
+/// A CLI11 check for an option whose values are names from `names` (each value of a
+/// list): "unknown KIND 'x'; choose from a, b, c".
+CLI::Validator one_of(std::string kind, std::vector<std::string> names);
 
 /// A command-line value that a command refuses once it runs (an unknown --policy, a
 /// --delta below 1, an option of another --method): reported as CLI11's own errors are,

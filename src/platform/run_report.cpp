@@ -24,7 +24,9 @@ RunMetrics report_run(std::span<const PeriodicTask> tasks, const Recorder& recor
   std::vector<std::string> failures;
   if (outputs.json) {
     try {
-      write_json_file(*outputs.json, metrics_to_json(metrics));
+      nlohmann::json document = metrics_to_json(metrics);
+      document.update(provenance());  // its date: when the file is written
+      write_json_file(*outputs.json, document);
     } catch (const std::exception& e) {
       failures.emplace_back(e.what());
     }

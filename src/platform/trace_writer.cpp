@@ -285,6 +285,7 @@ nlohmann::json make_trace(std::span<const PeriodicTask> tasks, std::span<const E
   doc["otherData"] = {{"generator", "takt"},
                       {"origin_us", static_cast<double>((origin - base).count()) / 1e3},
                       {"events_dropped", events_dropped}};
+  doc["otherData"].update(provenance());  // its date: when the trace is written
   if (events_dropped > 0) {
     doc["otherData"]["note"] =
         "the recorder dropped events: strands, steals and finishes after the first drop are missing, and a "

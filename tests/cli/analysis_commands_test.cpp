@@ -137,8 +137,10 @@ TEST_F(Commands, DeltaBelowOneIsBadInput) {
     EXPECT_NE(r.err.find("--delta 0.5 is below 1: δ must be at least 1"), std::string::npos) << r.err;
     Outcome bad = takt(command + " " + file + " --delta abc");  // the message names the option
     EXPECT_EQ(bad.status, 1) << command;
-    EXPECT_NE(bad.err.find("--delta: expects a decimal number of at least 1 (such as 1.5), not 'abc'"),
-              std::string::npos)
+    EXPECT_NE(
+        bad.err.find(
+            "--delta: expects a decimal number of at least 1: 'abc' is not a non-negative decimal number"),
+        std::string::npos)
         << bad.err;
   }
   Outcome in_file =
@@ -610,7 +612,10 @@ TEST_F(Commands, WholeNumberOptionsSayWhatTheyExpect) {
            {"bench runtime --repetitions 3000000000",
             "--repetitions: '3000000000' is too large: at most 2147483647"},
            {"run " + example("10-run.yaml") + " --jobs 9223372036854775808",
-            "--jobs: '9223372036854775808' is too large: at most 9223372036854775807"}}) {
+            "--jobs: '9223372036854775808' is too large: at most 9223372036854775807"},
+           // Below the smallest 64-bit number is below the minimum, not "too large".
+           {"bench analyze --tasks -99999999999999999999",
+            "--tasks: expects a whole number of at least 1, not '-99999999999999999999'"}}) {
     r = takt(args);
     EXPECT_EQ(r.status, 1) << args;
     EXPECT_NE(r.err.find(message), std::string::npos) << args << ": " << r.err;
@@ -937,7 +942,8 @@ TEST_F(Commands, EveryBenchmarkAndRunJsonSaysWhereItCameFrom) {
       {"sched", "bench sched --quick --repeats 1 --depths 1 --skip-scaling --skip-baselines"},
       {"policies", "bench policies --utilization 30 --workload fine --sets 1 --min-jobs 1 --no-cyclictest"},
       {"runtime", "bench runtime --quick --kernels fib-1worker --runtimes takt serial"},
-      {"run", "run " + example("10-run.yaml") + " --duration 0.2s --no-cyclictest"},
+      {"run", "run " + example("10-run.yaml") + " --duration 0.2s --no-cyclictest --trace " +
+                  (dir_ / "t.json").string()},
   };
   const auto before = std::chrono::system_clock::now() - std::chrono::seconds(2);
   for (const auto& [name, args] : commands) {
@@ -961,6 +967,11 @@ TEST_F(Commands, EveryBenchmarkAndRunJsonSaysWhereItCameFrom) {
     EXPECT_EQ(j["command"].get<std::vector<std::string>>(), expected) << name;
     if (name != "run") {
       EXPECT_EQ(j["benchmark"], name);
+    } else {  // the trace carries them in its otherData
+      const auto trace = nlohmann::json::parse(takt::testing::slurp(dir_ / "t.json"));
+      EXPECT_EQ(trace["otherData"]["takt_version"], takt::version);
+      EXPECT_EQ(trace["otherData"]["command"], j["command"]);
+      EXPECT_EQ(trace["otherData"]["date"].get<std::string>().size(), 20u);
     }
     if (name == "policies") {  // the options that shape the cells, as values
       EXPECT_EQ(j["options"]["utilizations_percent"], nlohmann::json::array({30})) << j["options"];
@@ -980,7 +991,12 @@ TEST_F(Commands, OptionValuesACommandRefusesAsItRunsNameItsHelpLikeTheOthers) {
   const std::vector<std::pair<std::string, std::string>> cases{
       {"run " + set + " --delta 0.5", "--delta 0.5 is below 1"},
       {"analyze " + set + " --delta abc",
-       "--delta: expects a decimal number of at least 1 (such as 1.5), not 'abc'"},
+       "--delta: expects a decimal number of at least 1: 'abc' is not a non-negative decimal number"},
+      // The reason stays: a valid size, but too many decimals (a review found the message
+      // said it must be at least 1).
+      {"analyze " + set + " --delta 1.1234567890123456789012",
+       "--delta: expects a decimal number of at least 1: '1.1234567890123456789012' has more than 12 "
+       "decimals"},
       {"run " + set + " --policy foo", "unknown policy 'foo'; use one of federated"},
       {"analyze " + set + " --fit best-fit", "unknown --fit 'best-fit'; use first-fit or worst-fit"},
       {"analyze " + set + " --policy gedf-paws --fit first-fit",
@@ -992,12 +1008,21 @@ TEST_F(Commands, OptionValuesACommandRefusesAsItRunsNameItsHelpLikeTheOthers) {
       {"generate --method paws --cores 2 --utilization 1 --type 2",
        "--type applies to --method synthetic only"},
       {"generate --method nope --cores 2 --utilization 1", "unknown --method 'nope'"},
+      {"bench runtime --kernels fib,nosuch",
+       "--kernels: unknown kernel 'nosuch'; choose from fib, fib-1worker"},
+      {"bench runtime --runtimes nosuch",
+       "--runtimes: unknown runtime 'nosuch'; choose from takt, onetbb, openmp, serial"},
+      {"bench policies --workload nosuch",
+       "--workload: unknown workload 'nosuch'; choose from rt-openmp, fine"},
+      {"bench latency --no-fifo --no-other", "--no-fifo and --no-other leave nothing to measure"},
   };
   for (const auto& [args, message] : cases) {
     Outcome r = takt(args);
     EXPECT_EQ(r.status, 1) << args;
     EXPECT_NE(r.err.find("takt: error: " + message), std::string::npos) << args << ": " << r.err;
-    const std::string command = args.substr(0, args.find(' '));
+    // The command's words: "run", "generate", ..., or "bench runtime".
+    const std::size_t words = args.rfind("bench ", 0) == 0 ? args.find(' ', 6) : args.find(' ');
+    const std::string command = args.substr(0, words);
     EXPECT_NE(r.err.find("Run 'takt " + command + " --help' for the options and what they take."),
               std::string::npos)
         << args << ": " << r.err;

@@ -54,8 +54,8 @@ TEST_F(BenchStop, SchedKeepsEveryScalingStepMeasured) {
 }
 
 TEST_F(BenchStop, LatencyPrintsAndWritesTheMeasurementsMade) {
-  // Five measurements of 1 s under SCHED_OTHER (2 cores: 2 scheduling, 3 barrier rows;
-  // more on more cores), stopped after 2.5 s. Before, nothing was printed.
+  // Measurements of 1 s under SCHED_OTHER (2 cores: 2 scheduling, 3 barrier and 2 OpenMP
+  // barrier rows; more on more cores), stopped after 2.5 s. Before, nothing was printed.
   const std::filesystem::path json = dir_ / "latency.json";
   const std::vector<std::string> args{
       "bench", "latency", "--seconds", "1", "--no-fifo", "--no-cyclictest", "--no-pm-qos", "--json",

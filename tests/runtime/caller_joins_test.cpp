@@ -266,6 +266,7 @@ std::atomic<std::thread::id> g_held_caller{};
 std::atomic<bool> g_destroyed{false}, g_hook_ran{false}, g_destroyed_while_held{false};
 
 TEST(CallerJoins, ACallerLeavingAPoolBeingDestroyedTouchesNothingOfItAfterwards) {
+  g_destroyed = g_hook_ran = g_destroyed_while_held = false;  // also under --gtest_repeat
   auto pool = std::make_unique<Pool>(joining(2));
   Pool* raw = pool.get();
   takt::detail::after_leave_flight_for_testing.store([](std::uint32_t left) {
