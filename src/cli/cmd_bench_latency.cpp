@@ -72,9 +72,7 @@ constexpr std::string_view kStopNotice =
         if (!o->json.empty()) {
           // Write the output first: a wrong path should not cost a whole run; then after
           // every measurement ("complete": false), so a run cut short keeps what it measured.
-          nlohmann::json placeholder{{"benchmark", "latency"}, {"complete", false}};
-          placeholder.update(platform::provenance());
-          platform::write_json_file(o->json, placeholder);
+          platform::write_json_file(o->json, platform::benchmark_started("latency"));
           checkpoint = [path = o->json](const bench::LatencyReport& partial) {
             platform::write_json_file(path, bench::to_json(partial));
           };

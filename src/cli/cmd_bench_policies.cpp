@@ -69,9 +69,7 @@ struct Options {
         options.progress = [](const std::string& line) { fmt::print(stderr, "takt: {}\n", line); };
         if (!o->json.empty()) {
           // Write the output first: a wrong path should not cost the cyclictest run and a cell.
-          nlohmann::json placeholder{{"benchmark", "policies"}, {"complete", false}};
-          placeholder.update(platform::provenance());
-          platform::write_json_file(o->json, placeholder);
+          platform::write_json_file(o->json, platform::benchmark_started("policies"));
           options.checkpoint = [o](const bench::PoliciesReport& partial) {
             platform::write_json_file(o->json, bench::to_json(partial));
           };

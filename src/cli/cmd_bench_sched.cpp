@@ -149,9 +149,7 @@ Action configure(CLI::App& app) {
     options->progress = [](const std::string& line) { fmt::print(stderr, "  {}\n", line); };
     // Write the output first: a wrong path should not cost a whole run.
     if (!json_path->empty()) {
-      nlohmann::json placeholder{{"benchmark", "sched"}, {"complete", false}};
-      placeholder.update(platform::provenance());
-      platform::write_json_file(*json_path, placeholder);
+      platform::write_json_file(*json_path, platform::benchmark_started("sched"));
       options->checkpoint = [json_path](const nlohmann::json& partial) {
         nlohmann::json doc = partial;
         doc["complete"] = false;

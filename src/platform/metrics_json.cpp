@@ -58,6 +58,12 @@ nlohmann::json provenance() {
   return {{"takt_version", takt::version}, {"date", date}, {"command", std::move(command)}};
 }
 
+nlohmann::json benchmark_started(std::string_view benchmark) {
+  nlohmann::json document{{"benchmark", benchmark}, {"complete", false}};
+  document.update(provenance());
+  return document;
+}
+
 nlohmann::json metrics_to_json(const RunMetrics& m, bool with_jobs) {
   nlohmann::json doc;
   doc["format"] = "takt-run-metrics";

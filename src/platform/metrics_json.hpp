@@ -26,6 +26,10 @@ inline nlohmann::json json_or_null(bool known, double value) {
 /// carry them at the top level.
 nlohmann::json provenance();
 
+/// The file a benchmark writes before it measures anything (so that a wrong path fails
+/// first): `benchmark`, `complete` false and the provenance().
+nlohmann::json benchmark_started(std::string_view benchmark);
+
 /// The metrics document: run, totals, tasks, system and (when `with_jobs`) every job.
 /// Job times are nanoseconds relative to the run's origin. Format: docs/measurements.md.
 nlohmann::json metrics_to_json(const RunMetrics& metrics, bool with_jobs = true);
