@@ -6,6 +6,7 @@
 #include "model/measurement_update.hpp"
 #include "model/program_profile.hpp"
 #include "model/task_set_parser.hpp"
+#include "os/clock.hpp"
 #include "os/cpu.hpp"
 #include "platform/metrics_json.hpp"
 #include "platform/run.hpp"
@@ -70,15 +71,6 @@ std::string machine_description(const os::CpuSet& cpus) {
     }
   }
   return fmt::format("{}, {} CPU(s)", model, cpus.size());
-}
-
-std::string today() {
-  std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char text[16];
-  std::strftime(text, sizeof text, "%Y-%m-%d", &utc);
-  return text;
 }
 
 /// The signals' handlers and where they lead, from just before the first measurement
@@ -262,7 +254,7 @@ std::string profiles_header(const ProfileArgs& a, const os::CpuSet& cpus) {
       "{} ({}) by `takt profile PROGRAM ARGS... --jobs {} --profiles FILE`\n"
       "(examples/profiles/measure.sh runs all of them): work = {} of the jobs' T1 on one\n"
       "worker; span and burdened span from the strand events of one-worker runs (docs/profiling.md).",
-      machine_description(cpus), today(), a.jobs,
+      machine_description(cpus), os::utc_now("%Y-%m-%d"), a.jobs,
       a.percentile >= 100 ? std::string("the maximum") : fmt::format("the p{:g}", a.percentile));
 }
 

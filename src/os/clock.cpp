@@ -19,6 +19,15 @@ std::chrono::nanoseconds read(clockid_t id) {
 
 std::chrono::nanoseconds monotonic_now() { return read(CLOCK_MONOTONIC); }
 
+std::string utc_now(const char* format) {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[64];
+  const std::size_t length = std::strftime(text, sizeof text, format, &utc);
+  return std::string(text, length);
+}
+
 void sleep_until(std::chrono::nanoseconds when) {
   timespec ts{static_cast<time_t>(when.count() / 1'000'000'000),
               static_cast<long>(when.count() % 1'000'000'000)};

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <chrono>
+#include <string>
 
 namespace takt::os {
 
@@ -18,6 +19,10 @@ void sleep_until(std::chrono::nanoseconds when);
 std::chrono::nanoseconds thread_cpu_time();
 /// CPU time consumed by the whole process (CLOCK_PROCESS_CPUTIME_ID).
 std::chrono::nanoseconds process_cpu_time();
+
+/// The wall-clock time now in UTC, formatted by strftime's `format` (at most 63
+/// characters of result): "%Y-%m-%d" gives the date, "%Y-%m-%dT%H:%M:%SZ" ISO 8601.
+std::string utc_now(const char* format);
 
 /// Spins (no sleep, no yield) until CLOCK_MONOTONIC has advanced by `duration`.
 void spin_for(std::chrono::nanoseconds duration);

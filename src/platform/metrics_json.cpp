@@ -1,6 +1,7 @@
 // Run metrics as JSON (nlohmann), with units in the key names.
 #include "platform/metrics_json.hpp"
 
+#include "os/clock.hpp"
 #include "takt/error.hpp"
 #include "takt/version.hpp"
 
@@ -46,16 +47,12 @@ nlohmann::json stats_json(const DurationStats& s, double (*unit)(nanoseconds), b
 }  // namespace
 
 nlohmann::json provenance() {
-  const std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char date[32];
-  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  std::string date = os::utc_now("%Y-%m-%dT%H:%M:%SZ");
   // NUL-separated arguments, each ended by a NUL.
   nlohmann::json command = nlohmann::json::array();
   std::ifstream in("/proc/self/cmdline", std::ios::binary);
   for (std::string argument; std::getline(in, argument, '\0');) command.push_back(argument);
-  return {{"takt_version", takt::version}, {"date", date}, {"command", std::move(command)}};
+  return {{"takt_version", takt::version}, {"date", std::move(date)}, {"command", std::move(command)}};
 }
 
 nlohmann::json benchmark_started(std::string_view benchmark) {

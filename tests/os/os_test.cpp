@@ -22,6 +22,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
+#include <ctime>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -198,6 +199,31 @@ TEST(Clock, SpinNeverSleeps) {
   takt::os::spin_for(5ms);
   EXPECT_GE(takt::os::monotonic_now() - t0, 5ms);
   EXPECT_EQ(takt::os::thread_context_switches().voluntary, before.voluntary);
+}
+
+TEST(Clock, UtcNowFormatsTheCurrentTimeInUtc) {
+  // timegm reads the fields back as UTC (a local-time conversion would be off by the
+  // zone's offset where TZ is not UTC); the two ends of the call bound the time written.
+  const std::time_t before = std::time(nullptr);
+  const std::string iso = takt::os::utc_now("%Y-%m-%dT%H:%M:%SZ");
+  const std::string date = takt::os::utc_now("%Y-%m-%d");
+  const std::time_t after = std::time(nullptr);
+  ASSERT_EQ(iso.size(), 20u) << iso;
+  EXPECT_EQ(iso.back(), 'Z');
+  std::tm fields{};
+  ASSERT_NE(strptime(iso.c_str(), "%Y-%m-%dT%H:%M:%SZ", &fields), nullptr) << iso;
+  const std::time_t written = timegm(&fields);
+  EXPECT_GE(written, before);
+  EXPECT_LE(written, after);
+  const auto day_of = [](std::time_t t) {
+    std::tm utc{};
+    gmtime_r(&t, &utc);
+    char text[16];
+    std::strftime(text, sizeof text, "%Y-%m-%d", &utc);
+    return std::string(text);
+  };
+  EXPECT_TRUE(date == day_of(before) || date == day_of(after)) << date;
+  EXPECT_EQ(takt::os::utc_now(""), "");
 }
 
 TEST(Realtime, FallbackPathWarnsOnceAndStaysInSchedOther) {
