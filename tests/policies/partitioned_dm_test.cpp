@@ -3,6 +3,7 @@
 // Run twice by CTest, like takt_policies_tests: as the process finds the machine and with
 // TAKT_NO_RT=1. The assignment tests call plan() and prepare() only (no thread starts, so
 // the task set may have more cores than the machine); the run test runs on 2 cores.
+#include "../support/quarantining_delete.hpp"  // operator delete, kept while a Quarantine lives
 #include "os/cpu.hpp"
 #include "platform/recorder.hpp"
 #include "platform/release_engine.hpp"
@@ -171,7 +172,11 @@ TEST(PartitionedDm, ATopologyThatWithholdsStrandsIsRefusedAndThePolicyIsDestroye
   // The distributor sorts by cluster and has no `unassigned:` output; strands carry no
   // cluster, so it withholds them all. prepare() threw with the strands still in the
   // scheduler and freed them; destroying the policy then wrote into the freed strands
-  // (heap-use-after-free under AddressSanitizer).
+  // (heap-use-after-free under AddressSanitizer). The quarantine keeps every block
+  // deleted from before the run until the policy is gone, filled with a pattern, which
+  // shows such a use in any build: with the strands declared after the scheduler (so
+  // freed before it), this test ends in SIGSEGV, the scheduler following a strand's
+  // pointer that is now the pattern.
   const model::TaskSet set = model::parse_task_set(R"(
 global: {cores: 2, policy: partitioned-dm}
 tasks:
@@ -187,6 +192,7 @@ topology:
   ASSERT_TRUE(verdict.schedulable);
   auto policy = policies::make_policy(model::Policy::partitioned_dm);
   platform::RunOptions run = quiet_run(100ms);
+  const Quarantine quarantine;
   try {
     platform::run_task_set(set, verdict, *policy, run);
     ADD_FAILURE() << "expected takt::Error";
@@ -196,6 +202,9 @@ topology:
   }
   (void)policy->details();
   policy.reset();  // destroys the scheduler, which still holds the withheld strands
+  EXPECT_GT(quarantine.deleted(), 0u) << "the policy's memory went through operator delete";
+  EXPECT_EQ(quarantine.overflowed(), 0u);
+  EXPECT_EQ(quarantine.written_after_delete(), 0u) << "of " << quarantine.deleted() << " deleted blocks";
 }
 
 TEST(PartitionedDm, EachCoreGivesTheRanksOfItsStrandsDistinctLevels) {
