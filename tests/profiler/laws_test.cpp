@@ -82,6 +82,9 @@ TEST_P(Laws, SpanBelowTpAndTpBelowWorkOverPPlusBurdenedSpan) {
 
   std::string report;
   bool held = false;
+  // A round in which other processes or the hypervisor took more than a tenth of the
+  // CPUs' time measured them, not the program: T_P above the law there says nothing.
+  bool a_quiet_round = false;
   for (int round = 0; round < kRounds && !held; ++round) {
     if (round > 0) std::this_thread::sleep_for(kPause);
     const nanoseconds wall0 = takt::os::monotonic_now(), steal0 = total(takt::os::cpu_steal_times()),
@@ -108,12 +111,22 @@ TEST_P(Laws, SpanBelowTpAndTpBelowWorkOverPPlusBurdenedSpan) {
                 ")" + (lower ? "" : "  [L > T_P]") + (upper ? "" : "  [T_P > (C/P + L^) * 1.1]") + "\n";
     }
     // /proc/stat counts in clock ticks (10 ms): small values are rounding.
+    const bool busy = stolen + std::max(0.0, others) > 0.10 * wall * static_cast<double>(cpus);
+    a_quiet_round = a_quiet_round || !busy;
     report += "  round " + std::to_string(round + 1) + ": " + std::to_string(static_cast<int>(wall / 1e6)) +
               " ms; meanwhile the hypervisor stole " + std::to_string(static_cast<int>(stolen / 1e6)) +
               " ms of CPU time and other processes used about " +
-              std::to_string(static_cast<int>(std::max(0.0, others) / 1e6)) + " ms\n";
+              std::to_string(static_cast<int>(std::max(0.0, others) / 1e6)) + " ms" +
+              (busy ? " (more than a tenth of the CPUs' time: the machine was busy)" : "") + "\n";
     // The measurements describe a parallel program: it has parallelism to speak of.
     EXPECT_GT(r.parallelism(), 2.0) << c.program;
+  }
+  if (!held && !a_quiet_round) {
+    // Beside a process that kept a CPU busy, T_P of matmul on one worker read 1.6 times
+    // its bound in every round: the law cannot be checked while the machine is not ours.
+    GTEST_SKIP() << "other processes kept the machine busy in each of " << kRounds
+                 << " rounds, so the laws could not be checked; the last:\n"
+                 << report;
   }
   EXPECT_TRUE(held) << "a law failed in each of " << kRounds << " rounds; the last:\n" << report;
   std::cout << report;
