@@ -21,6 +21,7 @@
 
 #include <chrono>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -106,6 +107,9 @@ struct SchedulingLatency {
   platform::LatencyStats stats;  ///< one sample per released job
   std::uint64_t released = 0;
   std::uint64_t skipped = 0;  ///< releases that found the previous job still running
+  /// Jobs started per CPU, as recorded by the thread that started them: each lane's own
+  /// CPU when it runs its job, the worker's CPU under the handoff.
+  std::map<int, std::uint64_t> started_on;
 };
 
 // The measurements, usable alone. `fifo`: SCHED_FIFO priorities, else SCHED_OTHER.

@@ -152,6 +152,7 @@ SchedulingLatency measure_scheduling_latency(const std::vector<int>& cpus, bool 
   samples.reserve(m.jobs.size());
   for (const auto& j : m.jobs) {
     if (auto lat = j.release_latency()) samples.push_back(lat->count());
+    if (j.start && j.start_cpu >= 0) ++result.started_on[j.start_cpu];
   }
   result.stats = platform::latency_stats(std::move(samples));
   for (const auto& t : m.tasks) {

@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 #include <sched.h>
 
+#include <algorithm>
+#include <map>
 #include <set>
 
 using namespace std::chrono_literals;
@@ -28,19 +30,31 @@ void expect_ordered(const takt::platform::LatencyStats& s) {
 TEST(LatencyBench, DirectSchedulingLatencyHasOneSamplePerReleasedJob) {
   // 200 ms at 1 ms: releases at 0.3, 1.3, ..., 199.3 ms on each core = 200 per core,
   // each either released (one latency sample) or skipped (a stalled job was running).
+  // Each lane runs its own core's job: every CPU starts jobs, and only the allowed ones.
   auto m = takt::bench::measure_scheduling_latency(cpus(), false, false, 200ms, 1000us);
   EXPECT_EQ(m.released + m.skipped, 200u * cpus().size());
   EXPECT_EQ(m.stats.samples, m.released);
   EXPECT_GT(m.released, 0u);
   expect_ordered(m.stats);
+  std::uint64_t started = 0;
+  for (const auto& [cpu, jobs] : m.started_on) {
+    EXPECT_NE(std::find(cpus().begin(), cpus().end(), cpu), cpus().end()) << "cpu " << cpu;
+    started += jobs;
+  }
+  EXPECT_EQ(started, m.released);
+  EXPECT_EQ(m.started_on.size(), cpus().size());
 }
 
 TEST(LatencyBench, HandoffSchedulingLatencyMeasuresTheWorker) {
+  // One task, released by the lane on the first CPU and handed to the worker pinned to
+  // the last: each sample ends when the worker starts the job, so every start is the
+  // worker's CPU (with two CPUs or more, never the lane's).
   auto m = takt::bench::measure_scheduling_latency(cpus(), false, true, 100ms, 1000us);
   EXPECT_EQ(m.released + m.skipped, 100u);
   EXPECT_EQ(m.stats.samples, m.released);
   EXPECT_GT(m.released, 0u);
   expect_ordered(m.stats);
+  EXPECT_EQ(m.started_on, (std::map<int, std::uint64_t>{{cpus().back(), m.released}}));
 }
 
 TEST(LatencyBench, BarrierLatencyHasOneSamplePerRound) {
