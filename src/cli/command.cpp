@@ -424,14 +424,33 @@ int run_main(int argc, char** argv) {
                path);
     return exit_bad_input;
   };
+  // An option written `--name=` with nothing after the '=': CLI11 takes the next word as
+  // its value (`--json= --no-cyclictest` wrote the JSON to a file '--no-cyclictest' and
+  // ran cyclictest). Refused like an empty value given otherwise (--policy '').
+  std::string empty_value;
+  for (int i = 1; i < argc && empty_value.empty(); ++i) {
+    const std::string_view word = argv[i];
+    if (word == "--") break;  // what follows is not options
+    if (word.size() < 4 || !word.starts_with("--") || word.find('=') != word.size() - 1) continue;
+    const std::string name(word.substr(0, word.size() - 1));
+    for (const auto& [path, sub] : apps) {
+      if (sub->get_option_no_throw(name) != nullptr) empty_value = name;
+    }
+  }
+  const auto empty_value_error = [&] {
+    return command_line_error(fmt::format("{} was given an empty value ('{}='); give it one or leave it out",
+                                          empty_value, empty_value));
+  };
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     // --help and --version end here too: CLI11 prints them (a failed write is an error).
     if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success))
       return check_standard_output(app.exit(e));  // no file option takes them
+    if (!empty_value.empty()) return empty_value_error();  // the cause of what CLI11 found
     return command_line_error(e.what());
   }
+  if (!empty_value.empty()) return empty_value_error();
   for (const auto& [path, sub] : apps) {
     if (!path.empty() && !sub->parsed()) continue;
     // An option given an empty value (--policy "") would read as if it were absent.

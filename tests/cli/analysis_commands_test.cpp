@@ -650,6 +650,23 @@ TEST_F(Commands, OptionsThatWouldBeIgnoredAreErrors) {
   Outcome r = takt("analyze " + example("01-one-task.yaml") + " --policy ''");
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.err.find("--policy was given an empty value"), std::string::npos) << r.err;
+  // Written --name= with nothing after the '=', CLI11 took the next word as the value:
+  // the JSON went to a file named '--no-cyclictest', the YAML to one named '--json'.
+  for (const std::string& args :
+       {"run " + example("10-run.yaml") + " --json= --no-cyclictest --jobs 1",
+        std::string("generate --method paws --cores 2 --utilization 1 --output= --json"),
+        "analyze " + example("01-one-task.yaml") + " --policy= --json"}) {
+    SCOPED_TRACE(args);
+    r = takt(args);
+    EXPECT_EQ(r.status, 1);
+    const std::size_t equals = args.find('=');
+    const std::string option = args.substr(args.rfind("--", equals), equals - args.rfind("--", equals));
+    EXPECT_NE(r.err.find(option + " was given an empty value ('" + option + "=')"), std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("--help' for the options"), std::string::npos) << r.err;
+  }
+  EXPECT_FALSE(std::filesystem::exists("--no-cyclictest"));
+  EXPECT_FALSE(std::filesystem::exists("--json"));
   // An option of another generator method.
   r = takt("generate --method paws --cores 2 --utilization 1 --type 2");
   EXPECT_EQ(r.status, 1);
