@@ -465,6 +465,33 @@ int run_main(int argc, char** argv) {
     }
     if (std::string clash = check_files(*sub); !clash.empty()) return command_line_error(clash);
   }
+  // Options of a command that has its own action, given before one of its subcommands
+  // (takt demo --json FILE runtime): only the subcommand runs, so they would be ignored.
+  if (auto run =
+          std::find_if(actions.rbegin(), actions.rend(), [](const auto& a) { return a.first->parsed(); });
+      run != actions.rend()) {
+    const CLI::App* runs = run->first;
+    for (const auto& [owner, action] : actions) {
+      if (owner == runs || !owner->parsed()) continue;
+      for (const CLI::Option* option : owner->get_options()) {
+        if (option->count() == 0 || option == owner->get_help_ptr()) continue;
+        const std::string name = option->get_name();
+        auto path_of = [&apps](const CLI::App* a) {
+          for (const auto& [words, sub] : apps) {
+            if (sub == a) return fmt::format("takt {}", fmt::join(words, " "));
+          }
+          return std::string("takt");
+        };
+        const std::string owner_path = path_of(owner), runs_path = path_of(runs);
+        return command_line_error(
+            runs->get_option_no_throw(name) != nullptr
+                ? fmt::format("{} before '{}' is an option of `{}`, which does not run; write it after '{}'",
+                              name, runs->get_name(), owner_path, runs->get_name())
+                : fmt::format("{} is an option of `{}`, which does not run; `{}` has no such option", name,
+                              owner_path, runs_path));
+      }
+    }
+  }
 
   int code = exit_bad_input;
   try {

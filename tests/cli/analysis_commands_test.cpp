@@ -523,6 +523,27 @@ TEST_F(Commands, AWordThatIsNoCommandIsNamedWithTheCommandsThereAre) {
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.err.find("'runtim' is not a command of takt demo; the commands are: runtime"), std::string::npos)
       << r.err;
+  // takt demo's own options before `runtime`: only takt demo runtime runs, so they were
+  // ignored (exit 0, no file written).
+  const fs::path json = dir_ / "demo.json";
+  r = takt("demo --json " + json.string() + " runtime --fib 5");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(
+      r.err.find("--json before 'runtime' is an option of `takt demo`, which does not run; write it after "
+                 "'runtime'"),
+      std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("Run 'takt demo runtime --help'"), std::string::npos) << r.err;
+  r = takt("demo --print-set runtime --fib 5");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(
+      r.err.find("--print-set is an option of `takt demo`, which does not run; `takt demo runtime` has no "
+                 "such option"),
+      std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(json));
+  EXPECT_EQ(takt("demo runtime --fib 5 --json " + json.string()).status, 0);
+  EXPECT_TRUE(fs::exists(json));
 }
 
 TEST_F(Commands, AFolderOrAnUnreadableFileAsInputIsNamedAsSuch) {
