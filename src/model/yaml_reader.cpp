@@ -431,7 +431,7 @@ YAML::Node load_yaml(std::string_view text, const std::string& source) {
   }
 }
 
-std::string read_text_file(const std::string& path, const std::string& what) {
+std::string read_text_file(const std::string& path, const std::string& what, std::size_t limit) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
     throw Error("cannot read " + what + " '" + path + "': it is a folder; give the path of a file");
@@ -444,10 +444,21 @@ std::string read_text_file(const std::string& path, const std::string& what) {
                 (error != 0 ? std::string(": ") + std::strerror(error) : "") +
                 (error == EACCES ? "; check its permissions" : "; check the path"));
   }
-  std::stringstream buffer;
-  buffer << in.rdbuf();
+  std::string text;
+  char chunk[1 << 16];
+  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+    const auto got = static_cast<std::size_t>(in.gcount());
+    if (got > limit - text.size()) {
+      const std::string size = limit % (std::size_t{1} << 20) == 0 ? std::to_string(limit >> 20) + " MiB"
+                                                                   : std::to_string(limit) + " bytes";
+      throw Error("cannot read " + what + " '" + path + "': it holds more than " + size + ", more than any " +
+                  what + " takt reads; check the path (a device such as /dev/zero, or a pipe that keeps " +
+                  "writing, never ends)");
+    }
+    text.append(chunk, got);
+  }
   if (in.bad()) throw Error("reading " + what + " '" + path + "' failed: " + std::strerror(errno));
-  return buffer.str();
+  return text;
 }
 
 void YamlReader::fail(const YAML::Node& node, const std::string& message) const {

@@ -26,8 +26,15 @@ void check_utf8_text(std::string_view text, const std::string& source);
 /// else 0.
 std::size_t utf8_bom_size(std::string_view text);
 
-/// Reads a whole file; throws takt::Error naming the path when it cannot.
-std::string read_text_file(const std::string& path, const std::string& what);
+/// The largest text file takt reads (task sets, profiles, .rtpt files): 256 MiB, far
+/// beyond any task set (examples/ are a few KiB; 10,000 generated tasks about 2 MiB) and
+/// a bound for a path that never ends (/dev/zero, a pipe that keeps writing).
+inline constexpr std::size_t kMaxTextFileBytes = std::size_t{256} << 20;
+
+/// Reads a whole file; throws takt::Error naming the path when it cannot, or when it
+/// holds more than `limit` bytes.
+std::string read_text_file(const std::string& path, const std::string& what,
+                           std::size_t limit = kMaxTextFileBytes);
 
 /// What is wrong with `text` (valid UTF-8) as a name of a task, DAG node or program, or
 /// "" when nothing is: it must not be empty, blank (spaces of any kind) or hold a control

@@ -1,9 +1,14 @@
 // Tests of the task-set parser: every field, JSON input, and each validation error at file:line:column.
 #include "model/task_set_parser.hpp"
 #include "model/duration.hpp"
+#include "model/yaml_reader.hpp"
 #include "takt/error.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 
 using namespace std::chrono_literals;
 using takt::model::parse_task_set;
@@ -416,6 +421,33 @@ TEST(TaskSetParser, GlobalValues) {
                "has an empty part (a CPU id is missing");
   expect_error("tasks: [{name: ~, period: 1ms, work: 1us, span: 1us}]", "ts.yaml:1:16",
                "name is empty (null); give it a value");
+}
+
+TEST(TaskSetParser, AFileBeyondTheLimitOrWithoutEndIsRefusedWithItsPath) {
+  // /dev/zero never ends: takt analyze /dev/zero grew to 3.7 GB in 5 s before this limit.
+  try {
+    (void)takt::model::parse_task_set_file("/dev/zero");
+    FAIL() << "expected takt::Error";
+  } catch (const takt::Error& e) {
+    EXPECT_EQ(
+        std::string(e.what()),
+        "cannot read task-set file '/dev/zero': it holds more than 256 MiB, more than any task-set file takt "
+        "reads; check the path (a device such as /dev/zero, or a pipe that keeps writing, never ends)");
+  }
+  // At the limit a file is read whole; one byte more is refused (a 10-byte limit here).
+  const std::filesystem::path file =
+      std::filesystem::temp_directory_path() / ("takt-limit-" + std::to_string(::getpid()) + ".yaml");
+  std::ofstream(file) << "0123456789";
+  EXPECT_EQ(takt::model::read_text_file(file.string(), "profile file", 10), "0123456789");
+  try {
+    (void)takt::model::read_text_file(file.string(), "profile file", 9);
+    ADD_FAILURE() << "expected takt::Error";
+  } catch (const takt::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("it holds more than 9 bytes, more than any profile file"),
+              std::string::npos)
+        << e.what();
+  }
+  std::filesystem::remove(file);
 }
 
 TEST(TaskSetParser, AFileNestedBeyondTheParsersDepthSaysSo) {
