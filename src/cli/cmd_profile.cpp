@@ -258,17 +258,6 @@ std::string profiles_header(const ProfileArgs& a, const os::CpuSet& cpus) {
       a.percentile >= 100 ? std::string("the maximum") : fmt::format("the p{:g}", a.percentile));
 }
 
-/// Resolves the program of task `t` of the file `path`; an error names the task and
-/// where its program is written.
-Program resolve_task_program(const model::Task& t, const std::string& path,
-                             const std::filesystem::path& base) {
-  try {
-    return resolve_program(t.program, base);
-  } catch (const Error& e) {
-    throw Error(fmt::format("{}: task '{}': {}", t.marks.key_or_task("program").where(path), t.name, e.what()));
-  }
-}
-
 /// Profiles every distinct program and arguments of the task-set file (or the task
 /// named by --task) and updates it. Every program is resolved before anything is measured.
 int profile_file(const ProfileArgs& a, const profiler::ProfileOptions& o) {
@@ -289,8 +278,9 @@ int profile_file(const ProfileArgs& a, const profiler::ProfileOptions& o) {
   std::vector<std::optional<Program>> programs;  // resolved before anything is measured
   std::vector<std::vector<std::string>> arguments;  // likewise
   for (const model::Task* t : chosen) {
-    programs.push_back(t->program.empty() ? std::nullopt
-                                          : std::optional<Program>(resolve_task_program(*t, a.update, base)));
+    programs.push_back(t->program.empty()
+                           ? std::nullopt
+                           : std::optional<Program>(platform::resolve_task_program(*t, a.update, base)));
     // A `segments` task's strands come from its `segments:` list, as `takt run` runs them.
     arguments.push_back(t->program.empty() ? std::vector<std::string>{}
                                            : platform::program_arguments(*t, a.update));
@@ -444,7 +434,26 @@ int run_profile(const ProfileArgs& a) {
   }
   // Everything that can fail before measuring fails first: the program, the task set
   // and the tasks to write into, the profiles file.
-  const Program program = resolve_program(a.program);
+  const Program program = [&] {
+    try {
+      return resolve_program(a.program);
+    } catch (const Error&) {
+      // A task-set file where the program goes (takt profile set.yaml): say how to
+      // measure the programs of one.
+      const std::filesystem::path given(a.program);
+      const std::string ext = given.extension().string();
+      std::error_code ec;
+      if ((ext == ".yaml" || ext == ".yml" || ext == ".json") &&
+          std::filesystem::is_regular_file(given, ec)) {
+        throw OptionError(
+            fmt::format("'{}' names no program but a file; to measure the programs of a task-set "
+                        "file and write their times into it, give the file to --update: takt "
+                        "profile --update {}",
+                        a.program, a.program));
+      }
+      throw;
+    }
+  }();
   std::vector<std::string> names;
   if (!a.update.empty()) {
     const model::TaskSet set = task_set_to_update(a.update);

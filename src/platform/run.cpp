@@ -173,6 +173,16 @@ std::vector<std::string> program_arguments(const model::Task& task, const std::s
   return task.args;
 }
 
+Program resolve_task_program(const model::Task& task, const std::string& source,
+                             const std::filesystem::path& base_dir) {
+  try {
+    return resolve_program(task.program, base_dir);
+  } catch (const Error& e) {
+    throw Error(fmt::format("{}: task '{}': {}", task.marks.key_or_task("program").where(source), task.name,
+                            e.what()));
+  }
+}
+
 unsigned granted_cores(const analysis::AnalysisResult& verdict, std::size_t index) {
   if (const auto* f = verdict.federated()) {
     if (index < f->grants.size() && f->grants[index].cores > 0) {
@@ -298,7 +308,7 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
             "busy-wait strands, or name a built-in program or a shared object (docs/writing-tasks.md)",
             t.name));
       }
-      Program program = resolve_program(t.program, base);
+      Program program = resolve_task_program(t, set.source, base);
       std::unique_ptr<Task> object = program.create();
       TaskArgs args;
       args.task = t.name;

@@ -22,6 +22,7 @@
 #include "os/cpu.hpp"
 #include "platform/metrics.hpp"
 #include "platform/policy.hpp"
+#include "takt/program.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -118,6 +119,12 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
 /// `segments` task whose args and segments describe different segments is bad input
 /// (takt::Error naming `source`:line:column of its args).
 std::vector<std::string> program_arguments(const model::Task& task, const std::string& source);
+
+/// The program of task `task` of a set read from `source` (resolve_program, relative to
+/// `base_dir`); an error names where the task's program is written and the task
+/// ("set.yaml:12:14: task 'fib': unknown program 'fibb'; ...").
+takt::Program resolve_task_program(const model::Task& task, const std::string& source,
+                                   const std::filesystem::path& base_dir);
 
 /// Cores granted to task `index` by the analysis (1 for a sequential task).
 unsigned granted_cores(const analysis::AnalysisResult& verdict, std::size_t index);

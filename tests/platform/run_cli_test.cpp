@@ -171,7 +171,11 @@ tasks:
 )");
   Outcome r = takt("run " + unknown.string());
   EXPECT_EQ(r.status, 1);
-  EXPECT_NE(r.err.find("unknown program 'fibonacci'; known programs:"), std::string::npos) << r.err;
+  // Named where the task's program is written (line 4, column 29: the key `program`), and the task.
+  EXPECT_NE(r.err.find("takt: error: " + unknown.string() +
+                       ":4:29: task 'x': unknown program 'fibonacci'; known programs:"),
+            std::string::npos)
+      << r.err;
 
   const fs::path missing = write("missing.yaml", R"(
 global: {cores: 1}
@@ -182,6 +186,7 @@ tasks:
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.err.find("cannot load the shared object"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("libnot-there.so"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(missing.string() + ":4:29: task 'x': "), std::string::npos) << r.err;
 
 #ifdef TAKT_NO_ENTRY_SO
   const fs::path no_entry = write("no_entry.yaml", std::string("global: {cores: 1}\ntasks:\n  - {name: x, period: 10ms, "

@@ -519,6 +519,20 @@ TEST_F(ProfileCommand, BadInputIsExitOneWithAMessage) {
   Outcome unknown = takt("profile nosuchprogram --jobs 1" + kBurdens);
   EXPECT_EQ(unknown.status, 1);
   EXPECT_NE(unknown.err.find("unknown program 'nosuchprogram'"), std::string::npos) << unknown.err;
+  // A task-set file where the program goes: --update is what measures its programs.
+  const std::filesystem::path set =
+      write("set.yaml", "tasks:\n  - {name: a, period: 10ms, program: fib, args: [5]}\n");
+  Outcome a_file = takt("profile " + set.string() + " --jobs 1" + kBurdens);
+  EXPECT_EQ(a_file.status, 1);
+  EXPECT_NE(
+      a_file.err.find("'" + set.string() +
+                      "' names no program but a file; to measure the programs of a "
+                      "task-set file and write their times into it, give the file to --update: takt profile "
+                      "--update " +
+                      set.string()),
+      std::string::npos)
+      << a_file.err;
+  EXPECT_NE(a_file.err.find("Run 'takt profile --help'"), std::string::npos) << a_file.err;
   Outcome bad_args = takt("profile heat 2 --jobs 1" + kBurdens);
   EXPECT_EQ(bad_args.status, 1);
   EXPECT_NE(bad_args.err.find("argument 1 (ROWS)"), std::string::npos) << bad_args.err;
