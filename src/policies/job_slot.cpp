@@ -25,11 +25,11 @@ void PriorityKeys::check_range(const platform::ReleaseEngine& engine, std::strin
   const std::int64_t range = std::numeric_limits<std::int64_t>::max() >> bits_;
   if (latest && latest->count() > range) {
     throw Error(fmt::format(
-        "{}: with {} task(s) its priority keys (deadline in ns, shifted by {} bits for the task index) "
-        "reach {:.1f} h after the start, and a deadline of this run may lie {:.1f} h after it: shorten "
-        "the run (--duration or --jobs)",
-        policy, tasks_, bits_, static_cast<double>(range) / 3.6e12,
-        static_cast<double>(latest->count()) / 3.6e12));
+        "{}: with {} task(s) it orders jobs by deadline for deadlines up to {:.1f} h after the start, and "
+        "a deadline of this run may lie {:.1f} h after it: shorten the run so that its last deadline comes "
+        "before {:.1f} h (--duration or --jobs)",
+        policy, tasks_, static_cast<double>(range) / 3.6e12, static_cast<double>(latest->count()) / 3.6e12,
+        static_cast<double>(range) / 3.6e12));
   }
 }
 
