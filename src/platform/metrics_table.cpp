@@ -79,12 +79,16 @@ std::string format_table(const RunMetrics& m, std::string_view work_remedy) {
   }
 
   const auto& s = m.system;
-  fmt::format_to(
-      it,
-      "\nrelease latency (release -> first instruction): p50 {:.1f} us, p99 {:.1f} us, max {:.1f} us "
-      "over {} jobs\n",
-      us(s.release_latency.p50), us(s.release_latency.p99), us(s.release_latency.max),
-      s.release_latency.count);
+  if (s.release_latency.count == 0) {
+    fmt::format_to(it, "\nrelease latency (release -> first instruction): - (no job started)\n");
+  } else {
+    fmt::format_to(
+        it,
+        "\nrelease latency (release -> first instruction): p50 {:.1f} us, p99 {:.1f} us, max {:.1f} us "
+        "over {} job{}\n",
+        us(s.release_latency.p50), us(s.release_latency.p99), us(s.release_latency.max),
+        s.release_latency.count, s.release_latency.count == 1 ? "" : "s");
+  }
   fmt::format_to(
       it, "migrations {} (of which the OS moved a thread: {}), steals {}, preemptions {}, strands {}\n",
       s.migrations, s.thread_migrations, s.steals, s.preemptions, s.strands);

@@ -493,12 +493,23 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
       realtime.privileges = got.summary() + " (refused for this process: RLIMIT_MEMLOCK)";
     }
     if (options.messages != nullptr) {
-      const std::string length =
-          config.duration ? fmt::format("{:g} s", static_cast<double>(config.duration->count()) / 1e9)
-                          : fmt::format("{} jobs per task", *config.jobs_per_task);
+      const std::string length = config.duration ? model::format_duration(*config.duration)
+                                 : *config.jobs_per_task == 1
+                                     ? std::string("1 job per task")
+                                     : fmt::format("{} jobs per task", *config.jobs_per_task);
       fmt::print(options.messages, "takt run: {} task(s) under {} for {}, overrun \"{}\"; {}\n",
                  set.tasks.size(), policy.name(), length, to_string(config.overrun), cores.describe());
       fmt::print(options.messages, "takt run: {}\n", realtime.describe());
+      // A task first released at or after the end releases nothing: say so before the
+      // run, not only as 0 jobs in the table.
+      for (const model::Task& t : set.tasks) {
+        if (config.duration && t.offset >= *config.duration) {
+          fmt::print(options.messages,
+                     "takt run: warning: task '{}' is first released at its offset {}, at or after the run's "
+                     "end ({}): it releases no job; run longer (--duration) or lower its offset\n",
+                     t.name, model::format_duration(t.offset), model::format_duration(*config.duration));
+        }
+      }
       std::fflush(options.messages);
     }
     if (options.lock_memory && realtime.fifo) qos.emplace();

@@ -198,6 +198,46 @@ tasks:
 #endif
 }
 
+TEST_F(RunCommand, ATaskFirstReleasedAfterTheEndIsNamedBeforeTheRun) {
+  // Its offset (10 s) lies beyond the 200 ms run: the table only showed 0 jobs, and the
+  // release latency "p50 0.0 us ... over 0 jobs" where there was none.
+  const fs::path set = write("late.yaml", R"(
+global: {cores: 1}
+tasks:
+  - {name: late, period: 10ms, offset: 10s, program: segments, segments: [{length: 1ms}]}
+  - {name: early, period: 10ms, offset: 150ms, program: segments, segments: [{length: 1ms}]}
+)");
+  Outcome r = takt("run --no-cyclictest " + set.string() + " --duration 200ms");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("takt run: 2 task(s) under federated for 200ms,"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("takt run: warning: task 'late' is first released at its offset 10s, at or after the "
+                       "run's end (200ms): it releases no job; run longer (--duration) or lower its offset"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("task 'early' is first released"), std::string::npos) << r.err;
+  const fs::path alone = write("alone.yaml", R"(
+global: {cores: 1}
+tasks:
+  - {name: late, period: 10ms, offset: 10s, program: segments, segments: [{length: 1ms}]}
+)");
+  r = takt("run --no-cyclictest " + alone.string() + " --duration 200ms");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("release latency (release -> first instruction): - (no job started)"),
+            std::string::npos)
+      << r.out;
+  // A run of jobs has no end to be released after; it names their count (1 job, not
+  // "1 jobs").
+  const fs::path soon = write("soon.yaml", R"(
+global: {cores: 1}
+tasks:
+  - {name: soon, period: 10ms, offset: 300ms, program: segments, segments: [{length: 1ms}]}
+)");
+  r = takt("run --no-cyclictest " + soon.string() + " --jobs 1");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("for 1 job per task,"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("is first released at its offset"), std::string::npos) << r.err;
+}
+
 TEST_F(RunCommand, APeriodTooShortToReleaseIsBadInputBeforeAnythingRuns) {
   // 1 ns passes the analysis (C = D = T = 1 ns on one core), but a release costs the
   // release thread microseconds: a 1 s run of it took 44 s before this check. 10 us is
