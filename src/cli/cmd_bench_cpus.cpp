@@ -56,7 +56,7 @@ int run_cpus(const CpusArgs& a) {
       auto a = std::make_shared<CpusArgs>();
       app.add_option("--seconds", a->options.seconds,
                      "Seconds per CPU alone, and once more for all CPUs together (default 0.5)")
-          ->check(CLI::Range(0.01, 60.0));
+          ->check(number_in_range(0.01, 60.0));
       app.add_option("--json", a->json, "Write the results as JSON to FILE")
           ->type_name("FILE")
           ->check(output_file());

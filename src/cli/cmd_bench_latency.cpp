@@ -46,10 +46,10 @@ constexpr std::string_view kStopNotice =
           ->type_name("FILE")
           ->check(output_file());
       app.add_option("--seconds", o->seconds, "Seconds per measurement (default 3)")
-          ->check(CLI::Range(0.1, 3600.0));
+          ->check(number_in_range(0.1, 3600.0));
       app.add_option("--period-us", o->period_us,
                      "Release period and cyclictest interval in microseconds (default 1000)")
-          ->check(CLI::Range(100, 1000000));
+          ->check(whole_in_range(100, 1000000));
       app.add_flag("--no-fifo", o->no_fifo, "Skip the SCHED_FIFO condition");
       app.add_flag("--no-other", o->no_other, "Skip the SCHED_OTHER condition");
       app.add_flag("--no-cyclictest", o->no_cyclictest, "Do not run cyclictest");

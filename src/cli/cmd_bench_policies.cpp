@@ -43,19 +43,19 @@ struct Options {
       app.add_option("--cores", o->cores, "Cores m (default 2)")->check(whole_in_range(1, 65536));
       app.add_option("--utilization", o->utilizations, "Utilizations in percent of m (default 30,50,70)")
           ->delimiter(',')
-          ->check(CLI::Range(1, 100));
+          ->check(whole_in_range(1, 100));
       app.add_option("--workload", o->workloads, "rt-openmp and/or fine (default both)")
           ->delimiter(',')
           ->check(one_of("workload", {"rt-openmp", "fine"}));
       app.add_option("--sets", o->sets, "rt-openmp task sets per utilization, seeds 1..N (default 3)")
-          ->check(CLI::Range(1, 100));
+          ->check(whole_in_range(1, 100));
       app.add_option("--min-jobs", o->min_jobs,
                      "Jobs per (workload, utilization, policy) at least (default 1000); each run stops after "
                      "30 s, and a cell "
                      "left with fewer jobs is flagged")
           ->check(whole_at_least_for(1, o->min_jobs));
       app.add_option("--cyclictest-seconds", o->cyclictest_seconds, "How long cyclictest runs (default 10)")
-          ->check(CLI::Range(1.0, 3600.0));
+          ->check(number_in_range(1.0, 3600.0));
       app.add_flag("--no-cyclictest", o->no_cyclictest, "Do not run cyclictest");
       return [o] {
         bench::PoliciesBenchOptions options;

@@ -40,7 +40,7 @@ namespace {
           "takt: start P worker threads and block the calling thread during each run, instead of "
           "P-1 threads with the caller as worker 0 (as oneTBB's arena and OpenMP's team run)");
       app.add_option("--fib-n", options->fib_n, "n of the fib kernels (default 30; 25 with --quick)")
-          ->check(CLI::Range(2, 40));
+          ->check(whole_in_range(2, 40));
       app.add_option("--load-period", *load_period,
                      "Period of the multiprogrammed condition's load on each CPU, busy a quarter of "
                      "it (default 1ms, at most 1s)")

@@ -122,20 +122,21 @@ Action configure(CLI::App& app) {
   app.add_option("--repeats", options->repeats, "Repeat every measurement N times and report the median")
       ->type_name("N")
       ->default_val(7)
-      ->check(CLI::Range(1, 1000));
+      ->check(whole_in_range(1, 1000));
   app.add_flag("--quick", options->quick, "Fewer operations per measurement (a smoke run)");
   app.add_option("--pes", options->pes, "Scaling part: only these PE counts (e.g. 2,256)")
       ->delimiter(',')
-      ->check(CLI::Range(1, 4096));
+      ->check(whole_in_range(1, 4096));
   app.add_option(
          "--topology", options->topologies,
          "Scaling part: only these topologies (per-pe-balanced, gedf-paws, gedf-paws-64, partitioned-dm, "
          "federated)")
       ->delimiter(',')
-      ->check(CLI::IsMember({"per-pe-balanced", "gedf-paws", "gedf-paws-64", "partitioned-dm", "federated"}));
+      ->check(one_of("topology",
+                     {"per-pe-balanced", "gedf-paws", "gedf-paws-64", "partitioned-dm", "federated"}));
   app.add_option("--depths", options->depths, "Per-stage part: only these chain depths (e.g. 1,8)")
       ->delimiter(',')
-      ->check(CLI::Range(1, 9));
+      ->check(whole_in_range(1, 9));
   auto skip = std::make_shared<std::array<bool, 4>>();
   app.add_flag("--skip-per-stage", (*skip)[0], "Do not run the per-stage part");
   app.add_flag("--skip-scaling", (*skip)[1], "Do not run the scaling part");

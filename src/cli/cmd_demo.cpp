@@ -108,7 +108,7 @@ int run_demo(const DemoOptions& options) {
     "Run fib and unbalanced tree search on a takt pool and print per-worker statistics",
     [](CLI::App& app) -> Action {
       auto options = std::make_shared<DemoOptions>();
-      app.add_option("--fib", options->fib_n, "n of fib(n) (default 30)")->check(CLI::Range(1, 40));
+      app.add_option("--fib", options->fib_n, "n of fib(n) (default 30)")->check(whole_in_range(1, 40));
       app.add_option("--json", options->json, "Write the results as JSON to this file")->check(output_file());
       return [options] { return run_demo(*options); };
     },

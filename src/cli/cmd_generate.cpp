@@ -152,7 +152,7 @@ int run_generate(const GenerateArgs& a) {
                                      "rtws: use only this program (e.g. cholesky); default: all");
       auto* type = app.add_option("--type", args->type,
                                   "synthetic: task type 1, 2 or 3 (default, or 0: random per task)")
-                       ->check(CLI::Range(0, 3));
+                       ->check(whole_in_range(0, 3));
       auto* span_limit =
           app.add_option("--span-limit", args->span_limit,
                          "rtws: a program takes a utilization u when its span L < D = C/u, or δ·L̂ < D when "

@@ -532,7 +532,7 @@ int run_profile(const ProfileArgs& a) {
              "--percentile", args->percentile,
              "Which job's value the task set gets: the nearest-rank percentile over the jobs, 100 = max "
              "(default 100)")
-          ->check(CLI::Range(0.001, 100.0));
+          ->check(number_in_range(0.001, 100.0));
       app.add_flag("--json", args->json, "Print the result as JSON");
       auto* update = app.add_option(
           "--update", args->update,
@@ -564,11 +564,11 @@ int run_profile(const ProfileArgs& a) {
              "--priority", args->priority,
              "SCHED_FIFO priority of the measured workers, 0 for SCHED_OTHER (default 10; without the "
              "privilege or with TAKT_NO_RT=1 they stay in SCHED_OTHER)")
-          ->check(CLI::Range(0, 98));
+          ->check(whole_in_range(0, 98));
       app.add_option("--parallel", args->parallel,
                      "Also measure T_P on P pinned workers for each P given, e.g. --parallel 1,2")
           ->delimiter(',')
-          ->check(CLI::Range(1, 65536))
+          ->check(whole_in_range(1, 65536))
           ->allow_extra_args(false);
       return [args] { return run_profile(*args); };
     },

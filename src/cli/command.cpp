@@ -3,6 +3,7 @@
 
 #include "model/duration.hpp"
 #include "model/task_set.hpp"
+#include "model/yaml_reader.hpp"
 #include "platform/metrics_json.hpp"
 #include "platform/signal_stop.hpp"
 
@@ -203,6 +204,21 @@ CLI::Validator whole_in_range(long long minimum, long long maximum) {
       fmt::format("INT in [{}, {}]", minimum, maximum));
 }
 
+CLI::Validator number_in_range(double minimum, double maximum) {
+  return CLI::Validator(
+      [minimum, maximum](std::string& text) -> std::string {
+        double value = 0;
+        const char* end = text.data() + text.size();
+        const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+        // NaN fails both comparisons; infinities and overflows are out of range.
+        if (ec != std::errc() || ptr != end || !(value >= minimum && value <= maximum)) {
+          return fmt::format("expects a number from {:g} to {:g}, not '{}'", minimum, maximum, text);
+        }
+        return {};
+      },
+      fmt::format("NUMBER in [{:g}, {:g}]", minimum, maximum));
+}
+
 CLI::Validator one_of(std::string kind, std::vector<std::string> names) {
   const std::string listed = fmt::format("{}", fmt::join(names, ", "));
   return CLI::Validator(
@@ -304,6 +320,118 @@ namespace {
 /// Whether the command that runs can write its output to a file instead (-o FILE): set
 /// by run_main() once it knows the command.
 bool command_has_output_option = false;
+
+using Apps = std::map<std::vector<std::string>, CLI::App*>;
+
+std::string command_path(const std::vector<std::string>& words) {
+  return words.empty() ? std::string("takt") : fmt::format("takt {}", fmt::join(words, " "));
+}
+
+/// The deepest command the command line reached (takt itself when none).
+std::pair<std::vector<std::string>, CLI::App*> deepest_parsed(const Apps& apps) {
+  std::pair<std::vector<std::string>, CLI::App*> deepest{{}, apps.at({})};
+  for (const auto& [words, sub] : apps) {
+    if (words.size() > deepest.first.size() && sub->parsed()) deepest = {words, sub};
+  }
+  return deepest;
+}
+
+/// A word of the command line that CLI11 did not expect (the first of them), said in
+/// takt's words: an option of another command names that command, a misspelt option
+/// the nearest one of the command.
+std::string explain_unexpected(const std::vector<std::string>& words, const Apps& apps) {
+  const auto [here_words, here] = deepest_parsed(apps);
+  const std::string here_path = command_path(here_words);
+  for (const std::string& word : words) {
+    if (word.size() < 2 || word[0] != '-') continue;
+    const std::string name = word.substr(0, word.find('='));
+    // Whose option it is: the command line's own commands first.
+    std::vector<std::string> owner;
+    bool found = false;
+    for (const auto& [path, sub] : apps) {
+      if (sub->get_option_no_throw(name) == nullptr) continue;
+      if (!found || (sub->parsed() && !apps.at(owner)->parsed())) owner = path;
+      found = true;
+    }
+    if (found && owner == here_words && !here_words.empty()) {
+      // The command's own option, rejected: it came before the command's name.
+      return fmt::format("{} is an option of `{}`; write it after '{}'", name, here_path, here_words.back());
+    }
+    if (found) {
+      return fmt::format("`{}` has no option {} (`{}` has)", here_path, name, command_path(owner));
+    }
+    std::string hint;
+    std::size_t best = 3;
+    for (const CLI::Option* option : here->get_options()) {
+      for (const std::string& other : option->get_lnames()) {
+        const std::size_t d = model::edit_distance(name, "--" + other);
+        if (d < best) {
+          best = d;
+          hint = fmt::format("; did you mean --{}?", other);
+        }
+      }
+    }
+    return fmt::format("`{}` has no option {}{}", here_path, name, hint);
+  }
+  return fmt::format("`{}` takes no argument '{}' there", here_path, words.front());
+}
+
+/// CLI11's message for a command-line mistake, in the words of takt's own messages where
+/// CLI11's are terse or wrong ("At Most 1 required but received 2", "The following
+/// arguments were not expected: x --polcy", "Could not convert: --force = maybe").
+std::string explain_parse_error(const CLI::ParseError& e, int argc, char** argv, const Apps& apps) {
+  const std::string what = e.what();
+  auto option_named = [&apps](const std::string& name) -> const CLI::Option* {
+    for (const auto& [path, sub] : apps) {
+      if (const CLI::Option* o = sub->get_option_no_throw(name)) return o;
+    }
+    return nullptr;
+  };
+  if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) {
+    // CLI11 lists the words last first.
+    const std::size_t colon = what.find(": ");
+    if (colon != std::string::npos) {
+      std::vector<std::string> words;
+      std::string_view rest = std::string_view(what).substr(colon + 2);
+      while (!rest.empty()) {
+        const std::size_t space = rest.find(' ');
+        words.insert(words.begin(), std::string(rest.substr(0, space)));
+        rest = space == std::string_view::npos ? std::string_view() : rest.substr(space + 1);
+      }
+      if (!words.empty()) return explain_unexpected(words, apps);
+    }
+  }
+  if (dynamic_cast<const CLI::ArgumentMismatch*>(&e) != nullptr) {
+    const std::size_t at_most = what.find(": At Most 1 required but received ");
+    if (at_most != std::string::npos) {
+      return fmt::format(
+          "{} was given {} times; give it once", what.substr(0, at_most),
+          what.substr(at_most + std::string_view(": At Most 1 required but received ").size()));
+    }
+    const std::size_t required = what.find(": 1 required ");
+    if (required != std::string::npos && what.ends_with(" missing")) {
+      return fmt::format("{} needs a value; give one after it", what.substr(0, required));
+    }
+  }
+  if (dynamic_cast<const CLI::ConversionError*>(&e) != nullptr && what.starts_with("Could not convert: ")) {
+    const std::string rest = what.substr(std::string_view("Could not convert: ").size());
+    const std::size_t equals = rest.find(" = ");
+    if (equals != std::string::npos) {
+      const std::string name = rest.substr(0, equals), value = rest.substr(equals + 3);
+      const CLI::Option* option = option_named(name);
+      if (option != nullptr && option->get_expected_min() == 0) {
+        return fmt::format("{} is a flag: write it alone (or {}=true, {}=false), not '{}'", name, name, name,
+                           value);
+      }
+      return fmt::format("{}: cannot read '{}' as its value", name, value);
+    }
+  }
+  if (dynamic_cast<const CLI::RequiredError*>(&e) != nullptr && what == "A subcommand is required" &&
+      argc > 1 && argv[1][0] == '-') {
+    return fmt::format("takt has no option {}; a command comes first (takt COMMAND [OPTIONS])", argv[1]);
+  }
+  return what;
+}
 }  // namespace
 
 int check_standard_output(int code) {
@@ -448,7 +576,7 @@ int run_main(int argc, char** argv) {
     if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success))
       return check_standard_output(app.exit(e));  // no file option takes them
     if (!empty_value.empty()) return empty_value_error();  // the cause of what CLI11 found
-    return command_line_error(e.what());
+    return command_line_error(explain_parse_error(e, argc, argv, apps));
   }
   if (!empty_value.empty()) return empty_value_error();
   for (const auto& [path, sub] : apps) {

@@ -49,6 +49,10 @@ CLI::Validator whole_at_least_for(long long minimum, const T& /*target*/) {
 /// The same, also at most `maximum` ("--cores: expects a whole number from 1 to 65536, not
 /// '3000000000'", where CLI11's conversion said "Could not convert").
 CLI::Validator whole_in_range(long long minimum, long long maximum);
+/// A CLI11 check for a decimal option from `minimum` to `maximum` ("--percentile: expects
+/// a number from 0.001 to 100, not 'abc'"), where CLI11's Range called a word that is no
+/// number "not in range" and printed its bounds with six decimals.
+CLI::Validator number_in_range(double minimum, double maximum);
 
 /// A CLI11 check for an option that names a file to write (--json, --trace, -o): refuses,
 /// while the command line is parsed and so before anything runs, a path that

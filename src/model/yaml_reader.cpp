@@ -19,9 +19,7 @@
 #include <vector>
 
 namespace takt::model {
-namespace {
 
-// Edit distance, for "did you mean" hints on misspelt keys.
 std::size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<std::size_t> row(b.size() + 1);
   for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
@@ -36,8 +34,6 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
   }
   return row[b.size()];
 }
-
-}  // namespace
 
 SourceMark mark_of(const YAML::Mark& m) {
   if (m.is_null() || m.line < 0) return {};

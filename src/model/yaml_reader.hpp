@@ -26,6 +26,10 @@ void check_utf8_text(std::string_view text, const std::string& source);
 /// else 0.
 std::size_t utf8_bom_size(std::string_view text);
 
+/// Edit (Levenshtein) distance between `a` and `b`, for "did you mean" hints on misspelt
+/// keys and options.
+std::size_t edit_distance(std::string_view a, std::string_view b);
+
 /// The largest text file takt reads (task sets, profiles, .rtpt files): 256 MiB, far
 /// beyond any task set (examples/ are a few KiB; 10,000 generated tasks about 2 MiB) and
 /// a bound for a path that never ends (/dev/zero, a pipe that keeps writing).

@@ -493,11 +493,27 @@ TEST_F(ProfileCommand, MoreParallelWorkersThanCpusAreRefused) {
   EXPECT_NE(o.err.find("give at most 1"), std::string::npos) << o.err;
   o = takt("profile fib 10 --jobs 1 --parallel 0" + kBurdens);
   EXPECT_EQ(o.status, 1);
-  EXPECT_NE(o.err.find("--parallel: Value 0 not in range 1 to 65536"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("--parallel: expects a whole number from 1 to 65536, not '0'"), std::string::npos)
+      << o.err;
   // A negative count was read as an unsigned one: "--parallel 18446744073709551615: ...".
   o = takt("profile fib 10 --jobs 1 --parallel 1,-1" + kBurdens);
   EXPECT_EQ(o.status, 1);
-  EXPECT_NE(o.err.find("--parallel: Value -1 not in range 1 to 65536"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("--parallel: expects a whole number from 1 to 65536, not '-1'"), std::string::npos)
+      << o.err;
+  // A decimal option: a word that is no number is not "not in range" (CLI11's Range said
+  // so, with the bounds to six decimals).
+  o = takt("profile fib 10 --jobs 1 --percentile abc" + kBurdens);
+  EXPECT_EQ(o.status, 1);
+  EXPECT_NE(o.err.find("--percentile: expects a number from 0.001 to 100, not 'abc'"), std::string::npos)
+      << o.err;
+  for (const char* value : {"0", "100.5", "nan", "inf"}) {
+    o = takt(std::string("profile fib 10 --jobs 1 --percentile ") + value + kBurdens);
+    EXPECT_EQ(o.status, 1) << value;
+    EXPECT_NE(
+        o.err.find(std::string("--percentile: expects a number from 0.001 to 100, not '") + value + "'"),
+        std::string::npos)
+        << o.err;
+  }
 }
 
 TEST_F(ProfileCommand, ABurdenAboveOneSecondIsRefused) {
