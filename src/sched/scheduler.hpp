@@ -67,6 +67,8 @@ class Scheduler final : public RuntimeSystemAdapter {
  public:
   /// Builds the topology for `pes` (throws takt::Error with file:line:column).
   Scheduler(TopologySpec spec, ProcessingElements pes, SchedulerOptions options = {});
+  /// Detaches the tasks still admitted (writes into them): they must still be alive, so
+  /// an owner declares its tasks before the scheduler, or exits them first.
   ~Scheduler() override;
   Scheduler(const Scheduler&) = delete;
   Scheduler& operator=(const Scheduler&) = delete;

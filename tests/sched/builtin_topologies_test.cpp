@@ -1,5 +1,6 @@
 // Tests of the built-in topologies of the four policies (src/policies/topologies/*.yaml).
 #include "policies/builtin_topologies.hpp"
+#include "../support/quarantining_delete.hpp"  // operator delete, kept while a Quarantine lives
 #include "sched/scheduler.hpp"
 #include "sched_test_util.hpp"
 #include "takt/error.hpp"
@@ -14,6 +15,7 @@
 using namespace takt::sched;
 using namespace takt::sched::test;
 using takt::policies::builtin_topology;
+using takt::testing::Quarantine;
 using V = std::vector<std::uint64_t>;
 
 TEST(BuiltinTopologies, AllFourPoliciesAreEmbeddedVerbatim) {
@@ -47,16 +49,25 @@ TEST(BuiltinTopologies, BuildForManyMachineShapes) {
       // Each machine shape builds and routes: a job bound to the last PE (and its
       // cluster) reaches that PE, and under the partitioned and federated policies no
       // other (gedf-paws is global: any PE may take it).
-      Scheduler s(builtin_topology(t.policy), ProcessingElements::with_clusters(clusters));
-      TaskPool pool;
-      s.admit(pool.make(1, 10ms, 0, (n - 1) / 2, n - 1));
-      if (n > 2 && std::string(t.policy) != "gedf-paws") {
-        EXPECT_EQ(s.schedule(0), nullptr) << t.policy << " on " << n << " PEs";
+      // The pool first: the scheduler's destructor detaches the task still admitted, so
+      // the task must outlive it. Declared the other way round, the pool freed the task
+      // first and the destructor wrote into it (heap-use-after-free under ASan); the
+      // quarantine shows that here too (SIGSEGV: the freed task's links are its pattern).
+      const Quarantine quarantine;
+      {
+        TaskPool pool;
+        Scheduler s(builtin_topology(t.policy), ProcessingElements::with_clusters(clusters));
+        s.admit(pool.make(1, 10ms, 0, (n - 1) / 2, n - 1));
+        if (n > 2 && std::string(t.policy) != "gedf-paws") {
+          EXPECT_EQ(s.schedule(0), nullptr) << t.policy << " on " << n << " PEs";
+        }
+        Task* got = s.schedule(static_cast<std::size_t>(n - 1));
+        ASSERT_NE(got, nullptr) << t.policy << " on " << n << " PEs";
+        EXPECT_EQ(got->id, 1u);
+        EXPECT_EQ(s.verify(), "") << t.policy << " on " << n << " PEs";
       }
-      Task* got = s.schedule(static_cast<std::size_t>(n - 1));
-      ASSERT_NE(got, nullptr) << t.policy << " on " << n << " PEs";
-      EXPECT_EQ(got->id, 1u);
-      EXPECT_EQ(s.verify(), "") << t.policy << " on " << n << " PEs";
+      EXPECT_EQ(quarantine.overflowed(), 0u);
+      EXPECT_EQ(quarantine.written_after_delete(), 0u) << t.policy << " on " << n << " PEs";
     }
   }
 }

@@ -39,8 +39,8 @@ TEST(TaskSetTopology, ParsedFromTheModelsNodeWithPositionsInTheFile) {
   const sched::TopologySpec spec = sched::parse_topology(*set.topology, set.source);
   EXPECT_EQ(spec.name, "mine");
   EXPECT_EQ(spec.instances.at(0).mark.line, 13);  // 0-based: line 14 of the file
+  sched::Task t(1);                               // outlives the scheduler, whose destructor detaches it
   sched::Scheduler s(spec, sched::ProcessingElements::uniform(2));
-  sched::Task t(1);
   s.admit(t);
   EXPECT_EQ(s.schedule(1), &t);
 }

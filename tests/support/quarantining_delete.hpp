@@ -115,6 +115,28 @@ void* operator new(std::size_t size, std::align_val_t align) {
   throw std::bad_alloc();
 }
 void* operator new[](std::size_t size, std::align_val_t align) { return operator new(size, align); }
+// The nothrow forms too (std::stable_sort's buffer): left to the library, or to a
+// sanitizer's allocator, their blocks would reach the replaced delete from another
+// allocator (ASan: alloc-dealloc-mismatch).
+void* operator new(std::size_t size, const std::nothrow_t&) noexcept { return std::malloc(size ? size : 1); }
+void* operator new[](std::size_t size, const std::nothrow_t&) noexcept {
+  return std::malloc(size ? size : 1);
+}
+void* operator new(std::size_t size, std::align_val_t align, const std::nothrow_t&) noexcept {
+  const auto a = static_cast<std::size_t>(align);
+  return std::aligned_alloc(a, (size + a - 1) / a * a);
+}
+void* operator new[](std::size_t size, std::align_val_t align, const std::nothrow_t& nothrow) noexcept {
+  return operator new(size, align, nothrow);
+}
+void operator delete(void* p, const std::nothrow_t&) noexcept { takt::testing::Quarantine::release(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { takt::testing::Quarantine::release(p); }
+void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept {
+  takt::testing::Quarantine::release(p);
+}
+void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept {
+  takt::testing::Quarantine::release(p);
+}
 void operator delete(void* p) noexcept { takt::testing::Quarantine::release(p); }
 void operator delete[](void* p) noexcept { takt::testing::Quarantine::release(p); }
 void operator delete(void* p, std::size_t) noexcept { takt::testing::Quarantine::release(p); }
