@@ -374,6 +374,11 @@ nlohmann::json to_json(const PoliciesReport& report) {
          {"short_of_jobs", cell.short_of_jobs}});
   }
   j["stopped"] = report.stopped;
+  // A signal's name, as every benchmark's JSON says it (stopped gives the whole reason,
+  // an error's too).
+  if (!report.stopped.empty() && platform::first_handled_signal() != 0) {
+    j["stopped_by"] = platform::signal_name(platform::first_handled_signal());
+  }
   j["complete"] = report.complete;  // false: a checkpoint or a run stopped early
   return j;
 }

@@ -21,6 +21,7 @@
 #include "os/realtime.hpp"
 #include "platform/metrics_json.hpp"
 #include "platform/percentile.hpp"
+#include "platform/signal_stop.hpp"
 #include "takt/error.hpp"
 #include "takt/runtime.hpp"
 
@@ -802,6 +803,10 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
     j.update(provenance);
     j["complete"] = complete;  // false: written after a kernel, the run not (yet) finished
     j["stopped"] = stopped;    // a stop ended the measuring early (complete stays false)
+    // By which signal, as every benchmark's JSON says it.
+    if (stopped && platform::first_handled_signal() != 0) {
+      j["stopped_by"] = platform::signal_name(platform::first_handled_signal());
+    }
     j["quick"] = quick;
     j["workers"] = workers;
     j["takt_pinned"] = options.pin;

@@ -318,6 +318,7 @@ TEST_F(BenchRuntime, ASignalEndsTheRunAfterTheRoundInFlightAndKeepsWhatWasMeasur
   const nlohmann::json j = nlohmann::json::parse(in);
   EXPECT_FALSE(j["complete"].get<bool>());
   EXPECT_TRUE(j["stopped"].get<bool>());
+  EXPECT_EQ(j.value("stopped_by", ""), "SIGTERM") << "as the other benchmarks' JSON says it";
   ASSERT_GE(j["rows"].size(), 1u) << j["rows"].dump();
   ASSERT_LE(j["rows"].size(), 2u) << j["rows"].dump();
   EXPECT_EQ(j["rows"][0]["kernel"], "fib");

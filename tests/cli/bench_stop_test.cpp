@@ -118,6 +118,7 @@ TEST_F(BenchStop, PoliciesEndsItsCyclictestBaselineEarlyAndKeepsItsSamples) {
   EXPECT_NE(o.err.find("stopped by SIGINT during cyclictest, before any set ran"), std::string::npos) << o.err;
   const nlohmann::json j = nlohmann::json::parse(slurp(json));
   EXPECT_EQ(j["complete"], false);
+  EXPECT_EQ(j.value("stopped_by", ""), "SIGINT") << "as the other benchmarks' JSON says it";
   EXPECT_EQ(j["cyclictest"]["ran"], true) << j["cyclictest"].dump();
   EXPECT_GT(j["cyclictest"].value("samples", std::uint64_t{0}), 0u) << j["cyclictest"].dump();
 }
