@@ -39,7 +39,8 @@ int run_convert(const ConvertArgs& a) {
     fmt::print("{}", text);
   } else {
     platform::write_text_file(a.output, text);
-    fmt::print(stderr, "wrote {} ({} tasks)\n", a.output, set.tasks.size());
+    fmt::print(stderr, "wrote {} ({} task{})\n", a.output, set.tasks.size(),
+               set.tasks.size() == 1 ? "" : "s");
   }
   return exit_ok;
 }

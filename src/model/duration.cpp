@@ -59,6 +59,13 @@ std::chrono::nanoseconds parse_duration(std::string_view text) {
     if (rest == u.name) unit = &u;
   }
   if (unit == nullptr) {
+    // 1e3ms: an exponent reads as the start of a unit.
+    if ((rest.front() == 'e' || rest.front() == 'E') && rest.size() > 1 &&
+        std::string_view("0123456789+-").find(rest[1]) != std::string_view::npos) {
+      throw Error(quoted(text) +
+                  " has an exponent, which durations do not take; write the number out (1000ms, "
+                  "not 1e3ms)");
+    }
     throw Error(quoted(text) + " has unknown unit " + quoted(rest) + "; use ns, us, ms or s");
   }
   // Digits are gathered in 128 bits: the whole part stops at kMaxDuration units (so
@@ -90,7 +97,9 @@ std::chrono::nanoseconds parse_duration(std::string_view text) {
   // fraction / fraction_scale of a unit must be a whole number of nanoseconds.
   const i128 scaled = fraction * unit->nanoseconds;
   if (scaled % fraction_scale != 0) {
-    throw Error(quoted(text) + " is not a whole number of nanoseconds; use fewer decimals or a smaller unit");
+    throw Error(quoted(text) + " is not a whole number of nanoseconds; " +
+                (unit->nanoseconds == 1 ? std::string("give whole nanoseconds (ns is the smallest unit)")
+                                        : std::string("use fewer decimals or a smaller unit")));
   }
   const i128 total = whole * unit->nanoseconds + scaled / fraction_scale;
   if (total > max_ns) throw Error(quoted(text) + " is too large" + kLargest);

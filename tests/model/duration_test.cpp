@@ -63,9 +63,18 @@ TEST(Duration, ParsesExactDecimals) {
 TEST(Duration, RejectsWithAReasonToFix) {
   EXPECT_NE(error_of("10").find("no unit"), std::string::npos) << error_of("10");
   EXPECT_NE(error_of("10m").find("unknown unit 'm'"), std::string::npos);
-  EXPECT_NE(error_of("1.5ns").find("whole number of nanoseconds"), std::string::npos);
+  // ns is the smallest unit: no "smaller unit" to suggest there.
+  EXPECT_EQ(error_of("1.5ns"),
+            "'1.5ns' is not a whole number of nanoseconds; give whole nanoseconds (ns is the "
+            "smallest unit)");
+  EXPECT_EQ(error_of("1.5000001ms"),
+            "'1.5000001ms' is not a whole number of nanoseconds; use fewer decimals or a smaller unit");
   EXPECT_NE(error_of("-1ms").find("not a duration"), std::string::npos);
-  EXPECT_NE(error_of("1e3ms").find("unknown unit"), std::string::npos);
+  // An exponent is named as such, not as the unit 'e3ms'.
+  EXPECT_EQ(error_of("1e3ms"),
+            "'1e3ms' has an exponent, which durations do not take; write the number out (1000ms, not 1e3ms)");
+  EXPECT_NE(error_of("2E-3s").find("has an exponent"), std::string::npos);
+  EXPECT_NE(error_of("1eons").find("unknown unit 'eons'"), std::string::npos);
   EXPECT_NE(error_of("1.2.3ms").find("two decimal points"), std::string::npos);
   EXPECT_NE(error_of("").find("not a duration"), std::string::npos);
   EXPECT_NE(error_of(".ms").find("no digits"), std::string::npos);
