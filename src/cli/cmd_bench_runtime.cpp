@@ -60,9 +60,10 @@ namespace {
         options->load_period = model::parse_duration(*load_period);  // at least 100us: duration_at_least()
         if (options->load_period > std::chrono::seconds(1)) {
           // The load spins in SCHED_FIFO a quarter of each period, on every CPU at once.
-          throw Error(fmt::format("--load-period {}: at most 1s (the load would hold every CPU for {} at a time); "
-                                  "give a shorter period",
-                                  *load_period, model::format_duration(options->load_period / 4)));
+          throw OptionError(
+              fmt::format("--load-period {}: at most 1s (the load would hold every CPU for {} at a time); "
+                          "give a shorter period",
+                          *load_period, model::format_duration(options->load_period / 4)));
         }
         // SIGINT/SIGTERM: the round under way is finished, the rest not run; the table,
         // targets and JSON (complete: false, stopped: true) of the rounds measured are

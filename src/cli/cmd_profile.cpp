@@ -88,18 +88,22 @@ profiler::ProfileOptions options_of(const ProfileArgs& a) {
   o.parallel_workers = a.parallel;
   o.fifo_priority = a.priority;
   if (!a.cpus.empty()) {
-    o.cpus = os::CpuSet::parse(a.cpus);
+    try {
+      o.cpus = os::CpuSet::parse(a.cpus);
+    } catch (const Error& e) {
+      throw OptionError(fmt::format("--cpus: {}", e.what()));
+    }
     const os::CpuSet allowed = os::allowed_cpus();
     if (o.cpus.intersect(allowed) != o.cpus) {
-      throw Error(fmt::format("--cpus {}: this process may use CPUs {} only; give CPUs among them", a.cpus,
-                              allowed.to_string()));
+      throw OptionError(fmt::format("--cpus {}: this process may use CPUs {} only; give CPUs among them",
+                                    a.cpus, allowed.to_string()));
     }
   }
   // T_P pins its P workers to the first P CPUs: more workers than CPUs would share them.
   const os::CpuSet cpus = profiler::profiled_cpus(o);
   for (std::size_t p : a.parallel) {
     if (p > cpus.size()) {
-      throw Error(fmt::format(
+      throw OptionError(fmt::format(
           "--parallel {}: T_P runs on P workers pinned to the first P of the {} CPU(s) {} ({}); more workers "
           "than CPUs would share them, which T_P does not measure; give at most {}",
           p, cpus.size(), a.cpus.empty() ? "this process may use" : "of --cpus", cpus.to_string(),
@@ -107,7 +111,8 @@ profiler::ProfileOptions options_of(const ProfileArgs& a) {
     }
   }
   if (a.burden_spawn.empty() != a.burden_sync.empty()) {
-    throw Error("give both --burden-spawn and --burden-sync, or neither (then they are calibrated here)");
+    throw OptionError(
+        "give both --burden-spawn and --burden-sync, or neither (then they are calibrated here)");
   }
   if (!a.burden_spawn.empty()) {
     o.burden = profiler::Burden{model::parse_duration(a.burden_spawn), model::parse_duration(a.burden_sync)};
@@ -117,7 +122,7 @@ profiler::ProfileOptions options_of(const ProfileArgs& a) {
     for (const auto& [option, value] :
          {std::pair{"--burden-spawn", o.burden->spawn}, std::pair{"--burden-sync", o.burden->sync}}) {
       if (value > kMaxBurden) {
-        throw Error(
+        throw OptionError(
             fmt::format("{} {}: a burden is the cost of one spawn or sync edge, at most 1s; give a "
                         "smaller one (this machine's are about a microsecond: leave both out to "
                         "calibrate them)",
@@ -174,8 +179,8 @@ const model::Task& named_task(const model::TaskSet& set, const ProfileArgs& a) {
     if (t.name == a.task) return t;
     known += (known.empty() ? "" : ", ") + t.name;
   }
-  throw Error(fmt::format("--task '{}' is not a task of {} (its tasks: {}); give one of them", a.task,
-                          a.update, known));
+  throw OptionError(fmt::format("--task '{}' is not a task of {} (its tasks: {}); give one of them", a.task,
+                                a.update, known));
 }
 
 /// The tasks of `set` that run `program` with `args`, or the one named `--task`.
@@ -425,11 +430,11 @@ int run_profile(const ProfileArgs& a) {
   profiler::ProfileOptions o = options_of(a);
   if (a.program.empty()) {
     if (a.update.empty()) {
-      throw Error(
+      throw OptionError(
           "name a program to profile (e.g. `takt profile heat 512 512 50`), or a task-set file with "
           "--update FILE to profile each of its tasks");
     }
-    if (!a.profiles.empty()) throw Error("--profiles needs a program to profile");
+    if (!a.profiles.empty()) throw OptionError("--profiles needs a program to profile");
     return profile_file(a, o);
   }
   // Everything that can fail before measuring fails first: the program, the task set

@@ -555,6 +555,20 @@ TEST_F(ProfileCommand, BadInputIsExitOneWithAMessage) {
   Outcome half_burden = takt("profile fib 5 --burden-spawn 1us");
   EXPECT_EQ(half_burden.status, 1);
   EXPECT_NE(half_burden.err.find("--burden-sync"), std::string::npos) << half_burden.err;
+  // Mistakes in the options are told with the help line, as CLI11's own are (these are
+  // checked once the command runs, against the machine or each other).
+  for (const auto& [args, message] :
+       {std::pair<std::string, std::string>{"profile fib 5 --burden-spawn 1us",
+                                            "give both --burden-spawn and --burden-sync"},
+        {"profile fib 5 --cpus 1-0", "--cpus: bad CPU list '1-0'"},
+        {"profile fib 5 --cpus 100000", "--cpus: "},
+        {"profile fib 5 --parallel 65536", "--parallel 65536: T_P runs on P workers"},
+        {"profile", "name a program to profile"}}) {
+    const Outcome o = takt(args);
+    EXPECT_EQ(o.status, 1) << args;
+    EXPECT_EQ(o.err.rfind("takt: error: " + message, 0), 0u) << o.err;
+    EXPECT_NE(o.err.find("Run 'takt profile --help' for the options"), std::string::npos) << o.err;
+  }
   Outcome nothing = takt("profile");
   EXPECT_EQ(nothing.status, 1);
   EXPECT_NE(nothing.err.find("name a program to profile"), std::string::npos) << nothing.err;
