@@ -134,14 +134,17 @@ std::string fine_grained_set(int cores, int utilization) {
   return yaml;
 }
 
+std::string policies_bench_machine_problem(const PoliciesBenchOptions& options) {
+  const std::size_t cpus = os::allowed_cpus().size();
+  if (options.cores < 1 || static_cast<std::size_t>(options.cores) <= cpus) return {};
+  return fmt::format("--cores {} is more than the {} CPU(s) this process may run on; lower --cores",
+                     options.cores, cpus);
+}
+
 PoliciesReport run_policies_bench(const PoliciesBenchOptions& options) {
   apps::register_segments_program();
   if (options.cores < 1) throw Error("--cores must be at least 1");
-  const std::size_t cpus = os::allowed_cpus().size();
-  if (static_cast<std::size_t>(options.cores) > cpus) {
-    throw Error(fmt::format("--cores {} is more than the {} CPU(s) this process may run on; lower --cores",
-                            options.cores, cpus));
-  }
+  if (std::string problem = policies_bench_machine_problem(options); !problem.empty()) throw Error(problem);
   // 'fine' has D = 3C/4: on one core no policy can meet it (every job missed), so its
   // cells would compare nothing.
   if (options.cores < 2 &&
@@ -168,7 +171,8 @@ PoliciesReport run_policies_bench(const PoliciesBenchOptions& options) {
                            : nlohmann::json()}};
   report.privileges = os::privileges().summary();
   report.max_run_seconds = std::chrono::duration<double>(options.max_run).count();
-  report.machine = fmt::format("{} allowed CPU(s), m = {} cores used", cpus, options.cores);
+  report.machine =
+      fmt::format("{} allowed CPU(s), m = {} cores used", os::allowed_cpus().size(), options.cores);
 
   // Build every set first: a generator error is bad input, found before anything runs.
   std::vector<Workload> workloads;

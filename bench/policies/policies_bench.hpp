@@ -99,6 +99,10 @@ struct PoliciesReport {
   double max_run_seconds = 0;  ///< PoliciesBenchOptions::max_run
 };
 
+/// What the machine refuses of `options` (more cores than CPUs this process may use), as
+/// a message naming the option and what to give; "" when nothing.
+std::string policies_bench_machine_problem(const PoliciesBenchOptions& options);
+
 /// Runs the experiment. A run that fails (bad input, a job left running) ends the
 /// experiment; the report then holds the cells measured so far and `stopped` says why.
 PoliciesReport run_policies_bench(const PoliciesBenchOptions& options);

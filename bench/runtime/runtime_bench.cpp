@@ -605,6 +605,15 @@ std::size_t round_position(std::size_t round, std::size_t i, std::size_t n) {
   return round % 2 == 0 ? (i + rotation) % n : (n - 1 - i + rotation) % n;
 }
 
+std::string runtime_bench_machine_problem(const RuntimeBenchOptions& options) {
+  const os::CpuSet cpus = os::allowed_cpus();
+  if (options.workers <= cpus.size()) return {};
+  return fmt::format(
+      "--workers {}: this process may use {} CPU(s) ({}); more threads than CPUs "
+      "would share them, which the comparison does not measure; give at most {}",
+      options.workers, cpus.size(), cpus.to_string(), cpus.size());
+}
+
 int run_runtime_bench(const RuntimeBenchOptions& options) {
   IgnoreSigpipe ignore_sigpipe;
   const nlohmann::json provenance = platform::provenance();  // the run's start, in every write
@@ -641,13 +650,9 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
           fmt::format("unknown runtime '{}' in --runtimes; choose from takt, onetbb, openmp, serial", r));
     }
   }
+  if (std::string problem = runtime_bench_machine_problem(options); !problem.empty())
+    throw takt::Error(problem);
   const os::CpuSet cpus = os::allowed_cpus();
-  if (options.workers > cpus.size()) {
-    throw takt::Error(
-        fmt::format("--workers {}: this process may use {} CPU(s) ({}); more threads than CPUs "
-                    "would share them, which the comparison does not measure; give at most {}",
-                    options.workers, cpus.size(), cpus.to_string(), cpus.size()));
-  }
   const std::size_t workers = options.workers != 0 ? options.workers : cpus.size();
   const os::CpuSet cpus_used = used_cpus(cpus, workers);  // every runtime's threads and the load
   const bool quick = options.quick;

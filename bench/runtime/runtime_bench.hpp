@@ -41,6 +41,10 @@ struct RuntimeBenchOptions {
 /// the rotation alone, takt, listed before oneTBB, ran just before it in 3 of 4 rounds).
 std::size_t round_position(std::size_t round, std::size_t i, std::size_t n);
 
+/// What the machine refuses of `options` (more workers than CPUs this process may use),
+/// as a message naming the option and what to give; "" when nothing.
+std::string runtime_bench_machine_problem(const RuntimeBenchOptions& options);
+
 /// Runs the benchmark, prints a table and the targets, writes JSON. Returns the exit code.
 int run_runtime_bench(const RuntimeBenchOptions& options);
 

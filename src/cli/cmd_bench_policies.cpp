@@ -67,6 +67,9 @@ struct Options {
         options.cyclictest = std::chrono::nanoseconds(static_cast<std::int64_t>(o->cyclictest_seconds * 1e9));
         options.run_cyclictest = !o->no_cyclictest;
         options.progress = [](const std::string& line) { fmt::print(stderr, "takt: {}\n", line); };
+        if (std::string problem = bench::policies_bench_machine_problem(options); !problem.empty()) {
+          throw OptionError(problem);
+        }
         if (!o->json.empty()) {
           // Write the output first: a wrong path should not cost the cyclictest run and a cell.
           platform::write_json_file(o->json, platform::benchmark_started("policies"));

@@ -71,6 +71,9 @@ namespace {
         platform::StopOnSignal stop(
             "\ntakt bench runtime: stopping after the round in flight; a third Ctrl-C ends takt at once\n");
         options->stop_requested = [&stop] { return stop.requested(); };
+        if (std::string problem = bench::runtime_bench_machine_problem(*options); !problem.empty()) {
+          throw OptionError(problem);
+        }
         const int code = bench::run_runtime_bench(*options);
         stop.measured();
         return code;

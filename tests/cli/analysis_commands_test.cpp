@@ -730,6 +730,19 @@ TEST_F(Commands, CommandLineErrorsStartWithTheErrorPrefixAndNameTheHelpToRead) {
     EXPECT_NE(r.err.find("'takt run --help'"), std::string::npos) << args << ": " << r.err;
     EXPECT_EQ(r.out, "") << args;
   }
+  // Checked against the machine once the command runs, told like the others: no file
+  // written, the help line.
+  for (const auto& [args, message] :
+       {std::pair<std::string, std::string>{"runtime --workers 65536",
+                                            "--workers 65536: this process may use "},
+        {"policies --cores 65536 --json " + (dir_ / "p.json").string(), "--cores 65536 is more than the "}}) {
+    const Outcome o = takt("bench " + args);
+    EXPECT_EQ(o.status, 1) << args;
+    EXPECT_EQ(o.err.rfind("takt: error: " + message, 0), 0u) << o.err;
+    EXPECT_NE(o.err.find("Run 'takt bench " + args.substr(0, args.find(' ')) + " --help'"), std::string::npos)
+        << o.err;
+  }
+  EXPECT_FALSE(fs::exists(dir_ / "p.json")) << "refused before its placeholder was written";
   // A nested command names its own help; an unknown option before any command, takt's.
   Outcome r = takt("bench runtime --nosuch");
   EXPECT_EQ(r.status, 1);
