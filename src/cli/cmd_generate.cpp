@@ -1,5 +1,7 @@
 // `takt generate`: reproducible task sets made the way each source paper made them.
 #include "analysis/generator.hpp"
+#include "apps/programs.hpp"
+#include "apps/segments.hpp"
 #include "cli/command.hpp"
 #include "cli/task_set_json.hpp"
 #include "model/duration.hpp"
@@ -8,9 +10,11 @@
 #include "model/task_set_writer.hpp"
 #include "platform/metrics_json.hpp"
 #include "takt/error.hpp"
+#include "takt/program.hpp"
 #include "takt/version.hpp"
 
 #include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <cctype>
@@ -112,6 +116,24 @@ int run_generate(const GenerateArgs& a) {
   }
   // What we write must read back as a valid task set.
   (void)model::parse_task_set(text, "<generated>");
+  // A program of --programs that takt run cannot resolve (a typo, a program of another
+  // build): the set is still written (analysis needs no program), but said so now rather
+  // than when it runs.
+  if (o.method == analysis::GeneratorMethod::rtws && !a.programs.empty()) {
+    apps::register_builtin_programs();
+    apps::register_segments_program();
+    std::vector<std::string> unknown;
+    for (const model::Task& t : g.set.tasks) {
+      if (t.program.empty() || names_shared_object(t.program) || programs().contains(t.program)) continue;
+      if (std::find(unknown.begin(), unknown.end(), t.program) == unknown.end()) unknown.push_back(t.program);
+    }
+    for (const std::string& program : unknown) {
+      fmt::print(stderr,
+                 "takt generate: warning: program '{}' of {} is neither a known program ({}) nor a shared "
+                 "object's path: takt analyze reads the set, takt run refuses it\n",
+                 program, a.programs, fmt::join(programs().names(), ", "));
+    }
+  }
   if (a.output.empty()) {
     fmt::print("{}", text);
   } else {

@@ -348,6 +348,24 @@ TEST_F(Commands, GenerateRtwsFromAProfileFile) {
     EXPECT_EQ(t.program, "fib");
     EXPECT_EQ(t.args, std::vector<std::string>{"30"});
   }
+  EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
+  // A program takt run cannot resolve: the set is written, with a warning naming it (it
+  // was written without a word, and takt run refused it later); a shared object's path
+  // is not checked here.
+  profiles = write("p2.yaml", "programs:\n  - {name: a, program: fibb, args: [30], work: 20ms, span: 1ms}\n");
+  r = takt("generate --method rtws --cores 8 --utilization 4 --seed 2 --programs " + profiles.string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("takt generate: warning: program 'fibb' of " + profiles.string() +
+                       " is neither a known program (cholesky, fib, "),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("takt run refuses it"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("program: fibb"), std::string::npos) << r.out;
+  profiles = write("p3.yaml", "programs:\n  - {name: b, program: ./libmine.so, work: 20ms, span: 1ms}\n");
+  r = takt("generate --method rtws --cores 8 --utilization 4 --seed 2 --programs " + profiles.string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("program: ./libmine.so"), std::string::npos) << r.out;
+  EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
 }
 
 TEST_F(Commands, ConvertRtpt) {
