@@ -436,10 +436,12 @@ std::string explain_parse_error(const CLI::ParseError& e, int argc, char** argv,
 
 int check_standard_output(int code) {
   if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
-    fmt::print(stderr,
-               "takt: error: writing to standard output failed ({}); redirect it to a file or "
-               "folder with space{}\n",
-               std::strerror(errno), command_has_output_option ? ", or give -o FILE" : "");
+    const int error = errno;
+    // A closed standard output (takt ... >&-) is no matter of space.
+    fmt::print(stderr, "takt: error: writing to standard output failed ({}); {}{}\n", std::strerror(error),
+               error == EBADF ? "it is closed: leave it open or redirect it to a file"
+                              : "redirect it to a file or folder with space",
+               command_has_output_option ? ", or give -o FILE" : "");
     code = code == exit_ok ? exit_bad_input : code;
   }
   std::fflush(stderr);

@@ -597,6 +597,18 @@ TEST_F(Commands, OutputThatCannotBeWrittenIsAnErrorNotSuccess) {
   EXPECT_NE(takt::testing::slurp(err).find("writing to standard output failed"), std::string::npos)
       << takt::testing::slurp(err);
   EXPECT_NE(takt::testing::slurp(err).find(", or give -o FILE"), std::string::npos) << takt::testing::slurp(err);
+  EXPECT_NE(takt::testing::slurp(err).find("folder with space"), std::string::npos)
+      << takt::testing::slurp(err);
+  // Closed (>&-): no matter of space.
+  const int closed = std::system(
+      (std::string(TAKT_BINARY) + " generate --method rtws --cores 2 --utilization 1.2 >&- 2>" + err.string())
+          .c_str());
+  EXPECT_EQ(WIFEXITED(closed) ? WEXITSTATUS(closed) : -1, 1);
+  EXPECT_NE(
+      takt::testing::slurp(err).find("(Bad file descriptor); it is closed: leave it open or redirect it to a "
+                                     "file, or give -o FILE"),
+      std::string::npos)
+      << takt::testing::slurp(err);
   // A command without -o is not told to use one (analyze was told "-o, --json": it has
   // neither a file option for its output).
   const int analyze = std::system(
