@@ -60,11 +60,11 @@ GeneratedSet generate_paws(const GeneratorOptions& options, Random& random) {
   const double high = options.utilization;
   const double low = high - 0.02 * options.cores;
   if (high < kMinTaskUtilization) {
-    // The value as given (to 6 digits, as %g): 0.0001, not 0.000.
+    // The value in cores (to 6 digits, as %g): 0.0001, not 0.000.
     char given[32];
     const auto written = std::to_chars(given, given + sizeof given, high, std::chars_format::general, 6);
-    throw Error("paws tasks have u ≥ 0.1; --utilization " + std::string(given, written.ptr) +
-                " is below one task: give at least 0.1");
+    throw Error("paws tasks have u ≥ 0.1; a total utilization of " + std::string(given, written.ptr) +
+                " is below one task: give --utilization of at least 0.1");
   }
   for (int attempt = 0; attempt < kMaxRestarts; ++attempt) {
     std::vector<double> utilizations;

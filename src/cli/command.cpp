@@ -190,6 +190,18 @@ std::string unused_file_options_note(const model::TaskSet& set, model::Policy po
   return note;
 }
 
+namespace {
+/// "010", "-010": CLI11 converts whole numbers with strtoll(text, 0), which reads a
+/// leading 0 as octal (010 is 8), while the checks read them in base 10.
+bool has_leading_zero(std::string_view text) {
+  if (!text.empty() && text[0] == '-') text.remove_prefix(1);
+  return text.size() > 1 && text[0] == '0';
+}
+std::string leading_zero_message(std::string_view text) {
+  return fmt::format("'{}' has a leading 0, which would read as an octal number; write it without", text);
+}
+}  // namespace
+
 CLI::Validator whole_in_range(long long minimum, long long maximum) {
   return CLI::Validator(
       [minimum, maximum](std::string& text) -> std::string {
@@ -199,6 +211,7 @@ CLI::Validator whole_in_range(long long minimum, long long maximum) {
         if (ec != std::errc() || ptr != end || value < minimum || value > maximum) {
           return fmt::format("expects a whole number from {} to {}, not '{}'", minimum, maximum, text);
         }
+        if (has_leading_zero(text)) return leading_zero_message(text);
         return {};
       },
       fmt::format("INT in [{}, {}]", minimum, maximum));
@@ -256,6 +269,7 @@ CLI::Validator whole_at_least(long long minimum, unsigned long long maximum) {
         if (parsed.ec == std::errc::result_out_of_range) return too_large;
         if (parsed.ec != std::errc() || parsed.ptr != end || below) return expected;
         if (above) return too_large;
+        if (has_leading_zero(text)) return leading_zero_message(text);
         return {};
       },
       fmt::format("INT>={}", minimum));
@@ -339,11 +353,35 @@ std::pair<std::vector<std::string>, CLI::App*> deepest_parsed(const Apps& apps) 
 /// A word of the command line that CLI11 did not expect (the first of them), said in
 /// takt's words: an option of another command names that command, a misspelt option
 /// the nearest one of the command.
-std::string explain_unexpected(const std::vector<std::string>& words, const Apps& apps) {
+std::string explain_unexpected(const std::vector<std::string>& words, int argc, char** argv,
+                               const Apps& apps) {
   const auto [here_words, here] = deepest_parsed(apps);
   const std::string here_path = command_path(here_words);
+  // Words after "--" are arguments, whatever they look like.
+  int separator = argc;
+  for (int i = 1; i < argc; ++i) {
+    if (std::string_view(argv[i]) == "--") {
+      separator = i;
+      break;
+    }
+  }
+  auto after_separator = [&](const std::string& word) {
+    for (int i = separator + 1; i < argc; ++i) {
+      if (word == argv[i]) return true;
+    }
+    return false;
+  };
+  auto is_number = [](const std::string& word) {
+    double value = 0;
+    const auto [ptr, ec] = std::from_chars(word.data(), word.data() + word.size(), value);
+    return ec == std::errc() && ptr == word.data() + word.size();
+  };
   for (const std::string& word : words) {
-    if (word.size() < 2 || word[0] != '-') continue;
+    if (word.size() < 2 || word[0] != '-' || is_number(word)) continue;  // -5 is an argument
+    if (after_separator(word)) {
+      return fmt::format("`{}` takes no argument '{}' there (the words after -- are arguments, not options)",
+                         here_path, word);
+    }
     const std::string name = word.substr(0, word.find('='));
     // Whose option it is: the command line's own commands first.
     std::vector<std::string> owner;
@@ -388,17 +426,22 @@ std::string explain_parse_error(const CLI::ParseError& e, int argc, char** argv,
     return nullptr;
   };
   if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) {
-    // CLI11 lists the words last first.
-    const std::size_t colon = what.find(": ");
-    if (colon != std::string::npos) {
-      std::vector<std::string> words;
-      std::string_view rest = std::string_view(what).substr(colon + 2);
-      while (!rest.empty()) {
-        const std::size_t space = rest.find(' ');
-        words.insert(words.begin(), std::string(rest.substr(0, space)));
-        rest = space == std::string_view::npos ? std::string_view() : rest.substr(space + 1);
+    // The words CLI11 kept, in the order of the command line (its message lists them last
+    // first, and a word with a space in it cannot be told from two there).
+    std::vector<std::string> words = apps.at({})->remaining(true);
+    auto position = [argc, argv](const std::string& word) {
+      int i = 1;
+      while (i < argc && word != argv[i]) ++i;
+      return i;
+    };
+    std::stable_sort(words.begin(), words.end(),
+                     [&](const std::string& a, const std::string& b) { return position(a) < position(b); });
+    if (!words.empty()) {
+      if (words.front().empty() && words.size() == 1) {
+        return fmt::format("`{}` takes no argument '' (an empty word) there",
+                           command_path(deepest_parsed(apps).first));
       }
-      if (!words.empty()) return explain_unexpected(words, apps);
+      return explain_unexpected(words, argc, argv, apps);
     }
   }
   if (dynamic_cast<const CLI::ArgumentMismatch*>(&e) != nullptr) {
@@ -428,7 +471,9 @@ std::string explain_parse_error(const CLI::ParseError& e, int argc, char** argv,
   }
   if (dynamic_cast<const CLI::RequiredError*>(&e) != nullptr && what == "A subcommand is required" &&
       argc > 1 && argv[1][0] == '-') {
-    return fmt::format("takt has no option {}; a command comes first (takt COMMAND [OPTIONS])", argv[1]);
+    const std::string_view word = argv[1];
+    return fmt::format("takt has no option {}; a command comes first (takt COMMAND [OPTIONS])",
+                       word.substr(0, word.find('=')));
   }
   return what;
 }
@@ -542,45 +587,77 @@ int run_main(int argc, char** argv) {
   // A mistake on the command line: the message, and the --help of the deepest command
   // the words reached.
   auto command_line_error = [&apps](const std::string& message) {
-    std::string path = "takt";
-    std::size_t depth = 0;
-    for (const auto& [words, sub] : apps) {
-      if (words.size() > depth && sub->parsed()) {
-        depth = words.size();
-        path = fmt::format("takt {}", fmt::join(words, " "));
+    auto [words, deepest] = deepest_parsed(apps);
+    // A message about an option ("--duration: ...") of a command above the deepest
+    // (takt demo --duration abc runtime): that command's help describes it.
+    if (message.starts_with("-")) {
+      const std::string name = message.substr(0, message.find_first_of(": ="));
+      if (deepest->get_option_no_throw(name) == nullptr) {
+        for (const auto& [above, sub] : apps) {
+          if (sub->parsed() && above.size() < words.size() && sub->get_option_no_throw(name) != nullptr) {
+            words = above;
+          }
+        }
       }
     }
+    const std::string path = command_path(words);
     fmt::print(stderr, "takt: error: {}\nRun '{} --help' for the options and what they take.\n", message,
                path);
     return exit_bad_input;
   };
-  // An option written `--name=` with nothing after the '=': CLI11 takes the next word as
-  // its value (`--json= --no-cyclictest` wrote the JSON to a file '--no-cyclictest' and
-  // ran cyclictest). Refused like an empty value given otherwise (--policy '').
-  std::string empty_value;
-  for (int i = 1; i < argc && empty_value.empty(); ++i) {
-    const std::string_view word = argv[i];
-    if (word == "--") break;  // what follows is not options
-    if (word.size() < 4 || !word.starts_with("--") || word.find('=') != word.size() - 1) continue;
-    const std::string name(word.substr(0, word.size() - 1));
-    for (const auto& [path, sub] : apps) {
-      if (sub->get_option_no_throw(name) != nullptr) empty_value = name;
+  // Two ways in which CLI11 takes the next word as an option's value: `--name=` with
+  // nothing after the '=' (`--json= --no-cyclictest` wrote the JSON to a file named
+  // '--no-cyclictest' and ran cyclictest), and an option followed by another option of
+  // the same command (`-o --json` wrote YAML to a file named '--json'). The words are
+  // walked as CLI11 reads them: each option belongs to the command named last before it.
+  std::string value_missing;
+  {
+    CLI::App* current = &app;
+    std::vector<std::string> words;
+    auto option_of_current = [&current](std::string_view word) -> const CLI::Option* {
+      if (word.size() < 2 || word[0] != '-' || word == "--") return nullptr;
+      return current->get_option_no_throw(std::string(word.substr(0, word.find('='))));
+    };
+    for (int i = 1; i < argc && value_missing.empty(); ++i) {
+      const std::string_view word = argv[i];
+      if (word == "--") break;  // what follows is not options
+      if (word.empty() || word[0] != '-') {
+        for (CLI::App* sub : current->get_subcommands([](CLI::App*) { return true; })) {
+          if (sub->get_name() == word) {
+            current = sub;
+            words.emplace_back(word);
+            break;
+          }
+        }
+        continue;
+      }
+      const CLI::Option* option = option_of_current(word);
+      if (option == nullptr || option->get_expected_max() == 0) continue;  // not this command's, or a flag
+      const std::string name(word.substr(0, word.find('=')));
+      if (word.find('=') != std::string_view::npos) {
+        if (word.size() == name.size() + 1) {
+          value_missing =
+              fmt::format("{} was given an empty value ('{}='); give it one or leave it out", name, name);
+        }
+      } else if (i + 1 < argc && option_of_current(argv[i + 1]) != nullptr) {
+        value_missing = fmt::format(
+            "{} needs a value, but '{}' follows it, an option of `{}`; give the value "
+            "right after {}",
+            name, argv[i + 1], command_path(words), name);
+      }
     }
   }
-  const auto empty_value_error = [&] {
-    return command_line_error(fmt::format("{} was given an empty value ('{}='); give it one or leave it out",
-                                          empty_value, empty_value));
-  };
+  const auto empty_value_error = [&] { return command_line_error(value_missing); };
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     // --help and --version end here too: CLI11 prints them (a failed write is an error).
     if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success))
       return check_standard_output(app.exit(e));  // no file option takes them
-    if (!empty_value.empty()) return empty_value_error();  // the cause of what CLI11 found
+    if (!value_missing.empty()) return empty_value_error();  // the cause of what CLI11 found
     return command_line_error(explain_parse_error(e, argc, argv, apps));
   }
-  if (!empty_value.empty()) return empty_value_error();
+  if (!value_missing.empty()) return empty_value_error();
   for (const auto& [path, sub] : apps) {
     if (!path.empty() && !sub->parsed()) continue;
     // An option given an empty value (--policy "") would read as if it were absent.

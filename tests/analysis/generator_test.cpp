@@ -439,13 +439,16 @@ TEST(Generators, SyntheticTypesOfSectionIVA) {
 TEST(Generators, RejectImpossibleRequests) {
   EXPECT_THROW((void)generate(options(GeneratorMethod::paws, 2, 3.0, 1)), takt::Error);   // U > m
   EXPECT_THROW((void)generate(options(GeneratorMethod::paws, 2, 0.05, 1)), takt::Error);  // below one task
-  // The value as given (it read "0.000" for 0.0001) and the least one to give.
+  // The value in cores (it read "0.000" for 0.0001; given as a share, --utilization 1%
+  // of 2 cores reads 0.02), and the least one to give.
   try {
     (void)generate(options(GeneratorMethod::paws, 2, 0.0001, 1));
     ADD_FAILURE() << "expected takt::Error";
   } catch (const takt::Error& e) {
-    EXPECT_EQ(std::string(e.what()),
-              "paws tasks have u ≥ 0.1; --utilization 0.0001 is below one task: give at least 0.1");
+    EXPECT_EQ(
+        std::string(e.what()),
+        "paws tasks have u ≥ 0.1; a total utilization of 0.0001 is below one task: give --utilization of "
+        "at least 0.1");
   }
   EXPECT_THROW((void)generate(options(GeneratorMethod::rtws, 2, 0.01, 1)), takt::Error);
   // More cores than takt supports: refused up front (the set used to be generated and then
