@@ -102,11 +102,20 @@ int run_bench(const BenchArgs& a) {
       const model::TaskSet generated = make_set(method, a.tasks, a.cores, a.utilization_share);
       text = model::write_task_set(generated);
       (void)model::parse_task_set(text, "<bench>");
-    } catch (const Error& e) {
-      const std::string why = fmt::format(
-          "the {} set of {} tasks scaled to {:.0f}% of {} cores is no valid task set ({}); give "
-          "more --tasks or fewer --cores",
-          analysis::to_string(method), a.tasks, a.utilization_share * 100, a.cores, e.what());
+    } catch (const std::exception& e) {
+      // Bad input either way: a set that is no valid task set, or one too large for the
+      // memory (the rows measured before are still written).
+      const bool memory = dynamic_cast<const std::bad_alloc*>(&e) != nullptr;
+      const std::string why =
+          memory ? fmt::format(
+                       "out of memory (an allocation failed) while generating the {} set of {} tasks; "
+                       "give fewer --tasks, or raise the limit on memory (ulimit -v)",
+                       analysis::to_string(method), a.tasks)
+                 : fmt::format(
+                       "the {} set of {} tasks scaled to {:.0f}% of {} cores is no valid task set ({}); "
+                       "give more --tasks or fewer --cores",
+                       analysis::to_string(method), a.tasks, a.utilization_share * 100, a.cores, e.what());
+      if (!memory && dynamic_cast<const Error*>(&e) == nullptr) throw;  // neither: not bad input
       if (invalid.empty()) invalid = why;
       for (model::Policy policy : policies) {
         not_measured.push_back(

@@ -1028,10 +1028,19 @@ TEST_F(Commands, AFileOverTheFileSizeLimitIsAWriteErrorAndLeavesNoPartialFile) {
 TEST_F(Commands, OutOfMemoryIsBadInputThatSaysSo) {
   // Two billion tasks under a 3 GB address-space limit: the allocation fails. It was
   // reported as "internal error: std::bad_alloc", exit 3 (a bug in takt).
-  Outcome o = takt("bench analyze --tasks 2000000000 --repetitions 1", "ulimit -v 3000000;");
+  // The JSON is written all the same, naming the rows not measured and why (it was lost).
+  const fs::path json = dir_ / "analyze.json";
+  Outcome o =
+      takt("bench analyze --tasks 2000000000 --repetitions 1 --json " + json.string(), "ulimit -v 3000000;");
   EXPECT_EQ(o.status, 1) << o.err;
   EXPECT_NE(o.err.find("takt: error: out of memory (an allocation failed)"), std::string::npos) << o.err;
   EXPECT_NE(o.err.find("ulimit -v"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("the rows measured are written to " + json.string()), std::string::npos) << o.err;
+  const nlohmann::json j = nlohmann::json::parse(takt::testing::slurp(json));
+  EXPECT_FALSE(j["complete"].get<bool>());
+  ASSERT_EQ(j["not_measured"].size(), 8u) << j.dump();  // 2 sets x 4 policies
+  EXPECT_NE(j["not_measured"][0]["reason"].get<std::string>().find("out of memory"), std::string::npos);
+  EXPECT_FALSE(j.contains("stopped_by"));
 }
 
 TEST_F(Commands, AThreadThatCannotStartIsNamedWithTheLimitToRaise) {
