@@ -685,9 +685,9 @@ int run_main(int argc, char** argv) {
         const std::string name = option->get_name();
         auto path_of = [&apps](const CLI::App* a) {
           for (const auto& [words, sub] : apps) {
-            if (sub == a) return fmt::format("takt {}", fmt::join(words, " "));
+            if (sub == a) return command_path(words);
           }
-          return std::string("takt");
+          return command_path({});
         };
         const std::string owner_path = path_of(owner), runs_path = path_of(runs);
         return command_line_error(
