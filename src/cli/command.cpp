@@ -341,6 +341,22 @@ std::string command_path(const std::vector<std::string>& words) {
   return words.empty() ? std::string("takt") : fmt::format("takt {}", fmt::join(words, " "));
 }
 
+/// The subcommand of `at` named `word`, or nullptr.
+CLI::App* subcommand_named(CLI::App* at, std::string_view word) {
+  for (CLI::App* sub : at->get_subcommands([](CLI::App*) { return true; })) {
+    if (sub->get_name() == word) return sub;
+  }
+  return nullptr;
+}
+
+/// "takt demo runtime" for the app at that path in `apps`.
+std::string path_of(const Apps& apps, const CLI::App* app) {
+  for (const auto& [words, sub] : apps) {
+    if (sub == app) return command_path(words);
+  }
+  return command_path({});
+}
+
 /// The deepest command the command line reached (takt itself when none).
 std::pair<std::vector<std::string>, CLI::App*> deepest_parsed(const Apps& apps) {
   std::pair<std::vector<std::string>, CLI::App*> deepest{{}, apps.at({})};
@@ -561,10 +577,7 @@ int run_main(int argc, char** argv) {
         all_words = false;  // an option: CLI11 checks those
         break;
       }
-      CLI::App* sub = nullptr;
-      for (CLI::App* candidate : at->get_subcommands([](CLI::App*) { return true; })) {
-        if (candidate->get_name() == word) sub = candidate;
-      }
+      CLI::App* sub = subcommand_named(at, word);
       if (sub == nullptr) {
         // An argument of `path`, unless `path` takes none and has commands (takt demo
         // runtim: the word can only be a mistyped command).
@@ -622,12 +635,9 @@ int run_main(int argc, char** argv) {
       const std::string_view word = argv[i];
       if (word == "--") break;  // what follows is not options
       if (word.empty() || word[0] != '-') {
-        for (CLI::App* sub : current->get_subcommands([](CLI::App*) { return true; })) {
-          if (sub->get_name() == word) {
-            current = sub;
-            words.emplace_back(word);
-            break;
-          }
+        if (CLI::App* sub = subcommand_named(current, word)) {
+          current = sub;
+          words.emplace_back(word);
         }
         continue;
       }
@@ -647,17 +657,16 @@ int run_main(int argc, char** argv) {
       }
     }
   }
-  const auto empty_value_error = [&] { return command_line_error(value_missing); };
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     // --help and --version end here too: CLI11 prints them (a failed write is an error).
     if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success))
       return check_standard_output(app.exit(e));  // no file option takes them
-    if (!value_missing.empty()) return empty_value_error();  // the cause of what CLI11 found
+    if (!value_missing.empty()) return command_line_error(value_missing);  // the cause of what CLI11 found
     return command_line_error(explain_parse_error(e, argc, argv, apps));
   }
-  if (!value_missing.empty()) return empty_value_error();
+  if (!value_missing.empty()) return command_line_error(value_missing);
   for (const auto& [path, sub] : apps) {
     if (!path.empty() && !sub->parsed()) continue;
     // An option given an empty value (--policy "") would read as if it were absent.
@@ -683,13 +692,7 @@ int run_main(int argc, char** argv) {
       for (const CLI::Option* option : owner->get_options()) {
         if (option->count() == 0 || option == owner->get_help_ptr()) continue;
         const std::string name = option->get_name();
-        auto path_of = [&apps](const CLI::App* a) {
-          for (const auto& [words, sub] : apps) {
-            if (sub == a) return command_path(words);
-          }
-          return command_path({});
-        };
-        const std::string owner_path = path_of(owner), runs_path = path_of(runs);
+        const std::string owner_path = path_of(apps, owner), runs_path = path_of(apps, runs);
         return command_line_error(
             runs->get_option_no_throw(name) != nullptr
                 ? fmt::format("{} before '{}' is an option of `{}`, which does not run; write it after '{}'",
