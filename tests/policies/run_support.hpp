@@ -107,6 +107,43 @@ inline Outcome run_set(const model::TaskSet& set, model::Policy policy, nanoseco
   return out;
 }
 
+/// The report of a run whose deadline misses exceed a tenth of the jobs of some task
+/// (empty when none does): each task's misses, and the longest delay from a release to
+/// its job's start, which shows a stall of the machine.
+inline std::string misses_above_a_tenth(const Outcome& o) {
+  std::string report;
+  for (const platform::TaskMetrics& t : o.metrics.tasks) {
+    if (t.misses > t.jobs / 10)
+      report += t.name + " missed " + std::to_string(t.misses) + " of " + std::to_string(t.jobs) + "; ";
+  }
+  if (report.empty()) return report;
+  nanoseconds longest{0};
+  for (const platform::JobResult& j : o.metrics.jobs) {
+    if (j.start) longest = std::max(longest, *j.start - j.release);
+  }
+  return report + "the longest delay from a release to its job's start was " +
+         std::to_string(static_cast<double>(longest.count()) / 1e6) + " ms";
+}
+
+/// Deadline misses are the timing-dependent part of a policy test: a stall of the VM
+/// (tens of ms, docs/latency.md) makes the job in flight miss and skips the releases it
+/// covers, each a miss (a CI run of 1.2 s on a 2-core VM saw 14 of 120 short jobs and 7
+/// of 60 long ones miss, where a quiet run misses none). `round()` runs the set once,
+/// makes the checks that do not depend on timing, and returns misses_above_a_tenth() of
+/// its outcome; a run above that bound is measured again, up to `rounds` runs, and the
+/// test fails only when every run was above it. The policy that this guards against (one
+/// that does not preempt) misses in every run, about 4 times the bound.
+template <class Round>
+void expect_misses_within_a_tenth_in_some_round(int rounds, Round round) {
+  std::string reports;
+  for (int r = 1; r <= rounds; ++r) {
+    const std::string report = round();
+    if (report.empty()) return;
+    reports += "  run " + std::to_string(r) + ": " + report + "\n";
+  }
+  ADD_FAILURE() << "more than a tenth of a task's jobs missed in each of " << rounds << " runs:\n" << reports;
+}
+
 /// Jobs of a task released within `duration` (the release engine's rule).
 inline std::uint64_t planned(const model::Task& t, nanoseconds duration) {
   if (t.offset >= duration) return 0;
