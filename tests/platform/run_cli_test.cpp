@@ -449,14 +449,34 @@ TEST_F(RunCommand, AThrowingSharedObjectTaskFailsItsJobsAndTheRunGoesOn) {
   ASSERT_EQ(r.status, 0) << r.err;
   const nlohmann::json m = read_json(json);
   expect_accounted(m);
-  EXPECT_EQ(m["tasks"][0]["failed"], 6);  // jobs 1, 3, 5, 7, 9 and 4
-  // The other 4 ran to their end (met, or missed where the VM stalled one).
-  int finished_others = 0;
+  // Jobs 1, 3, 5, 7, 9 and 4 fail, the other 4 run to their end (met, or missed where
+  // the VM stalled one). A stall longer than the 10 ms period skips the releases it
+  // covers (the skip rule): beside a process that took both CPUs for 40 to 150 ms (a
+  // stall made on purpose), job 1 was skipped and 5 failed. So the jobs released decide
+  // which fail; job 0 is always released (no job before it runs).
+  std::uint64_t throwing = 0, others = 0;
+  std::string first_error;
   for (const auto& j : m["jobs"]) {
-    if (j["status"] != "failed" && !j["finish_ns"].is_null()) ++finished_others;
+    if (j["status"] == "skipped") continue;
+    const std::uint64_t index = j["index"].get<std::uint64_t>();
+    if (index % 2 == 1 || index == 4) {
+      ++throwing;
+      EXPECT_EQ(j["status"], "failed") << j.dump();
+      if (first_error.empty())
+        first_error = index == 4 ? "job 4" : "odd job " + std::to_string(index) + " throws";
+    } else {
+      ++others;
+      EXPECT_NE(j["status"], "failed") << j.dump();
+      EXPECT_FALSE(j["finish_ns"].is_null()) << j.dump();
+    }
   }
-  EXPECT_EQ(finished_others, 4) << m["jobs"].dump();
-  EXPECT_NE(m["tasks"][0]["errors"][0].get<std::string>().find("odd job 1 throws"), std::string::npos);
+  EXPECT_EQ(m["tasks"][0]["failed"].get<std::uint64_t>(), throwing);
+  EXPECT_GE(throwing, 1u) << m["jobs"].dump();
+  EXPECT_GE(others, 1u) << m["jobs"].dump();
+  if (first_error != "job 4") {
+    EXPECT_NE(m["tasks"][0]["errors"][0].get<std::string>().find(first_error), std::string::npos)
+        << m["tasks"][0]["errors"].dump();
+  }
 }
 #endif
 

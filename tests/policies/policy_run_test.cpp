@@ -26,6 +26,13 @@ namespace {
 
 const nanoseconds kRun = kSanitized ? nanoseconds(1500ms) : nanoseconds(1200ms);
 
+/// "short job k released at r ns finished after the long job it should preempt".
+std::string finished_after(const platform::JobResult& j, nanoseconds long_finish) {
+  return "short job " + std::to_string(j.index) + " released at " + std::to_string(j.release.count()) +
+         " ns finished " + std::to_string(static_cast<double>((*j.finish - long_finish).count()) / 1e6) +
+         " ms after the long job it should preempt; ";
+}
+
 std::string policy_name(const ::testing::TestParamInfo<model::Policy>& info) {
   std::string name(model::to_string(info.param));
   std::replace(name.begin(), name.end(), '-', '_');
@@ -176,15 +183,21 @@ tasks:
   EXPECT_NE(t.errors[0].find("injected failure of job " + std::to_string(thrower)), std::string::npos)
       << t.errors[0];
   EXPECT_EQ(o.metrics.jobs[thrower].status, platform::JobStatus::failed);
-  // The run goes on: the 17 jobs after the failed one ran to their end. A release is
-  // skipped where the job before it still runs (the skip rule, tested above), which a
-  // stall of the VM longer than the 20 ms period can cause: once in a full `ctest -j2`
-  // run 19 of the 20 jobs were released. A run that stopped after the failure has none.
-  std::uint64_t ran_after = 0;
+  // The run goes on: every job released after the failed one ran to its end. A release
+  // is skipped where the job before it still runs (the skip rule, tested above), which a
+  // stall of the VM longer than the 20 ms period causes: once in a full `ctest -j2` run
+  // 19 of the 20 jobs were released, and beside a process that took both CPUs for 40 to
+  // 150 ms every 2 to 4 s (SCHED_FIFO 99, a stall made on purpose) fewer than 15 of the
+  // 17 after the failed one were. A stall skips at most the releases it covers (8 for
+  // 150 ms); a run that stopped after the failure has none.
+  std::uint64_t released_after = 0, ran_after = 0;
   for (const platform::JobResult& j : o.metrics.jobs) {
-    if (j.index > thrower && j.finish.has_value() && j.status != platform::JobStatus::failed) ++ran_after;
+    if (j.index <= thrower || j.status == platform::JobStatus::skipped) continue;
+    ++released_after;
+    if (j.finish.has_value() && j.status != platform::JobStatus::failed) ++ran_after;
   }
-  EXPECT_GE(ran_after, 15u);
+  EXPECT_EQ(ran_after, released_after);
+  EXPECT_GE(released_after, 8u);
   EXPECT_EQ(t.released + t.skipped, 20u);
 }
 
@@ -328,23 +341,22 @@ tasks:
         if (j.task == 0 && j.finish) long_finish[j.release] = *j.finish;
       }
       std::size_t pairs = 0;
+      std::string failed;
       for (const platform::JobResult& j : o.metrics.jobs) {
         if (j.task != 1 || !j.finish) continue;
         auto it = long_finish.find(j.release - 3ms);
         if (it == long_finish.end()) continue;  // released in the long task's idle half
         ++pairs;
-        EXPECT_LT(*j.finish, it->second) << "short job " << j.index << " released at " << j.release.count()
-                                         << " ns finished after the long job it should preempt";
+        if (*j.finish >= it->second) failed += finished_after(j, it->second);
       }
-      EXPECT_GE(pairs, 20u) << "short jobs released into a running long job";
-      // Non-preemptive, about 40 % of the short jobs would miss (48 of 120).
-      return misses_above_a_tenth(o);
+      if (pairs < 20u)
+        failed += std::to_string(pairs) + " short jobs released into a running long job (20 or more); ";
+      // Non-preemptive, about 40 % of the short jobs would miss (48 of 120). In the
+      // fallback, misses depend on what else runs.
+      if (os::privileges().fifo && !kSanitized) failed += misses_above_a_tenth(o);
+      return failed;
     };
-    if (os::privileges().fifo && !kSanitized) {
-      expect_misses_within_a_tenth_in_some_round(3, round);
-    } else {
-      (void)round();  // the cores are time-shared: misses depend on what else runs
-    }
+    expect_held_in_some_run(3, round);
   }
 }
 
@@ -427,6 +439,7 @@ tasks:
       if (j.task == 0 && j.start && j.finish) long_run[j.release] = {*j.start, *j.finish};
     }
     std::size_t inside = 0;
+    std::string failed;
     for (const platform::JobResult& j : o.metrics.jobs) {
       if (j.task != 1 || !j.finish) continue;
       auto it = long_run.upper_bound(j.release);
@@ -442,7 +455,10 @@ tasks:
       // than its 40 ms the long job ran, for the same reason: without SCHED_FIFO, beside
       // 2 to 4 busy-looping processes on the two CPUs, the long jobs ran 2.1 to 3.4 times
       // longer and short jobs took up to 16.6 ms; with the fixed 10 ms, one short job
-      // ended 0.15 ms after a long job that had had 15.6 ms left (1 of 8 runs).
+      // ended 0.15 ms after a long job that had had 15.6 ms left (1 of 8 runs). A stall
+      // right after the short job's release still can (beside a process that took both
+      // CPUs for 40 to 150 ms every 2 to 4 s, a short job ended 0.2 ms after a long job
+      // that had had 16.6 ms left): the check holds in one of 3 runs.
       const nanoseconds base = os::privileges().fifo && !kSanitized ? 4ms : 10ms;
       const double slowdown =
           std::max(1.0, static_cast<double>((it->second.second - it->second.first).count()) /
@@ -450,20 +466,19 @@ tasks:
       const auto margin = std::chrono::duration_cast<nanoseconds>(base * slowdown);
       if (j.release + margin >= it->second.second) continue;
       ++inside;
-      EXPECT_LT(*j.finish, it->second.second)
-          << "short job " << j.index << " released at " << j.release.count()
-          << " ns finished after the long job it should preempt";
+      if (*j.finish >= it->second.second) failed += finished_after(j, it->second.second);
     }
-    EXPECT_GE(inside, 10u) << "short jobs released into a running long job (about 24 expected)";
+    if (inside < 10u) {
+      failed += std::to_string(inside) +
+                " short jobs released into a running long job (10 or more; about 24 expected); ";
+    }
     // Preempted within a strand (2 ms) of its release, a short job meets its 10 ms
-    // deadline; not preempted, the 24 of 60 released into a long job would miss.
-    return misses_above_a_tenth(o);
+    // deadline; not preempted, the 24 of 60 released into a long job would miss. In the
+    // fallback, misses depend on what else runs.
+    if (os::privileges().fifo && !kSanitized) failed += misses_above_a_tenth(o);
+    return failed;
   };
-  if (os::privileges().fifo && !kSanitized) {
-    expect_misses_within_a_tenth_in_some_round(3, round);
-  } else {
-    (void)round();  // the cores are time-shared: misses depend on what else runs
-  }
+  expect_held_in_some_run(3, round);
 }
 
 /// A task's `priority:` reaches its jobs (sched::Task::priority): a topology ordering by
