@@ -3,6 +3,7 @@
 
 #include "apps/synthetic.hpp"
 #include "model/duration.hpp"
+#include "model/segment.hpp"
 #include "os/clock.hpp"
 #include "takt/error.hpp"
 #include "takt/runtime.hpp"
@@ -140,10 +141,12 @@ std::vector<SegmentShape> parse_segment_args(const std::vector<std::string>& arg
     if (auto star = text.find('*'); star != std::string_view::npos) {
       std::string_view count = text.substr(star + 1);
       auto [end, ec] = std::from_chars(count.data(), count.data() + count.size(), strands);
-      if (ec != std::errc() || end != count.data() + count.size() || strands == 0) {
-        throw Error(fmt::format("segments argument {} ('{}'): the strand count after '*' must be a whole "
-                                "number from 1 to {}, e.g. 500us*8",
-                                i + 1, arg, std::numeric_limits<std::uint32_t>::max()));
+      if (ec != std::errc() || end != count.data() + count.size() || strands == 0 ||
+          strands > static_cast<std::uint32_t>(model::kMaxSegmentStrands)) {
+        throw Error(
+            fmt::format("segments argument {} ('{}'): the strand count after '*' must be a whole "
+                        "number from 1 to {}, e.g. 500us*8",
+                        i + 1, arg, model::kMaxSegmentStrands));
       }
       text = text.substr(0, star);
     }

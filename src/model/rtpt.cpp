@@ -221,8 +221,10 @@ class RtptReader {
       Segment seg;
       std::int64_t strands = number(line, w[at], "strands");
       if (strands < 1) fail(line, w[at].column, "a segment needs 1 or more strands");
-      if (strands > 100'000'000) {
-        fail(line, w[at].column, w[at].text + " strands is more than takt supports (at most 100000000)");
+      if (strands > kMaxSegmentStrands) {
+        fail(line, w[at].column,
+             w[at].text + " strands is more than takt supports (at most " +
+                 std::to_string(kMaxSegmentStrands) + ")");
       }
       seg.strands = static_cast<int>(strands);
       seg.length = time(line, at + 1, "segment length");

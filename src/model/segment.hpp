@@ -8,6 +8,11 @@
 
 namespace takt::model {
 
+/// The most strands a segment may have, in every place that reads one (task-set files,
+/// .rtpt files, the segments program's args): far more than any machine runs at once,
+/// and small enough that m fits an int.
+inline constexpr int kMaxSegmentStrands = 100'000'000;
+
 /// One segment ⟨e_{i,j}, m_{i,j}⟩ of a synchronous task (rt-openmp §II, rtws §II):
 /// `strands` parallel strands, each of worst-case length `length`; a barrier ends the
 /// segment, and the next one starts after all its strands finished.

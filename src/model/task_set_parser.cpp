@@ -352,8 +352,9 @@ class Reader : public YamlReader {
       if (YAML::Node n = s["strands"]) {
         strands_mark = mark_of(n.Mark());
         std::int64_t m = integer(n, who + ": strands", 1);
-        if (m > 100'000'000) {
-          fail(n, who + ": " + std::to_string(m) + " strands is more than takt supports (at most 100000000)");
+        if (m > kMaxSegmentStrands) {
+          fail(n, who + ": " + std::to_string(m) + " strands is more than takt supports (at most " +
+                      std::to_string(kMaxSegmentStrands) + ")");
         }
         segment.strands = static_cast<int>(m);
       }

@@ -296,6 +296,15 @@ TEST(SegmentsProgram, ParsesItsArgumentsAndRefusesBadOnes) {
     }
   }
   EXPECT_THROW(parse_segment_args({}), takt::Error);
+  // The same limit as a task-set file's `strands:` (model::kMaxSegmentStrands, 10^8); it
+  // was 4294967295 here.
+  EXPECT_EQ(parse_segment_args({"1us*100000000"})[0].strands, 100000000u);
+  try {
+    parse_segment_args({"1us*100000001"});
+    ADD_FAILURE() << "100000001 strands were accepted";
+  } catch (const takt::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("from 1 to 100000000"), std::string::npos) << e.what();
+  }
 }
 
 TEST(SegmentsProgram, RunsEveryStrandOfEverySegment) {
