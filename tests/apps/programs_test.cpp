@@ -197,15 +197,20 @@ TEST(Segments, AStrandUsesItsLengthOfCpuTimeWhateverTheLoopsSpeed) {
   // either way, plus at most one step, an eighth of the length at the assumed speed
   // (1.25 ms; 5 ms of real time where the loop is 4 times slower than assumed). The
   // upper bounds allow the loop twice that (a loaded machine slows it), far below what
-  // a fixed count of iterations gives with such a calibration (2.5 and 40 ms).
+  // a fixed count of iterations gives with such a calibration (2.5 and 40 ms). The
+  // least of 3 tries counts (a VM that charges the time the host took its vCPU away to
+  // the thread's CPU time adds to one).
   using namespace std::chrono_literals;
   const double rate = takt::apps::busy_units_per_ns();
   for (const double factor : {0.25, 1.0, 4.0}) {
-    const auto t0 = takt::os::thread_cpu_time();
-    takt::apps::busy_wait(10ms, rate * factor);
-    const auto used = takt::os::thread_cpu_time() - t0;
-    EXPECT_GE(used, 10ms) << "factor " << factor;
-    EXPECT_LE(used, factor > 1 ? 20ms : 12500us) << "factor " << factor;
+    std::chrono::nanoseconds least = std::chrono::nanoseconds::max();
+    for (int attempt = 0; attempt < 3; ++attempt) {
+      const auto t0 = takt::os::thread_cpu_time();
+      takt::apps::busy_wait(10ms, rate * factor);
+      least = std::min(least, takt::os::thread_cpu_time() - t0);
+    }
+    EXPECT_GE(least, 10ms) << "factor " << factor;
+    EXPECT_LE(least, factor > 1 ? 20ms : 12500us) << "factor " << factor;
   }
 }
 

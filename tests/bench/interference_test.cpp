@@ -3,6 +3,8 @@
 #include "os/cpu.hpp"
 #include "takt/error.hpp"
 
+#include "../support/held_in_some_run.hpp"
+
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -108,17 +110,24 @@ TEST(Interference, ItsCpuTimeIsTheShareOfItsCpuItTook) {
     settings.period = 20ms;
     takt::bench::Interference load(takt::os::CpuSet{0}, settings);
     ::unsetenv("TAKT_NO_RT");
-    const auto before = load.cpu_time();
-    ASSERT_TRUE(before.has_value());
-    const auto t0 = std::chrono::steady_clock::now();
-    std::this_thread::sleep_for(500ms);
-    const auto after = load.cpu_time();
-    const auto wall = std::chrono::steady_clock::now() - t0;
-    ASSERT_TRUE(after.has_value());
-    const double share = std::chrono::duration<double>(*after - *before).count() /
-                         std::chrono::duration<double>(wall).count();
-    EXPECT_GT(share, 0.10);
-    EXPECT_LT(share, 0.40);
+    // A VM that charges the time the host took its vCPU away to the running thread's CPU
+    // time adds a stall to the load's share (150 ms: +0.3); a window outside (0.10, 0.40)
+    // is measured again.
+    takt::testing::expect_held_in_some_run(3, [&] {
+      const auto before = load.cpu_time();
+      const auto t0 = std::chrono::steady_clock::now();
+      std::this_thread::sleep_for(500ms);
+      const auto after = load.cpu_time();
+      const auto wall = std::chrono::steady_clock::now() - t0;
+      if (!before || !after) {
+        ADD_FAILURE() << "the load's CPU time is not known";
+        return std::string();
+      }
+      const double share = std::chrono::duration<double>(*after - *before).count() /
+                           std::chrono::duration<double>(wall).count();
+      return share > 0.10 && share < 0.40 ? std::string()
+                                          : "share " + std::to_string(share) + " (0.10 to 0.40)";
+    });
   }
   ::unsetenv("TAKT_NO_RT");
 }

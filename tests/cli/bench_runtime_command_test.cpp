@@ -5,6 +5,7 @@
 // range. (Its speed targets are not tested here: they are measurements, checked by
 // running the benchmark, docs/benchmarks-runtime.md.)
 #include "../support/command_test.hpp"
+#include "../support/held_in_some_run.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -16,6 +17,7 @@
 
 namespace {
 
+using takt::testing::expect_held_in_some_run;
 using takt::testing::Outcome;
 
 class BenchRuntime : public takt::testing::CommandTest {
@@ -343,19 +345,25 @@ TEST_F(BenchRuntime, AFinishedRunSaysItIsComplete) {
 }
 
 TEST_F(BenchRuntime, LoadPeriodSetsTheMultiprogrammedLoadAndIsRecorded) {
-  Outcome r;
-  nlohmann::json j = run("--quick --kernels fib --runtimes takt --repetitions 2 --load-period 2.5ms",
-                         "TAKT_NO_RT=1", &r);
-  EXPECT_DOUBLE_EQ(j["multiprogrammed_load"]["period_ms"].get<double>(), 2.5);
-  EXPECT_DOUBLE_EQ(j["multiprogrammed_load"]["utilization"].get<double>(), 0.25);
-  EXPECT_NE(r.out.find("busy 25 % of every 2.5ms"), std::string::npos) << r.out;
-  // The share the load took, from its CPU time (loosely: other work shares the machine).
-  const double measured = j["multiprogrammed_load"]["measured_utilization"].get<double>();
-  EXPECT_GT(measured, 0.02);
-  EXPECT_LT(measured, 0.5);
-  EXPECT_NE(r.out.find("; measured: "), std::string::npos) << r.out;
+  // The share the load took, from its CPU time (loosely: other work shares the machine),
+  // over a multiprogrammed phase of some 10-30 ms: the load does not make up the periods
+  // a stall of the machine took from it, so a stall of more than ~100 ms there brings
+  // the share below 0.02 (measured again where it did).
+  expect_held_in_some_run(3, [&] {
+    Outcome r;
+    nlohmann::json j =
+        run("--quick --kernels fib --runtimes takt --repetitions 2 --load-period 2.5ms", "TAKT_NO_RT=1", &r);
+    EXPECT_DOUBLE_EQ(j["multiprogrammed_load"]["period_ms"].get<double>(), 2.5);
+    EXPECT_DOUBLE_EQ(j["multiprogrammed_load"]["utilization"].get<double>(), 0.25);
+    EXPECT_NE(r.out.find("busy 25 % of every 2.5ms"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("; measured: "), std::string::npos) << r.out;
+    const double measured = j["multiprogrammed_load"]["measured_utilization"].get<double>();
+    return measured > 0.02 && measured < 0.5
+               ? std::string()
+               : "measured utilization " + std::to_string(measured) + " (0.02 to 0.5)";
+  });
   // The default, 1 ms, as before the option.
-  j = run("--quick --kernels fib --runtimes takt --repetitions 2");
+  nlohmann::json j = run("--quick --kernels fib --runtimes takt --repetitions 2");
   EXPECT_DOUBLE_EQ(j["multiprogrammed_load"]["period_ms"].get<double>(), 1.0);
   // Too short a period, or no duration, is refused before anything runs.
   Outcome bad = takt("bench runtime --quick --load-period 50us");

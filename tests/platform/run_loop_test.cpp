@@ -14,6 +14,8 @@
 #include "takt/program.hpp"
 #include "takt/task.hpp"
 
+#include "../support/held_in_some_run.hpp"
+
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -329,27 +331,35 @@ TEST(SegmentsProgram, BusyWaitIsCpuTimeThatPreemptionDoesNotShorten) {
   // the CPU, so each gets its 20 ms of CPU time and together they take about 40 ms. A
   // loop that watched the wall clock would end after 20 ms with about 10 ms of CPU time
   // each (a few ms more for the thread that happened to start first).
+  // A VM that charges the time the host took its vCPU away to the thread's CPU time adds
+  // that to a try, so the upper bound holds in one of 3 tries.
   const int cpu = takt::os::allowed_cpus()[0];
-  std::latch start(2);
-  std::array<std::chrono::nanoseconds, 2> used{};
-  const auto wall0 = takt::os::monotonic_now();
-  std::vector<std::thread> threads;
-  for (std::size_t i = 0; i < 2; ++i) {
-    threads.emplace_back([&, i] {
-      takt::os::pin_current_thread(takt::os::CpuSet{cpu});
-      start.arrive_and_wait();
-      const auto t0 = takt::os::thread_cpu_time();
-      takt::apps::busy_wait(20ms);
-      used[i] = takt::os::thread_cpu_time() - t0;
-    });
-  }
-  for (auto& t : threads) t.join();
-  const auto wall = takt::os::monotonic_now() - wall0;
-  for (std::size_t i = 0; i < 2; ++i) {
-    EXPECT_GE(used[i], 14ms) << "thread " << i;
-    EXPECT_LE(used[i], 40ms) << "thread " << i;
-  }
-  EXPECT_GE(wall, 28ms);
+  takt::testing::expect_held_in_some_run(3, [&] {
+    std::latch start(2);
+    std::array<std::chrono::nanoseconds, 2> used{};
+    const auto wall0 = takt::os::monotonic_now();
+    std::vector<std::thread> threads;
+    for (std::size_t i = 0; i < 2; ++i) {
+      threads.emplace_back([&, i] {
+        takt::os::pin_current_thread(takt::os::CpuSet{cpu});
+        start.arrive_and_wait();
+        const auto t0 = takt::os::thread_cpu_time();
+        takt::apps::busy_wait(20ms);
+        used[i] = takt::os::thread_cpu_time() - t0;
+      });
+    }
+    for (auto& t : threads) t.join();
+    const auto wall = takt::os::monotonic_now() - wall0;
+    std::string failed;
+    for (std::size_t i = 0; i < 2; ++i) {
+      EXPECT_GE(used[i], 14ms) << "thread " << i;
+      if (used[i] > 40ms)
+        failed += "thread " + std::to_string(i) + " used " + std::to_string(used[i].count()) +
+                  " ns (at most 40 ms); ";
+    }
+    EXPECT_GE(wall, 28ms);
+    return failed;
+  });
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 #include "model/task_set_parser.hpp"
 #include "takt/error.hpp"
 
+#include "../support/held_in_some_run.hpp"
+
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -89,41 +91,53 @@ TEST(PoliciesBench, EveryPolicyGetsACellWithAtLeastTheAskedJobs) {
   o.workloads = {"fine"};
   o.min_jobs = 40;
   o.run_cyclictest = false;
-  int checkpoints = 0;
-  o.checkpoint = [&](const takt::bench::PoliciesReport& partial) {
-    ++checkpoints;
-    // A checkpoint is not a finished run, though nothing stopped it.
-    EXPECT_TRUE(partial.stopped.empty());
-    EXPECT_FALSE(takt::bench::to_json(partial)["complete"].get<bool>());
-  };
-  const takt::bench::PoliciesReport r = takt::bench::run_policies_bench(o);
-  EXPECT_TRUE(r.stopped.empty()) << r.stopped;
-  EXPECT_TRUE(takt::bench::to_json(r)["complete"].get<bool>());
-  ASSERT_EQ(r.cells.size(), 4u);
-  EXPECT_EQ(checkpoints, 4);
-  for (const auto& c : r.cells) {
-    SCOPED_TRACE(c.policy);
-    EXPECT_GE(c.jobs, 40u);
-    EXPECT_LE(c.misses, c.jobs);
-    EXPECT_NEAR(c.miss_ratio, static_cast<double>(c.misses) / static_cast<double>(c.jobs), 1e-12);
-    EXPECT_GT(c.finished, 0u);
-    // A finished job took at least its span: response / D ≥ L / D = 276 µs... here for
-    // 30 %: C = 3 ms → 11 segments, L = 244 µs, D = 2.298 ms: L/D > 0.1.
-    EXPECT_GT(c.mean_relative_response, 0.1);
-    // Every finished job busy-waited its strands, so it executed about C: 1.13-1.20 here
-    // (above 1 by the runtime's spawns and syncs and the recorder's clock reads, ~0.6 us
-    // per 4 us strand). The strands last their length on a CPU of any speed (busy_wait
-    // times the 4 us strands by the monotonic clock; before, a count of iterations
-    // calibrated once per process gave 0.88-1.82 here and 0.70 in CI). A preemption
-    // inside a strand shortens it by at most its 4 us. 0.7 catches one of the two
-    // workers' strands not counted (~0.6), 2 catches strands counted twice (~2.3).
-    EXPECT_GT(c.work_ratio, 0.7);
-    EXPECT_LT(c.work_ratio, 2.0);
-  }
-  EXPECT_NE(takt::bench::format_markdown(r).find("| work / C |"), std::string::npos);
-  for (const auto& c : r.cells) EXPECT_FALSE(c.short_of_jobs) << c.policy;
-  EXPECT_EQ(r.cells[0].policy, "federated");
-  EXPECT_EQ(r.cells[3].policy, "gedf-paws");
+  // The upper bound on work / C is the one check here that a stall of the machine
+  // breaks: federated's, federated-greedy's and gedf-paws's strands are timed from their
+  // begin to their end, so a stall of S inside both workers' strands adds 2·S to the
+  // cell's ~151 ms of declared work (S > 64 ms passes 2.0). Made again where it failed.
+  takt::testing::expect_held_in_some_run(3, [&] {
+    int checkpoints = 0;
+    o.checkpoint = [&](const takt::bench::PoliciesReport& partial) {
+      ++checkpoints;
+      // A checkpoint is not a finished run, though nothing stopped it.
+      EXPECT_TRUE(partial.stopped.empty());
+      EXPECT_FALSE(takt::bench::to_json(partial)["complete"].get<bool>());
+    };
+    const takt::bench::PoliciesReport r = takt::bench::run_policies_bench(o);
+    EXPECT_TRUE(r.stopped.empty()) << r.stopped;
+    EXPECT_TRUE(takt::bench::to_json(r)["complete"].get<bool>());
+    EXPECT_EQ(checkpoints, 4);
+    if (r.cells.size() != 4u) {
+      ADD_FAILURE() << r.cells.size() << " cells, 4 expected";
+      return std::string();
+    }
+    std::string failed;
+    for (const auto& c : r.cells) {
+      SCOPED_TRACE(c.policy);
+      EXPECT_GE(c.jobs, 40u);
+      EXPECT_LE(c.misses, c.jobs);
+      EXPECT_NEAR(c.miss_ratio, static_cast<double>(c.misses) / static_cast<double>(c.jobs), 1e-12);
+      EXPECT_GT(c.finished, 0u);
+      // A finished job took at least its span: response / D ≥ L / D = 276 µs... here for
+      // 30 %: C = 3 ms → 11 segments, L = 244 µs, D = 2.298 ms: L/D > 0.1.
+      EXPECT_GT(c.mean_relative_response, 0.1);
+      // Every finished job busy-waited its strands, so it executed about C: 1.13-1.20 here
+      // (above 1 by the runtime's spawns and syncs and the recorder's clock reads, ~0.6 us
+      // per 4 us strand). The strands last their length on a CPU of any speed (busy_wait
+      // times the 4 us strands by the monotonic clock; before, a count of iterations
+      // calibrated once per process gave 0.88-1.82 here and 0.70 in CI). A preemption
+      // inside a strand shortens it by at most its 4 us. 0.7 catches one of the two
+      // workers' strands not counted (~0.6), 2 catches strands counted twice (~2.3).
+      EXPECT_GT(c.work_ratio, 0.7);
+      if (c.work_ratio >= 2.0)
+        failed += c.policy + ": work / C = " + std::to_string(c.work_ratio) + " (below 2 expected); ";
+    }
+    EXPECT_NE(takt::bench::format_markdown(r).find("| work / C |"), std::string::npos);
+    for (const auto& c : r.cells) EXPECT_FALSE(c.short_of_jobs) << c.policy;
+    EXPECT_EQ(r.cells[0].policy, "federated");
+    EXPECT_EQ(r.cells[3].policy, "gedf-paws");
+    return failed;
+  });
 }
 
 TEST(PoliciesBench, BadOptionsAreErrorsBeforeAnythingRuns) {

@@ -13,6 +13,8 @@
 #include "takt/error.hpp"
 #include "takt/program.hpp"
 
+#include "../support/held_in_some_run.hpp"
+
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -107,43 +109,27 @@ inline Outcome run_set(const model::TaskSet& set, model::Policy policy, nanoseco
   return out;
 }
 
-/// What failed of the check "no task missed more than a tenth of its jobs" (empty when
-/// it held): each task's misses, and the longest delay from a release to
-/// its job's start, which shows a stall of the machine.
-inline std::string misses_above_a_tenth(const Outcome& o) {
-  std::string report;
-  for (const platform::TaskMetrics& t : o.metrics.tasks) {
-    if (t.misses > t.jobs / 10)
-      report += t.name + " missed " + std::to_string(t.misses) + " of " + std::to_string(t.jobs) + "; ";
-  }
-  if (report.empty()) return report;
+/// "the longest delay from a release to its job's start was X ms": a stall of the
+/// machine shows there.
+inline std::string longest_start_delay(const Outcome& o) {
   nanoseconds longest{0};
   for (const platform::JobResult& j : o.metrics.jobs) {
     if (j.start) longest = std::max(longest, *j.start - j.release);
   }
-  return report + "the longest delay from a release to its job's start was " +
+  return "the longest delay from a release to its job's start was " +
          std::to_string(static_cast<double>(longest.count()) / 1e6) + " ms";
 }
 
-/// The checks of a policy test that depend on timing (deadline misses, which job ended
-/// first) fail where the machine stalls: a stall of the VM (tens of ms, docs/latency.md)
-/// makes the job in flight miss and skips the releases it covers (a CI run of 1.2 s on a
-/// 2-core VM saw 14 of 120 short jobs and 7 of 60 long ones miss, where a quiet run
-/// misses none), and without SCHED_FIFO a stall right after a release can let a job end
-/// after the one it preempted. `run()` runs the set once, EXPECTs what does not depend on
-/// timing, and returns what of the rest failed (empty when it all held); a run where
-/// something failed is made again, up to `runs` runs, and the test fails only when every
-/// run failed. The faults these checks guard against (a policy that does not preempt)
-/// fail them in every run, by far: about 4 times the miss bound, every pair's order.
-template <class Run>
-void expect_held_in_some_run(int runs, Run run) {
-  std::string reports;
-  for (int r = 1; r <= runs; ++r) {
-    const std::string report = run();
-    if (report.empty()) return;
-    reports += "  run " + std::to_string(r) + ": " + report + "\n";
+/// What failed of the check "no task missed more than a tenth of its jobs" (empty when
+/// it held): each such task's misses, and longest_start_delay().
+inline std::string misses_above_a_tenth(const Outcome& o) {
+  std::string report;
+  for (const platform::TaskMetrics& t : o.metrics.tasks) {
+    if (t.misses > t.jobs / 10) {
+      report += t.name + " missed " + std::to_string(t.misses) + " of " + std::to_string(t.jobs) + "; ";
+    }
   }
-  ADD_FAILURE() << "a check that depends on timing failed in each of " << runs << " runs:\n" << reports;
+  return report.empty() ? report : report + longest_start_delay(o);
 }
 
 /// Jobs of a task released within `duration` (the release engine's rule).
