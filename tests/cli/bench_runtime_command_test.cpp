@@ -347,8 +347,9 @@ TEST_F(BenchRuntime, AFinishedRunSaysItIsComplete) {
 TEST_F(BenchRuntime, LoadPeriodSetsTheMultiprogrammedLoadAndIsRecorded) {
   // The share the load took, from its CPU time (loosely: other work shares the machine),
   // over a multiprogrammed phase of some 10-30 ms: the load does not make up the periods
-  // a stall of the machine took from it, so a stall of more than ~100 ms there brings
-  // the share below 0.02 (measured again where it did).
+  // a stall of the machine took from it, so its share is about 0.25·W/(W + S) for a
+  // phase of W and a stall of S, below 0.02 where S > 11.5·W (115 ms for W = 10 ms); the
+  // run is made again where it was.
   expect_held_in_some_run(3, [&] {
     Outcome r;
     nlohmann::json j =

@@ -26,11 +26,22 @@ namespace {
 
 const nanoseconds kRun = kSanitized ? nanoseconds(1500ms) : nanoseconds(1200ms);
 
-/// "short job k released at r ns finished after the long job it should preempt".
-std::string finished_after(const platform::JobResult& j, nanoseconds long_finish) {
-  return "short job " + std::to_string(j.index) + " released at " + std::to_string(j.release.count()) +
-         " ns finished " + std::to_string(static_cast<double>((*j.finish - long_finish).count()) / 1e6) +
-         " ms after the long job it should preempt; ";
+/// A short job finished after the long job it should have preempted. With SCHED_FIFO
+/// that fails the test in any run: the short job's thread (or worker) outranks the long
+/// one's once the policy preempts, so a stall delays both alike. Without it (and under
+/// ThreadSanitizer), the kernel time-shares the CPUs, and a stall right after the short
+/// job's release can let the long job end first: added to `failed`, the run's report
+/// (expect_held_in_some_run).
+void finished_after(std::string& failed, const platform::JobResult& j, nanoseconds long_finish) {
+  const std::string what = "short job " + std::to_string(j.index) + " released at " +
+                           std::to_string(j.release.count()) + " ns finished " +
+                           std::to_string(static_cast<double>((*j.finish - long_finish).count()) / 1e6) +
+                           " ms after the long job it should preempt; ";
+  if (os::privileges().fifo && !kSanitized) {
+    ADD_FAILURE() << what;
+  } else {
+    failed += what;
+  }
 }
 
 std::string policy_name(const ::testing::TestParamInfo<model::Policy>& info) {
@@ -332,10 +343,11 @@ tasks:
       }
       EXPECT_EQ(o.details["clusters"][0]["kind"], "shared");
       EXPECT_EQ(o.details["clusters"][0]["executors"], 2);
-      // Independent of timing: every short job released 3 ms into a long job's period
-      // (while that job still has about 5 of its 8 ms to run) finishes before the long
-      // job. Run to completion, it would start only after the long job had finished. (In
-      // the fallback the kernel time-shares the core, which also lets it finish first.)
+      // Every short job released 3 ms into a long job's period (while that job still has
+      // about 5 of its 8 ms to run) finishes before the long job (finished_after() says
+      // when that depends on timing). Run to completion, it would start only after the
+      // long job had finished. (In the fallback the kernel time-shares the core, which
+      // also lets it finish first.)
       std::map<nanoseconds, nanoseconds> long_finish;  // release -> finish
       for (const platform::JobResult& j : o.metrics.jobs) {
         if (j.task == 0 && j.finish) long_finish[j.release] = *j.finish;
@@ -347,7 +359,7 @@ tasks:
         auto it = long_finish.find(j.release - 3ms);
         if (it == long_finish.end()) continue;  // released in the long task's idle half
         ++pairs;
-        if (*j.finish >= it->second) failed += finished_after(j, it->second);
+        if (*j.finish >= it->second) finished_after(failed, j, it->second);
       }
       if (pairs < 20u)
         failed += std::to_string(pairs) + " short jobs released into a running long job (20 or more); ";
@@ -434,7 +446,7 @@ tasks:
     EXPECT_GT(o.details["preemptions"].get<std::uint64_t>(), 0u);
     EXPECT_GT(o.metrics.system.preemptions, 0u);
     EXPECT_EQ(o.details["pool"]["strategy"], "priority_aware");
-    // Independent of timing: a long job runs 40 strands of 2 ms on 2 workers, about 40 ms,
+    // A long job runs 40 strands of 2 ms on 2 workers, about 40 ms,
     // so the short jobs released 5 and 25 ms into its period find it running. Preempted
     // within a strand of its release, such a short job finishes long before the long job;
     // not preempted, it would wait until the long job's strands were all done.
@@ -462,7 +474,7 @@ tasks:
       // ended 0.15 ms after a long job that had had 15.6 ms left (1 of 8 runs). A stall
       // right after the short job's release still can (beside a process that took both
       // CPUs for 40 to 150 ms every 2 to 4 s, a short job ended 0.2 ms after a long job
-      // that had had 16.6 ms left): the check holds in one of 3 runs.
+      // that had had 16.6 ms left): there the check must hold in one of 3 runs.
       const nanoseconds base = os::privileges().fifo && !kSanitized ? 4ms : 10ms;
       const double slowdown =
           std::max(1.0, static_cast<double>((it->second.second - it->second.first).count()) /
@@ -470,15 +482,16 @@ tasks:
       const auto margin = std::chrono::duration_cast<nanoseconds>(base * slowdown);
       if (j.release + margin >= it->second.second) continue;
       ++inside;
-      if (*j.finish >= it->second.second) failed += finished_after(j, it->second.second);
+      if (*j.finish >= it->second.second) finished_after(failed, j, it->second.second);
     }
     if (inside < 10u) {
       failed += std::to_string(inside) +
                 " short jobs released into a running long job (10 or more; about 24 expected); ";
     }
     // Preempted within a strand (2 ms) of its release, a short job meets its 10 ms
-    // deadline; not preempted, the 24 of 60 released into a long job would miss. In the
-    // fallback, misses depend on what else runs.
+    // deadline; not preempted, the 24 of 60 released into a long job would miss. The long
+    // task (12 jobs of 40 ms, D = 100 ms) may miss 1; a stall of 150 ms can make 2 miss,
+    // and the run is made again. In the fallback, misses depend on what else runs.
     if (os::privileges().fifo && !kSanitized) failed += misses_above_a_tenth(o);
     return failed;
   };
