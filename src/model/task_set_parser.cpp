@@ -124,8 +124,7 @@ class Reader : public YamlReader {
     Cores cores;
     if (node.IsSequence()) {
       for (const YAML::Node& c : node) {
-        const std::int64_t id = integer(c, "a CPU id", 0);
-        if (id >= kMaxCores) fail(c, cpu_id_too_large(std::to_string(id)));
+        const std::int64_t id = integer(c, "a CPU id", 0, kMaxCores - 1, cpu_id_too_large);
         cores.cpus.push_back(static_cast<int>(id));
       }
     } else {
@@ -140,11 +139,10 @@ class Reader : public YamlReader {
                             std::all_of(text.begin() + 1, text.end(),
                                         [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
       if (digits_only || negative) {
-        std::int64_t count = integer(node, "cores", 1);
-        if (count > kMaxCores) {
-          fail(node, "cores: " + text + " is more cores than takt supports (at most " +
-                         std::to_string(kMaxCores) + ")");
-        }
+        const std::int64_t count = integer(node, "cores", 1, kMaxCores, [](const std::string& t) {
+          return "cores: " + t + " is more cores than takt supports (at most " + std::to_string(kMaxCores) +
+                 ")";
+        });
         return Cores::of_count(static_cast<int>(count));
       }
       cores.cpus = parse_cpu_list(node, text);
@@ -254,11 +252,9 @@ class Reader : public YamlReader {
       }
     }
     if (YAML::Node n = node["priority"]) {
-      std::int64_t p = integer(n, who + ": priority", 1);
-      if (p > 1'000'000) {
-        fail(n,
-             who + ": priority " + std::to_string(p) + " is too large: at most 1000000 (1 is the highest)");
-      }
+      const std::int64_t p = integer(n, who + ": priority", 1, 1'000'000, [&](const std::string& t) {
+        return who + ": priority " + t + " is too large: at most 1000000 (1 is the highest)";
+      });
       task.priority = static_cast<int>(p);
     }
     if (YAML::Node n = node["program"]) {
@@ -351,11 +347,11 @@ class Reader : public YamlReader {
       if (segment.length.count() <= 0) fail(length, who + ": a segment's length must be positive");
       if (YAML::Node n = s["strands"]) {
         strands_mark = mark_of(n.Mark());
-        std::int64_t m = integer(n, who + ": strands", 1);
-        if (m > kMaxSegmentStrands) {
-          fail(n, who + ": " + std::to_string(m) + " strands is more than takt supports (at most " +
-                      std::to_string(kMaxSegmentStrands) + ")");
-        }
+        const std::int64_t m =
+            integer(n, who + ": strands", 1, kMaxSegmentStrands, [&](const std::string& t) {
+              return who + ": " + t + " strands is more than takt supports (at most " +
+                     std::to_string(kMaxSegmentStrands) + ")";
+            });
         segment.strands = static_cast<int>(m);
       }
       work += static_cast<__int128>(segment.length.count()) * segment.strands;

@@ -604,7 +604,9 @@ std::chrono::nanoseconds YamlReader::duration(const YAML::Node& node, const std:
   }
 }
 
-std::int64_t YamlReader::integer(const YAML::Node& node, const std::string& what, std::int64_t min) const {
+std::int64_t YamlReader::integer(const YAML::Node& node, const std::string& what, std::int64_t min,
+                                 std::int64_t max,
+                                 const std::function<std::string(const std::string&)>& too_large) const {
   std::string text = scalar(node, what);
   const auto digits = [](std::string_view s) {
     return !s.empty() && std::all_of(s.begin(), s.end(),
@@ -614,9 +616,15 @@ std::int64_t YamlReader::integer(const YAML::Node& node, const std::string& what
     fail(node, what + " must be at least " + std::to_string(min) + ", not " + text);
   }
   if (!digits(text)) fail(node, what + ": '" + text + "' is not a whole number");
-  if (text.size() > 18) fail(node, what + ": '" + text + "' is too large (at most 18 digits)");
+  const auto above = [&] {
+    fail(node, too_large ? too_large(text)
+                         : what + ": " + text + " is too large (at most " + std::to_string(max) + ")");
+  };
+  if (text.find_first_not_of('0') != std::string::npos && text.size() - text.find_first_not_of('0') > 18)
+    above();
   std::int64_t value = std::stoll(text);
   if (value < min) fail(node, what + " must be at least " + std::to_string(min) + ", not " + text);
+  if (value > max) above();
   return value;
 }
 

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -72,8 +73,15 @@ class YamlReader {
   [[nodiscard]] std::string name(const YAML::Node& node, const std::string& what) const;
   /// A duration with unit (see duration.hpp).
   [[nodiscard]] std::chrono::nanoseconds duration(const YAML::Node& node, const std::string& what) const;
-  /// A whole number ≥ min.
-  [[nodiscard]] std::int64_t integer(const YAML::Node& node, const std::string& what, std::int64_t min) const;
+  /// The largest whole number integer() reads where its caller gives no limit: 18 digits.
+  static constexpr std::int64_t kMaxInteger = 999'999'999'999'999'999;
+  /// A whole number from min to max. Above max (also where it has too many digits for
+  /// 64 bits), the error is `too_large(text)` when given: a caller names its own limit
+  /// ("cores: 1000000000000 is more cores than takt supports (at most 65536)"), not the
+  /// reader's 18 digits.
+  [[nodiscard]] std::int64_t integer(
+      const YAML::Node& node, const std::string& what, std::int64_t min, std::int64_t max = kMaxInteger,
+      const std::function<std::string(const std::string&)>& too_large = {}) const;
 
  private:
   /// Where an error about `node` is reported: its mark, or for a null value the key (or

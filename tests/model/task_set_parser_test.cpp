@@ -407,7 +407,22 @@ TEST(TaskSetParser, GlobalValues) {
   expect_error("global: {jobs: 1.5}\ntasks: [{name: a, period: 1ms, work: 1us, span: 1us}]", "ts.yaml:1:16",
                "'1.5' is not a whole number");
   expect_error("global: {jobs: 99999999999999999999}\ntasks: [{name: a, period: 1ms, work: 1us, span: 1us}]",
-               "ts.yaml:1:16", "is too large (at most 18 digits)");
+               "ts.yaml:1:16", "jobs: 99999999999999999999 is too large (at most 999999999999999999)");
+  // A number too long for 64 bits gets its field's own limit (it said "at most 18 digits").
+  expect_error(
+      "global: {cores: 1000000000000000000000}\ntasks: [{name: a, period: 1ms, work: 1us, span: 1us}]",
+      "ts.yaml:1:17", "cores: 1000000000000000000000 is more cores than takt supports (at most 65536)");
+  expect_error(
+      "global: {cores: [0, 99999999999999999999]}\ntasks: [{name: a, period: 1ms, work: 1us, span: 1us}]",
+      "ts.yaml:1:21", "cores: CPU id 99999999999999999999 is above 65535, the largest takt supports");
+  expect_error(
+      "tasks: [{name: a, period: 1ms, work: 1us, span: 1us, priority: 0000000000000000000002000000}]",
+      "ts.yaml:1:64", "task 'a': priority 0000000000000000000002000000 is too large: at most 1000000");
+  EXPECT_EQ(
+      parse_task_set(
+          "global: {jobs: 00000000000000000000007}\ntasks: [{name: a, period: 1ms, work: 1us, span: 1us}]")
+          .global.jobs,
+      7);
   expect_error("global: {cores: -1}\ntasks: [{name: a, period: 1ms, work: 1us, span: 1us}]", "ts.yaml:1:17",
                "cores must be at least 1, not -1");
   // The limit is named (it said only "is too large").
