@@ -432,6 +432,9 @@ std::string read_text_file(const std::string& path, const std::string& what, std
   if (std::filesystem::is_directory(path, ec)) {
     throw Error("cannot read " + what + " '" + path + "': it is a folder; give the path of a file");
   }
+  if (std::filesystem::is_socket(path, ec)) {  // open() says only "No such device or address"
+    throw Error("cannot read " + what + " '" + path + "': it is a socket; give the path of a file");
+  }
   errno = 0;
   std::ifstream in(path, std::ios::binary);
   if (!in) {

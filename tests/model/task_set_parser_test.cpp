@@ -5,8 +5,11 @@
 #include "takt/error.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -463,6 +466,29 @@ TEST(TaskSetParser, AFileBeyondTheLimitOrWithoutEndIsRefusedWithItsPath) {
         << e.what();
   }
   std::filesystem::remove(file);
+}
+
+TEST(TaskSetParser, ASocketIsRefusedAsNoFile) {
+  // open() of a socket fails with ENXIO, "No such device or address", which sent the
+  // user looking for a missing file.
+  const std::filesystem::path path =
+      std::filesystem::temp_directory_path() / ("takt-socket-" + std::to_string(::getpid()));
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  ASSERT_LT(path.string().size(), sizeof address.sun_path);
+  std::strcpy(address.sun_path, path.c_str());
+  ASSERT_EQ(::bind(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address), 0);
+  try {
+    (void)takt::model::parse_task_set_file(path.string());
+    ADD_FAILURE() << "expected takt::Error";
+  } catch (const takt::Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "cannot read task-set file '" + path.string() + "': it is a socket; give the path of a file");
+  }
+  ::close(fd);
+  std::filesystem::remove(path);
 }
 
 TEST(TaskSetParser, AFileNestedBeyondTheParsersDepthSaysSo) {
