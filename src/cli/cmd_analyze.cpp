@@ -3,7 +3,6 @@
 #include "cli/analyze_report.hpp"
 #include "cli/command.hpp"
 #include "model/task_set_parser.hpp"
-#include "os/cpu.hpp"
 #include "platform/run.hpp"
 #include "sched/topology_spec.hpp"
 #include "takt/error.hpp"
@@ -32,24 +31,15 @@ int run_analyze(const AnalyzeArgs& a) {
   if (set.topology) (void)sched::parse_topology(*set.topology, set.source);
   // Nor may a segments task's args describe other segments than the ones analysed.
   for (const model::Task& t : set.tasks) (void)platform::program_arguments(t, set.source);
-  analysis::AnalysisOptions options;
-  if (!a.policy.empty()) options.policy = policy_option(a.policy);
-  if (!a.fit.empty()) options.fit = fit_option(a.fit);
-  if (!a.delta.empty()) {
-    options.delta = delta_option(a.delta);
-  }
-  check_policy_options(options.policy.value_or(set.global.policy), !a.delta.empty(), !a.fit.empty());
-  std::string note = unused_file_options_note(set, options.policy.value_or(set.global.policy));
-  if (a.cores > 0) {
-    options.cores = a.cores;
-  } else if (!set.global.cores) {
-    options.cores = static_cast<int>(os::allowed_cpus().size());
+  AnalysisChoice choice = analysis_choice(set, a.policy, a.fit, a.delta, a.cores);
+  std::string note = choice.note;
+  if (choice.cores_assumed) {
     note += fmt::format(
         "note: the task set names no cores; analysing for the {} CPU(s) this process may use "
         "(set global.cores or pass --cores)\n",
-        *options.cores);
+        *choice.options.cores);
   }
-  analysis::AnalysisResult result = analysis::analyse(set, options);
+  analysis::AnalysisResult result = analysis::analyse(set, choice.options);
   if (!note.empty()) fmt::print(stderr, "{}", note);  // stderr: the JSON on stdout stays one document
   if (a.json) {
     write_analysis_json(stdout, set, result);

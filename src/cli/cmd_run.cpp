@@ -4,7 +4,6 @@
 #include "cli/command.hpp"
 #include "model/duration.hpp"
 #include "model/task_set_parser.hpp"
-#include "os/cpu.hpp"
 #include "platform/run.hpp"
 #include "platform/run_floor.hpp"
 #include "policies/policy_registry.hpp"
@@ -38,18 +37,10 @@ int run_run(const RunArgs& a) {
   apps::register_segments_program();
   model::TaskSet set = model::parse_task_set_file(a.file);
 
-  analysis::AnalysisOptions options;
-  if (!a.policy.empty()) options.policy = policy_option(a.policy);
-  if (!a.fit.empty()) options.fit = fit_option(a.fit);
-  if (!a.delta.empty()) {
-    options.delta = delta_option(a.delta);
-  }
-  check_policy_options(options.policy.value_or(set.global.policy), !a.delta.empty(), !a.fit.empty());
-  fmt::print(stderr, "{}", unused_file_options_note(set, options.policy.value_or(set.global.policy)));
-  if (a.cores > 0) {
-    options.cores = a.cores;
-  } else if (!set.global.cores) {
-    options.cores = static_cast<int>(os::allowed_cpus().size());
+  const AnalysisChoice choice = analysis_choice(set, a.policy, a.fit, a.delta, a.cores);
+  const analysis::AnalysisOptions& options = choice.options;
+  fmt::print(stderr, "{}", choice.note);
+  if (choice.cores_assumed) {
     fmt::print(stderr, "takt run: the task set names no cores; using the {} CPU(s) this process may use\n",
                *options.cores);
   }

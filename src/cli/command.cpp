@@ -4,6 +4,7 @@
 #include "model/duration.hpp"
 #include "model/task_set.hpp"
 #include "model/yaml_reader.hpp"
+#include "os/cpu.hpp"
 #include "platform/metrics_json.hpp"
 #include "platform/signal_stop.hpp"
 
@@ -188,6 +189,24 @@ std::string unused_file_options_note(const model::TaskSet& set, model::Policy po
                         set.global.marks.fit.where(set.source));
   }
   return note;
+}
+
+AnalysisChoice analysis_choice(const model::TaskSet& set, const std::string& policy, const std::string& fit,
+                               const std::string& delta, int cores) {
+  AnalysisChoice c;
+  if (!policy.empty()) c.options.policy = policy_option(policy);
+  if (!fit.empty()) c.options.fit = fit_option(fit);
+  if (!delta.empty()) c.options.delta = delta_option(delta);
+  const model::Policy runs = c.options.policy.value_or(set.global.policy);
+  check_policy_options(runs, !delta.empty(), !fit.empty());
+  c.note = unused_file_options_note(set, runs);
+  if (cores > 0) {
+    c.options.cores = cores;
+  } else if (!set.global.cores) {
+    c.options.cores = static_cast<int>(os::allowed_cpus().size());
+    c.cores_assumed = true;
+  }
+  return c;
 }
 
 namespace {

@@ -1,6 +1,7 @@
 // The subcommand registry of the takt program: each cmd_*.cpp registers itself.
 #pragma once
 
+#include "analysis/analyse.hpp"
 #include "model/decimal.hpp"
 #include "model/policy.hpp"
 #include "model/task_set.hpp"
@@ -103,6 +104,18 @@ void check_policy_options(model::Policy policy, bool delta_given, bool fit_given
 /// that `policy` does not use. Not an error, unlike the flags: one file may be run
 /// under several policies with --policy.
 std::string unused_file_options_note(const model::TaskSet& set, model::Policy policy);
+/// The analysis options of takt analyze and takt run: --policy, --fit, --delta and
+/// --cores (0: not given) over the task set's own `global`, each flag checked
+/// (check_policy_options). Where neither --cores nor the file name the cores, the CPUs
+/// this process may use, and `cores_assumed` is set for the command to say so. `note` is
+/// unused_file_options_note() for the policy that runs.
+struct AnalysisChoice {
+  analysis::AnalysisOptions options;
+  std::string note;
+  bool cores_assumed = false;
+};
+AnalysisChoice analysis_choice(const model::TaskSet& set, const std::string& policy, const std::string& fit,
+                               const std::string& delta, int cores);
 /// The --help text of a --delta option (analyze and run).
 inline constexpr const char* kDeltaHelp =
     "δ of rtws eq. 3, at least 1: federated and federated-greedy with work-stealing overhead (rtws: 3.65, "
