@@ -1,6 +1,7 @@
 // `takt run` and `takt demo` run as programs: every policy end to end, bad input, an unschedulable set, SIGTERM.
 #include "../support/child_process.hpp"
 #include "../support/command_test.hpp"
+#include "os/cpu.hpp"
 #include "os/realtime.hpp"
 
 #include <gtest/gtest.h>
@@ -161,6 +162,23 @@ tasks:
   EXPECT_EQ(m["tasks"][1]["jobs"], 6);
   EXPECT_EQ(m["tasks"][0]["failed"], 0);
   EXPECT_EQ(m["tasks"][1]["failed"], 0);
+}
+
+TEST_F(RunCommand, ASetThatNamesNoCoresRunsOnTheCpusThisProcessMayUseAndSaysSo) {
+  const fs::path set = write("nocores.yaml",
+                             "tasks:\n  - {name: a, period: 10ms, program: segments, segments: "
+                             "[{length: 100us}]}\n");
+  const std::string cpus = std::to_string(takt::os::allowed_cpus().size());
+  Outcome r = takt("run --no-cyclictest " + set.string() + " --jobs 2 --no-progress");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(
+      r.err.find("takt run: the task set names no cores; using the " + cpus + " CPU(s) this process may use"),
+      std::string::npos)
+      << r.err;
+  // --cores says how many: nothing is assumed.
+  r = takt("run --no-cyclictest " + set.string() + " --jobs 2 --no-progress --cores 1");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err.find("names no cores"), std::string::npos) << r.err;
 }
 
 TEST_F(RunCommand, BadProgramsAreBadInputWithAClearMessage) {
