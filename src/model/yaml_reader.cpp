@@ -620,14 +620,15 @@ std::int64_t YamlReader::integer(const YAML::Node& node, const std::string& what
   }
   if (!digits(text)) fail(node, what + ": '" + text + "' is not a whole number");
   const auto above = [&] {
-    fail(node, too_large ? too_large(text)
-                         : what + ": " + text + " is too large (at most " + std::to_string(max) + ")");
+    return too_large ? too_large(text)
+                     : what + ": '" + text + "' is too large (at most " + std::to_string(max) + ")";
   };
-  if (text.find_first_not_of('0') != std::string::npos && text.size() - text.find_first_not_of('0') > 18)
-    above();
-  std::int64_t value = std::stoll(text);
+  // More than 18 digits (leading zeros aside) is above kMaxInteger, and so above max.
+  const std::size_t first = text.find_first_not_of('0');
+  if (first != std::string::npos && text.size() - first > 18) fail(node, above());
+  const std::int64_t value = std::stoll(text);
   if (value < min) fail(node, what + " must be at least " + std::to_string(min) + ", not " + text);
-  if (value > max) above();
+  if (value > max) fail(node, above());
   return value;
 }
 

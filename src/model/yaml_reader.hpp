@@ -75,8 +75,8 @@ class YamlReader {
   [[nodiscard]] std::chrono::nanoseconds duration(const YAML::Node& node, const std::string& what) const;
   /// The largest whole number integer() reads where its caller gives no limit: 18 digits.
   static constexpr std::int64_t kMaxInteger = 999'999'999'999'999'999;
-  /// A whole number from min to max. Above max (also where it has too many digits for
-  /// 64 bits), the error is `too_large(text)` when given: a caller names its own limit
+  /// A whole number from min to max (max ≤ kMaxInteger). Above max (also where it has
+  /// too many digits for 64 bits), the error is `too_large(text)` when given: a caller names its own limit
   /// ("cores: 1000000000000 is more cores than takt supports (at most 65536)"), not the
   /// reader's 18 digits.
   [[nodiscard]] std::int64_t integer(
