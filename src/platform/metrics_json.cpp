@@ -6,10 +6,12 @@
 #include "takt/version.hpp"
 
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <fmt/core.h>
+#include <linux/fs.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -321,6 +323,23 @@ std::filesystem::path write_target(const std::filesystem::path& path) {
   }
 }
 
+namespace {
+/// "immutable" or "append-only" where the file carries that attribute (chattr +i, +a):
+/// neither can be replaced by a rename, so write_text_file() would fail only at the end.
+/// nullptr where it has neither, or where its attributes cannot be read.
+const char* unreplaceable_attribute(const std::filesystem::path& file) {
+  const int fd = ::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) return nullptr;
+  int flags = 0;
+  const bool known = ::ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0;
+  ::close(fd);
+  if (!known) return nullptr;
+  if ((flags & FS_IMMUTABLE_FL) != 0) return "immutable";
+  if ((flags & FS_APPEND_FL) != 0) return "append-only";
+  return nullptr;
+}
+}  // namespace
+
 void check_writable(const std::filesystem::path& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -337,6 +356,14 @@ void check_writable(const std::filesystem::path& path) {
   check_temporary(path, tmp);
   int error = 0;  // why the file itself cannot be opened
   if (fs::exists(status)) {
+    if (const char* attribute = unreplaceable_attribute(target)) {
+      throw Error(
+          fmt::format("cannot write '{}': the file is {} (lsattr shows it): takt writes the new file beside "
+                      "it and renames "
+                      "it into place, which such a file refuses; remove the attribute (chattr -{} '{}') or "
+                      "give another path",
+                      path.string(), attribute, attribute[0] == 'i' ? 'i' : 'a', target.string()));
+    }
     const int fd = ::open(target.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
     if (fd >= 0) {
       ::close(fd);

@@ -17,7 +17,9 @@
 #include <thread>
 
 #include <fcntl.h>
+#include <linux/fs.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -746,6 +748,38 @@ std::string writable_problem(const std::filesystem::path& path) {
     return e.what();
   }
   return "";
+}
+
+TEST(TextFile, AnImmutableOrAppendOnlyFileIsRefusedBeforeTheRun) {
+  // Such a file cannot be replaced by a rename: the check passed it, and the run failed
+  // only when it wrote its results at the end (kept in FILE.partial).
+  namespace fs = std::filesystem;
+  const fs::path dir = fresh_dir("takt_text_file_attr_");
+  const fs::path file = dir / "kept.json";
+  std::ofstream(file) << "old\n";
+  for (const auto& [flag, name] :
+       {std::pair{FS_IMMUTABLE_FL, "immutable"}, std::pair{FS_APPEND_FL, "append-only"}}) {
+    SCOPED_TRACE(name);
+    const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+    ASSERT_GE(fd, 0);
+    int flags = 0;
+    const bool readable = ::ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0;
+    int with = flags | static_cast<int>(flag);
+    if (!readable || ::ioctl(fd, FS_IOC_SETFLAGS, &with) != 0) {
+      ::close(fd);
+      fs::remove_all(dir);
+      GTEST_SKIP() << "the file system or this process cannot set file attributes (CAP_LINUX_IMMUTABLE)";
+    }
+    const std::string problem = writable_problem(file);
+    ::ioctl(fd, FS_IOC_SETFLAGS, &flags);  // off again, so the file can go
+    ::close(fd);
+    EXPECT_NE(problem.find("cannot write '" + file.string() + "': the file is " + name), std::string::npos)
+        << problem;
+    EXPECT_NE(problem.find(std::string("chattr -") + name[0]), std::string::npos) << problem;
+  }
+  // Without the attribute it passes again.
+  EXPECT_EQ(writable_problem(file), "");
+  fs::remove_all(dir);
 }
 
 TEST(TextFile, AnOutputPathIsCheckedWithoutLeavingAFileBehind) {
