@@ -18,6 +18,7 @@
 #include <csignal>
 #include <cstdio>
 #include <memory>
+#include <stdexcept>
 
 namespace takt::cli {
 namespace {
@@ -84,6 +85,7 @@ int run_bench(const BenchArgs& a) {
   std::fflush(stdout);
   double worst = 0;
   std::string invalid;  // why a generated set could not be analysed, if one could not
+  std::string invalid_short;  // "a set could not be generated" or "... analysed under a policy"
   for (analysis::GeneratorMethod method :
        {analysis::GeneratorMethod::rt_openmp, analysis::GeneratorMethod::paws}) {
     const std::vector<model::Policy> policies{model::Policy::federated, model::Policy::federated_greedy,
@@ -116,7 +118,10 @@ int run_bench(const BenchArgs& a) {
                        "give more --tasks or fewer --cores",
                        analysis::to_string(method), a.tasks, a.utilization_share * 100, a.cores, e.what());
       if (!memory && dynamic_cast<const Error*>(&e) == nullptr) throw;  // neither: not bad input
-      if (invalid.empty()) invalid = why;
+      if (invalid.empty()) {
+        invalid = why;
+        invalid_short = "a set could not be generated";
+      }
       for (model::Policy policy : policies) {
         not_measured.push_back(
             {{"set", analysis::to_string(method)}, {"policy", model::to_string(policy)}, {"reason", why}});
@@ -127,24 +132,55 @@ int run_bench(const BenchArgs& a) {
       std::vector<double> parse, analyse, report, total;
       std::size_t strands = 0;
       bool schedulable = false;
+      std::string unmeasurable;  // why the set cannot be analysed under this policy, if it cannot
       for (int r = 0; r < a.repetitions && !stop.requested(); ++r) {
-        const Clock::time_point t0 = Clock::now();
-        model::TaskSet set = model::parse_task_set(text, "<bench>");
-        const double t_parse = seconds_since(t0);
-        const Clock::time_point t1 = Clock::now();
-        analysis::AnalysisResult result =
-            analysis::analyse(set, {policy, std::nullopt, std::nullopt, std::nullopt});
-        const double t_analyse = seconds_since(t1);
-        const Clock::time_point t2 = Clock::now();
-        std::string out = analysis_text(set, result);
-        const double t_report = seconds_since(t2);
-        parse.push_back(t_parse);
-        analyse.push_back(t_analyse);
-        report.push_back(t_report);
-        total.push_back(t_parse + t_analyse + t_report);
-        if (const auto* p = result.partitioned_dm()) strands = p->strands.size();
-        schedulable = result.schedulable;
-        if (out.empty()) throw Error("empty report");
+        // A set valid as a task set may still be bad input for one policy (more strands
+        // than partitioned-dm places: --tasks 1000 --cores 1024), or too large for the
+        // memory: that row is not measured, with the reason, and the others are (the
+        // error ended takt, and every row measured before it was lost).
+        try {
+          const Clock::time_point t0 = Clock::now();
+          model::TaskSet set = model::parse_task_set(text, "<bench>");
+          const double t_parse = seconds_since(t0);
+          const Clock::time_point t1 = Clock::now();
+          analysis::AnalysisResult result =
+              analysis::analyse(set, {policy, std::nullopt, std::nullopt, std::nullopt});
+          const double t_analyse = seconds_since(t1);
+          const Clock::time_point t2 = Clock::now();
+          std::string out = analysis_text(set, result);
+          const double t_report = seconds_since(t2);
+          if (out.empty()) throw std::logic_error("empty report");
+          parse.push_back(t_parse);
+          analyse.push_back(t_analyse);
+          report.push_back(t_report);
+          total.push_back(t_parse + t_analyse + t_report);
+          if (const auto* p = result.partitioned_dm()) strands = p->strands.size();
+          schedulable = result.schedulable;
+        } catch (const std::exception& e) {
+          const bool memory = dynamic_cast<const std::bad_alloc*>(&e) != nullptr;
+          if (!memory && dynamic_cast<const Error*>(&e) == nullptr) throw;  // neither: not bad input
+          unmeasurable =
+              memory ? fmt::format(
+                           "out of memory (an allocation failed) while analysing the {} set of "
+                           "{} tasks under {}; give fewer --tasks, or raise the limit on "
+                           "memory (ulimit -v)",
+                           analysis::to_string(method), a.tasks, model::to_string(policy))
+                     : fmt::format(
+                           "the {} set of {} tasks on {} cores cannot be analysed under {} "
+                           "({}); give fewer --tasks or fewer --cores",
+                           analysis::to_string(method), a.tasks, a.cores, model::to_string(policy), e.what());
+          break;
+        }
+      }
+      if (!unmeasurable.empty()) {
+        if (invalid.empty()) {
+          invalid = unmeasurable;
+          invalid_short = "a set could not be analysed under a policy";
+        }
+        not_measured.push_back({{"set", analysis::to_string(method)},
+                                {"policy", model::to_string(policy)},
+                                {"reason", unmeasurable}});
+        continue;
       }
       if (static_cast<int>(total.size()) < a.repetitions) {  // a stop: a median of fewer runs is no row
         not_measured.push_back({{"set", analysis::to_string(method)}, {"policy", model::to_string(policy)}});
@@ -180,8 +216,7 @@ int run_bench(const BenchArgs& a) {
   const bool complete = not_measured.empty();
   const std::string signal = stop.signal_name();
   const std::size_t rows = results.size() + not_measured.size();
-  const std::string cut_short =
-      invalid.empty() ? "stopped by " + signal : std::string("a set could not be generated");
+  const std::string cut_short = invalid.empty() ? "stopped by " + signal : invalid_short;
   if (complete) {
     fmt::print("\nslowest policy: {:.4f} s ({})\n", worst,
                worst < 1.0 ? "meets the 1 s target" : "MISSES the 1 s target");

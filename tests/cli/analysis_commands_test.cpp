@@ -474,6 +474,35 @@ TEST_F(Commands, BenchAnalyzeKeepsItsRowsWhenASetCannotBeGenerated) {
   EXPECT_NE(j["not_measured"][0]["reason"].get<std::string>().find("no valid task set"), std::string::npos);
 }
 
+TEST_F(Commands, BenchAnalyzeKeepsItsRowsWhenASetCannotBeAnalysedUnderAPolicy) {
+  // 1,000 tasks on 1,024 cores: the paws set is a valid task set, but partitioned-dm
+  // would place more than 10^6 strands. That error ended takt after 6 rows, and every
+  // row measured was lost; now that row alone is left out (with the reason), the last
+  // row is still measured, and the exit code says bad input.
+  const std::string json = (dir_ / "wide.json").string();
+  Outcome r = takt("bench analyze --tasks 1000 --cores 1024 --repetitions 1 --json " + json);
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(r.err.find("the paws set of 1000 tasks on 1024 cores cannot be analysed under partitioned-dm"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("more than 1000000 strands"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("the rows measured are written to " + json), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("partial: a set could not be analysed under a policy after 7 of 8 rows"),
+            std::string::npos)
+      << r.out;
+  auto j = nlohmann::json::parse(takt::testing::slurp(json));
+  EXPECT_FALSE(j["complete"].get<bool>());
+  EXPECT_FALSE(j.contains("stopped_by"));
+  ASSERT_EQ(j["results"].size(), 7u);
+  EXPECT_EQ(j["results"][6]["set"], "paws");
+  EXPECT_EQ(j["results"][6]["policy"], "gedf-paws");
+  ASSERT_EQ(j["not_measured"].size(), 1u);
+  EXPECT_EQ(j["not_measured"][0]["set"], "paws");
+  EXPECT_EQ(j["not_measured"][0]["policy"], "partitioned-dm");
+  EXPECT_NE(j["not_measured"][0]["reason"].get<std::string>().find("more than 1000000 strands"),
+            std::string::npos);
+}
+
 TEST_F(Commands, BenchAnalyzeCtrlCWritesTheRowsMeasuredMarkedPartialAndEndsBySigint) {
   // Rows of 60 runs each; SIGINT as soon as the first row is printed (each row is
   // flushed as it is measured): that row is written, the one in flight is cut short and
