@@ -18,6 +18,7 @@
 #include <csignal>
 #include <cstdio>
 #include <memory>
+#include <new>
 #include <stdexcept>
 
 namespace takt::cli {
@@ -86,6 +87,18 @@ int run_bench(const BenchArgs& a) {
   double worst = 0;
   std::string invalid;  // why a generated set could not be analysed, if one could not
   std::string invalid_short;  // "a set could not be generated" or "... analysed under a policy"
+  // A row that is bad input (its set cannot be generated, or analysed under its policy, or
+  // memory ran out): left out with the reason, the rows measured are still written, and
+  // the first such reason is the command's error.
+  auto leave_out = [&](analysis::GeneratorMethod method, model::Policy policy, const std::string& why,
+                       const char* kind) {
+    if (invalid.empty()) {
+      invalid = why;
+      invalid_short = kind;
+    }
+    not_measured.push_back(
+        {{"set", analysis::to_string(method)}, {"policy", model::to_string(policy)}, {"reason", why}});
+  };
   for (analysis::GeneratorMethod method :
        {analysis::GeneratorMethod::rt_openmp, analysis::GeneratorMethod::paws}) {
     const std::vector<model::Policy> policies{model::Policy::federated, model::Policy::federated_greedy,
@@ -99,33 +112,24 @@ int run_bench(const BenchArgs& a) {
     // The set is checked once, untimed: scaled to the utilization asked for, a few tasks
     // on many cores get periods below their spans, and the error named a deadline in the
     // generated text, which nobody wrote, after every row measured was lost.
-    std::string text;
+    std::string text, why;
     try {
       const model::TaskSet generated = make_set(method, a.tasks, a.cores, a.utilization_share);
       text = model::write_task_set(generated);
       (void)model::parse_task_set(text, "<bench>");
-    } catch (const std::exception& e) {
-      // Bad input either way: a set that is no valid task set, or one too large for the
-      // memory (the rows measured before are still written).
-      const bool memory = dynamic_cast<const std::bad_alloc*>(&e) != nullptr;
-      const std::string why =
-          memory ? fmt::format(
-                       "out of memory (an allocation failed) while generating the {} set of {} tasks; "
-                       "give fewer --tasks, or raise the limit on memory (ulimit -v)",
-                       analysis::to_string(method), a.tasks)
-                 : fmt::format(
-                       "the {} set of {} tasks scaled to {:.0f}% of {} cores is no valid task set ({}); "
-                       "give more --tasks or fewer --cores",
-                       analysis::to_string(method), a.tasks, a.utilization_share * 100, a.cores, e.what());
-      if (!memory && dynamic_cast<const Error*>(&e) == nullptr) throw;  // neither: not bad input
-      if (invalid.empty()) {
-        invalid = why;
-        invalid_short = "a set could not be generated";
-      }
-      for (model::Policy policy : policies) {
-        not_measured.push_back(
-            {{"set", analysis::to_string(method)}, {"policy", model::to_string(policy)}, {"reason", why}});
-      }
+    } catch (const std::bad_alloc&) {
+      why = fmt::format(
+          "out of memory (an allocation failed) while generating the {} set of {} tasks; give fewer --tasks, "
+          "or raise the limit on memory (ulimit -v)",
+          analysis::to_string(method), a.tasks);
+    } catch (const Error& e) {
+      why = fmt::format(
+          "the {} set of {} tasks scaled to {:.0f}% of {} cores is no valid task set ({}); give more --tasks "
+          "or fewer --cores",
+          analysis::to_string(method), a.tasks, a.utilization_share * 100, a.cores, e.what());
+    }
+    if (!why.empty()) {
+      for (model::Policy policy : policies) leave_out(method, policy, why, "a set could not be generated");
       continue;
     }
     for (model::Policy policy : policies) {
@@ -156,30 +160,24 @@ int run_bench(const BenchArgs& a) {
           total.push_back(t_parse + t_analyse + t_report);
           if (const auto* p = result.partitioned_dm()) strands = p->strands.size();
           schedulable = result.schedulable;
-        } catch (const std::exception& e) {
-          const bool memory = dynamic_cast<const std::bad_alloc*>(&e) != nullptr;
-          if (!memory && dynamic_cast<const Error*>(&e) == nullptr) throw;  // neither: not bad input
-          unmeasurable =
-              memory ? fmt::format(
-                           "out of memory (an allocation failed) while analysing the {} set of "
-                           "{} tasks under {}; give fewer --tasks, or raise the limit on "
-                           "memory (ulimit -v)",
-                           analysis::to_string(method), a.tasks, model::to_string(policy))
-                     : fmt::format(
-                           "the {} set of {} tasks on {} cores cannot be analysed under {} "
-                           "({}); give fewer --tasks or fewer --cores",
-                           analysis::to_string(method), a.tasks, a.cores, model::to_string(policy), e.what());
+        } catch (const std::bad_alloc&) {
+          unmeasurable = fmt::format(
+              "out of memory (an allocation failed) while analysing the {} set of {} tasks under {}; give "
+              "fewer "
+              "--tasks, or raise the limit on memory (ulimit -v)",
+              analysis::to_string(method), a.tasks, model::to_string(policy));
+          break;
+        } catch (const Error& e) {
+          unmeasurable = fmt::format(
+              "the {} set of {} tasks on {} cores cannot be analysed under {} ({}); give fewer --tasks or "
+              "fewer "
+              "--cores",
+              analysis::to_string(method), a.tasks, a.cores, model::to_string(policy), e.what());
           break;
         }
       }
       if (!unmeasurable.empty()) {
-        if (invalid.empty()) {
-          invalid = unmeasurable;
-          invalid_short = "a set could not be analysed under a policy";
-        }
-        not_measured.push_back({{"set", analysis::to_string(method)},
-                                {"policy", model::to_string(policy)},
-                                {"reason", unmeasurable}});
+        leave_out(method, policy, unmeasurable, "a set could not be analysed under a policy");
         continue;
       }
       if (static_cast<int>(total.size()) < a.repetitions) {  // a stop: a median of fewer runs is no row

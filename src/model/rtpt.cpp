@@ -222,9 +222,7 @@ class RtptReader {
       std::int64_t strands = number(line, w[at], "strands");
       if (strands < 1) fail(line, w[at].column, "a segment needs 1 or more strands");
       if (strands > kMaxSegmentStrands) {
-        fail(line, w[at].column,
-             w[at].text + " strands is more than takt supports (at most " +
-                 std::to_string(kMaxSegmentStrands) + ")");
+        fail(line, w[at].column, too_many_strands(w[at].text));
       }
       seg.strands = static_cast<int>(strands);
       seg.length = time(line, at + 1, "segment length");

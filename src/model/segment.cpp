@@ -3,6 +3,11 @@
 
 namespace takt::model {
 
+std::string too_many_strands(std::string_view written) {
+  return std::string(written) + " strands is more than takt supports (at most " +
+         std::to_string(kMaxSegmentStrands) + ")";
+}
+
 std::chrono::nanoseconds segments_work(std::span<const Segment> segments) {
   std::chrono::nanoseconds total{0};
   for (const Segment& s : segments) total += s.work();

@@ -5,6 +5,8 @@
 
 #include <chrono>
 #include <span>
+#include <string>
+#include <string_view>
 
 namespace takt::model {
 
@@ -12,6 +14,8 @@ namespace takt::model {
 /// .rtpt files, the segments program's args): far more than any machine runs at once,
 /// and small enough that m fits an int.
 inline constexpr int kMaxSegmentStrands = 100'000'000;
+/// "N strands is more than takt supports (at most 100000000)", N as the file wrote it.
+std::string too_many_strands(std::string_view written);
 
 /// One segment ⟨e_{i,j}, m_{i,j}⟩ of a synchronous task (rt-openmp §II, rtws §II):
 /// `strands` parallel strands, each of worst-case length `length`; a barrier ends the

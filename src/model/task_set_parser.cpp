@@ -348,10 +348,8 @@ class Reader : public YamlReader {
       if (YAML::Node n = s["strands"]) {
         strands_mark = mark_of(n.Mark());
         const std::int64_t m =
-            integer(n, who + ": strands", 1, kMaxSegmentStrands, [&](const std::string& t) {
-              return who + ": " + t + " strands is more than takt supports (at most " +
-                     std::to_string(kMaxSegmentStrands) + ")";
-            });
+            integer(n, who + ": strands", 1, kMaxSegmentStrands,
+                    [&](const std::string& t) { return who + ": " + too_many_strands(t); });
         segment.strands = static_cast<int>(m);
       }
       work += static_cast<__int128>(segment.length.count()) * segment.strands;

@@ -21,6 +21,7 @@
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <optional>
 #include <string_view>
 
 namespace takt::platform {
@@ -324,19 +325,25 @@ std::filesystem::path write_target(const std::filesystem::path& path) {
 }
 
 namespace {
-/// "immutable" or "append-only" where the file carries that attribute (chattr +i, +a):
-/// neither can be replaced by a rename, so write_text_file() would fail only at the end.
-/// nullptr where it has neither, or where its attributes cannot be read.
-const char* unreplaceable_attribute(const std::filesystem::path& file) {
+/// A file attribute that forbids replacing the file by a rename (so write_text_file()
+/// would fail only at the end): its name and chattr's letter for it.
+struct Unreplaceable {
+  const char* name;
+  char letter;
+};
+
+/// The file's immutable or append-only attribute (chattr +i, +a), if it has one and its
+/// attributes can be read.
+std::optional<Unreplaceable> unreplaceable_attribute(const std::filesystem::path& file) {
   const int fd = ::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-  if (fd < 0) return nullptr;
+  if (fd < 0) return std::nullopt;
   int flags = 0;
   const bool known = ::ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0;
   ::close(fd);
-  if (!known) return nullptr;
-  if ((flags & FS_IMMUTABLE_FL) != 0) return "immutable";
-  if ((flags & FS_APPEND_FL) != 0) return "append-only";
-  return nullptr;
+  if (!known) return std::nullopt;
+  if ((flags & FS_IMMUTABLE_FL) != 0) return Unreplaceable{"immutable", 'i'};
+  if ((flags & FS_APPEND_FL) != 0) return Unreplaceable{"append-only", 'a'};
+  return std::nullopt;
 }
 }  // namespace
 
@@ -356,13 +363,13 @@ void check_writable(const std::filesystem::path& path) {
   check_temporary(path, tmp);
   int error = 0;  // why the file itself cannot be opened
   if (fs::exists(status)) {
-    if (const char* attribute = unreplaceable_attribute(target)) {
+    if (const auto attribute = unreplaceable_attribute(target)) {
       throw Error(
           fmt::format("cannot write '{}': the file is {} (lsattr shows it): takt writes the new file beside "
-                      "it and renames "
-                      "it into place, which such a file refuses; remove the attribute (chattr -{} '{}') or "
-                      "give another path",
-                      path.string(), attribute, attribute[0] == 'i' ? 'i' : 'a', target.string()));
+                      "it and renames it "
+                      "into place, which such a file refuses; remove the attribute (chattr -{} '{}') or give "
+                      "another path",
+                      path.string(), attribute->name, attribute->letter, target.string()));
     }
     const int fd = ::open(target.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
     if (fd >= 0) {
