@@ -5,7 +5,6 @@
 
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <limits>
 
 using namespace std::chrono_literals;
@@ -67,12 +66,12 @@ TEST(FederatedCores, DeltaBelowOneIsRejected) {
 TEST(FederatedCores, ExpectedResponseTimeBound) {
   // E[R] ≤ C/n + δL̂ + (δ/ln 2)²/(2(D − C/n − δL̂)).
   // C = 20 ms, n = 4, δ = 1.5, L̂ = 2 ms, D = 10 ms: C/n = 5 ms, δL̂ = 3 ms, so the mean
-  // is 8 ms; the variance term is (1.5/0.6931)² = 4.6832 ns² over 2·2 ms = 4e6 ns,
-  // i.e. 1.17e-6 ns.
+  // is 8 ms; the variance term is (1.5/0.69314718)² = 2.16404256² = 4.68308021 ns² over
+  // 2·2 ms = 4e6 ns, i.e. 1.17077005e-6 ns.
   auto bound = expected_response_bound(20ms, 2ms, 10ms, Decimal::parse("1.5"), 4);
   ASSERT_TRUE(bound.has_value());
   EXPECT_NEAR(*bound, 8e6, 1e-3);
-  EXPECT_NEAR(*bound - 8e6, std::pow(1.5 / std::log(2.0), 2) / 4e6, 1e-9);
+  EXPECT_NEAR(*bound - 8e6, 1.17077005e-6, 1e-9);
   // Two cores: C/n = 10 ms = D: no bound.
   EXPECT_FALSE(expected_response_bound(20ms, 2ms, 10ms, Decimal::parse("1.5"), 2).has_value());
 
@@ -239,6 +238,52 @@ TEST(FederatedAssignment, ConstrainedDeadlineHighTaskWithUtilizationBelowOne) {
   // On one core it does not fit: short by 1.
   auto one = analyse_federated(set, {Cores::of_count(1), std::nullopt, takt::model::Fit::worst_fit});
   EXPECT_FALSE(one.schedulable);
+}
+
+TEST(FederatedAssignment, WorkEqualToTheDeadlineIsALightTaskOfDensityOne) {
+  // rtws §V.A: a high-utilization task (utilization > 1, C > T with D = T) gets dedicated
+  // cores; takt reads it as C > D (federated.hpp). C = D still meets its deadline alone on
+  // a core: a light task of density C/D = 1, one shared core full.
+  // a is sequential (C = L = D), b parallel (C = D = 10 ms, L = 2 ms): neither is high,
+  // each takes a shared core of its own (1 + 1 > 1 on one core: short by 1).
+  auto set = takt::model::parse_task_set(R"(tasks:
+  - {name: a, period: 10ms, work: 10ms, span: 10ms}
+  - {name: b, period: 10ms, work: 10ms, span: 2ms}
+)",
+                                         "f.yaml");
+  auto two = analyse_federated(set, {Cores::of_count(2), std::nullopt, takt::model::Fit::worst_fit});
+  EXPECT_TRUE(two.schedulable);
+  ASSERT_EQ(two.grants.size(), 2u);
+  EXPECT_FALSE(two.grants[0].high);
+  EXPECT_FALSE(two.grants[1].high);
+  EXPECT_EQ(two.grants[0].cores, 1);  // a low task's one (shared) core
+  EXPECT_EQ(two.grants[1].cores, 1);
+  EXPECT_NE(two.grants[0].core_ids, two.grants[1].core_ids);
+  ASSERT_EQ(two.shared.size(), 2u);
+  EXPECT_NEAR(two.shared[0].density, 1.0, 1e-12);
+  EXPECT_NEAR(two.shared[1].density, 1.0, 1e-12);
+  auto one = analyse_federated(set, {Cores::of_count(1), std::nullopt, takt::model::Fit::worst_fit});
+  EXPECT_FALSE(one.schedulable);
+  ASSERT_GE(one.findings.size(), 2u);
+  EXPECT_FALSE(one.findings[1].passed);
+  EXPECT_NEAR(one.findings[1].margin, -1.0, 1e-12);
+
+  // One nanosecond more work makes b high: n = ⌈(10 ms + 1 ns − 2 ms)/(10 ms − 2 ms)⌉ =
+  // ⌈8000001/8000000⌉ = 2 dedicated cores; a, still sequential with C = D, has none to
+  // share on 2 cores and needs a third.
+  auto more = takt::model::parse_task_set(R"(tasks:
+  - {name: a, period: 10ms, work: 10ms, span: 10ms}
+  - {name: b, period: 10ms, work: 10000001ns, span: 2ms}
+)",
+                                          "f.yaml");
+  auto three = analyse_federated(more, {Cores::of_count(3), std::nullopt, takt::model::Fit::worst_fit});
+  EXPECT_TRUE(three.schedulable);
+  ASSERT_EQ(three.grants.size(), 2u);
+  EXPECT_FALSE(three.grants[0].high);
+  EXPECT_TRUE(three.grants[1].high);
+  EXPECT_EQ(three.grants[1].cores, 2);
+  auto too_few = analyse_federated(more, {Cores::of_count(2), std::nullopt, takt::model::Fit::worst_fit});
+  EXPECT_FALSE(too_few.schedulable);
 }
 
 TEST(FederatedAssignment, LightTaskThatFitsNowhere) {

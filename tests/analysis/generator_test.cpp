@@ -66,10 +66,22 @@ TEST(Random, SequenceIsFixedByTheStandardEngine) {
   m1 /= 20000;
   EXPECT_NEAR(m1, 0.0, 5 * 0.0071);
   EXPECT_NEAR(m2 / 20000 - m1 * m1, 1.0, 5 * 0.01);
+  // lognormal_with_mean(300, σ = 1): ln x is normal with μ = ln 300 − σ²/2 = 5.7037825 −
+  // 0.5 = 5.2037825 and variance σ² = 1 (same standard errors as above), so the mean of
+  // x is e^(μ + σ²/2) = 300; that mean's standard error is 300·√(e^σ² − 1)/√20000 =
+  // 300·1.3108/141.42 = 2.78, so 15 is 5.4 of them.
   takt::analysis::Random r(1);
-  double sum = 0;
-  for (int i = 0; i < 20000; ++i) sum += r.lognormal_with_mean(300, 1.0);
+  double sum = 0, l1 = 0, l2 = 0;
+  for (int i = 0; i < 20000; ++i) {
+    const double x = r.lognormal_with_mean(300, 1.0);
+    sum += x;
+    l1 += std::log(x);
+    l2 += std::log(x) * std::log(x);
+  }
   EXPECT_NEAR(sum / 20000, 300, 15);  // the mean is the requested one
+  l1 /= 20000;
+  EXPECT_NEAR(l1, 5.2037825, 5 * 0.0071);
+  EXPECT_NEAR(l2 / 20000 - l1 * l1, 1.0, 5 * 0.01);
 }
 
 TEST(Generators, SameSeedSameFileDifferentSeedDifferentFile) {
@@ -112,6 +124,19 @@ TEST(Generators, PawsFollowsSection5) {
       EXPECT_LE(t.utilization(), 0.4 + 1e-6);
       int threads = 0;
       for (const auto& s : t.segments) threads = std::max(threads, s.strands);
+      // The paper's shape: sequential, a parallel region of n_i threads, sequential;
+      // either sequential part may be empty (left out), no part is of length 0.
+      ASSERT_GE(t.segments.size(), 1u);
+      ASSERT_LE(t.segments.size(), 3u);
+      int regions = 0;
+      for (const auto& s : t.segments) {
+        EXPECT_GT(s.length.count(), 0) << t.name;
+        EXPECT_TRUE(s.strands == 1 || s.strands == threads) << t.name;
+        regions += s.strands == threads;
+      }
+      if (threads >= 2) {
+        EXPECT_EQ(regions, 1) << t.name;
+      }
       EXPECT_GE(threads, 1);
       EXPECT_LE(threads, 3 * 2);  // n_i = x·3m
       ++tasks;
