@@ -19,6 +19,7 @@
 
 #include <pthread.h>
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <charconv>
 #include <chrono>
@@ -449,17 +450,14 @@ CyclictestResult run_timer_probe(const CyclictestOptions& o) {
   std::vector<std::vector<std::int64_t>> samples(cpus.size(), std::vector<std::int64_t>(loops, 0));
   std::vector<std::size_t> taken(cpus.size(), 0);  // samples per thread (fewer when stopped)
   std::vector<std::thread> threads;
+  std::atomic<std::size_t> refused{0};  // threads that SCHED_FIFO was refused to (set_fifo warned)
   const std::chrono::nanoseconds start = os::monotonic_now() + std::chrono::milliseconds(1);
   for (std::size_t t = 0; t < cpus.size(); ++t) {
     threads.emplace_back([&, t] {
       os::CpuSet one;
       one.add(cpus.cpus()[t]);
       os::pin_current_thread(one);
-      if (fifo) {
-        sched_param p{};
-        p.sched_priority = o.priority;
-        pthread_setschedparam(pthread_self(), SCHED_FIFO, &p);
-      }
+      if (fifo && !os::set_fifo(o.priority)) refused.fetch_add(1);
       std::chrono::nanoseconds next = start;
       std::chrono::nanoseconds asked = start;  // when stop_requested was last asked
       std::size_t i = 0;
@@ -483,7 +481,19 @@ CyclictestResult run_timer_probe(const CyclictestOptions& o) {
     all.insert(all.end(), s.begin(), s.begin() + static_cast<std::ptrdiff_t>(taken[t]));
     if (taken[t] < loops) r.stopped = true;
   }
-  if (r.stopped) r.reason = "stopped early: the samples until then";
+  std::vector<std::string> notes;
+  if (refused > 0) {
+    // Privileges said yes, yet the kernel said no (an RLIMIT_RTPRIO or a cgroup's
+    // real-time budget): say how the samples were taken, not what was asked.
+    r.policy = refused == cpus.size()
+                   ? std::string("SCHED_OTHER")
+                   : fmt::format("SCHED_FIFO/{} on {} of {} threads, SCHED_OTHER on the others", o.priority,
+                                 cpus.size() - refused, cpus.size());
+    notes.push_back(fmt::format("SCHED_FIFO/{} was refused to {} of {} threads: they ran in SCHED_OTHER",
+                                o.priority, refused.load(), cpus.size()));
+  }
+  if (r.stopped) notes.emplace_back("stopped early: the samples until then");
+  r.reason = fmt::format("{}", fmt::join(notes, "; "));
   r.latency = latency_stats(std::move(all));
   r.ran = true;
   return r;

@@ -2,11 +2,16 @@
 // run, takt's timer probe where cyclictest cannot run, both ended early by a stop, and cyclictest ending
 // with a killed takt.
 #include "platform/cyclictest.hpp"
+#include "os/cpu.hpp"
+#include "os/realtime.hpp"
 #include "takt/error.hpp"
 
 #include <gtest/gtest.h>
 
+#include <linux/capability.h>
 #include <signal.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -144,6 +149,56 @@ TEST(Cyclictest, TimerProbeTakesOneSamplePerThreadAndPeriod) {
   EXPECT_EQ(r.policy, "SCHED_OTHER");
   EXPECT_EQ(r.latency.samples, 100u * cpus);  // 50 ms / 500 us per thread
   EXPECT_NE(r.command.find("every 500 us, 100 loops"), std::string::npos) << r.command;
+}
+
+TEST(Cyclictest, TimerProbeSaysWhereTheKernelRefusedSchedFifo) {
+  // The privilege probe says yes; then the kernel refuses SCHED_FIFO (here: a child that
+  // drops CAP_SYS_NICE with RLIMIT_RTPRIO 0, as a cgroup's real-time budget of 0 would).
+  // The probe's threads ran in SCHED_OTHER, and the result says so: it said
+  // "SCHED_FIFO/95" before (the refusal was ignored).
+#if defined(TAKT_TSAN)
+  GTEST_SKIP() << "forks a multi-threaded process";
+#else
+  if (!takt::os::privileges().fifo) GTEST_SKIP() << "no SCHED_FIFO here to be refused";
+  int out[2];
+  ASSERT_EQ(::pipe(out), 0);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(out[0]);
+    __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+    __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3]{};
+    if (::syscall(SYS_capget, &header, data) != 0) ::_exit(10);
+    data[CAP_SYS_NICE / 32].effective &= ~(1u << (CAP_SYS_NICE % 32));
+    if (::syscall(SYS_capset, &header, data) != 0) ::_exit(11);
+    const rlimit none{0, 0};
+    if (::setrlimit(RLIMIT_RTPRIO, &none) != 0) ::_exit(12);
+    CyclictestOptions o;
+    o.duration = 5ms;
+    o.interval = 1ms;
+    o.fifo = true;
+    o.priority = 95;
+    const CyclictestResult r = run_timer_probe(o);
+    const std::string text = r.policy + "\n" + r.reason;
+    if (::write(out[1], text.data(), text.size()) != static_cast<ssize_t>(text.size())) ::_exit(13);
+    ::_exit(r.ran ? 0 : 14);
+  }
+  ::close(out[1]);
+  std::string text;
+  char buffer[512];
+  for (ssize_t n; (n = ::read(out[0], buffer, sizeof buffer)) > 0;)
+    text.append(buffer, static_cast<std::size_t>(n));
+  ::close(out[0]);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  ASSERT_EQ(WEXITSTATUS(status), 0) << text;
+  const std::size_t threads = takt::os::allowed_cpus().size();
+  EXPECT_EQ(text.substr(0, text.find('\n')), "SCHED_OTHER") << text;
+  EXPECT_NE(text.find("SCHED_FIFO/95 was refused to " + std::to_string(threads) + " of " +
+                      std::to_string(threads) + " threads: they ran in SCHED_OTHER"),
+            std::string::npos)
+      << text;
+#endif
 }
 
 TEST(Cyclictest, RealRunGivesOrderedPercentiles) {
