@@ -389,8 +389,12 @@ CyclictestResult run_cyclictest(const CyclictestOptions& o) {
       return r;
     }
     CyclictestResult probe = run_timer_probe(o);
+    // The probe's own notes (SCHED_FIFO refused to its threads, stopped early) and why
+    // it ran in SCHED_OTHER where it was asked for SCHED_FIFO follow.
+    std::string notes = note;
+    if (!probe.reason.empty()) notes += (notes.empty() ? "" : "; ") + probe.reason;
     probe.reason = fmt::format("cyclictest did not run ({}); measured by takt's timer probe instead{}", why,
-                               probe.stopped ? ", " + probe.reason : std::string());
+                               notes.empty() ? std::string() : "; " + notes);
     return probe;
   };
   int spawn_error = 0;

@@ -59,7 +59,9 @@ struct CyclictestResult {
   std::string tool = "cyclictest";  ///< or "takt timer probe" (run_timer_probe)
   std::string reason;               ///< why it did not run, or a note on how it ran (e.g. no SCHED_FIFO)
   std::string command;              ///< the command line used
-  std::string policy;               ///< "SCHED_FIFO/90" or "SCHED_OTHER"
+  /// "SCHED_FIFO/90" or "SCHED_OTHER"; the timer probe says "SCHED_FIFO/90 on 1 of 2
+  /// threads, SCHED_OTHER on the others" where the kernel refused some threads.
+  std::string policy;
   LatencyStats latency;
   std::uint64_t overflows = 0;  ///< samples above the histogram range (counted at max)
   bool stopped = false;         ///< ended early by options.stop_requested: fewer samples
