@@ -136,6 +136,10 @@ TEST(Generators, PawsFollowsSection5) {
       }
       if (threads >= 2) {
         EXPECT_EQ(regions, 1) << t.name;
+        // In the middle where there are sequential parts on both sides.
+        if (t.segments.size() == 3) {
+          EXPECT_EQ(t.segments[1].strands, threads) << t.name;
+        }
       }
       EXPECT_GE(threads, 1);
       EXPECT_LE(threads, 3 * 2);  // n_i = x·3m

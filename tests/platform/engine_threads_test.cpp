@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <deque>
 #include <mutex>
+#include <set>
 #include <thread>
 
 using namespace std::chrono_literals;
@@ -337,8 +338,17 @@ TEST(ReleaseEngineThreads, ADetachedSignalStopStillLetsTheThirdSignalEndTheProce
 }
 
 namespace {
+// Counts its jobs and remembers the threads that ran them (one lane runs a task's jobs).
 struct SpinTask : takt::Task {
-  void run(const takt::Job&) override { takt::os::spin_for(50us); }
+  void run(const takt::Job&) override {
+    takt::os::spin_for(50us);
+    const std::lock_guard lock(mutex);
+    ++runs;
+    threads.insert(std::this_thread::get_id());
+  }
+  std::mutex mutex;
+  int runs = 0;
+  std::set<std::thread::id> threads;
 };
 }  // namespace
 
@@ -365,10 +375,18 @@ TEST(ReleaseEngineThreads, OneInlineLanePerTask) {
   RunMetrics m = finish(engine, recorder);
   EXPECT_EQ(m.tasks[0].jobs, 10u);  // 0, 4, ..., 36 ms
   EXPECT_EQ(m.tasks[1].jobs, 8u);   // 1, 6, ..., 36 ms
+  // Every released job ran to its end, on its task's own lane: one thread per task,
+  // not the same for both.
+  EXPECT_EQ(a.runs, 10);
+  EXPECT_EQ(b.runs, 8);
+  EXPECT_EQ(m.tasks[0].response.count + m.tasks[1].response.count, 18u);
+  ASSERT_EQ(a.threads.size(), 1u);
+  ASSERT_EQ(b.threads.size(), 1u);
+  EXPECT_NE(*a.threads.begin(), *b.threads.begin());
+  ASSERT_EQ(m.jobs.size(), 18u);
   for (const JobResult& j : m.jobs) {
-    if (j.start) {
-      EXPECT_GE(*j.start, j.eligible) << "a job never starts before its release";
-    }
+    ASSERT_TRUE(j.start.has_value());
+    EXPECT_GE(*j.start, j.eligible) << "a job never starts before its release";
   }
   EXPECT_EQ(m.system.threads.size(), 2u);
   EXPECT_TRUE(m.system.threads[0].closed);

@@ -10,6 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -397,11 +399,10 @@ TEST(Metrics, AStrandWhoseThreadMovedToAnotherCpuInsideItStillCounts) {
   MetricsInput in = scenario_input();
   in.events = events;
   const RunMetrics m = compute_metrics(in);
-  for (const JobResult& j : m.jobs) {
-    if (j.task == 1 && j.index == 0) {
-      EXPECT_EQ(j.executed, 4ms);  // 3 ms of strand 1 + 1 ms of strand 2
-    }
-  }
+  const auto b0 = std::find_if(m.jobs.begin(), m.jobs.end(),
+                               [](const JobResult& j) { return j.task == 1 && j.index == 0; });
+  ASSERT_NE(b0, m.jobs.end()) << "B#0 is in the metrics";
+  EXPECT_EQ(b0->executed, 4ms);  // 3 ms of strand 1 + 1 ms of strand 2
   ASSERT_EQ(m.system.cores.size(), 2u);
   EXPECT_EQ(m.system.cores[1].job_time, scenario_metrics().system.cores[1].job_time)
       << "the segment counts on the CPU it began on";

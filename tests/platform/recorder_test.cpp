@@ -42,12 +42,16 @@ TEST(Recorder, ThreadsRecordConcurrentlyWhileProgressIsRead) {
   constexpr int jobs = 2000;
   Recorder recorder({threads, 4 * jobs});
   std::atomic<bool> stop{false};
+  // The workers wait halfway until the reader has seen progress that is neither 0 nor
+  // the total (at most 5 s), so the reads are made while the threads record.
+  std::atomic<bool> seen_midway{false};
   std::thread reader([&] {
     std::uint64_t last = 0;
     while (!stop.load()) {
       auto p = recorder.progress();
       EXPECT_GE(p.jobs_done, last) << "progress never goes back";
       last = p.jobs_done;
+      if (p.jobs_done > 0 && p.jobs_done < static_cast<std::uint64_t>(threads * jobs)) seen_midway = true;
       (void)recorder.dropped();
     }
   });
@@ -57,6 +61,10 @@ TEST(Recorder, ThreadsRecordConcurrentlyWhileProgressIsRead) {
       ThreadRecorder* rec = recorder.attach("worker " + std::to_string(t));
       ASSERT_NE(rec, nullptr);
       for (int k = 0; k < jobs; ++k) {
+        if (k == jobs / 2) {
+          const auto give_up = std::chrono::steady_clock::now() + 5s;
+          while (!seen_midway.load() && std::chrono::steady_clock::now() < give_up) std::this_thread::yield();
+        }
         const nanoseconds release = 1ms * k;
         rec->job_start(static_cast<std::uint32_t>(t), static_cast<std::uint64_t>(k), release, release + 1us);
         // Every 10th job misses its deadline (finish after release + 5 µs).
@@ -70,6 +78,7 @@ TEST(Recorder, ThreadsRecordConcurrentlyWhileProgressIsRead) {
   for (auto& w : workers) w.join();
   stop = true;
   reader.join();
+  EXPECT_TRUE(seen_midway.load()) << "progress was never read while the threads recorded";
 
   auto p = recorder.progress();
   EXPECT_EQ(p.jobs_done, static_cast<std::uint64_t>(threads * jobs));

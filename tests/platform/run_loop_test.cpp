@@ -268,16 +268,31 @@ TEST(RunTaskSet, ASignalWhileTheResultsAreWrittenIsReportedToTheCaller) {
 }
 
 TEST(GrantedCores, FollowTheAnalysis) {
+  // wide: C = 1 + 11·2 + 1 = 24 ms > D = 20 ms, L = 4 ms: federated grants
+  // ⌈(24 − 4)/(20 − 4)⌉ = 2 of the 4 cores; small (C = 1 ms) runs on one shared core.
+  // gedf-paws lets every job use all 4.
   const auto set = takt::model::parse_task_set(R"(
-global: {cores: 2}
+global: {cores: 4}
 tasks:
   - {name: wide, period: 20ms, program: segments, segments: [{length: 1ms}, {length: 2ms, strands: 11}, {length: 1ms}]}
+  - {name: small, period: 10ms, program: segments, segments: [{length: 1ms}]}
 )");
   const auto federated = takt::analysis::analyse(set);
   EXPECT_EQ(takt::platform::granted_cores(federated, 0), 2u);
+  EXPECT_EQ(takt::platform::granted_cores(federated, 1), 1u);
   takt::analysis::AnalysisOptions o;
   o.policy = takt::model::Policy::gedf_paws;
-  EXPECT_EQ(takt::platform::granted_cores(takt::analysis::analyse(set, o), 0), 2u);
+  const auto paws = takt::analysis::analyse(set, o);
+  EXPECT_EQ(takt::platform::granted_cores(paws, 0), 4u);
+  EXPECT_EQ(takt::platform::granted_cores(paws, 1), 4u);
+  // partitioned-dm: the cores a task's strands are placed on. rt-openmp Fig. 2(c):
+  // task1's strands on all three cores, task2's one strand on one.
+  const auto fig2 =
+      takt::model::parse_task_set_file(std::string(TAKT_SOURCE_DIR) + "/examples/rt-openmp-fig2.yaml");
+  const auto dm = takt::analysis::analyse(fig2);
+  ASSERT_EQ(dm.policy, takt::model::Policy::partitioned_dm);
+  EXPECT_EQ(takt::platform::granted_cores(dm, 0), 3u);
+  EXPECT_EQ(takt::platform::granted_cores(dm, 1), 1u);
 }
 
 TEST(SegmentsProgram, ParsesItsArgumentsAndRefusesBadOnes) {
@@ -315,11 +330,14 @@ TEST(SegmentsProgram, RunsEveryStrandOfEverySegment) {
   const auto shapes = task.segments();
   ASSERT_EQ(shapes.size(), 2u);
   EXPECT_EQ(shapes[1].strands, 4u);
-  // Outside a pool the job runs serially: 200 us + 4 · 100 us of CPU time.
+  // Outside a pool the job runs serially: 200 us + 4 · 100 us of CPU time. Each strand
+  // (≥ kClockedStrand) busy-waits until its thread has used its length of CPU time, so
+  // the job uses at least 600 us (less the clock's resolution, 1 ns); one strand left
+  // out would leave 500 us.
   const auto t0 = takt::os::thread_cpu_time();
   task.run(takt::Job{});
   const auto used = takt::os::thread_cpu_time() - t0;
-  EXPECT_GE(used, 600us * 7 / 10);
+  EXPECT_GE(used, 599us);
   EXPECT_LE(used, 600us * 4);
   EXPECT_THROW(task.run_strand(takt::Job{}, 2, 0), std::out_of_range);
 }

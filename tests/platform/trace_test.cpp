@@ -171,6 +171,8 @@ TEST(Trace, WrittenFileParsesBack) {
   std::ifstream in(path);
   nlohmann::json back = nlohmann::json::parse(in);
   EXPECT_GT(back["traceEvents"].size(), ev.size());
+  EXPECT_EQ(back, make_trace(tasks, ev, 1s)) << "the file holds the whole trace, as made";
+  std::filesystem::remove(path);
 }
 
 TEST(Trace, StatusWordsAndMissMarkersFollowTheMetrics) {

@@ -98,7 +98,16 @@ TEST_F(ProfileCommand, UpdateWithoutAProgramProfilesEveryTaskOfTheFile) {
   Outcome o = takt("profile --jobs 2 --update " + file.string() + kBurdens);
   ASSERT_EQ(o.status, 0) << o.err;
   const auto set = takt::model::parse_task_set_file(file.string());
-  for (const auto& t : set.tasks) EXPECT_TRUE(t.measured_work && t.burdened_span) << t.name;
+  ASSERT_EQ(set.tasks.size(), 2u);
+  for (const auto& t : set.tasks) {
+    // The file's `work: 1ms, span: 1ms` were replaced by measured values (fib(12) and a
+    // 32×32 matmul take far less), and a burdened span was added.
+    ASSERT_TRUE(t.measured_work && t.measured_span && t.burdened_span) << t.name;
+    EXPECT_NE(*t.measured_work, std::chrono::milliseconds(1)) << t.name;
+    EXPECT_NE(*t.measured_span, std::chrono::milliseconds(1)) << t.name;
+    EXPECT_LE(*t.measured_span, *t.measured_work) << t.name;
+    EXPECT_GE(*t.burdened_span, *t.measured_span) << t.name;
+  }
 }
 
 TEST_F(ProfileCommand, UpdateWithAFailingTaskWritesTheOthersAndNamesIt) {

@@ -97,6 +97,7 @@ TEST(KnownDags, BalancedBinaryForkTree) {
   EXPECT_EQ(result.syncs, 15u);
   // Every root-to-leaf path crosses 4 levels, each by a spawn edge + return edge (burden
   // 5 µs) or a continuation edge (10 µs): L + 4·5 µs ≤ L̂ ≤ L + 4·10 µs, in every job.
+  ASSERT_EQ(result.per_job.size(), 7u);  // options.jobs
   for (const auto& job : result.per_job) {
     EXPECT_GE(job.dag.burdened_span - job.dag.span, 20us);
     EXPECT_LE(job.dag.burdened_span - job.dag.span, 40us);
@@ -123,6 +124,7 @@ TEST(KnownDags, ChainHasSpanEqualToWork) {
   EXPECT_EQ(result.spawns, 10u);
   // Each link adds a return edge (5 µs) on the path through the child or a continuation
   // edge (10 µs) on the path through the empty continuation.
+  ASSERT_EQ(result.per_job.size(), 7u);  // options.jobs
   for (const auto& job : result.per_job) {
     EXPECT_GE(job.dag.burdened_span - job.dag.span, 50us);
     EXPECT_LE(job.dag.burdened_span - job.dag.span, 100us);

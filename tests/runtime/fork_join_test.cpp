@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <exception>
@@ -133,12 +134,23 @@ TEST_P(Strategies, ParallelForSplitsAgainOnceItsQueueIsEmpty) {
 TEST_P(Strategies, ParallelForWithEmptyAndNegativeRanges) {
   Pool pool(config(2, GetParam()));
   std::atomic<int> calls{0};
+  std::array<std::atomic<int>, 3> seen{};  // indices −3, −2, −1
+  std::atomic<int> outside{0};
   pool.run([&] {
     takt::parallel_for(5, 5, 1, [&](int) { ++calls; });
     takt::parallel_for(5, 2, 1, [&](int) { ++calls; });
-    takt::parallel_for(-3, 0, 0, [&](int) { ++calls; });  // grain 0 counts as 1
+    takt::parallel_for(-3, 0, 0, [&](int i) {  // grain 0 counts as 1
+      ++calls;
+      if (i >= -3 && i < 0) {
+        ++seen[static_cast<std::size_t>(i + 3)];
+      } else {
+        ++outside;
+      }
+    });
   });
   EXPECT_EQ(calls.load(), 3);
+  EXPECT_EQ(outside.load(), 0);
+  for (int k = 0; k < 3; ++k) EXPECT_EQ(seen[static_cast<std::size_t>(k)].load(), 1) << "index " << k - 3;
 }
 
 TEST_P(Strategies, ParallelReduceKeepsTheOrderOfANonCommutativeCombine) {
