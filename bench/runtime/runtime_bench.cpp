@@ -282,7 +282,8 @@ void serve_kernel(Runtime runtime, const Kernel& kernel, Inputs& in, std::size_t
   // After each round, one untimed run whose result is checked in full: fib and UTS
   // check every run already; matmul's product starts as NaN (a runtime that left rows
   // unwritten would otherwise keep an earlier run's right values: the parent's depth
-  // measurement has filled c before the fork), synthetic counts the nodes run.
+  // measurement has filled c before the fork), synthetic tallies the nodes run (their
+  // count and the sum of their keys: every node once, none twice).
   std::function<bool()> checked = once;
   if (kernel.kind == KernelKind::matmul) {
     checked = [&] {
@@ -291,11 +292,11 @@ void serve_kernel(Runtime runtime, const Kernel& kernel, Inputs& in, std::size_t
     };
   } else if (kernel.kind == KernelKind::synthetic) {
     checked = [&once, task = kernel.synthetic] {
-      std::atomic<std::uint64_t> ran{0};
-      task->nodes_run = &ran;
+      apps::NodeTally tally;
+      task->tally = &tally;
       const bool ok = once();
-      task->nodes_run = nullptr;
-      return ok && ran.load() == task->nodes();
+      task->tally = nullptr;
+      return ok && task->ran_every_node_once(tally);
     };
   }
 
@@ -569,7 +570,18 @@ struct Target {
   /// SCHED_OTHER it competes with them, which is not the condition (P³LS³ §5) the target
   /// is stated for: the target is then reported, but as not applicable.
   std::optional<bool> load_preempts;
+  /// Empty where both rows' results were right (checked against the serial ones); else
+  /// whose were wrong. Such a target does not pass, whatever its times.
+  std::string results_wrong;
 };
+
+/// Whose results were wrong of a target's two rows ("" where both were right).
+std::string wrong_results(const Row& takt, const Row& other) {
+  if (takt.correct && other.correct) return "";
+  if (!takt.correct && !other.correct)
+    return fmt::format("takt's and {}'s results were wrong", name(other.runtime));
+  return fmt::format("{}'s results were wrong", takt.correct ? name(other.runtime) : "takt");
+}
 
 /// Whether a tail comparison's 95 % interval tells takt's p95/median from oneTBB's.
 const char* noise_verdict(const TailComparison& c) {
@@ -856,6 +868,9 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
       r["rounds_ms"] = row.rounds;  // the samples, round by round, in the order taken
       r["rounds_not_quiet"] = row.not_quiet;
       if (row.runtime == Runtime::takt) {
+        // This row's own mode: a pool of one worker has its worker thread and the
+        // caller blocks, whatever takt_caller_joins says (fib-1worker, --workers 1).
+        r["caller_joins"] = options.caller_joins && row.workers >= 2;
         r["steals"] = row.steals;
         r["spawns"] = row.spawns;
         r["rounds_steals"] = row.steal_rounds;  // each sample's, laid out as rounds_ms
@@ -865,9 +880,10 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
       j["rows"].push_back(r);
     }
     for (const Target& t : targets) {
-      nlohmann::json target = {{"name", t.name},       {"kernel", t.kernel}, {"condition", t.condition},
-                               {"measure", t.measure}, {"value", t.value},   {"limit", t.limit},
-                               {"pass", t.pass}};
+      nlohmann::json target = {{"name", t.name},           {"kernel", t.kernel},
+                               {"condition", t.condition}, {"measure", t.measure},
+                               {"value", t.value},         {"limit", t.limit},
+                               {"pass", t.pass},           {"results_correct", t.results_wrong.empty()}};
       if (t.noise) {
         target["difference"] = t.noise->difference;
         target["interval_95"] = {t.noise->low, t.noise->high};
@@ -997,8 +1013,9 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
                   false,
                   std::nullopt,
                   std::nullopt,
-                  std::nullopt};
-    target.pass = target.value <= limit;
+                  std::nullopt,
+                  wrong_results(*t, *o)};
+    target.pass = target.value <= limit && target.results_wrong.empty();
     targets.push_back(target);
   };
   median_target(fmt::format("fib({}) <= 0.5x oneTBB", fib_n), "fib", Runtime::onetbb, 0.5);
@@ -1020,7 +1037,9 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
                   ours <= theirs,
                   compare_tail_ratios(t->rounds, o->rounds),
                   std::pair{t->stats.p95_ms - t->stats.median_ms, o->stats.p95_ms - o->stats.median_ms},
-                  load_realtime};
+                  load_realtime,
+                  wrong_results(*t, *o)};
+    target.pass = target.pass && target.results_wrong.empty();
     targets.push_back(target);
   }
 
@@ -1064,6 +1083,7 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
     } else {
       fmt::print("  {:<52} {:>6.2f} vs {:>6.2f}  {}\n", t.name, t.value, t.limit, t.pass ? "PASS" : "FAIL");
     }
+    if (!t.results_wrong.empty()) fmt::print("  {:<52} FAIL whatever the times: {}\n", "", t.results_wrong);
   }
   auto with_noise =
       std::find_if(targets.begin(), targets.end(), [](const Target& t) { return t.noise.has_value(); });

@@ -53,7 +53,28 @@ std::uint32_t SyntheticTask::node_ns(std::size_t segment, std::uint32_t node) co
 
 void SyntheticTask::run_node(std::size_t segment, std::uint32_t node) const {
   busy_units(static_cast<std::uint64_t>(node_ns(segment, node) * units_per_ns));
-  if (nodes_run != nullptr) nodes_run->fetch_add(1, std::memory_order_relaxed);
+  if (tally != nullptr) {
+    tally->count.fetch_add(1, std::memory_order_relaxed);
+    tally->key_sum.fetch_add(node_key(segment, node), std::memory_order_relaxed);
+  }
+}
+
+std::uint64_t SyntheticTask::node_key(std::size_t segment, std::uint32_t node) {
+  // splitmix64 is a bijection of 64 bits, and (segment, node) → segment·2^32 + node is one
+  // for the task's sizes: distinct nodes have distinct keys.
+  return splitmix64((static_cast<std::uint64_t>(segment) << 32) | node);
+}
+
+std::uint64_t SyntheticTask::expected_key_sum() const {
+  std::uint64_t sum = 0;
+  for (std::size_t s = 0; s < segment_nodes.size(); ++s) {
+    for (std::uint32_t j = 0; j < segment_nodes[s]; ++j) sum += node_key(s, j);
+  }
+  return sum;
+}
+
+bool SyntheticTask::ran_every_node_once(const NodeTally& t) const {
+  return t.count.load() == nodes() && t.key_sum.load() == expected_key_sum();
 }
 
 std::uint64_t SyntheticTask::work_ns() const {

@@ -9,6 +9,15 @@
 
 namespace takt::apps {
 
+/// What the nodes run while a tally is set count into it: how many ran, and the sum
+/// (mod 2^64) of each one's node_key. Every node once gives nodes() and
+/// SyntheticTask::expected_key_sum(); a node run twice and another left out give the
+/// right count but not the right sum.
+struct NodeTally {
+  std::atomic<std::uint64_t> count{0};
+  std::atomic<std::uint64_t> key_sum{0};
+};
+
 /// A synchronous task: segment s has segment_nodes[s] nodes that may run in parallel;
 /// the segments run one after the other. Node j of segment s busy-waits
 /// node_ns(s, j) ∈ [min_node_ns, max_node_ns] nanoseconds.
@@ -22,7 +31,7 @@ struct SyntheticTask {
   double units_per_ns = 1.0;
   /// When set, every node run counts itself here (a check that a runtime ran every node
   /// once; the benchmarks set it for an untimed run only).
-  mutable std::atomic<std::uint64_t>* nodes_run = nullptr;
+  mutable NodeTally* tally = nullptr;
 
   /// Nominal execution time of node j of segment s (a hash of seed, s and j).
   [[nodiscard]] std::uint32_t node_ns(std::size_t segment, std::uint32_t node) const;
@@ -33,6 +42,12 @@ struct SyntheticTask {
   /// Σ over segments of the longest node: the span L in nanoseconds.
   [[nodiscard]] std::uint64_t span_ns() const;
   [[nodiscard]] std::uint64_t nodes() const;
+  /// A node's key for NodeTally: a 64-bit hash of (segment, node), distinct per node.
+  [[nodiscard]] static std::uint64_t node_key(std::size_t segment, std::uint32_t node);
+  /// Σ node_key over every node, mod 2^64: what a tally reads after each ran once.
+  [[nodiscard]] std::uint64_t expected_key_sum() const;
+  /// Whether `t` reads every node run exactly once (up to a 2^-64 chance of a collision).
+  [[nodiscard]] bool ran_every_node_once(const NodeTally& t) const;
 };
 
 /// Makes a task of RTWS type 1, 2 or 3 (§IV.A): 10–20 segments, and per segment

@@ -124,19 +124,46 @@ TEST(Synthetic, WorkAndSpanAreSumsOverNodesAndSegments) {
 }
 
 TEST(Synthetic, RunsEveryNodeInParallel) {
-  // Every node runs once, counted by the task's nodes_run (the check the runtime
+  // Every node runs once, tallied by the task's NodeTally (the check the runtime
   // benchmark makes after each round): in parallel on two workers and serially.
   takt::apps::SyntheticTask task = takt::apps::make_synthetic_task(1, 11, 0.01);
-  std::atomic<std::uint64_t> ran{0};
-  task.nodes_run = &ran;
+  takt::apps::NodeTally parallel;
+  task.tally = &parallel;
   takt::Pool pool(two_workers());
   pool.run([&] { takt::apps::run_synthetic(task); });
-  EXPECT_EQ(ran.load(), task.nodes());
-  ran = 0;
+  EXPECT_EQ(parallel.count.load(), task.nodes());
+  EXPECT_TRUE(task.ran_every_node_once(parallel));
+  takt::apps::NodeTally serial;
+  task.tally = &serial;
   takt::apps::run_synthetic_serial(task);
-  EXPECT_EQ(ran.load(), task.nodes());
+  EXPECT_TRUE(task.ran_every_node_once(serial));
   EXPECT_GT(task.nodes(), 1000u);
   EXPECT_EQ(pool.total_statistics().jobs, 1u);
+}
+
+TEST(Synthetic, ATallyTellsANodeRunTwiceFromEveryNodeOnce) {
+  // Segments {2, 1}: nodes (0,0), (0,1), (1,0). Running (0,0) twice and leaving (0,1)
+  // out runs 3 nodes, the right count, but the key sum differs by
+  // node_key(0,0) − node_key(0,1) ≠ 0 (distinct keys): the check fails, where a count
+  // alone passed.
+  takt::apps::SyntheticTask task;
+  task.seed = 1;
+  task.min_node_ns = 1;
+  task.max_node_ns = 1;
+  task.segment_nodes = {2, 1};
+  EXPECT_NE(takt::apps::SyntheticTask::node_key(0, 0), takt::apps::SyntheticTask::node_key(0, 1));
+  takt::apps::NodeTally right, twice;
+  task.tally = &right;
+  task.run_node(0, 0);
+  task.run_node(0, 1);
+  task.run_node(1, 0);
+  EXPECT_TRUE(task.ran_every_node_once(right));
+  task.tally = &twice;
+  task.run_node(0, 0);
+  task.run_node(0, 0);
+  task.run_node(1, 0);
+  EXPECT_EQ(twice.count.load(), task.nodes());
+  EXPECT_FALSE(task.ran_every_node_once(twice));
 }
 
 }  // namespace
