@@ -292,7 +292,7 @@ bool scaling(const SchedBenchOptions& o, nlohmann::json& result) {
         for (int c = 0; c < n_calls; ++c) (void)s.schedule(c % n);
         idles.push_back((ns_since(t0) - timer_overhead_ns()) / n_calls);
       }
-      idle.push_back(o.idle ? median(idles) : 0.0);
+      if (o.idle) idle.push_back(median(idles));
       measured.push_back(n);
       auto grown = [&measured](double ratio) {
         return measured.size() > 1 ? nlohmann::json(ratio) : nlohmann::json(nullptr);
@@ -304,11 +304,13 @@ bool scaling(const SchedBenchOptions& o, nlohmann::json& result) {
           {"admit_ns", admit},
           {"schedule_ns", schedule},
           {"exit_ns", exit},
-          {"idle_schedule_ns", idle},
+          // Not measured (--skip-idle): null, not zeros that read as measured.
+          {"idle_schedule_ns", o.idle ? nlohmann::json(idle) : nlohmann::json(nullptr)},
           // A growth needs two PE counts (a stop may leave one): null, not 1.0.
           {"admit_growth_ratio", grown(admit.back() / admit.front())},
           {"schedule_growth_ratio", grown(schedule.back() / schedule.front())},
-          {"idle_schedule_growth_ratio", o.idle ? grown(idle.back() / idle.front()) : nlohmann::json(0.0)},
+          {"idle_schedule_growth_ratio",
+           o.idle ? grown(idle.back() / idle.front()) : nlohmann::json(nullptr)},
           {"admit_calls", admit_calls},
           {"schedule_calls", schedule_calls},
       };

@@ -67,8 +67,8 @@ void print_scaling(const nlohmann::json& sc) {
     const bool complete = !t.contains("complete");
     cut = cut || !complete;
     for (const std::string what : {"admit", "schedule", "idle_schedule"}) {
+      if (t[what + "_ns"].is_null()) continue;                   // not measured (--skip-idle)
       const nlohmann::json& growth = t[what + "_growth_ratio"];  // null: fewer than two PE counts
-      if (growth.is_number() && growth.get<double>() == 0.0) continue;  // not measured
       std::string line =
           fmt::format("  {:<16} {:<9}", first ? name : "", what == "idle_schedule" ? "idle" : what);
       first = false;

@@ -47,7 +47,13 @@ TEST_F(BenchStop, SchedKeepsEveryScalingStepMeasured) {
   EXPECT_FALSE(j.contains("baselines"));
   ASSERT_TRUE(j.contains("scaling")) << j.dump();
   std::size_t steps = 0;
-  for (const auto& [name, t] : j["scaling"]["topologies"].items()) steps += t["admit_ns"].size();
+  for (const auto& [name, t] : j["scaling"]["topologies"].items()) {
+    steps += t["admit_ns"].size();
+    // --skip-idle: the idle calls were not timed, so null, not zeros that read as measured.
+    EXPECT_TRUE(t["idle_schedule_ns"].is_null()) << name << ": " << t.dump();
+    EXPECT_TRUE(t["idle_schedule_growth_ratio"].is_null()) << name << ": " << t.dump();
+  }
+  EXPECT_EQ(o.out.find(" idle "), std::string::npos) << "no idle line without idle times\n" << o.out;
   EXPECT_GE(steps, 1u);
   EXPECT_LT(steps, 40u);
   EXPECT_EQ(steps, count(o.err, "scaling: ")) << "every step reported is written\n" << o.err;
