@@ -5,6 +5,7 @@
 #include "os/power.hpp"
 #include "os/realtime.hpp"
 #include "platform/metrics_json.hpp"
+#include "takt/error.hpp"
 
 #include <fmt/core.h>
 #include <fmt/format.h>
@@ -183,11 +184,19 @@ void run_condition(const LatencyBenchOptions& o, const std::vector<int>& cpus, b
     r.benchmark = "barrier_latency";
     r.variant = "openmp";
     r.threads = threads;
-    r.stats = measure_openmp_barrier_latency(cpus, threads, fifo, o.seconds);
     r.note = "libgomp's omp barrier (it spins, then sleeps), for comparison";
     if (threads > p) r.note += fmt::format("; {} threads share {} cores", threads, p);
-    check_samples(r);
-    for (LatencyResult& own : c.results) compare_with_openmp(own, r);
+    try {
+      r.stats = measure_openmp_barrier_latency(cpus, threads, fifo, o.seconds);
+      check_samples(r);
+      for (LatencyResult& own : c.results) compare_with_openmp(own, r);
+    } catch (const Error& e) {
+      // The rows measured before it are kept, and those after it are measured: the
+      // error ended the command before, with no table and no final JSON.
+      r.error = e.what();
+      say(o,
+          fmt::format("{}: barrier latency, {} threads, OpenMP: not measured: {}", c.name, threads, r.error));
+    }
     c.results.push_back(r);
     done();
   }
@@ -282,6 +291,7 @@ nlohmann::json to_json(const LatencyReport& r) {
         jr["target_met"] = x.target_met;
       }
       if (!x.note.empty()) jr["note"] = x.note;
+      if (!x.error.empty()) jr["error"] = x.error;
       results.push_back(std::move(jr));
     }
     jc["results"] = std::move(results);
@@ -337,6 +347,12 @@ std::string format_table(const LatencyReport& r) {
                                ? std::string()
                                : fmt::format("{}: {}", x.target, x.target_met ? "met" : "NOT met");
       if (!x.note.empty()) target += (target.empty() ? "" : "; ") + x.note;
+      if (!x.error.empty()) target += (target.empty() ? "" : "; ") + ("NOT MEASURED: " + x.error);
+      if (s.samples == 0) {  // nothing measured: dashes, not zeros that read as latencies
+        fmt::format_to(it, "{:<19} {:<16} {:>3} {:>7} {:>7} {:>7} {:>7} {:>7} {:>8}  {}  {}\n", x.benchmark,
+                       x.variant, x.threads, "-", "-", "-", "-", "-", "-", ratios, target);
+        continue;
+      }
       fmt::format_to(it,
                      "{:<19} {:<16} {:>3} {:>7.1f} {:>7.1f} {:>7.1f} {:>7.1f} {:>7.1f} {:>8.1f}  {}  {}\n",
                      x.benchmark, x.variant, x.threads, s.p25_us, s.p50_us, s.p75_us, s.p95_us, s.p99_us,

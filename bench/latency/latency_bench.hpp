@@ -65,6 +65,9 @@ struct LatencyResult {
   std::string target;  ///< the issue's target this row is checked against, "" when none
   bool target_met = false;
   std::string note;
+  /// Why this row could not be measured ("" where it was): e.g. OpenMP gave a team of
+  /// another size. The other rows are measured; the command then ends with this error.
+  std::string error;
 };
 
 /// The release-latency target of a scheduling row: p50 and p99 within 1.5x of the

@@ -99,11 +99,24 @@ constexpr std::string_view kStopNotice =
           signals.say_if_it_came_too_late("bench latency", "measurement", "the results are complete");
         }
         bool measured = false;
-        for (const auto& c : report.conditions) measured = measured || c.ran;
+        std::string unmeasured;  // the first row that could not be measured, and why
+        for (const auto& c : report.conditions) {
+          measured = measured || c.ran;
+          for (const auto& x : c.results) {
+            if (unmeasured.empty() && !x.error.empty()) {
+              unmeasured = fmt::format("{}: {} {}, {} threads, not measured: {}", c.name, x.benchmark,
+                                       x.variant, x.threads, x.error);
+            }
+          }
+        }
         // A stopped run ends by the signal after this (cli::finish_command).
         if (!measured && !report.stopped) {
           throw Error(
               "no condition could run (see above): without the SCHED_FIFO privilege, leave out --no-other");
+        }
+        if (!unmeasured.empty() && !report.stopped) {
+          throw Error(fmt::format("{}; the other measurements are printed{}", unmeasured,
+                                  o->json.empty() ? "" : " and written to " + o->json));
         }
         return exit_ok;
       };

@@ -1090,6 +1090,39 @@ TEST_F(Commands, AThreadThatCannotStartIsNamedWithTheLimitToRaise) {
   EXPECT_NE(o.err.find("raise the limit on threads (ulimit -u"), std::string::npos) << o.err;
 }
 
+TEST_F(Commands, BenchLatencyKeepsItsMeasurementsWhereOpenMpGivesASmallerTeam) {
+  // OMP_THREAD_LIMIT=1: libgomp gives a team of 1 where 2 threads are asked for, so its
+  // barrier row cannot be measured. The error ended the command with no table and a
+  // JSON of "complete": false that looked like a run that was killed; now that row says
+  // why, the others are measured, printed and written, and the exit code is 1.
+  const std::string file = (dir_ / "latency.json").string();
+  Outcome r = takt("bench latency --seconds 0.1 --no-fifo --no-cyclictest --no-pm-qos --json " + file,
+                   "TAKT_NO_RT=1 OMP_THREAD_LIMIT=1");
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(
+      r.err.find("takt: error: SCHED_OTHER: barrier_latency openmp, 2 threads, not measured: OpenMP gave "
+                 "a team of 1 threads where 2 were asked for (OMP_THREAD_LIMIT or OMP_DYNAMIC?)"),
+      std::string::npos)
+      << r.err;
+  EXPECT_NE(r.out.find("NOT MEASURED: OpenMP gave a team of 1 threads"), std::string::npos) << r.out;
+  const auto j = nlohmann::json::parse(takt::testing::slurp(file));
+  EXPECT_TRUE(j["complete"].get<bool>());
+  int measured = 0, unmeasured = 0;
+  for (const auto& row : j["conditions"][0]["results"]) {
+    if (row["variant"] == "openmp") {
+      ++unmeasured;
+      EXPECT_NE(row["error"].get<std::string>().find("OMP_THREAD_LIMIT"), std::string::npos) << row.dump();
+      EXPECT_TRUE(row["p50_us"].is_null()) << row.dump();
+    } else {
+      ++measured;
+      EXPECT_FALSE(row.contains("error")) << row.dump();
+      EXPECT_GT(row["samples"].get<int>(), 0) << row.dump();
+    }
+  }
+  EXPECT_GE(unmeasured, 1);
+  EXPECT_GE(measured, 4);  // two scheduling and at least two barrier rows
+}
+
 TEST_F(Commands, EveryBenchmarkAndRunJsonSaysWhereItCameFrom) {
   // Results compared over time need the version, the date and the exact command: latency,
   // policies, cpus and sched wrote none of them (policies' options were only in a
