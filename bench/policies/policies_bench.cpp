@@ -275,7 +275,9 @@ PoliciesReport run_policies_bench(const PoliciesBenchOptions& options) {
         if (r.metrics.run.stopped && r.metrics.jobs.empty() && !r.jobs_left_running) return stop_before_this_set();
         ++cell.sets;
         if (verdict.schedulable) ++cell.admitted;
-        cell.seconds += seconds;
+        // Measured (first release to the last lane's return), not the length planned: a
+        // run that a signal stopped is shorter.
+        cell.seconds += std::chrono::duration<double>(r.metrics.run.duration()).count();
         tally.add(cell, r.metrics, set);
         // The experiment ends with this set: a job left running, a stop by a signal, or a
         // signal that came after the set ran whole, while its results were made.

@@ -71,7 +71,7 @@ struct PolicyCell {
   /// (platform::JobResult::executed): above 1, the jobs ran longer than the C that the
   /// policies' analyses assumed; 0 when no job's is known (shown as "-").
   double work_ratio = 0;
-  double seconds = 0;  ///< run time, all sets
+  double seconds = 0;  ///< run time of all its sets, measured (RunInfo::duration), s
   /// The cell ran fewer jobs than PoliciesBenchOptions::min_jobs: its runs hit max_run.
   bool short_of_jobs = false;
 };

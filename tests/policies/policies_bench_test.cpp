@@ -119,6 +119,10 @@ TEST(PoliciesBench, EveryPolicyGetsACellWithAtLeastTheAskedJobs) {
       EXPECT_LE(c.misses, c.jobs);
       EXPECT_NEAR(c.miss_ratio, static_cast<double>(c.misses) / static_cast<double>(c.jobs), 1e-12);
       EXPECT_GT(c.finished, 0u);
+      // The sets' measured run time: each set runs until its jobs are released (at least
+      // one period, 2.298 ms) and at most its planned length plus the drain.
+      EXPECT_GE(c.seconds, 3 * 0.002298);
+      EXPECT_LT(c.seconds, 3 * 30.0);
       // A finished job took at least its span: response / D ≥ L / D = 276 µs... here for
       // 30 %: C = 3 ms → 11 segments, L = 244 µs, D = 2.298 ms: L/D > 0.1.
       EXPECT_GT(c.mean_relative_response, 0.1);
