@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <memory>
 #include <new>
+#include <optional>
 #include <stdexcept>
 
 namespace takt::cli {
@@ -85,6 +86,27 @@ int run_bench(const BenchArgs& a) {
              "parse", "analyse", "report", "total", "vs 1 s", "sched");
   std::fflush(stdout);
   double worst = 0;
+  // The JSON file: after every row with "complete": false (a run killed, or one that
+  // takes long at a large --tasks, keeps the rows measured), and at the end.
+  auto save = [&](bool complete, const std::string& stopped_by) {
+    nlohmann::ordered_json doc{{"benchmark", "analyze"}};
+    for (const auto& [key, value] : provenance.items()) doc[key] = value;
+    doc["complete"] = complete;
+    if (!stopped_by.empty()) doc["stopped_by"] = stopped_by;
+    doc["tasks"] = a.tasks;
+    doc["cores"] = a.cores;
+    doc["repetitions"] = a.repetitions;
+    doc["utilization_share"] = a.utilization_share;
+    doc["note"] =
+        "no oneTBB/OpenMP counterpart: analysis is takt's own; compared with the 1 s "
+        "target of issue 3";
+    doc["results"] = results;
+    if (!complete) doc["not_measured"] = not_measured;
+    // Of the rows measured; null when none was.
+    doc["slowest_total_s"] = results.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(worst);
+    platform::write_text_file(
+        a.json_file, doc.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
+  };
   std::string invalid;  // why a generated set could not be analysed, if one could not
   std::string invalid_short;  // "a set could not be generated" or "... analysed under a policy"
   // A row that is bad input (its set cannot be generated, or analysed under its policy, or
@@ -134,7 +156,7 @@ int run_bench(const BenchArgs& a) {
     }
     for (model::Policy policy : policies) {
       std::vector<double> parse, analyse, report, total;
-      std::size_t strands = 0;
+      std::optional<std::size_t> strands;  // partitioned-dm's strand table; the others place none
       bool schedulable = false;
       std::string unmeasurable;  // why the set cannot be analysed under this policy, if it cannot
       for (int r = 0; r < a.repetitions && !stop.requested(); ++r) {
@@ -190,16 +212,11 @@ int run_bench(const BenchArgs& a) {
       };
       const double total_median = median(total);
       worst = std::max(worst, total_median);
-      fmt::print("{:<10} {:<17} {:>8} {:>10.4f}s {:>10.4f}s {:>10.4f}s {:>10.4f}s {:>9.3f}x {:>6}\n",
-                 analysis::to_string(method), model::to_string(policy), strands, median(parse),
-                 median(analyse), median(report), total_median, total_median / 1.0,
-                 schedulable ? "yes" : "no");
-      std::fflush(stdout);  // each row as it is measured, also into a pipe or a file
       results.push_back({{"set", analysis::to_string(method)},
                          {"policy", model::to_string(policy)},
                          {"tasks", a.tasks},
                          {"cores", a.cores},
-                         {"strands", strands},
+                         {"strands", strands ? nlohmann::ordered_json(*strands) : nlohmann::ordered_json()},
                          {"schedulable", schedulable},
                          {"parse_s", median(parse)},
                          {"analyse_s", median(analyse)},
@@ -208,6 +225,13 @@ int run_bench(const BenchArgs& a) {
                          {"total_min_s", *std::min_element(total.begin(), total.end())},
                          {"target_s", 1.0},
                          {"ratio_to_target", total_median / 1.0}});
+      // Written before it is printed: a row on the screen is in the file.
+      if (!a.json_file.empty()) save(false, "");
+      fmt::print("{:<10} {:<17} {:>8} {:>10.4f}s {:>10.4f}s {:>10.4f}s {:>10.4f}s {:>9.3f}x {:>6}\n",
+                 analysis::to_string(method), model::to_string(policy),
+                 strands ? std::to_string(*strands) : std::string("-"), median(parse), median(analyse),
+                 median(report), total_median, total_median / 1.0, schedulable ? "yes" : "no");
+      std::fflush(stdout);  // each row as it is measured, also into a pipe or a file
     }
   }
   stop.measured();  // a signal now is only counted (a third still ends takt)
@@ -224,25 +248,7 @@ int run_bench(const BenchArgs& a) {
   } else {
     fmt::print("\npartial: {} before the first row was measured\n", cut_short);
   }
-  if (!a.json_file.empty()) {
-    nlohmann::ordered_json doc{{"benchmark", "analyze"}};
-    for (const auto& [key, value] : provenance.items()) doc[key] = value;
-    doc["complete"] = complete;
-    if (!complete && invalid.empty()) doc["stopped_by"] = signal;
-    doc["tasks"] = a.tasks;
-    doc["cores"] = a.cores;
-    doc["repetitions"] = a.repetitions;
-    doc["utilization_share"] = a.utilization_share;
-    doc["note"] =
-        "no oneTBB/OpenMP counterpart: analysis is takt's own; compared with the 1 s "
-        "target of issue 3";
-    doc["results"] = results;
-    if (!complete) doc["not_measured"] = not_measured;
-    // Of the rows measured; null when none was.
-    doc["slowest_total_s"] = results.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(worst);
-    platform::write_text_file(
-        a.json_file, doc.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
-  }
+  if (!a.json_file.empty()) save(complete, complete || !invalid.empty() ? "" : signal);
   if (!invalid.empty()) {
     fmt::print(stderr, "takt: error: {}{}\n", invalid,
                a.json_file.empty() ? "" : "; the rows measured are written to " + a.json_file);

@@ -452,7 +452,35 @@ TEST_F(Commands, BenchAnalyzeWritesJson) {
   for (const auto& row : j["results"]) {
     EXPECT_EQ(row["tasks"], 30);
     EXPECT_GT(row["total_s"].get<double>(), 0);
+    // Only partitioned-dm places strands: the others' count is null (it was 0), and "-"
+    // in the table.
+    if (row["policy"] == "partitioned-dm") {
+      EXPECT_GT(row["strands"].get<int>(), 30) << row.dump();
+    } else {
+      EXPECT_TRUE(row["strands"].is_null()) << row.dump();
+    }
   }
+  EXPECT_NE(r.out.find("rt-openmp  federated                -"), std::string::npos) << r.out;
+}
+
+TEST_F(Commands, BenchAnalyzeKilledKeepsTheRowsItPrinted) {
+  // SIGKILL (no handler runs) as soon as the first row is printed: the file holds that
+  // row, marked complete: false. The JSON was written only at the end, so a run killed,
+  // or one long at a large --tasks, kept nothing.
+  const std::string json = (dir_ / "killed.json").string();
+  const takt::testing::Interrupted r = signal_takt_when(
+      {"bench", "analyze", "--tasks", "60", "--cores", "8", "--repetitions", "60", "--json", json},
+      [](const std::string& out, std::chrono::steady_clock::duration) {
+        return out.find("\nrt-openmp  federated ") != std::string::npos;
+      },
+      SIGKILL);
+  ASSERT_TRUE(r.signalled) << "the first row was never printed before the end: " << r.outcome.out;
+  auto j = nlohmann::json::parse(takt::testing::slurp(json));
+  EXPECT_FALSE(j["complete"].get<bool>());
+  ASSERT_GE(j["results"].size(), 1u) << j.dump();
+  EXPECT_EQ(j["results"][0]["set"], "rt-openmp");
+  EXPECT_EQ(j["results"][0]["policy"], "federated");
+  EXPECT_GT(j["results"][0]["total_s"].get<double>(), 0);
 }
 
 TEST_F(Commands, BenchAnalyzeKeepsItsRowsWhenASetCannotBeGenerated) {
