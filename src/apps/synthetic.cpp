@@ -1,6 +1,7 @@
 // RTWS synthetic synchronous tasks on the takt runtime.
 #include "apps/synthetic.hpp"
 
+#include "apps/segments.hpp"
 #include "apps/splitmix.hpp"
 
 #include "takt/error.hpp"
@@ -31,19 +32,6 @@ TypeParameters parameters(int type) {
 
 void busy_units(std::uint64_t units) {
   for (std::uint64_t i = 0; i < units; ++i) asm volatile("" : "+r"(i));
-}
-
-double calibrate_busy_loop() {
-  constexpr std::uint64_t units = 20'000'000;
-  double best = 0.0;
-  for (int trial = 0; trial < 5; ++trial) {
-    auto t0 = std::chrono::steady_clock::now();
-    busy_units(units);
-    auto t1 = std::chrono::steady_clock::now();
-    double ns = std::chrono::duration<double, std::nano>(t1 - t0).count();
-    if (ns > 0) best = std::max(best, static_cast<double>(units) / ns);
-  }
-  return best > 0 ? best : 1.0;
 }
 
 std::uint32_t SyntheticTask::node_ns(std::size_t segment, std::uint32_t node) const {
@@ -117,7 +105,7 @@ SyntheticTask make_synthetic_task(int type, std::uint64_t seed, double node_scal
     auto n = static_cast<std::uint32_t>(std::max(1.0, nodes(rng) * node_scale));
     task.segment_nodes.push_back(n);
   }
-  task.units_per_ns = calibrate_busy_loop();
+  task.units_per_ns = busy_units_per_ns();  // the segments program's calibration, one per process
   return task;
 }
 

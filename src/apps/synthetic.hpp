@@ -55,15 +55,14 @@ struct SyntheticTask {
 ///   type 2: 10,000–20,000 nodes of 2,000–4,500 ns,
 ///   type 3: 1,000–2,000 nodes of 20,000–50,000 ns,
 /// drawn uniformly from `seed`. `node_scale` multiplies the node counts (benchmarks use
-/// it to shorten runs). Calibrates the busy loop: five trials of 2·10⁷ iterations, 40 to
-/// 75 ms at the 1.3 to 2.6 iterations/ns this project's VM runs at (`takt bench cpus`).
+/// it to shorten runs). Its nodes run busy_units_per_ns() iterations per ns: the busy
+/// loop's calibration that the segments program uses too (the fastest of 40 short trials
+/// by thread CPU time, once per process; `takt bench cpus` compares each CPU with it).
 /// A node's fixed overhead (its time drawn from the seed, the call, the loop's exit) is
 /// not calibrated away: type-1 nodes run about 4.5 times their nominal 5-10 ns
 /// (docs/programs.md).
 SyntheticTask make_synthetic_task(int type, std::uint64_t seed, double node_scale = 1.0);
 
-/// Busy-loop iterations per nanosecond, measured now (best of a few trials).
-double calibrate_busy_loop();
 /// Spins for `units` busy-loop iterations.
 void busy_units(std::uint64_t units);
 
