@@ -185,9 +185,13 @@ bool pin_current_thread(const CpuSet& cpus) {
   for (int c : cpus) CPU_SET_S(static_cast<std::size_t>(c), mask.size(), mask.get());  // c <= kMaxId
   int rc = pthread_setaffinity_np(pthread_self(), mask.size(), mask.get());
   if (rc != 0) {
-    warn_once("affinity." + cpus.to_string(),
-              fmt::format("cannot pin a thread to CPUs {} ({}); it runs unpinned. Check the CPU "
-                          "ids against `nproc` and the process's allowed CPUs ({})",
+    // One warning per reason, not per CPU set: a pool whose workers each fail to pin
+    // to their own CPU says it once.
+    warn_once("affinity." + std::to_string(rc),
+              fmt::format("cannot pin a thread to CPUs {} ({}); it keeps the CPUs it could use before (the "
+                          "process's allowed CPUs are {}), and other threads that cannot be pinned for the "
+                          "same reason are not reported again. Check the CPU ids against `nproc` and "
+                          "the allowed CPUs",
                           cpus.to_string(), std::strerror(rc), allowed_cpus().to_string()));
     return false;
   }

@@ -35,9 +35,13 @@ WakeupLatencyRequest::WakeupLatencyRequest(std::chrono::microseconds max_latency
   }
   // The kernel keeps the request while the file stays open; the value is a binary s32 in µs.
   const std::int32_t value = static_cast<std::int32_t>(max_latency.count());
-  if (write(fd, &value, sizeof value) != static_cast<ssize_t>(sizeof value)) {
-    why_not_ = fmt::format("cannot write {} ({})", pm_qos_device, std::strerror(errno));
-    warn_once("pm_qos", why_not_);
+  const ssize_t written = write(fd, &value, sizeof value);
+  if (written != static_cast<ssize_t>(sizeof value)) {
+    // A short write sets no errno: say what was written instead of a stale one.
+    why_not_ = written < 0 ? fmt::format("cannot write {} ({})", pm_qos_device, std::strerror(errno))
+                           : fmt::format("cannot write {} ({} of {} bytes written)", pm_qos_device, written,
+                                         sizeof value);
+    warn_once("pm_qos", fmt::format("{}: idle CPUs may wake slowly for releases", why_not_));
     close(fd);
     return;
   }

@@ -9,8 +9,9 @@ namespace takt::os {
 /// While alive, asks the kernel to keep every CPU's wake-up latency at or below
 /// `max_latency` (PM QoS through /dev/cpu_dma_latency): idle CPUs then stay in shallow
 /// idle states, so a release or a futex wake reaches a sleeping thread quickly. This
-/// is what cyclictest does by default. Without the privilege (the file is root's) or
-/// with TAKT_NO_RT, the request is inactive and warns once; the run goes on.
+/// is what cyclictest does by default. Without the privilege (the file is root's) the
+/// request is inactive and warns once; with TAKT_NO_RT it is not made, without a
+/// warning (summary() says why); the run goes on either way.
 class WakeupLatencyRequest {
  public:
   explicit WakeupLatencyRequest(std::chrono::microseconds max_latency = std::chrono::microseconds(0));

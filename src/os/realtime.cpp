@@ -1,8 +1,10 @@
 // Real-time scheduling classes and memory locking, with the fallback path.
 #include "os/realtime.hpp"
 
+#include "os/cpu.hpp"
 #include "os/diagnostics.hpp"
 #include "os/thread_start.hpp"
+#include "takt/error.hpp"
 
 #include <fmt/core.h>
 #include <linux/capability.h>
@@ -65,14 +67,33 @@ int highest_fifo_priority_on_this_thread() {
   return try_fifo_on_this_thread(static_cast<int>(highest)) ? static_cast<int>(highest) : 0;
 }
 
-bool try_deadline_on_this_thread() {
+/// Tries a 1 % SCHED_DEADLINE reservation; where it is refused, `why` says what to change.
+bool try_deadline_on_this_thread(std::string& why) {
   SchedAttr a{};
   a.size = sizeof a;
   a.sched_policy = SCHED_DEADLINE;
   a.sched_runtime = 100'000;
   a.sched_deadline = 10'000'000;
   a.sched_period = 10'000'000;
-  if (sched_setattr_self(a) != 0) return false;
+  if (sched_setattr_self(a) != 0) {
+    const int err = errno;
+    const CpuSet allowed = allowed_cpus(), online = online_cpus();
+    if (err == EPERM && allowed.size() < online.size()) {
+      // The kernel admits SCHED_DEADLINE only for a thread that may run on every CPU of
+      // its root domain: a process started under taskset or a narrower cpuset is refused.
+      why = fmt::format(
+          "this process may use CPUs {} of {}, and the kernel admits it only for threads allowed "
+          "on every CPU of their root domain: start takt without taskset or a narrower cpuset",
+          allowed.to_string(), online.to_string());
+    } else if (err == EPERM) {
+      why = "run as root or grant CAP_SYS_NICE";
+    } else if (err == EBUSY) {
+      why = "the kernel's admission test refused a 1 % reservation: the CPUs' real-time bandwidth is taken";
+    } else {
+      why = std::strerror(err);
+    }
+    return false;
+  }
   SchedAttr back{};
   back.size = sizeof back;
   back.sched_policy = SCHED_OTHER;
@@ -87,7 +108,7 @@ Privileges probe() {
   // Probe on a helper thread so the caller's own class never changes.
   std::thread t = start_thread("the thread that probes the real-time privileges", [&p] {
     p.max_fifo_priority = highest_fifo_priority_on_this_thread();
-    p.deadline = try_deadline_on_this_thread();
+    p.deadline = try_deadline_on_this_thread(p.deadline_refused);
   });
   t.join();
   p.fifo = p.max_fifo_priority >= fifo_highest_used;
@@ -169,7 +190,9 @@ std::string Privileges::summary() const {
         "no (RLIMIT_MEMLOCK {} KiB is below the {} MiB this process maps; raise it, e.g. ulimit -l unlimited)",
         memlock.limit / 1024, (memlock.mapped + (1 << 20) - 1) >> 20);
   }
-  return fmt::format("SCHED_FIFO {}, SCHED_DEADLINE {}, mlockall {}", fifo_text, yes_no(deadline), mlock_text);
+  const std::string deadline_text =
+      deadline || deadline_refused.empty() ? std::string(yes_no(deadline)) : "no (" + deadline_refused + ")";
+  return fmt::format("SCHED_FIFO {}, SCHED_DEADLINE {}, mlockall {}", fifo_text, deadline_text, mlock_text);
 }
 
 const Privileges& privileges() {
@@ -205,11 +228,20 @@ bool set_fifo(pthread_t thread, int priority) {
 PiMutex::PiMutex() {
   pthread_mutexattr_t attr;
   pthread_mutexattr_init(&attr);
-  // Where the kernel lacks PI futexes the mutex stays an ordinary one.
+  // Where the kernel lacks PI futexes the mutex stays an ordinary one, with one warning.
   (void)pthread_mutexattr_setprotocol(&attr, PTHREAD_PRIO_INHERIT);
-  if (pthread_mutex_init(&mutex_, &attr) != 0) {
+  if (const int pi = pthread_mutex_init(&mutex_, &attr); pi != 0) {
+    warn_once("pi-mutex",
+              fmt::format("priority inheritance is not available here ({}): a thread that holds a "
+                          "lock of takt's (a shared core's queue) is not raised to the priority "
+                          "of one that waits for it; a kernel with PI futexes "
+                          "(CONFIG_FUTEX_PI) has it",
+                          std::strerror(pi)));
     pthread_mutexattr_setprotocol(&attr, PTHREAD_PRIO_NONE);
-    pthread_mutex_init(&mutex_, &attr);
+    if (const int plain = pthread_mutex_init(&mutex_, &attr); plain != 0) {
+      pthread_mutexattr_destroy(&attr);
+      throw Error(fmt::format("cannot create a mutex: {}", std::strerror(plain)));
+    }
   }
   pthread_mutexattr_destroy(&attr);
 }

@@ -24,6 +24,9 @@ struct MlockallCheck {
 struct Privileges {
   bool fifo = false;      ///< SCHED_FIFO accepted at every priority takt uses (up to fifo_highest_used)
   bool deadline = false;  ///< SCHED_DEADLINE accepted
+  /// Why the probe's SCHED_DEADLINE reservation was refused (summary() says it), "" if
+  /// it was accepted or the reason is not known.
+  std::string deadline_refused;
   bool mlock = false;     ///< mlockall accepted (mlockall_would_succeed() at the probe)
   /// The probe's check behind `mlock` (where the limit decided: the limit and what the
   /// process mapped then).
@@ -82,6 +85,8 @@ std::string current_policy();
 /// A mutex with priority inheritance (PTHREAD_PRIO_INHERIT): a SCHED_FIFO thread that
 /// waits for it lends its priority to the holder, so that a holder preempted by a
 /// middle-priority thread cannot delay it (unbounded priority inversion). Lockable.
+/// Where the kernel has no PI futexes it is an ordinary mutex, and says so once
+/// (warn_once); a mutex that cannot be created at all is a takt::Error.
 class PiMutex {
  public:
   PiMutex();

@@ -1,14 +1,53 @@
 #include "os/thread_start.hpp"
 
 #include <fmt/core.h>
+#include <sys/resource.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <string>
 
 namespace takt::os {
+namespace {
+
+/// Kibibytes of memory this process has locked (VmLck of /proc/self/status), 0 if unknown.
+long long locked_kib() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.rfind("VmLck:", 0) == 0) return std::atoll(line.c_str() + 6);
+  }
+  return 0;
+}
+
+/// Where a limit on memory, not on threads, may be what refused the thread: pthread_create
+/// fails with the same EAGAIN when the new thread's stack cannot be mapped.
+std::string memory_note() {
+  rlimit as{};
+  if (::getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) {
+    return fmt::format(
+        "; or its stack did not fit the address-space limit (ulimit -v, {} MiB here): raise it, or unset it",
+        as.rlim_cur / (1024 * 1024));
+  }
+  rlimit memlock{};
+  if (locked_kib() > 0 && ::getrlimit(RLIMIT_MEMLOCK, &memlock) == 0 && memlock.rlim_cur != RLIM_INFINITY) {
+    return fmt::format(
+        "; or, with this process's memory locked (mlockall), its stack did not fit the limit on locked "
+        "memory "
+        "(ulimit -l, {} KiB here): raise it",
+        memlock.rlim_cur / 1024);
+  }
+  return "";
+}
+
+}  // namespace
 
 std::string thread_start_error(std::string_view what, const std::system_error& e, std::string_view remedy) {
-  return fmt::format("cannot start {} ({}); {}", what, e.what(),
-                     remedy.empty() ? "raise the limit on threads (ulimit -u, or the cgroup's pids.max) or stop "
-                                      "other processes of this user"
-                                    : remedy);
+  return fmt::format("cannot start {} ({}); {}{}", what, e.what(),
+                     remedy.empty()
+                         ? "raise the limit on threads (ulimit -u, or the cgroup's pids.max) or stop "
+                           "other processes of this user"
+                         : remedy,
+                     memory_note());
 }
 
 }  // namespace takt::os

@@ -13,7 +13,9 @@
 namespace takt::os {
 
 /// "cannot start <what> (<reason>); <remedy>": the message for a thread that could not
-/// be created; `remedy` defaults to raising the limits on threads.
+/// be created; `remedy` defaults to raising the limits on threads. Where the address
+/// space is limited (ulimit -v), or memory is locked under a finite RLIMIT_MEMLOCK, it
+/// adds that limit: the thread's stack that could not be mapped fails the same way.
 std::string thread_start_error(std::string_view what, const std::system_error& e, std::string_view remedy = {});
 
 /// std::thread(body), throwing takt::Error(thread_start_error(what, ...)) when the thread

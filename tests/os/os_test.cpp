@@ -5,6 +5,7 @@
 #include "os/futex.hpp"
 #include "os/futex_lock.hpp"
 #include "os/realtime.hpp"
+#include "os/thread_start.hpp"
 #include "os/usage.hpp"
 #include "takt/error.hpp"
 
@@ -25,6 +26,7 @@
 #include <ctime>
 #include <mutex>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -303,6 +305,21 @@ TEST(Realtime, ThePrivilegesSayWhyMlockallIsRefusedWhereTheLimitDecided) {
   EXPECT_EQ(p.summary().find("RLIMIT_MEMLOCK"), std::string::npos);
 }
 
+TEST(Realtime, ThePrivilegesSayWhySchedDeadlineWasRefused) {
+  // Started under `taskset -c 1` as root, the probe's reservation is refused (EPERM: the
+  // thread may not run on every CPU of its root domain) and the line said only
+  // "SCHED_DEADLINE no". It says why where the probe knows.
+  takt::os::Privileges p;
+  p.deadline_refused = "run as root or grant CAP_SYS_NICE";
+  EXPECT_NE(p.summary().find("SCHED_DEADLINE no (run as root or grant CAP_SYS_NICE), mlockall"),
+            std::string::npos)
+      << p.summary();
+  p.deadline_refused.clear();
+  EXPECT_NE(p.summary().find("SCHED_DEADLINE no, mlockall"), std::string::npos) << p.summary();
+  p.deadline = true;
+  EXPECT_NE(p.summary().find("SCHED_DEADLINE yes, mlockall"), std::string::npos) << p.summary();
+}
+
 TEST(Realtime, FifoWhenPrivileged) {
   const auto& p = takt::os::privileges();
   if (!p.fifo) GTEST_SKIP() << "no SCHED_FIFO here: " << p.summary();
@@ -426,4 +443,37 @@ TEST(Usage, ContextSwitchesCountSleeps) {
   EXPECT_EQ(steal.size(), takt::os::cpu_busy_times().size());
   const auto later = takt::os::cpu_steal_times();
   for (std::size_t i = 0; i < steal.size(); ++i) EXPECT_GE(later[i], steal[i]);
+}
+
+TEST(ThreadStart, TheMessageNamesTheAddressSpaceLimitWhereOneIsSet) {
+  // pthread_create fails with EAGAIN both at the limit on threads and where the new
+  // thread's stack cannot be mapped: under `prlimit --as=20MiB`, `takt run` said only
+  // "raise the limit on threads". In a child with RLIMIT_AS of 1 TiB (nothing fails by
+  // it), the message names that limit too; without one, only the limit on threads.
+  const std::system_error refused(std::make_error_code(std::errc::resource_unavailable_try_again));
+  const std::string unlimited = takt::os::thread_start_error("a thread", refused);
+  EXPECT_NE(unlimited.find("cannot start a thread ("), std::string::npos) << unlimited;
+  EXPECT_NE(unlimited.find("raise the limit on threads (ulimit -u"), std::string::npos) << unlimited;
+  rlimit as{};
+  ASSERT_EQ(::getrlimit(RLIMIT_AS, &as), 0);
+  if (as.rlim_cur == RLIM_INFINITY) {
+    EXPECT_EQ(unlimited.find("ulimit -v"), std::string::npos) << unlimited;
+  }
+#if !defined(TAKT_TSAN)  // TSan maps more than 1 TiB of shadow memory
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    const rlimit tebibyte{1ULL << 40, 1ULL << 40};
+    if (::setrlimit(RLIMIT_AS, &tebibyte) != 0) ::_exit(10);
+    const std::string text = takt::os::thread_start_error("a thread", refused);
+    const bool named =
+        text.find("or its stack did not fit the address-space limit (ulimit -v, 1048576 MiB here)") !=
+        std::string::npos;
+    ::_exit(named ? 0 : 11);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "10: setrlimit failed; 11: the limit was not named";
+#endif
 }
