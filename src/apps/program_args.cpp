@@ -40,9 +40,12 @@ std::uint64_t ProgramArgs::whole(std::string_view name, std::uint64_t fallback, 
 double ProgramArgs::number(std::string_view name, double fallback, double min, double max) {
   const std::string* text = next();
   if (text == nullptr) return fallback;
-  char* end = nullptr;
-  const double value = std::strtod(text->c_str(), &end);
-  if (text->empty() || end != text->c_str() + text->size() || !std::isfinite(value) || value < min ||
+  // std::from_chars, as for whole numbers: no leading spaces, no hexadecimal, and not
+  // the locale's decimal point (strtod took " 1e-3" and "0x1p-3", which whole() refuses).
+  double value = 0;
+  const char* end = text->data() + text->size();
+  auto [ptr, ec] = std::from_chars(text->data(), end, value, std::chars_format::general);
+  if (text->empty() || ec != std::errc() || ptr != end || !std::isfinite(value) || value < min ||
       value > max) {
     fail(name, fmt::format("must be a number from {} to {}, got '{}'", min, max, *text));
   }

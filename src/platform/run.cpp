@@ -25,6 +25,7 @@
 #include <algorithm>
 #include <atomic>
 #include <memory>
+#include <new>
 #include <numeric>
 #include <optional>
 #include <set>
@@ -320,6 +321,15 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
         const std::string what = e.what();
         if (what.rfind("task '", 0) == 0) throw;
         throw Error(fmt::format("task '{}': init of program '{}' failed: {}", t.name, program.name, what));
+      } catch (const std::bad_alloc&) {
+        // The program's data did not fit (a built-in matmul of N = 16384 needs 6 GiB):
+        // say so and what to change, not a bare "std::bad_alloc".
+        throw Error(fmt::format(
+            "task '{}': init of program '{}' failed: out of memory (an allocation of its data "
+            "failed); give it smaller arguments (now: {}), or raise the limit on memory "
+            "(ulimit -v)",
+            t.name, program.name,
+            args.args.empty() ? std::string("its defaults") : fmt::format("{}", fmt::join(args.args, " "))));
       } catch (const std::exception& e) {
         throw Error(fmt::format("task '{}': init of program '{}' failed: {}", t.name, program.name, e.what()));
       }

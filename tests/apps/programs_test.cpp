@@ -121,6 +121,14 @@ TEST(BuiltinPrograms, BadArgumentsNameTheArgumentTheRangeAndTheUsage) {
             std::string::npos);
   EXPECT_NE(init_error("synthetic", {"1", "1", "lots"}).find("argument 3 (SCALE) must be a number"),
             std::string::npos);
+  // A decimal argument takes what a whole one takes: no leading space, no hexadecimal
+  // (strtod took both: " 1e-3" ran, "0x1p-3" ran with SCALE 0.125).
+  for (const char* odd : {" 1e-3", "0x1p-3", "1e-3 ", "+0.5"}) {
+    EXPECT_NE(init_error("synthetic", {"1", "1", odd}).find("argument 3 (SCALE) must be a number from"),
+              std::string::npos)
+        << "'" << odd << "'";
+  }
+  EXPECT_EQ(init_error("synthetic", {"1", "1", "1e-3"}), "");
   EXPECT_NE(init_error("matmul", {"12x"}).find("got '12x'"), std::string::npos);
 }
 

@@ -728,6 +728,46 @@ TEST_F(RunCommand, DemoClosesWithThePrivilegesTheRunHad) {
   EXPECT_NE(closing.find("raise it, e.g. ulimit -l unlimited"), std::string::npos) << closing;
 }
 
+TEST_F(RunCommand, UnderTasksetThePrivilegesSayWhySchedDeadlineIsRefused) {
+  // As root on two or more CPUs, `taskset -c 0 takt run` may use SCHED_FIFO but not
+  // SCHED_DEADLINE (the kernel admits it only for threads allowed on every CPU of their
+  // root domain). The line said "SCHED_DEADLINE no" without a reason.
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root: without it SCHED_DEADLINE is refused for another reason";
+  if (takt::os::allowed_cpus().size() < 2) GTEST_SKIP() << "one CPU: taskset narrows nothing";
+  if (std::system("command -v taskset >/dev/null") != 0) GTEST_SKIP() << "taskset (util-linux) missing";
+  const fs::path file = write("one.yaml",
+                              "global: {cores: 1}\n"
+                              "tasks:\n"
+                              "  - {name: a, period: 10ms, program: segments, segments: [{length: "
+                              "100us}]}\n");
+  // (env -u: where the suite runs with TAKT_NO_RT set, takt would not probe.)
+  const Outcome r =
+      takt("run " + file.string() + " --jobs 1 --no-cyclictest", "env -u TAKT_NO_RT taskset -c 0");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("SCHED_DEADLINE no (this process may use CPUs 0 of "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("start takt without taskset or a narrower cpuset"), std::string::npos) << r.out;
+}
+
+TEST_F(RunCommand, AProgramWhoseDataDoesNotFitSaysOutOfMemoryAndWhatToChange) {
+  // matmul of N = 16384 needs three 2 GiB matrices; under an address-space limit of
+  // 1.5 GiB its init fails. The message was "init of program 'matmul' failed:
+  // std::bad_alloc".
+  if (std::system("command -v prlimit >/dev/null") != 0) GTEST_SKIP() << "prlimit (util-linux) missing";
+  const fs::path file = write("big.yaml",
+                              "tasks:\n"
+                              "  - {name: s, period: 100s, work: 1ms, span: 1ms, program: matmul, "
+                              "args: [16384]}\n");
+  const Outcome r = takt("run " + file.string() + " --jobs 1 --no-cyclictest --force",
+                         "prlimit --as=" + std::to_string(1536LL * 1024 * 1024));
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(
+      r.err.find("takt: error: task 's': init of program 'matmul' failed: out of memory (an allocation of "
+                 "its data failed); give it smaller arguments (now: 16384), or raise the limit on memory "
+                 "(ulimit -v)"),
+      std::string::npos)
+      << r.err;
+}
+
 TEST_F(RunCommand, RunReportsTheMachineFloorOnItsOwnCpusAfterTheRun) {
   // takt run's release latency comes with the machine's floor from the same invocation:
   // cyclictest (or takt's timer probe where cyclictest cannot run) for 2 s after the run,
