@@ -2,9 +2,55 @@
 #include "apps/matmul.hpp"
 #include "bench/runtime/kernels.hpp"
 
+#include <fmt/core.h>
 #include <omp.h>
 
+#include <charconv>
+
 namespace takt::bench {
+
+std::string OpenmpSchedule::to_string() const {
+  const char* name = kind == Kind::static_   ? "static"
+                     : kind == Kind::dynamic ? "dynamic"
+                     : kind == Kind::guided  ? "guided"
+                                             : "auto";
+  return chunk > 0 ? fmt::format("{},{}", name, chunk) : std::string(name);
+}
+
+std::optional<OpenmpSchedule> parse_openmp_schedule(std::string_view text) {
+  const std::size_t comma = text.find(',');
+  const std::string_view name = text.substr(0, comma);
+  OpenmpSchedule s;
+  s.chunk = 0;
+  if (name == "static") {
+    s.kind = OpenmpSchedule::Kind::static_;
+  } else if (name == "dynamic") {
+    s.kind = OpenmpSchedule::Kind::dynamic;
+  } else if (name == "guided") {
+    s.kind = OpenmpSchedule::Kind::guided;
+  } else if (name == "auto") {
+    s.kind = OpenmpSchedule::Kind::auto_;
+  } else {
+    return std::nullopt;
+  }
+  if (comma == std::string_view::npos) return s;
+  if (s.kind == OpenmpSchedule::Kind::auto_) return std::nullopt;  // auto takes no chunk
+  const std::string_view digits = text.substr(comma + 1);
+  const char* end = digits.data() + digits.size();
+  auto [ptr, ec] = std::from_chars(digits.data(), end, s.chunk);
+  if (digits.empty() || ec != std::errc() || ptr != end || s.chunk < 1 || s.chunk > 1'000'000)
+    return std::nullopt;
+  return s;
+}
+
+void use_openmp_schedule(const OpenmpSchedule& schedule) {
+  const omp_sched_t kind = schedule.kind == OpenmpSchedule::Kind::static_   ? omp_sched_static
+                           : schedule.kind == OpenmpSchedule::Kind::dynamic ? omp_sched_dynamic
+                           : schedule.kind == OpenmpSchedule::Kind::guided  ? omp_sched_guided
+                                                                            : omp_sched_auto;
+  omp_set_schedule(kind, schedule.chunk);  // a chunk below 1 is the kind's default
+}
+
 namespace {
 
 std::uint64_t fib_task(std::uint64_t n) {
@@ -73,7 +119,7 @@ apps::UtsResult uts_openmp(const apps::UtsConfig& config, int threads) {
 }
 
 void matmul_openmp(const double* a, const double* b, double* c, std::size_t n, int threads) {
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+#pragma omp parallel for schedule(runtime) num_threads(threads)
   for (std::size_t i = 0; i < n; ++i) apps::matmul_row(a, b, c, n, i);
 }
 
@@ -83,7 +129,7 @@ void synthetic_openmp(const apps::SyntheticTask& task, int threads) {
 #pragma omp parallel num_threads(threads)
   for (std::size_t s = 0; s < task.segment_nodes.size(); ++s) {
     const std::uint32_t nodes = task.segment_nodes[s];
-#pragma omp for schedule(dynamic, 1)
+#pragma omp for schedule(runtime)
     for (std::uint32_t j = 0; j < nodes; ++j) task.run_node(s, j);
   }
 }

@@ -171,6 +171,8 @@ void serve_kernel(Runtime runtime, const Kernel& kernel, Inputs& in, std::size_t
   } else if (runtime == Runtime::onetbb) {
     tbb_limit.emplace(tbb::global_control::max_allowed_parallelism, workers);
     arena.emplace(threads);
+  } else if (runtime == Runtime::openmp) {
+    use_openmp_schedule(options.openmp_schedule);  // this thread opens every parallel region
   }
   auto on_takt = [&](auto f) { return pool->run(f); };
   auto on_tbb = [&](auto f) { return arena->execute(f); };
@@ -685,6 +687,10 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
              options.caller_joins
                  ? "the calling thread joins as worker 0 (P threads in all, as oneTBB and OpenMP)"
                  : "P worker threads and a blocked calling thread");
+  fmt::print("OpenMP's loops (matmul, synthetic): schedule({}){}\n", options.openmp_schedule.to_string(),
+             options.openmp_schedule.to_string() == OpenmpSchedule{}.to_string()
+                 ? ", the centralized queue of RTWS §III"
+                 : "; the targets against OpenMP are stated for dynamic,1");
   fmt::print("calibrating the synthetic tasks' busy loop...\n");
   in.synthetic.push_back(apps::make_synthetic_task(1, 101, quick ? 0.1 : 1.0));
   in.synthetic.push_back(apps::make_synthetic_task(2, 102, quick ? 0.02 : 0.25));
@@ -827,6 +833,7 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
     j["quick"] = quick;
     j["workers"] = workers;
     j["takt_pinned"] = options.pin;
+    j["openmp_schedule"] = options.openmp_schedule.to_string();
     j["takt_caller_joins"] = options.caller_joins;
     j["cpus"] = cpus.to_string();
     j["cpus_used"] = cpus_used.to_string();

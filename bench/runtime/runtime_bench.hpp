@@ -2,6 +2,8 @@
 // OpenMP and serially, isolated and multiprogrammed; ratios and targets; JSON.
 #pragma once
 
+#include "bench/runtime/kernels.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -29,6 +31,8 @@ struct RuntimeBenchOptions {
   /// Period of the multiprogrammed condition's load (busy a quarter of each period): the
   /// same share of the CPUs taken in fewer, longer preemptions, or more, shorter ones.
   std::chrono::nanoseconds load_period = std::chrono::milliseconds(1);
+  /// The schedule of OpenMP's loops (matmul, synthetic); dynamic,1 by default.
+  OpenmpSchedule openmp_schedule;
   /// Asked between rounds (may be empty): true ends the measuring there (a SIGINT, for
   /// `takt bench runtime`); the rounds every runtime finished are kept, the table, the
   /// targets and the JSON (complete: false, stopped: true) come from them.

@@ -22,6 +22,7 @@ namespace {
     [](CLI::App& app) -> Action {
       auto options = std::make_shared<bench::RuntimeBenchOptions>();
       auto load_period = std::make_shared<std::string>("1ms");
+      auto openmp_schedule = std::make_shared<std::string>("dynamic,1");
       app.add_option("--json", options->json_path, "Write the results as JSON to this file")
           ->check(output_file());
       app.add_option("--repetitions", options->repetitions,
@@ -45,6 +46,18 @@ namespace {
                      "Period of the multiprogrammed condition's load on each CPU, busy a quarter of "
                      "it (default 1ms, at most 1s)")
           ->check(duration_at_least(std::chrono::microseconds(100), "shorter busy parts drown in wake-up latency"));
+      app.add_option("--openmp-schedule", *openmp_schedule,
+                     "Schedule of OpenMP's loops (matmul, synthetic): static, dynamic, guided or auto, "
+                     "with ,CHUNK but for auto (default dynamic,1, RTWS's centralized queue)")
+          ->check(CLI::Validator(
+              [](std::string& text) {
+                return bench::parse_openmp_schedule(text)
+                           ? std::string()
+                           : "'" + text +
+                                 "' is no OpenMP schedule: give static, dynamic, guided or auto, optionally "
+                                 "with ,CHUNK (1 to 1000000; not with auto), e.g. guided or dynamic,16";
+              },
+              "SCHEDULE", "openmp schedule"));
       app.add_option("--kernels", options->kernels,
                      "Run only these kernels: fib, fib-1worker, uts, uts-t3-style, matmul, synthetic-1, "
                      "synthetic-2, synthetic-3")
@@ -56,7 +69,8 @@ namespace {
              "Run only these runtimes: takt, onetbb, openmp, serial (a target needs both of its runtimes)")
           ->delimiter(',')
           ->check(one_of("runtime", {"takt", "onetbb", "openmp", "serial"}));
-      return [options, load_period] {
+      return [options, load_period, openmp_schedule] {
+        options->openmp_schedule = *bench::parse_openmp_schedule(*openmp_schedule);  // checked above
         options->load_period = model::parse_duration(*load_period);  // at least 100us: duration_at_least()
         if (options->load_period > std::chrono::seconds(1)) {
           // The load spins in SCHED_FIFO a quarter of each period, on every CPU at once.

@@ -53,6 +53,7 @@ TEST_F(BenchRuntime, EveryRuntimeAndConditionGetsACorrectRowAndTheCallerModeIsRe
   EXPECT_EQ(j["benchmark"], "runtime");
   EXPECT_EQ(j["workers"], 2);
   EXPECT_TRUE(j["takt_caller_joins"].get<bool>());
+  EXPECT_EQ(j["openmp_schedule"], "dynamic,1");  // RTWS's centralized queue, the default
   std::set<std::string> seen;
   for (const auto& row : j["rows"]) {
     EXPECT_EQ(row["kernel"], "matmul");
@@ -402,6 +403,37 @@ TEST_F(BenchRuntime, AnUnknownRuntimeIsAClearError) {
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.err.find("unknown runtime 'tbb'"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("choose from takt, onetbb, openmp, serial"), std::string::npos) << r.err;
+}
+
+TEST_F(BenchRuntime, OpenMpSchedulesItsLoopsAsAskedAndSaysSo) {
+  // The loops of OpenMP's matmul and synthetic kernels take --openmp-schedule (a chunked
+  // schedule is the like-for-like comparison with oneTBB's and takt's loops); the results
+  // stay right and the JSON and the header name the schedule.
+  for (const char* schedule : {"guided", "static,4", "auto"}) {
+    nlohmann::json j =
+        run(std::string("--quick --kernels matmul,synthetic-1 --runtimes openmp,serial --repetitions 2 "
+                        "--openmp-schedule ") +
+            schedule);
+    EXPECT_EQ(j["openmp_schedule"], schedule);
+    for (const auto& row : j["rows"])
+      EXPECT_TRUE(row["correct"].get<bool>()) << schedule << " " << row.dump();
+    EXPECT_EQ(j["rows"].size(), 8u) << schedule;  // 2 kernels x 2 runtimes x 2 conditions
+  }
+  Outcome r = takt(
+      "bench runtime --quick --kernels matmul --runtimes openmp --repetitions 1 --openmp-schedule guided",
+      "TAKT_NO_RT=1");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("OpenMP's loops (matmul, synthetic): schedule(guided); the targets against OpenMP are "
+                       "stated for dynamic,1"),
+            std::string::npos)
+      << r.out;
+  for (const char* bad : {"guided,0", "auto,4", "dynamic,", "fastest", "static,x"}) {
+    Outcome b = takt(std::string("bench runtime --quick --openmp-schedule ") + bad);
+    EXPECT_EQ(b.status, 1) << bad;
+    EXPECT_NE(b.err.find(std::string("--openmp-schedule: '") + bad + "' is no OpenMP schedule"),
+              std::string::npos)
+        << b.err;
+  }
 }
 
 TEST_F(BenchRuntime, AnUnknownKernelIsAClearError) {
