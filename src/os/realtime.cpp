@@ -67,6 +67,14 @@ int highest_fifo_priority_on_this_thread() {
   return try_fifo_on_this_thread(static_cast<int>(highest)) ? static_cast<int>(highest) : 0;
 }
 
+/// Whether the calling thread holds `capability` in its effective set (capget).
+bool has_effective_capability(int capability) {
+  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3]{};
+  if (syscall(SYS_capget, &header, data) != 0) return false;
+  return (data[capability / 32].effective & (1u << (capability % 32))) != 0;
+}
+
 /// Tries a 1 % SCHED_DEADLINE reservation; where it is refused, `why` says what to change.
 bool try_deadline_on_this_thread(std::string& why) {
   SchedAttr a{};
@@ -78,15 +86,21 @@ bool try_deadline_on_this_thread(std::string& why) {
   if (sched_setattr_self(a) != 0) {
     const int err = errno;
     const CpuSet allowed = allowed_cpus(), online = online_cpus();
-    if (err == EPERM && allowed.size() < online.size()) {
+    if (err == EPERM && !has_effective_capability(CAP_SYS_NICE)) {
+      // Checked first by the kernel: without it the CPUs do not matter.
+      why = "run as root or grant CAP_SYS_NICE";
+    } else if (err == EPERM && allowed.size() < online.size()) {
       // The kernel admits SCHED_DEADLINE only for a thread that may run on every CPU of
       // its root domain: a process started under taskset or a narrower cpuset is refused.
       why = fmt::format(
-          "this process may use CPUs {} of {}, and the kernel admits it only for threads allowed "
-          "on every CPU of their root domain: start takt without taskset or a narrower cpuset",
+          "probably because this process may use CPUs {} of {}: the kernel admits it only for "
+          "threads allowed on every CPU of their root domain, so start takt without taskset or a "
+          "narrower cpuset",
           allowed.to_string(), online.to_string());
     } else if (err == EPERM) {
-      why = "run as root or grant CAP_SYS_NICE";
+      why =
+          "refused although CAP_SYS_NICE is held: see /proc/sys/kernel/sched_rt_runtime_us and whether "
+          "isolcpus or cpuset partitions split the CPUs";
     } else if (err == EBUSY) {
       why = "the kernel's admission test refused a 1 % reservation: the CPUs' real-time bandwidth is taken";
     } else {
@@ -143,10 +157,7 @@ bool initial_user_namespace() {
 // thread stack of 8 MiB does.)
 MlockallCheck check_mlockall() {
   MlockallCheck c;
-  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
-  __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3]{};
-  if (syscall(SYS_capget, &header, data) == 0 &&
-      (data[CAP_IPC_LOCK / 32].effective & (1u << (CAP_IPC_LOCK % 32))) != 0 && initial_user_namespace()) {
+  if (has_effective_capability(CAP_IPC_LOCK) && initial_user_namespace()) {
     c.ok = true;
     return c;
   }

@@ -25,8 +25,8 @@ std::string memory_note() {
   rlimit as{};
   if (::getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) {
     return fmt::format(
-        "; or its stack did not fit the address-space limit (ulimit -v, {} MiB here): raise it, or unset it",
-        as.rlim_cur / (1024 * 1024));
+        "; or its stack did not fit the address-space limit (ulimit -v, {} KiB here): raise it, or unset it",
+        as.rlim_cur / 1024);
   }
   rlimit memlock{};
   if (locked_kib() > 0 && ::getrlimit(RLIMIT_MEMLOCK, &memlock) == 0 && memlock.rlim_cur != RLIM_INFINITY) {
