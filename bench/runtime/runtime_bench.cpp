@@ -983,7 +983,8 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
                           (static_cast<double>(wall.count()) * static_cast<double>(cpus_used.size()));
         }
       }
-      save_json(false);
+      // After each kernel, where the file takes it (a stream or FIFO gets the last only).
+      if (!options.json_path.empty() && platform::takes_checkpoints(options.json_path)) save_json(false);
     }
     if (stopped) break;
   }

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -69,6 +70,12 @@ model::TaskSet make_set(analysis::GeneratorMethod method, int count, int cores, 
   return set;
 }
 
+/// The rows: each set under each policy.
+constexpr std::array kMethods{analysis::GeneratorMethod::rt_openmp, analysis::GeneratorMethod::paws};
+constexpr std::array kPolicies{model::Policy::federated, model::Policy::federated_greedy,
+                               model::Policy::partitioned_dm, model::Policy::gedf_paws};
+constexpr std::size_t kRowsPlanned = kMethods.size() * kPolicies.size();
+
 /// SIGINT/SIGTERM while measuring: the row in flight is cut short (between its runs) and
 /// left out, no row is measured after it, and the rows measured are printed and written,
 /// marked partial; cli::finish_command then ends takt by the signal.
@@ -100,6 +107,7 @@ int run_bench(const BenchArgs& a) {
     doc["note"] =
         "no oneTBB/OpenMP counterpart: analysis is takt's own; compared with the 1 s "
         "target of issue 3";
+    doc["rows_planned"] = kRowsPlanned;  // a file written midway has fewer rows in all
     doc["results"] = results;
     if (!complete) doc["not_measured"] = not_measured;
     // Of the rows measured; null when none was.
@@ -107,6 +115,11 @@ int run_bench(const BenchArgs& a) {
     platform::write_text_file(
         a.json_file, doc.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
   };
+  // A first document before anything is measured (an earlier run's file does not stay,
+  // complete, under a run killed before its first row), then one per row; not into a
+  // stream or FIFO, which gets the last document only.
+  const bool checkpoints = !a.json_file.empty() && platform::takes_checkpoints(a.json_file);
+  if (checkpoints) save(false, "");
   std::string invalid;  // why a generated set could not be analysed, if one could not
   std::string invalid_short;  // "a set could not be generated" or "... analysed under a policy"
   // A row that is bad input (its set cannot be generated, or analysed under its policy, or
@@ -121,10 +134,8 @@ int run_bench(const BenchArgs& a) {
     not_measured.push_back(
         {{"set", analysis::to_string(method)}, {"policy", model::to_string(policy)}, {"reason", why}});
   };
-  for (analysis::GeneratorMethod method :
-       {analysis::GeneratorMethod::rt_openmp, analysis::GeneratorMethod::paws}) {
-    const std::vector<model::Policy> policies{model::Policy::federated, model::Policy::federated_greedy,
-                                              model::Policy::partitioned_dm, model::Policy::gedf_paws};
+  for (analysis::GeneratorMethod method : kMethods) {
+    const std::vector<model::Policy> policies(kPolicies.begin(), kPolicies.end());
     if (stop.requested()) {
       for (model::Policy policy : policies) {
         not_measured.push_back({{"set", analysis::to_string(method)}, {"policy", model::to_string(policy)}});
@@ -226,7 +237,7 @@ int run_bench(const BenchArgs& a) {
                          {"target_s", 1.0},
                          {"ratio_to_target", total_median / 1.0}});
       // Written before it is printed: a row on the screen is in the file.
-      if (!a.json_file.empty()) save(false, "");
+      if (checkpoints) save(false, "");
       fmt::print("{:<10} {:<17} {:>8} {:>10.4f}s {:>10.4f}s {:>10.4f}s {:>10.4f}s {:>9.3f}x {:>6}\n",
                  analysis::to_string(method), model::to_string(policy),
                  strands ? std::to_string(*strands) : std::string("-"), median(parse), median(analyse),

@@ -69,9 +69,10 @@ constexpr std::string_view kStopNotice =
         }
         options.progress = [](const std::string& line) { fmt::print(stderr, "takt: {}\n", line); };
         bench::LatencyCheckpoint checkpoint;
-        if (!o->json.empty()) {
+        if (!o->json.empty() && platform::takes_checkpoints(o->json)) {
           // Write the output first: a wrong path should not cost a whole run; then after
           // every measurement ("complete": false), so a run cut short keeps what it measured.
+          // (A stream or FIFO gets the last document only.)
           platform::write_json_file(o->json, platform::benchmark_started("latency"));
           checkpoint = [path = o->json](const bench::LatencyReport& partial) {
             platform::write_json_file(path, bench::to_json(partial));

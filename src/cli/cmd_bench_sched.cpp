@@ -148,8 +148,9 @@ Action configure(CLI::App& app) {
     options->idle = !(*skip)[2];
     options->baselines = !(*skip)[3];
     options->progress = [](const std::string& line) { fmt::print(stderr, "  {}\n", line); };
-    // Write the output first: a wrong path should not cost a whole run.
-    if (!json_path->empty()) {
+    // Write the output first: a wrong path should not cost a whole run. (A stream or FIFO
+    // gets the last document only.)
+    if (!json_path->empty() && platform::takes_checkpoints(*json_path)) {
       platform::write_json_file(*json_path, platform::benchmark_started("sched"));
       options->checkpoint = [json_path](const nlohmann::json& partial) {
         nlohmann::json doc = partial;

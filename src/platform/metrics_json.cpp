@@ -448,6 +448,15 @@ std::FILE* standard_stream_file(const std::filesystem::path& path) {
   return nullptr;
 }
 
+bool takes_checkpoints(const std::filesystem::path& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path target = write_target(path);
+  const fs::file_status status = fs::status(target, ec);
+  if (standard_stream_file(target) != nullptr) return false;
+  return !fs::exists(status) || fs::is_regular_file(status);
+}
+
 void write_text_file(const std::filesystem::path& path, std::string_view text) {
   namespace fs = std::filesystem;
   std::error_code ec;

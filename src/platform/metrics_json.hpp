@@ -63,6 +63,13 @@ inline constexpr std::chrono::seconds kFifoReaderWait{10};
 /// socket or device, as fstat sees it), else null.
 std::FILE* standard_stream_file(const std::filesystem::path& path);
 
+/// Whether a benchmark may write `path` many times (a document when it starts and after
+/// each step, "complete": false, then the last): where write_text_file replaces the
+/// file whole, a plain file or none yet. A FIFO, a device, a socket, or what takt's own
+/// standard output or error goes to takes what is written after what was there, so it
+/// gets the last document only: one JSON document to read, not one per step.
+bool takes_checkpoints(const std::filesystem::path& path);
+
 /// Tests only: called with the temporary file's path after write_text_file() created it.
 extern std::atomic<void (*)(const std::filesystem::path&)> while_temporary_exists_for_testing;
 

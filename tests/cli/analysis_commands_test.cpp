@@ -477,6 +477,7 @@ TEST_F(Commands, BenchAnalyzeKilledKeepsTheRowsItPrinted) {
   ASSERT_TRUE(r.signalled) << "the first row was never printed before the end: " << r.outcome.out;
   auto j = nlohmann::json::parse(takt::testing::slurp(json));
   EXPECT_FALSE(j["complete"].get<bool>());
+  EXPECT_EQ(j["rows_planned"], 8);  // 2 sets x 4 policies: the file says how many are missing
   ASSERT_GE(j["results"].size(), 1u) << j.dump();
   EXPECT_EQ(j["results"][0]["set"], "rt-openmp");
   EXPECT_EQ(j["results"][0]["policy"], "federated");
@@ -1148,7 +1149,7 @@ TEST_F(Commands, BenchLatencyKeepsItsMeasurementsWhereOpenMpGivesASmallerTeam) {
     }
   }
   EXPECT_GE(unmeasured, 1);
-  EXPECT_GE(measured, 4);  // two scheduling and at least two barrier rows
+  EXPECT_GE(measured, 3);  // two scheduling rows and at least one barrier row (one CPU: only one)
 }
 
 TEST_F(Commands, EveryBenchmarkAndRunJsonSaysWhereItCameFrom) {

@@ -622,6 +622,39 @@ TEST(TextFile, AFifoIsWrittenInPlace) {
   fs::remove(fifo);
 }
 
+TEST(TextFile, OnlyAFileReplacedWholeTakesABenchmarksCheckpoints) {
+  // A plain file (or none yet) is replaced whole at each write: a benchmark writes it as
+  // it goes. A FIFO, a device or takt's own standard output takes each write after the
+  // last: it gets the final document only (with --json /dev/stdout every checkpoint
+  // went to the output, several JSON documents in a row).
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("takt_checkpoints_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  EXPECT_TRUE(takt::platform::takes_checkpoints(dir / "new.json"));
+  std::ofstream(dir / "old.json") << "{}\n";
+  EXPECT_TRUE(takt::platform::takes_checkpoints(dir / "old.json"));
+  fs::create_symlink(dir / "old.json", dir / "link.json");
+  EXPECT_TRUE(takt::platform::takes_checkpoints(dir / "link.json"));
+  ASSERT_EQ(::mkfifo((dir / "fifo").c_str(), 0600), 0);
+  EXPECT_FALSE(takt::platform::takes_checkpoints(dir / "fifo"));
+  EXPECT_FALSE(takt::platform::takes_checkpoints("/dev/null"));
+  // What standard output goes to, here a plain file: written through the stream.
+  std::FILE* saved = ::fdopen(::dup(STDOUT_FILENO), "w");
+  ASSERT_NE(saved, nullptr);
+  std::fflush(stdout);
+  const int out = ::open((dir / "stdout.txt").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  ASSERT_GE(out, 0);
+  ::dup2(out, STDOUT_FILENO);
+  const bool stdout_takes = takt::platform::takes_checkpoints(dir / "stdout.txt");
+  std::fflush(stdout);
+  ::dup2(::fileno(saved), STDOUT_FILENO);
+  ::close(out);
+  std::fclose(saved);
+  EXPECT_FALSE(stdout_takes);
+  fs::remove_all(dir);
+}
+
 TEST(TextFile, AFifoWhoseReaderLeavesEarlyIsAnErrorNotADeath) {
   // The reader reads 10 bytes and closes: the next write raised SIGPIPE, which ended
   // takt with nothing said (its trace and table unwritten). Now the write fails with
