@@ -26,12 +26,13 @@ void synthetic_onetbb(const apps::SyntheticTask& task);
 struct OpenmpSchedule {
   enum class Kind { static_, dynamic, guided, auto_ };
   Kind kind = Kind::dynamic;
-  int chunk = 1;  ///< 0: the kind's default chunk
-  /// "dynamic,1", "guided", "static,4", "auto": as parsed.
+  int chunk = 1;  ///< 0: the kind's default split (static, auto)
+  /// "dynamic,1", "guided,1", "static,4", "static", "auto".
   [[nodiscard]] std::string to_string() const;
 };
 /// "static", "dynamic", "guided" or "auto", optionally ",CHUNK" (1 to 10^6; not with
-/// auto); nullopt where the text is none of those.
+/// auto); nullopt where the text is none of those. Without a chunk, dynamic and guided
+/// take 1 (libgomp's default: "dynamic" is dynamic,1).
 std::optional<OpenmpSchedule> parse_openmp_schedule(std::string_view text);
 /// Sets the calling thread's run-sched-var (omp_set_schedule): the schedule of every
 /// `schedule(runtime)` loop in the parallel regions it opens.

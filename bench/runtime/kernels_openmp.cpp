@@ -33,7 +33,12 @@ std::optional<OpenmpSchedule> parse_openmp_schedule(std::string_view text) {
   } else {
     return std::nullopt;
   }
-  if (comma == std::string_view::npos) return s;
+  if (comma == std::string_view::npos) {
+    // libgomp's own defaults, written out: dynamic and guided take chunks of 1 (so
+    // "dynamic" is the default schedule, dynamic,1), static splits evenly, auto decides.
+    if (s.kind == OpenmpSchedule::Kind::dynamic || s.kind == OpenmpSchedule::Kind::guided) s.chunk = 1;
+    return s;
+  }
   if (s.kind == OpenmpSchedule::Kind::auto_) return std::nullopt;  // auto takes no chunk
   const std::string_view digits = text.substr(comma + 1);
   const char* end = digits.data() + digits.size();

@@ -409,24 +409,30 @@ TEST_F(BenchRuntime, OpenMpSchedulesItsLoopsAsAskedAndSaysSo) {
   // The loops of OpenMP's matmul and synthetic kernels take --openmp-schedule (a chunked
   // schedule is the like-for-like comparison with oneTBB's and takt's loops); the results
   // stay right and the JSON and the header name the schedule.
-  for (const char* schedule : {"guided", "static,4", "auto"}) {
+  for (const std::string schedule : {"guided,1", "static,4", "auto"}) {
     nlohmann::json j =
         run(std::string("--quick --kernels matmul,synthetic-1 --runtimes openmp,serial --repetitions 2 "
                         "--openmp-schedule ") +
             schedule);
     EXPECT_EQ(j["openmp_schedule"], schedule);
-    for (const auto& row : j["rows"])
+    for (const auto& row : j["rows"]) {
       EXPECT_TRUE(row["correct"].get<bool>()) << schedule << " " << row.dump();
+    }
     EXPECT_EQ(j["rows"].size(), 8u) << schedule;  // 2 kernels x 2 runtimes x 2 conditions
   }
   Outcome r = takt(
       "bench runtime --quick --kernels matmul --runtimes openmp --repetitions 1 --openmp-schedule guided",
       "TAKT_NO_RT=1");
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_NE(r.out.find("OpenMP's loops (matmul, synthetic): schedule(guided); the targets against OpenMP are "
-                       "stated for dynamic,1"),
-            std::string::npos)
+  EXPECT_NE(
+      r.out.find("OpenMP's loops (matmul, synthetic): schedule(guided,1); the targets against OpenMP are "
+                 "stated for dynamic,1"),
+      std::string::npos)
       << r.out;
+  // "dynamic" is the default, dynamic,1, not a schedule of its own.
+  EXPECT_EQ(run("--quick --kernels matmul --runtimes openmp --repetitions 1 --openmp-schedule dynamic")
+                ["openmp_schedule"],
+            "dynamic,1");
   for (const char* bad : {"guided,0", "auto,4", "dynamic,", "fastest", "static,x"}) {
     Outcome b = takt(std::string("bench runtime --quick --openmp-schedule ") + bad);
     EXPECT_EQ(b.status, 1) << bad;

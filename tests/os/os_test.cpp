@@ -467,7 +467,7 @@ TEST(ThreadStart, TheMessageNamesTheAddressSpaceLimitWhereOneIsSet) {
     if (::setrlimit(RLIMIT_AS, &tebibyte) != 0) ::_exit(10);
     const std::string text = takt::os::thread_start_error("a thread", refused);
     const bool named =
-        text.find("or its stack did not fit the address-space limit (ulimit -v, 1048576 MiB here)") !=
+        text.find("or its stack did not fit the address-space limit (ulimit -v, 1073741824 KiB here)") !=
         std::string::npos;
     ::_exit(named ? 0 : 11);
   }
