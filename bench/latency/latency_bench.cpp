@@ -170,14 +170,10 @@ void run_condition(const LatencyBenchOptions& o, const std::vector<int>& cpus, b
     c.results.push_back(r);
     done();
   };
-  const std::vector<BarrierTeam> teams = barrier_teams(p);
-  for (const BarrierTeam& team : teams) barrier(team.threads, team.spin ? spin_before_sleep : 0ns);
-  // libgomp's barrier for every team size, and takt's rows against it.
-  std::vector<unsigned> sizes;
-  for (const BarrierTeam& team : teams) {
-    if (std::find(sizes.begin(), sizes.end(), team.threads) == sizes.end()) sizes.push_back(team.threads);
-  }
-  for (unsigned threads : sizes) {
+  // libgomp's barrier of each team size, measured right after takt's rows of that size
+  // (the VM's speed drifts: all of takt's rows first and OpenMP's last compared different
+  // moments), and takt's rows of that size against it.
+  auto openmp = [&](unsigned threads) {
     if (stop()) return;
     say(o, fmt::format("{}: barrier latency, {} threads, OpenMP", c.name, threads));
     LatencyResult r;
@@ -199,6 +195,11 @@ void run_condition(const LatencyBenchOptions& o, const std::vector<int>& cpus, b
     }
     c.results.push_back(r);
     done();
+  };
+  const std::vector<BarrierTeam> teams = barrier_teams(p);  // grouped by team size
+  for (std::size_t i = 0; i < teams.size(); ++i) {
+    barrier(teams[i].threads, teams[i].spin ? spin_before_sleep : 0ns);
+    if (i + 1 == teams.size() || teams[i + 1].threads != teams[i].threads) openmp(teams[i].threads);
   }
 }
 
