@@ -83,9 +83,10 @@ class RatioSum {
       i128 l, r;
       if (!__builtin_mul_overflow(num_, q, &l) && !__builtin_mul_overflow(p, den_, &r)) return l <= r;
     }
-    // p and q convert with a relative error below 2^-64 each, the quotient adds one
-    // more half ulp: two ulps down cover all three.
-    const long double rhs = down(down(static_cast<long double>(p) / static_cast<long double>(q)));
+    // p and q convert with a relative error below 2^-64 each (up to an ulp of the
+    // quotient each, near the top of its binade), the quotient adds half an ulp: three
+    // ulps down cover all three.
+    const long double rhs = down(down(down(static_cast<long double>(p) / static_cast<long double>(q))));
     return upper_bound() <= rhs;
   }
 
