@@ -254,15 +254,19 @@ TEST(YieldPolicy, ARequestForACallerHoldingWorkerZeroIsRefusedAndReported) {
   FunctionJob b(10ns, [] {});
   policy.next_job = &b;
   const int worker = pool.run([&] {
+    // Where the root starts, the caller as worker 0: after the spawn below worker 1 may
+    // steal the continuation and end the root (the test read the worker at the end and
+    // failed once, in a fresh clone's run, with 1).
+    const int started_on = takt::current_worker();
     std::thread other([&] {  // set_yield_policy waits for the workers' calls, not for this one
       pool.extension().set_yield_policy(&policy);
       pool.extension().request_yield(0);
     });
     other.join();
     takt::Scope scope;
-    scope.spawn([] {});
-    scope.sync();  // yield points on worker 0
-    return takt::current_worker();
+    scope.spawn([] {});  // a yield point on worker 0, before any steal: refused there
+    scope.sync();
+    return started_on;
   });
   pool.extension().set_yield_policy(nullptr);
   EXPECT_EQ(worker, 0);
