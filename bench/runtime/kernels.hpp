@@ -29,6 +29,7 @@ struct OpenmpSchedule {
   int chunk = 1;  ///< 0: the kind's default split (static, auto)
   /// "dynamic,1", "guided,1", "static,4", "static", "auto".
   [[nodiscard]] std::string to_string() const;
+  friend bool operator==(const OpenmpSchedule&, const OpenmpSchedule&) = default;
 };
 /// "static", "dynamic", "guided" or "auto", optionally ",CHUNK" (1 to 10^6; not with
 /// auto); nullopt where the text is none of those. Without a chunk, dynamic and guided

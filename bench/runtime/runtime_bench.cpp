@@ -688,7 +688,7 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
                  ? "the calling thread joins as worker 0 (P threads in all, as oneTBB and OpenMP)"
                  : "P worker threads and a blocked calling thread");
   fmt::print("OpenMP's loops (matmul, synthetic): schedule({}){}\n", options.openmp_schedule.to_string(),
-             options.openmp_schedule.to_string() == OpenmpSchedule{}.to_string()
+             options.openmp_schedule == OpenmpSchedule{}
                  ? ", the centralized queue of RTWS §III"
                  : "; the targets against OpenMP are stated for dynamic,1");
   fmt::print("calibrating the synthetic tasks' busy loop...\n");
@@ -984,7 +984,7 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
         }
       }
       // After each kernel, where the file takes it (a stream or FIFO gets the last only).
-      if (!options.json_path.empty() && platform::takes_checkpoints(options.json_path)) save_json(false);
+      if (platform::takes_checkpoints(options.json_path)) save_json(false);
     }
     if (stopped) break;
   }

@@ -118,7 +118,7 @@ int run_bench(const BenchArgs& a) {
   // A first document before anything is measured (an earlier run's file does not stay,
   // complete, under a run killed before its first row), then one per row; not into a
   // stream or FIFO, which gets the last document only.
-  const bool checkpoints = !a.json_file.empty() && platform::takes_checkpoints(a.json_file);
+  const bool checkpoints = platform::takes_checkpoints(a.json_file);
   if (checkpoints) save(false, "");
   std::string invalid;  // why a generated set could not be analysed, if one could not
   std::string invalid_short;  // "a set could not be generated" or "... analysed under a policy"
@@ -135,9 +135,8 @@ int run_bench(const BenchArgs& a) {
         {{"set", analysis::to_string(method)}, {"policy", model::to_string(policy)}, {"reason", why}});
   };
   for (analysis::GeneratorMethod method : kMethods) {
-    const std::vector<model::Policy> policies(kPolicies.begin(), kPolicies.end());
     if (stop.requested()) {
-      for (model::Policy policy : policies) {
+      for (model::Policy policy : kPolicies) {
         not_measured.push_back({{"set", analysis::to_string(method)}, {"policy", model::to_string(policy)}});
       }
       continue;
@@ -162,10 +161,10 @@ int run_bench(const BenchArgs& a) {
           analysis::to_string(method), a.tasks, a.utilization_share * 100, a.cores, e.what());
     }
     if (!why.empty()) {
-      for (model::Policy policy : policies) leave_out(method, policy, why, "a set could not be generated");
+      for (model::Policy policy : kPolicies) leave_out(method, policy, why, "a set could not be generated");
       continue;
     }
-    for (model::Policy policy : policies) {
+    for (model::Policy policy : kPolicies) {
       std::vector<double> parse, analyse, report, total;
       std::optional<std::size_t> strands;  // partitioned-dm's strand table; the others place none
       bool schedulable = false;

@@ -69,7 +69,7 @@ constexpr std::string_view kStopNotice =
         }
         options.progress = [](const std::string& line) { fmt::print(stderr, "takt: {}\n", line); };
         bench::LatencyCheckpoint checkpoint;
-        if (!o->json.empty() && platform::takes_checkpoints(o->json)) {
+        if (platform::takes_checkpoints(o->json)) {
           // Write the output first: a wrong path should not cost a whole run; then after
           // every measurement ("complete": false), so a run cut short keeps what it measured.
           // (A stream or FIFO gets the last document only.)

@@ -70,7 +70,7 @@ struct Options {
         if (std::string problem = bench::policies_bench_machine_problem(options); !problem.empty()) {
           throw OptionError(problem);
         }
-        if (!o->json.empty() && platform::takes_checkpoints(o->json)) {
+        if (platform::takes_checkpoints(o->json)) {
           // Write the output first: a wrong path should not cost the cyclictest run and a cell.
           // (A stream or FIFO gets the last document only.)
           platform::write_json_file(o->json, platform::benchmark_started("policies"));

@@ -150,7 +150,7 @@ Action configure(CLI::App& app) {
     options->progress = [](const std::string& line) { fmt::print(stderr, "  {}\n", line); };
     // Write the output first: a wrong path should not cost a whole run. (A stream or FIFO
     // gets the last document only.)
-    if (!json_path->empty() && platform::takes_checkpoints(*json_path)) {
+    if (platform::takes_checkpoints(*json_path)) {
       platform::write_json_file(*json_path, platform::benchmark_started("sched"));
       options->checkpoint = [json_path](const nlohmann::json& partial) {
         nlohmann::json doc = partial;

@@ -450,6 +450,7 @@ std::FILE* standard_stream_file(const std::filesystem::path& path) {
 
 bool takes_checkpoints(const std::filesystem::path& path) {
   namespace fs = std::filesystem;
+  if (path.empty()) return false;
   std::error_code ec;
   const fs::path target = write_target(path);
   const fs::file_status status = fs::status(target, ec);

@@ -67,7 +67,8 @@ std::FILE* standard_stream_file(const std::filesystem::path& path);
 /// each step, "complete": false, then the last): where write_text_file replaces the
 /// file whole, a plain file or none yet. A FIFO, a device, a socket, or what takt's own
 /// standard output or error goes to takes what is written after what was there, so it
-/// gets the last document only: one JSON document to read, not one per step.
+/// gets the last document only: one JSON document to read, not one per step. False for
+/// an empty path (no file asked for).
 bool takes_checkpoints(const std::filesystem::path& path);
 
 /// Tests only: called with the temporary file's path after write_text_file() created it.
