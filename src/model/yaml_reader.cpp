@@ -16,6 +16,7 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <unordered_map>
 #include <vector>
 
 namespace takt::model {
@@ -295,22 +296,51 @@ void check_utf8_text(std::string_view text, const std::string& source) {
 
 namespace {
 
+/// The collections (mappings and lists) a walk has entered. An alias is the node its
+/// anchor names, not a copy: nine levels of ten aliases each are a billion paths to a
+/// few scalars, so a walk enters every collection once. Loaded nodes are told apart by
+/// where they start in the text, and among those that start at one place (a mapping and
+/// its first key) by identity.
+class VisitedCollections {
+ public:
+  /// True the first time for a node, false after.
+  bool enter(const YAML::Node& node) {
+    auto [first, last] = seen_.equal_range(node.Mark().pos);
+    for (auto it = first; it != last; ++it) {
+      if (it->second.is(node)) return false;
+    }
+    seen_.emplace(node.Mark().pos, node);
+    return true;
+  }
+
+ private:
+  std::unordered_multimap<int, YAML::Node> seen_;
+};
+
 /// The first scalar (key or value) in `node` for which `pred` holds, or null.
 template <class Pred>
-std::optional<YAML::Node> first_scalar(const YAML::Node& node, const Pred& pred, int depth = 0) {
+std::optional<YAML::Node> first_scalar(const YAML::Node& node, const Pred& pred, VisitedCollections& visited,
+                                       int depth = 0) {
   if (depth > 1000) return std::nullopt;  // yaml-cpp's own depth guard stops far earlier
   if (node.IsScalar()) return pred(node) ? std::optional<YAML::Node>(node) : std::nullopt;
+  if (!(node.IsSequence() || node.IsMap()) || !visited.enter(node)) return std::nullopt;
   if (node.IsSequence()) {
     for (const YAML::Node& item : node) {
-      if (auto found = first_scalar(item, pred, depth + 1)) return found;
+      if (auto found = first_scalar(item, pred, visited, depth + 1)) return found;
     }
-  } else if (node.IsMap()) {
+  } else {
     for (auto it = node.begin(); it != node.end(); ++it) {
-      if (auto found = first_scalar(it->first, pred, depth + 1)) return found;
-      if (auto found = first_scalar(it->second, pred, depth + 1)) return found;
+      if (auto found = first_scalar(it->first, pred, visited, depth + 1)) return found;
+      if (auto found = first_scalar(it->second, pred, visited, depth + 1)) return found;
     }
   }
   return std::nullopt;
+}
+
+template <class Pred>
+std::optional<YAML::Node> first_scalar(const YAML::Node& node, const Pred& pred) {
+  VisitedCollections visited;
+  return first_scalar(node, pred, visited);
 }
 
 /// Every key and value must have come out of yaml-cpp as UTF-8: an unpaired surrogate of
@@ -318,10 +348,15 @@ std::optional<YAML::Node> first_scalar(const YAML::Node& node, const Pred& pred,
 /// file, came through as single bytes that no JSON output can hold ("internal error ...
 /// invalid UTF-8 byte").
 void check_decoded_scalars(const YAML::Node& root, const std::string& source) {
-  const auto bad = first_scalar(root, [](const YAML::Node& n) {
-    const std::string& s = n.Scalar();
-    return first_bad_utf8(s) != std::string_view::npos || s.find('\0') != std::string::npos;
-  });
+  const auto nul =
+      first_scalar(root, [](const YAML::Node& n) { return n.Scalar().find('\0') != std::string::npos; });
+  if (nul) {
+    throw Error(mark_of(nul->Mark()).where(source) +
+                ": this value holds a NUL character (an escape \\0 or \\u0000 in quotes), which no name, "
+                "program or argument can hold; remove it");
+  }
+  const auto bad = first_scalar(
+      root, [](const YAML::Node& n) { return first_bad_utf8(n.Scalar()) != std::string_view::npos; });
   if (bad) {
     throw Error(mark_of(bad->Mark()).where(source) +
                 ": this value holds a character that is not valid Unicode (an unpaired UTF-16 surrogate, or "
@@ -567,6 +602,12 @@ std::string YamlReader::scalar(const YAML::Node& node, const std::string& what) 
 
 std::string name_problem(std::string_view text) {
   if (text.empty()) return "must not be empty";
+  if (const std::size_t bad = first_bad_utf8(text); bad != std::string_view::npos) {
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned char>(text[bad]));
+    return std::string("is not UTF-8 text (byte ") + hex + " at byte " + std::to_string(bad + 1) +
+           "); use UTF-8 text";
+  }
   // Walk the UTF-8 text (valid by now) by code point.
   bool visible = false;
   for (std::size_t i = 0; i < text.size();) {

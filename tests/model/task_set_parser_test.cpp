@@ -507,6 +507,39 @@ TEST(TaskSetParser, AFileNestedBeyondTheParsersDepthSaysSo) {
       << message;
 }
 
+TEST(TaskSetParser, AnAliasBombIsReadOnceAndRefusedForItsUnknownKey) {
+  // Nine levels of ten aliases each: a billion paths to ten scalars in 600 bytes. The
+  // check for scalars that are not UTF-8 walked every path (more than 20 s at nine levels,
+  // ten times longer for each more) before the unknown key was reported; it now enters
+  // each list once.
+  std::string bomb = "global:\n  x:\n    l0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n";
+  for (int level = 1; level < 9; ++level) {
+    const std::string prev = "*a" + std::to_string(level - 1);
+    bomb += "    l" + std::to_string(level) + ": &a" + std::to_string(level) + " [";
+    for (int i = 0; i < 10; ++i) bomb += (i == 0 ? "" : ", ") + prev;
+    bomb += "]\n";
+  }
+  bomb += "tasks:\n  - {name: a, period: 10ms, work: 2ms, span: 1ms}\n";
+  const std::string message = error_of(bomb);
+  EXPECT_NE(message.find("unknown key 'x'"), std::string::npos) << message;
+  // A scalar that is not UTF-8 behind an alias is still found, where it first stands.
+  const std::string behind_alias =
+      "tasks:\n  - {name: a, period: 10ms, work: 2ms, span: 1ms, program: fib, args: &x [\"a\\Nb\"]}\n"
+      "  - {name: b, period: 10ms, work: 2ms, span: 1ms, program: fib, args: *x}\n";
+  expect_error(behind_alias, "ts.yaml:2:75", "not valid Unicode");
+}
+
+TEST(TaskSetParser, ANulCharacterInAValueIsNamedAsSuch) {
+  // "\0" in quotes was reported as "not valid Unicode (an unpaired UTF-16 surrogate...)".
+  expect_error(
+      "tasks: [{name: \"a\\0b\", period: 1ms, work: 1us, span: 1us}]", "ts.yaml:1:16",
+      "this value holds a NUL character (an escape \\0 or \\u0000 in quotes), which no name, program "
+      "or argument can hold; remove it");
+  expect_error(
+      "{\"tasks\": [{\"name\": \"a\\u0000b\", \"period\": \"1ms\", \"work\": \"1us\", \"span\": \"1us\"}]}",
+      "ts.yaml:1:21", "NUL character");
+}
+
 TEST(TaskSetParser, NamesAreVisibleTextAndPredecessorsAreListedOnce) {
   // A line break in a name split the table's row; a blank name showed an empty column; a
   // DAG node could be named "" although a task could not; `after: [y, y]` was kept twice.
