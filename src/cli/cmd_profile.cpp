@@ -6,6 +6,7 @@
 #include "model/measurement_update.hpp"
 #include "model/program_profile.hpp"
 #include "model/task_set_parser.hpp"
+#include "model/yaml_reader.hpp"
 #include "os/clock.hpp"
 #include "os/cpu.hpp"
 #include "platform/metrics_json.hpp"
@@ -469,6 +470,14 @@ int run_profile(const ProfileArgs& a) {
     }
   }
   if (!a.profiles.empty()) {
+    // The entry's name goes into the profiles file, whose reader refuses what
+    // name_problem does: such a name written there would make the whole file unreadable.
+    const std::string name = a.name.empty() ? profiler::default_profile_name(a.program, a.args) : a.name;
+    if (const std::string problem = model::name_problem(name); !problem.empty()) {
+      throw OptionError(a.name.empty() ? "the profile's default name (program-arg1-arg2...) " + problem +
+                                             "; give the entry a name with --name"
+                                       : "--name " + problem);
+    }
     try {
       (void)profiler::existing_profiles(a.profiles);  // the entries the new one is added to
     } catch (const Error& e) {

@@ -41,9 +41,9 @@ inline constexpr std::size_t kMaxTextFileBytes = std::size_t{256} << 20;
 std::string read_text_file(const std::string& path, const std::string& what,
                            std::size_t limit = kMaxTextFileBytes);
 
-/// What is wrong with `text` (valid UTF-8) as a name of a task, DAG node or program, or
-/// "" when nothing is: it must not be empty, blank (spaces of any kind) or hold a control
-/// character or line break (C0, DEL, C1, U+2028, U+2029), which broke the tables.
+/// What is wrong with `text` as a name of a task, DAG node or program, or "" when nothing
+/// is: it must be UTF-8 text, not empty, not blank (spaces of any kind) and hold no
+/// control character or line break (C0, DEL, C1, U+2028, U+2029), which broke the tables.
 std::string name_problem(std::string_view text);
 
 /// Helpers that check a node's shape and turn every problem into a takt::Error

@@ -167,11 +167,13 @@ model::MeasurementUpdate measurement_update(const ProfileResult& r, std::string 
   return u;
 }
 
-std::string default_profile_name(const ProfileResult& r) {
-  std::string name = r.program;
-  for (const std::string& a : r.args) name += "-" + a;
+std::string default_profile_name(const std::string& program, const std::vector<std::string>& args) {
+  std::string name = program;
+  for (const std::string& a : args) name += "-" + a;
   return name;
 }
+
+std::string default_profile_name(const ProfileResult& r) { return default_profile_name(r.program, r.args); }
 
 model::ProgramProfile program_profile(const ProfileResult& r, std::string name) {
   const WrittenValues v = written_values(r);

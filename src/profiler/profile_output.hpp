@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <vector>
 
 namespace takt::profiler {
 
@@ -36,6 +37,7 @@ model::MeasurementUpdate measurement_update(const ProfileResult& result, std::st
 model::ProgramProfile program_profile(const ProfileResult& result, std::string name);
 
 /// A default entry name: the program and its arguments joined by '-' ("cholesky-512-32").
+std::string default_profile_name(const std::string& program, const std::vector<std::string>& args);
 std::string default_profile_name(const ProfileResult& result);
 
 /// The entries of the profiles file at `path`, which update_profiles_file() keeps: none

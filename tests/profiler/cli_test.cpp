@@ -433,6 +433,28 @@ TEST_F(ProfileCommand, AProfilesFileIsCheckedBeforeMeasuring) {
   EXPECT_EQ(slurp(file), "programs: [oops\n");
 }
 
+TEST_F(ProfileCommand, AnEntryNameTheProfilesFileCannotHoldIsRefusedBeforeMeasuring) {
+  // --name 'a<line break>b' was measured and written ("wrote program profile"), and every
+  // later read of the file failed on that entry's name.
+  const std::filesystem::path file = dir_ / "profiles.yaml";
+  Outcome o = takt("profile fib 12 --jobs 1 --profiles " + file.string() + " --name 'a\nb'" + kBurdens);
+  EXPECT_EQ(o.status, 1);
+  EXPECT_NE(o.err.find("--name holds a control character or line break (U+000A at byte 2)"),
+            std::string::npos)
+      << o.err;
+  EXPECT_EQ(o.out, "") << "nothing measured";
+  EXPECT_FALSE(std::filesystem::exists(file));
+  o = takt("profile fib 12 --jobs 1 --profiles " + file.string() + " --name $(printf 'a\\377') " + kBurdens);
+  EXPECT_EQ(o.status, 1);
+  EXPECT_NE(o.err.find("--name is not UTF-8 text (byte 0xFF at byte 2)"), std::string::npos) << o.err;
+  EXPECT_FALSE(std::filesystem::exists(file));
+  // A name the file can hold is written and read back.
+  ASSERT_EQ(
+      takt("profile fib 12 --jobs 1 --profiles " + file.string() + " --name 'fib twelve'" + kBurdens).status,
+      0);
+  EXPECT_EQ(takt::model::parse_program_profiles_file(file.string()).at(0).name, "fib twelve");
+}
+
 TEST_F(ProfileCommand, AnEmptyProfilesFileOrADeviceHoldsNoEntries) {
   // An empty file was refused ("the file is empty"), and so was /dev/null; so was a file
   // of comments only (a user's note to start it), while an empty one was later taken.
