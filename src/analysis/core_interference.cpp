@@ -95,6 +95,28 @@ std::chrono::nanoseconds CoreInterference::load(int q, std::size_t task, std::si
 }
 
 i128 CoreInterference::exact_rate_term(const Core& core, std::size_t task, std::int64_t d, i128 bound) const {
+  // Σ_j W_j·d/T_j summed by period: (Σ_{T_j = T} W_j)·d/T is the same rational, and a set
+  // whose tasks share a few periods then costs a few terms instead of one per task on
+  // the core (8,000 tasks of one period on 64 cores took 6.7 s, nearly all here).
+  const auto own = core.entries.find(task);
+  const std::int64_t own_period = tasks_[task].period.count();
+  i128 whole = 0;
+  RatioSum remainders;
+  for (const auto& [period, work] : core.work_by_period) {
+    const i128 w = work - (own != core.entries.end() && period == own_period ? own->second.work : 0);
+    if (w == 0) continue;
+    i128 product = 0;
+    // A grouped product may overflow where each task's did not: then one term per task.
+    if (__builtin_mul_overflow(w, static_cast<i128>(d), &product))
+      return exact_rate_term_by_task(core, task, d, bound);
+    whole += product / period;
+    remainders.add(static_cast<std::int64_t>(product % period), period);
+  }
+  return rate_term_from(whole, remainders, bound);
+}
+
+i128 CoreInterference::exact_rate_term_by_task(const Core& core, std::size_t task, std::int64_t d,
+                                               i128 bound) const {
   i128 whole = 0;
   RatioSum remainders;
   for (const auto& [j, entry] : core.entries) {
@@ -105,6 +127,10 @@ i128 CoreInterference::exact_rate_term(const Core& core, std::size_t task, std::
     whole += product / period;
     remainders.add(static_cast<std::int64_t>(product % period), period);
   }
+  return rate_term_from(whole, remainders, bound);
+}
+
+i128 CoreInterference::rate_term_from(i128 whole, const RatioSum& remainders, i128 bound) {
   // The smallest whole c with Σ remainders ≤ c (at_most rounds towards "no": never below).
   i128 c = std::max<i128>(0, static_cast<i128>(remainders.value()) - 1);
   while (!remainders.at_most(c, 1)) ++c;
@@ -130,6 +156,7 @@ void CoreInterference::place(int q, std::size_t task, std::size_t segment, std::
   entry.utilization_fixed += share * count;
   core.utilization_fixed += share * count;
   entry.work += static_cast<i128>(timing.length[segment].count()) * count;
+  core.work_by_period[timing.period.count()] += static_cast<i128>(timing.length[segment].count()) * count;
   entry.strands += count;
   core.strands += count;
   core.window_sum -= entry.window_max;

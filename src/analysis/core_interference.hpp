@@ -28,8 +28,9 @@ namespace takt::analysis {
 /// rate term ⌈Σ_j W_j·d/T_j⌉ (W_j: the work of task j's strands on the core), is kept in fixed point: each
 /// placement of n strands adds n·⌈e·2^64/T⌉ units of 2^−64, which over-estimates Σ by less than n units.
 /// When ⌈d·Σ/2^64⌉ and ⌈d·(Σ − N)/2^64⌉ (N: strands placed) agree, that is the exact term; when they do
-/// not (a term at a whole nanosecond, or a large d·N), it is recomputed from the W_j as whole parts plus
-/// an exact sum of remainders (RatioSum, rounded up where that sum no longer fits in 128 bits).
+/// not (a term at a whole nanosecond, or a large d·N), it is recomputed from the W_j, summed by period, as
+/// whole parts plus an exact sum of remainders (RatioSum, rounded up where that sum no longer fits in 128
+/// bits).
 ///
 /// Cost: strands are placed in non-decreasing d (deadline-monotonic order), so each
 /// (core, task) keeps its first-sum maximum with the deadline up to which it stays
@@ -72,6 +73,7 @@ class CoreInterference {
     i128 window_sum = 0;         // Σ_j window_max (tasks of up to 2^62 ns of work each)
     i128 utilization_fixed = 0;  // Σ_j utilization_fixed
     std::int64_t strands = 0;    // Σ_j strands
+    std::unordered_map<std::int64_t, i128> work_by_period;  // T → Σ_{j: T_j = T} W_j (exact)
     std::priority_queue<HeapItem, std::vector<HeapItem>, std::greater<>> expiry;
   };
 
@@ -79,6 +81,11 @@ class CoreInterference {
   /// The rate term ⌈Σ_j W_j·d/T_j⌉ over the tasks on `core` but `task`, exactly (or, where
   /// the remainders' sum does not fit in 128 bits, rounded up); `bound` if a product overflows.
   [[nodiscard]] i128 exact_rate_term(const Core& core, std::size_t task, std::int64_t d, i128 bound) const;
+  /// The same, one term per task: where a period's summed work times d overflows.
+  [[nodiscard]] i128 exact_rate_term_by_task(const Core& core, std::size_t task, std::int64_t d,
+                                             i128 bound) const;
+  /// whole + the smallest whole c ≥ Σ remainders, at most `bound`.
+  [[nodiscard]] static i128 rate_term_from(i128 whole, const RatioSum& remainders, i128 bound);
   void recompute(Entry& entry, std::size_t task, std::int64_t d) const;
 
   std::vector<Core> cores_;

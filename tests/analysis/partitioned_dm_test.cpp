@@ -374,6 +374,30 @@ TEST(CoreInterference, ARateTermOfWholeNanosecondsIsExact) {
   EXPECT_EQ(seven.load(0, 1, 0, 7ms), 6ms);
 }
 
+TEST(CoreInterference, TasksOfOnePeriodAddTheirWorkInTheRateTermLessTheStrandsOwnTask) {
+  // Tasks 0, 1, 2: T = 3 ms, one strand of 1 ms each on core 0; task 3: T = 6 ms, one
+  // strand of 3 ms. For a strand of task 1 (its own segment) with d = 6 ms:
+  //   windows (d ≥ T: each segment once): tasks 0, 2: 1 ms each, task 3: 3 ms = 5 ms;
+  //   own segment: the 1 ms strand already there;
+  //   rate term: (1 + 1)/3 · 6 + 3/6 · 6 = 4 + 3 = 7 ms, a whole number of ns, so the
+  //   exact sum decides (the fixed-point one is 1 ns above), computed per period now.
+  //   13 ms. Leaving task 1's own work in its period's sum gives 3/3 · 6 + 3 = 9 ms, above
+  //   the fixed-point bound, which then decides: 13 ms + 1 ns.
+  CoreInterference ci(1,
+                      {{3ms, {0ms}, {1ms}}, {3ms, {0ms}, {1ms}}, {3ms, {0ms}, {1ms}}, {6ms, {0ms}, {3ms}}});
+  for (std::size_t task = 0; task < 4; ++task) ci.place(0, task, 0, 0ns);
+  EXPECT_EQ(ci.load(0, 1, 0, 6ms), 13ms);
+  // A strand of a task with no strand on the core: all three of T = 3 ms count, 6 + 3 = 9
+  // ms of rate term, windows 1 + 1 + 1 + 3 = 6 ms: 15 ms.
+  CoreInterference other(1, {{3ms, {0ms}, {1ms}},
+                             {3ms, {0ms}, {1ms}},
+                             {3ms, {0ms}, {1ms}},
+                             {6ms, {0ms}, {3ms}},
+                             {6ms, {0ms}, {1ms}}});
+  for (std::size_t task = 0; task < 4; ++task) other.place(0, task, 0, 0ns);
+  EXPECT_EQ(other.load(0, 4, 0, 6ms), 15ms);
+}
+
 TEST(PartitionedDm, ASetThatFitsExactlyIsSchedulable) {
   // Two tasks of one 1 ms strand, T = D = 3 ms, one core: D > 2.5·P, so each strand gets
   // d = 3 ms; for b's strand RBF* = 1 ms (a's strand) + (1/3)·3 ms = 2 ms and
