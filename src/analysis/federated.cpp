@@ -6,6 +6,7 @@
 #include "takt/error.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -47,6 +48,43 @@ std::string exact_duration(i128 num, i128 den) {
   while (!fraction.empty() && fraction.back() == '0') fraction.pop_back();
   return decimal(num / den) + (fraction.empty() ? "" : "." + fraction) + "ns";
 }
+
+/// The shared cores' densities (their RatioSums' long double values) in a min segment
+/// tree, so that packing a light task finds its candidate core in O(log m) instead of
+/// trying every core (72,000 light tasks on 30,000 shared cores took minutes). The
+/// exact test stays RatioSum::at_most; the tree only orders and prunes by the values.
+class SharedLoads {
+ public:
+  explicit SharedLoads(std::size_t cores) : leaves_(std::bit_ceil(std::max<std::size_t>(cores, 1))) {
+    tree_.assign(2 * leaves_, std::numeric_limits<long double>::infinity());
+    for (std::size_t k = 0; k < cores; ++k) tree_[leaves_ + k] = 0;
+    for (std::size_t i = leaves_ - 1; i >= 1; --i) tree_[i] = std::min(tree_[2 * i], tree_[2 * i + 1]);
+  }
+  void set(std::size_t k, long double value) {
+    std::size_t i = leaves_ + k;
+    tree_[i] = value;
+    for (i /= 2; i >= 1; i /= 2) tree_[i] = std::min(tree_[2 * i], tree_[2 * i + 1]);
+  }
+  /// The first core at index ≥ from whose value is ≤ limit, or -1.
+  [[nodiscard]] long first_at_most(long double limit, std::size_t from) const {
+    return from >= leaves_ ? -1 : first(1, 0, leaves_, limit, from);
+  }
+  /// The least loaded core, the lowest index among equal values (-1 when there is none).
+  [[nodiscard]] long least() const {
+    return tree_[1] == std::numeric_limits<long double>::infinity() ? -1 : first_at_most(tree_[1], 0);
+  }
+
+ private:
+  long first(std::size_t node, std::size_t lo, std::size_t hi, long double limit, std::size_t from) const {
+    if (hi <= from || tree_[node] > limit) return -1;
+    if (hi - lo == 1) return static_cast<long>(lo);
+    const std::size_t mid = (lo + hi) / 2;
+    if (long left = first(2 * node, lo, mid, limit, from); left >= 0) return left;
+    return first(2 * node + 1, mid, hi, limit, from);
+  }
+  std::size_t leaves_;
+  std::vector<long double> tree_;
+};
 
 // Throws takt::Error unless δ ≥ 1 (model::delta_problem says why).
 void check_delta(const model::Decimal& delta) {
@@ -222,21 +260,43 @@ FederatedResult analyse_federated(const model::TaskSet& set, const FederatedOpti
            wide(result.grants[b].work) * wide(result.grants[a].deadline);
   });
   bool all_low_fit = true;
+  SharedLoads values(load.size());
+  // A core whose value is above 1 − C/D by more than the values' rounding cannot pass the
+  // exact test and is not tried: a value is a long double sum of densities that stays
+  // ≤ 1, off by less than 2^-63 per term, below 10^-9 for any number of tasks a file holds.
+  constexpr long double kMargin = 1e-9L;
+  const auto fits = [&](int k, const FederatedGrant& g) {
+    RatioSum with = load[static_cast<std::size_t>(k)];
+    with.add(g.work.count(), g.deadline.count());
+    return with.at_most(1, 1);
+  };
   for (std::size_t i : low) {
     FederatedGrant& g = result.grants[i];
+    const long double limit =
+        1.0L - static_cast<long double>(g.work.count()) / static_cast<long double>(g.deadline.count()) +
+        kMargin;
     int chosen = -1;
-    int least = -1;
-    for (int k = 0; k < result.shared_cores; ++k) {
-      auto& core = load[static_cast<std::size_t>(k)];
-      if (least < 0 || core.value() < load[static_cast<std::size_t>(least)].value()) least = k;
-      RatioSum with = core;
-      with.add(g.work.count(), g.deadline.count());
-      if (!with.at_most(1, 1)) continue;
-      if (options.fit == model::Fit::first_fit) {
-        chosen = k;
-        break;
+    const int least = static_cast<int>(values.least());
+    if (options.fit == model::Fit::first_fit) {
+      // The first core in index order that passes the exact test.
+      for (long k = values.first_at_most(limit, 0); k >= 0; k = values.first_at_most(limit, k + 1)) {
+        if (fits(static_cast<int>(k), g)) {
+          chosen = static_cast<int>(k);
+          break;
+        }
       }
-      if (chosen < 0 || core.value() < load[static_cast<std::size_t>(chosen)].value()) chosen = k;
+    } else if (least >= 0 && fits(least, g)) {
+      // Worst-fit: the least loaded core that passes, the lowest index among equal values.
+      // The least loaded one passes unless the task fits nowhere or within rounding of
+      // the bound; then every core is tried, as the choice is made by the values.
+      chosen = least;
+    } else {
+      for (long k = values.first_at_most(limit, 0); k >= 0; k = values.first_at_most(limit, k + 1)) {
+        if (fits(static_cast<int>(k), g) &&
+            (chosen < 0 ||
+             load[static_cast<std::size_t>(k)].value() < load[static_cast<std::size_t>(chosen)].value()))
+          chosen = static_cast<int>(k);
+      }
     }
     if (chosen < 0) {
       all_low_fit = false;
@@ -257,6 +317,7 @@ FederatedResult analyse_federated(const model::TaskSet& set, const FederatedOpti
     }
     auto& core = load[static_cast<std::size_t>(chosen)];
     core.add(g.work.count(), g.deadline.count());
+    values.set(static_cast<std::size_t>(chosen), core.value());
     SharedCore& shared = result.shared[static_cast<std::size_t>(chosen)];
     shared.density = static_cast<double>(core.value());
     shared.tasks.push_back(g.name);

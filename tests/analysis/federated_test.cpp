@@ -5,7 +5,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <limits>
+#include <random>
+#include <string>
+#include <vector>
 
 using namespace std::chrono_literals;
 using takt::analysis::analyse_federated;
@@ -481,4 +486,58 @@ TEST(FederatedAnalysis, ASpanEqualToTheDeadlineSaysWorkExceedsTheDeadlineNotUtil
     EXPECT_EQ(f.detail.find("utilization"), std::string::npos) << f.detail;
   }
   EXPECT_TRUE(found);
+}
+
+TEST(FederatedAssignment, LightTasksArePackedAsAScanOfEveryCoreWouldPackThem) {
+  // The packing finds its core through a tree of the cores' densities instead of trying
+  // every core. Against a plain scan here: densities j/64 (D = 64, 128 or 256 ms, C a
+  // multiple of D/64), exact in binary, so the scan can keep the loads as whole 64ths.
+  // Decreasing density, ties in file order; first-fit: the first core where the load
+  // stays ≤ 64/64; worst-fit: the least loaded such core, the lowest index on ties.
+  std::mt19937 random(7);
+  for (int round = 0; round < 40; ++round) {
+    const int m = std::array{1, 3, 17, 64}[static_cast<std::size_t>(round % 4)];
+    const int count = std::uniform_int_distribution<int>(1, 8 * m)(random);
+    std::string yaml = "tasks:\n";
+    struct Light {
+      int index, j;
+      long long deadline_ms;
+    };
+    std::vector<Light> tasks;
+    for (int i = 0; i < count; ++i) {
+      const long long d = 64LL << std::uniform_int_distribution<int>(0, 2)(random);
+      const int j = std::uniform_int_distribution<int>(1, 40)(random);
+      const long long c_us = j * d * 1000 / 64;
+      yaml += "  - {name: t" + std::to_string(i) + ", period: " + std::to_string(d) +
+              "ms, work: " + std::to_string(c_us) + "us, span: " + std::to_string(c_us) + "us}\n";
+      tasks.push_back({i, j, d});
+    }
+    const auto set = takt::model::parse_task_set(yaml, "f.yaml");
+    std::vector<Light> order = tasks;
+    std::stable_sort(order.begin(), order.end(), [](const Light& a, const Light& b) { return a.j > b.j; });
+    for (const auto fit : {takt::model::Fit::first_fit, takt::model::Fit::worst_fit}) {
+      std::vector<int> load(static_cast<std::size_t>(m), 0);
+      std::vector<int> expected(tasks.size(), -1);
+      for (const Light& t : order) {
+        int chosen = -1;
+        for (int k = 0; k < m; ++k) {
+          if (load[static_cast<std::size_t>(k)] + t.j > 64) continue;
+          if (chosen < 0 || (fit == takt::model::Fit::worst_fit &&
+                             load[static_cast<std::size_t>(k)] < load[static_cast<std::size_t>(chosen)]))
+            chosen = k;
+          if (fit == takt::model::Fit::first_fit) break;
+        }
+        if (chosen >= 0) load[static_cast<std::size_t>(chosen)] += t.j;
+        expected[static_cast<std::size_t>(t.index)] = chosen;
+      }
+      const auto r = analyse_federated(set, {Cores::of_count(m), std::nullopt, fit});
+      ASSERT_EQ(r.grants.size(), tasks.size());
+      for (std::size_t i = 0; i < tasks.size(); ++i) {
+        const int got = r.grants[i].granted ? r.grants[i].core_ids.at(0) : -1;
+        ASSERT_EQ(got, expected[i]) << "round " << round << ", m = " << m << ", task t" << i << ", "
+                                    << (fit == takt::model::Fit::first_fit ? "first-fit" : "worst-fit");
+      }
+      EXPECT_EQ(r.schedulable, std::count(expected.begin(), expected.end(), -1) == 0);
+    }
+  }
 }
