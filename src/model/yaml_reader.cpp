@@ -303,8 +303,12 @@ namespace {
 /// its first key) by identity.
 class VisitedCollections {
  public:
+  /// `aliases`: whether the text may hold an alias (a '*'); without one no node is
+  /// reached twice, and nothing is kept.
+  explicit VisitedCollections(bool aliases) : aliases_(aliases) {}
   /// True the first time for a node, false after.
   bool enter(const YAML::Node& node) {
+    if (!aliases_) return true;
     auto [first, last] = seen_.equal_range(node.Mark().pos);
     for (auto it = first; it != last; ++it) {
       if (it->second.is(node)) return false;
@@ -314,6 +318,7 @@ class VisitedCollections {
   }
 
  private:
+  bool aliases_;
   std::unordered_multimap<int, YAML::Node> seen_;
 };
 
@@ -338,8 +343,8 @@ std::optional<YAML::Node> first_scalar(const YAML::Node& node, const Pred& pred,
 }
 
 template <class Pred>
-std::optional<YAML::Node> first_scalar(const YAML::Node& node, const Pred& pred) {
-  VisitedCollections visited;
+std::optional<YAML::Node> first_scalar(const YAML::Node& node, const Pred& pred, bool aliases = true) {
+  VisitedCollections visited(aliases);
   return first_scalar(node, pred, visited);
 }
 
@@ -347,16 +352,19 @@ std::optional<YAML::Node> first_scalar(const YAML::Node& node, const Pred& pred)
 /// a UTF-16 file, and the escapes "\N", "\x85" or "\xFF" of a double-quoted value in any
 /// file, came through as single bytes that no JSON output can hold ("internal error ...
 /// invalid UTF-8 byte").
-void check_decoded_scalars(const YAML::Node& root, const std::string& source) {
-  const auto nul =
-      first_scalar(root, [](const YAML::Node& n) { return n.Scalar().find('\0') != std::string::npos; });
-  if (nul) {
-    throw Error(mark_of(nul->Mark()).where(source) +
+void check_decoded_scalars(const YAML::Node& root, const std::string& source, bool aliases) {
+  const auto bad = first_scalar(
+      root,
+      [](const YAML::Node& n) {
+        return n.Scalar().find('\0') != std::string::npos ||
+               first_bad_utf8(n.Scalar()) != std::string_view::npos;
+      },
+      aliases);
+  if (bad && bad->Scalar().find('\0') != std::string::npos) {
+    throw Error(mark_of(bad->Mark()).where(source) +
                 ": this value holds a NUL character (an escape \\0 or \\u0000 in quotes), which no name, "
                 "program or argument can hold; remove it");
   }
-  const auto bad = first_scalar(
-      root, [](const YAML::Node& n) { return first_bad_utf8(n.Scalar()) != std::string_view::npos; });
   if (bad) {
     throw Error(mark_of(bad->Mark()).where(source) +
                 ": this value holds a character that is not valid Unicode (an unpaired UTF-16 surrogate, or "
@@ -447,7 +455,8 @@ YAML::Node load_yaml(std::string_view text, const std::string& source) {
                             "holds one task set: remove what follows the first one's end (in JSON, the "
                             "closing '}')"));
     }
-    if (!documents.empty()) check_decoded_scalars(documents.front(), source);
+    if (!documents.empty())
+      check_decoded_scalars(documents.front(), source, text.find('*') != std::string_view::npos);
     return documents.empty() ? YAML::Node() : documents.front();
   } catch (const YAML::DeepRecursion& e) {
     // yaml-cpp's own message for this is "bad file".
