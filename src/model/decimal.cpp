@@ -1,6 +1,8 @@
 // An exact decimal number read from text: numerator over a power of ten.
 #include "model/decimal.hpp"
 
+#include "model/shown.hpp"
+
 #include "takt/error.hpp"
 
 #include <cctype>
@@ -16,22 +18,25 @@ Decimal Decimal::parse(std::string_view text) {
   int fraction_digits = 0;
   for (char c : text) {
     if (c == '.') {
-      if (seen_point) throw Error("'" + std::string(text) + "' has two decimal points");
+      if (seen_point) throw Error(shown(text) + " has two decimal points");
       seen_point = true;
       continue;
     }
     if (!std::isdigit(static_cast<unsigned char>(c))) {
-      throw Error("'" + std::string(text) + "' is not a non-negative decimal number (such as 1.5)");
+      if ((c == 'e' || c == 'E') && digits > 0)
+        throw Error(shown(text) +
+                    " has an exponent, which this number does not take; write it out (1500, not 1.5e3)");
+      throw Error(shown(text) + " is not a non-negative decimal number (such as 1.5)");
     }
     ++digits;
     if (seen_point) {
-      if (++fraction_digits > 12) throw Error("'" + std::string(text) + "' has more than 12 decimals");
+      if (++fraction_digits > 12) throw Error(shown(text) + " has more than 12 decimals");
       denominator *= 10;
     }
-    if (numerator > (INT64_MAX - 9) / 10) throw Error("'" + std::string(text) + "' is too large");
+    if (numerator > (INT64_MAX - 9) / 10) throw Error(shown(text) + " is too large");
     numerator = numerator * 10 + (c - '0');
   }
-  if (digits == 0) throw Error("'" + std::string(text) + "' has no digits");
+  if (digits == 0) throw Error(shown(text) + " has no digits");
   // Drop trailing zeros of the fraction so that equal values have equal parts.
   while (denominator > 1 && numerator % 10 == 0) {
     numerator /= 10;

@@ -1,6 +1,8 @@
 // Durations as written in task-set files ("10ms", "1.5ms", "250us", "2s") and back.
 #include "model/duration.hpp"
 
+#include "model/shown.hpp"
+
 #include "takt/error.hpp"
 
 #include <array>
@@ -29,8 +31,6 @@ constexpr std::array<Unit, 6> kUnits{{{"ns", 1},
                                       {"ms", 1'000'000},
                                       {"s", 1'000'000'000}}};
 
-std::string quoted(std::string_view text) { return "'" + std::string(text) + "'"; }
-
 }  // namespace
 
 std::chrono::nanoseconds parse_duration(std::string_view text) {
@@ -40,7 +40,7 @@ std::chrono::nanoseconds parse_duration(std::string_view text) {
   std::string_view rest = text.substr(i);
   while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
   auto not_a_duration = [&] {
-    return Error(quoted(text) +
+    return Error(shown(text) +
                  " is not a duration; write a non-negative number with a unit, e.g. 10ms, 1.5ms, "
                  "250us, 2s");
   };
@@ -52,21 +52,27 @@ std::chrono::nanoseconds parse_duration(std::string_view text) {
         number.find_first_of("0123456789") != std::string_view::npos && number.find('.') == number.rfind('.');
     if (!is_number) throw not_a_duration();
     if (number.find_first_not_of("0.") == std::string_view::npos) return std::chrono::nanoseconds{0};
-    throw Error(quoted(text) + " has no unit; add one of ns, us, ms, s (e.g. " + std::string(number) + "ms)");
+    throw Error(shown(text) + " has no unit; add one of ns, us, ms, s (e.g. " + std::string(number) + "ms)");
   }
   const Unit* unit = nullptr;
   for (const Unit& u : kUnits) {
     if (rest == u.name) unit = &u;
   }
   if (unit == nullptr) {
+    // No digit before it (".nan"), or no letter after the number ("0-65535"): not a
+    // duration, rather than a duration of an unknown unit.
+    if (number.find_first_of("0123456789") == std::string_view::npos ||
+        (!std::isalpha(static_cast<unsigned char>(rest.front())) &&
+         static_cast<unsigned char>(rest.front()) < 0x80))
+      throw not_a_duration();
     // 1e3ms: an exponent reads as the start of a unit.
     if ((rest.front() == 'e' || rest.front() == 'E') && rest.size() > 1 &&
         std::string_view("0123456789+-").find(rest[1]) != std::string_view::npos) {
-      throw Error(quoted(text) +
+      throw Error(shown(text) +
                   " has an exponent, which durations do not take; write the number out (1000ms, "
                   "not 1e3ms)");
     }
-    throw Error(quoted(text) + " has unknown unit " + quoted(rest) + "; use ns, us, ms or s");
+    throw Error(shown(text) + " has unknown unit " + shown(rest) + "; use ns, us, ms or s");
   }
   // Digits are gathered in 128 bits: the whole part stops at kMaxDuration units (so
   // the products below cannot overflow), the fraction at 18 decimals.
@@ -79,30 +85,31 @@ std::chrono::nanoseconds parse_duration(std::string_view text) {
   int digits = 0;
   for (char c : number) {
     if (c == '.') {
-      if (seen_point) throw Error(quoted(text) + " has two decimal points");
+      if (seen_point) throw Error(shown(text) + " has two decimal points");
       seen_point = true;
       continue;
     }
     ++digits;
     if (seen_point) {
-      if (fraction_scale >= kMaxDecimalScale) throw Error(quoted(text) + " has more than 18 decimals; write it with at most 18");
+      if (fraction_scale >= kMaxDecimalScale)
+        throw Error(shown(text) + " has more than 18 decimals; write it with at most 18");
       fraction = fraction * 10 + (c - '0');
       fraction_scale *= 10;
     } else {
       whole = whole * 10 + (c - '0');
-      if (whole > max_ns) throw Error(quoted(text) + " is too large" + kLargest);
+      if (whole > max_ns) throw Error(shown(text) + " is too large" + kLargest);
     }
   }
-  if (digits == 0) throw Error(quoted(text) + " has no digits");
+  if (digits == 0) throw Error(shown(text) + " has no digits");
   // fraction / fraction_scale of a unit must be a whole number of nanoseconds.
   const i128 scaled = fraction * unit->nanoseconds;
   if (scaled % fraction_scale != 0) {
-    throw Error(quoted(text) + " is not a whole number of nanoseconds; " +
+    throw Error(shown(text) + " is not a whole number of nanoseconds; " +
                 (unit->nanoseconds == 1 ? std::string("give whole nanoseconds (ns is the smallest unit)")
                                         : std::string("use fewer decimals or a smaller unit")));
   }
   const i128 total = whole * unit->nanoseconds + scaled / fraction_scale;
-  if (total > max_ns) throw Error(quoted(text) + " is too large" + kLargest);
+  if (total > max_ns) throw Error(shown(text) + " is too large" + kLargest);
   const auto value = static_cast<std::int64_t>(total);
   return std::chrono::nanoseconds{value};
 }

@@ -2,6 +2,7 @@
 #include "model/yaml_reader.hpp"
 
 #include "model/duration.hpp"
+#include "model/shown.hpp"
 #include "takt/error.hpp"
 
 #include <yaml-cpp/depthguard.h>
@@ -668,10 +669,10 @@ std::int64_t YamlReader::integer(const YAML::Node& node, const std::string& what
   if (text.size() > 1 && text[0] == '-' && digits(std::string_view(text).substr(1))) {
     fail(node, what + " must be at least " + std::to_string(min) + ", not " + text);
   }
-  if (!digits(text)) fail(node, what + ": '" + text + "' is not a whole number");
+  if (!digits(text)) fail(node, what + ": " + shown(text) + " is not a whole number");
   const auto above = [&] {
     return too_large ? too_large(text)
-                     : what + ": '" + text + "' is too large (at most " + std::to_string(max) + ")";
+                     : what + ": " + shown(text) + " is too large (at most " + std::to_string(max) + ")";
   };
   // More than 18 digits (leading zeros aside) is above kMaxInteger, and so above max.
   const std::size_t first = text.find_first_not_of('0');

@@ -86,6 +86,39 @@ TEST(Duration, RejectsWithAReasonToFix) {
       << error_of("1.0000000000000000000ms");
 }
 
+TEST(Duration, AValueThatIsNoNumberWithAUnitIsNotADurationAndInvisibleCharactersAreShown) {
+  // ".nan" (YAML's not-a-number) said "unknown unit 'nan'", "0-65535" "unknown unit
+  // '-65535'": neither is a number with some unit.
+  EXPECT_EQ(error_of(".nan"),
+            "'.nan' is not a duration; write a non-negative number with a unit, e.g. 10ms, 1.5ms, 250us, 2s");
+  EXPECT_NE(error_of("0-65535").find("'0-65535' is not a duration"), std::string::npos);
+  // A no-break space after the unit was shown as a plain space ("unknown unit 'us '"); a
+  // line break split the message over two lines.
+  EXPECT_EQ(error_of("10us\u00a0"), "'10us\\u00A0' has unknown unit 'us\\u00A0'; use ns, us, ms or s");
+  EXPECT_EQ(error_of("10ms\nx"), "'10ms\\nx' has unknown unit 'ms\\nx'; use ns, us, ms or s");
+  EXPECT_EQ(error_of("1\tms"),
+            "'1\\tms' is not a duration; write a non-negative number with a unit, e.g. 10ms, "
+            "1.5ms, 250us, 2s");
+  EXPECT_EQ(error_of("1\xffms"), "'1\\xFFms' has unknown unit '\\xFFms'; use ns, us, ms or s");
+}
+
+TEST(Decimal, AnExponentIsNamedAsSuch) {
+  // delta: 1e308 said "'1e308' is not a non-negative decimal number (such as 1.5)".
+  try {
+    (void)takt::model::Decimal::parse("1e308");
+    ADD_FAILURE() << "1e308 was read";
+  } catch (const takt::Error& e) {
+    EXPECT_STREQ(e.what(),
+                 "'1e308' has an exponent, which this number does not take; write it out (1500, not 1.5e3)");
+  }
+  try {
+    (void)takt::model::Decimal::parse("e3");
+    ADD_FAILURE() << "e3 was read";
+  } catch (const takt::Error& e) {
+    EXPECT_STREQ(e.what(), "'e3' is not a non-negative decimal number (such as 1.5)");
+  }
+}
+
 TEST(Duration, TheLimitIsExactly2To62Nanoseconds) {
   // 2^62 = 4611686018427387904 ns = 4611686018.427387904 s is the largest value; one
   // nanosecond more is too large, however it is written.

@@ -540,6 +540,12 @@ TEST(TaskSetParser, ANulCharacterInAValueIsNamedAsSuch) {
       "ts.yaml:1:21", "NUL character");
 }
 
+TEST(TaskSetParser, AWholeNumberWithALineBreakIsShownOnOneLine) {
+  // The value was printed as it is, over two lines of the message.
+  expect_error("tasks:\n  - {name: a, period: 10ms, segments: [{length: 1ms, strands: \"a\\nb\"}]}\n",
+               "ts.yaml:2:63", "strands: 'a\\nb' is not a whole number");
+}
+
 TEST(TaskSetParser, NamesAreVisibleTextAndPredecessorsAreListedOnce) {
   // A line break in a name split the table's row; a blank name showed an empty column; a
   // DAG node could be named "" although a task could not; `after: [y, y]` was kept twice.
