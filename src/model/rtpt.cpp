@@ -73,7 +73,9 @@ class RtptReader {
     std::int64_t ns = number(line, line.words[index + 1], what + " nanoseconds");
     if (ns >= 1'000'000'000)
       fail(line, line.words[index + 1].column, what + " nanoseconds must be below 1000000000");
-    if (sec > 4'000'000'000) fail(line, line.words[index].column, what + " seconds is too large");
+    if (sec > 4'000'000'000)
+      fail(line, line.words[index].column,
+           what + " seconds is too large (at most 4000000000, about 127 years)");
     return nanoseconds{sec * 1'000'000'000 + ns};
   }
 
@@ -92,7 +94,10 @@ class RtptReader {
     std::int64_t first = number(cores, cores.words[0], "first_core");
     std::int64_t last = number(cores, cores.words[1], "last_core");
     if (last < first) fail(cores, cores.words[1].column, "last_core is below first_core");
-    if (last > 65535) fail(cores, cores.words[1].column, "last_core is too large");
+    if (last > CpuSet::kMaxId)
+      fail(cores, cores.words[1].column,
+           "last_core is too large (at most " + std::to_string(CpuSet::kMaxId) +
+               ", the largest CPU number takt handles)");
     Cores c;
     for (std::int64_t k = first; k <= last; ++k) c.cpus.push_back(static_cast<int>(k));
     c.count = static_cast<int>(c.cpus.size());

@@ -2,6 +2,7 @@
 #include "sched/topology_spec.hpp"
 
 #include "model/duration.hpp"
+#include "model/task_set.hpp"
 #include "sched/component_registry.hpp"
 #include "sched/processing_elements.hpp"
 #include "sched/topology_graph.hpp"
@@ -271,8 +272,15 @@ class Parser {
         ref.index = PipeRef::Index::pe;
       } else if (index == "cluster") {
         ref.index = PipeRef::Index::cluster;
-      } else if (!index.empty() && index.size() < 7 &&
+      } else if (!index.empty() &&
                  std::all_of(index.begin(), index.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+        // A family has one member per PE or per cluster, at most model::kMaxCores.
+        if (index.size() > 5 || std::stoi(index) >= model::kMaxCores) {
+          fail(ref.mark, context + ": index " + index + " in '" + text +
+                             "' is too large: a family has at most " + std::to_string(model::kMaxCores) +
+                             " members (one per PE or cluster), numbered from 0 to " +
+                             std::to_string(model::kMaxCores - 1));
+        }
         ref.index = PipeRef::Index::fixed;
         ref.fixed = std::stoi(index);
       } else {

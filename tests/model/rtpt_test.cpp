@@ -91,6 +91,15 @@ TEST(Rtpt, ErrorsPointAtTheLineAndColumn) {
       << error_of("0 3\nprogr\xE9m\n0 5 0 1 0 10 0 10 0 0 1\n");
 }
 
+TEST(Rtpt, ALimitPassedNamesTheLimit) {
+  // "last_core is too large" and "period seconds is too large" did not say how large may be.
+  EXPECT_EQ(error_of("0 65536\nprog\n0 5 0 1 0 10 0 10 0 0 1\n"),
+            "x.rtpt:1:3: last_core is too large (at most 65535, the largest CPU number takt handles)");
+  EXPECT_EQ(error_of("0 65535\nprog\n0 5 0 1 0 10 0 10 0 0 1\n").find("last_core"), std::string::npos);
+  EXPECT_EQ(error_of("0 3\nprog\n0 5 0 1 4000000001 0 0 10 0 0 1\n"),
+            "x.rtpt:3:9: period seconds is too large (at most 4000000000, about 127 years)");
+}
+
 TEST(Rtpt, SyntheticSegmentsLongerThanTheDeadlineFailAtTheirLine) {
   // The timing line is consistent (span 0.5 ms ≤ D = 0.7 ms), but the segments of line 2
   // have the critical path 0.6 + 0.2 = 0.8 ms > 0.7 ms. This used to pass here and fail only

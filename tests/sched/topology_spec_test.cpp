@@ -270,6 +270,17 @@ TEST(TopologySpec, IndexRules) {
   expect_error(fam + "    a: {component: distributor, input: in, outputs: \"ready[x]\"}\n" +
                    "  pes: {terminal: \"ready[pe]\"}\n",
                6, {"bad index 'x'"});
+  // A number past the largest family said "bad index ... use # ... or a number"; 65535
+  // is the last member a family of 65,536 PEs has.
+  expect_error(
+      fam + "    a: {component: head-queue, input: in, output: \"ready[1000000]\"}\n" +
+          "  pes: {terminal: \"ready[pe]\"}\n",
+      6,
+      {"index 1000000 in 'ready[1000000]' is too large: a family has at most 65536 members (one per PE "
+       "or cluster), numbered from 0 to 65535"});
+  expect_error(fam + "    a: {component: head-queue, input: in, output: \"ready[65536]\"}\n" +
+                   "  pes: {terminal: \"ready[pe]\"}\n",
+               6, {"index 65536 in 'ready[65536]' is too large"});
 }
 
 TEST(TopologySpec, TooDeep) {
