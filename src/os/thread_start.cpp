@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <string>
@@ -22,11 +23,10 @@ long long locked_kib() {
 /// Where a limit on memory, not on threads, may be what refused the thread: pthread_create
 /// fails with the same EAGAIN when the new thread's stack cannot be mapped.
 std::string memory_note() {
-  rlimit as{};
-  if (::getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) {
+  if (const unsigned long long kib = address_space_limit_kib(); kib != 0) {
     return fmt::format(
         "; or its stack did not fit the address-space limit (ulimit -v, {} KiB here): raise it, or unset it",
-        as.rlim_cur / 1024);
+        kib);
   }
   rlimit memlock{};
   if (locked_kib() > 0 && ::getrlimit(RLIMIT_MEMLOCK, &memlock) == 0 && memlock.rlim_cur != RLIM_INFINITY) {
@@ -40,6 +40,12 @@ std::string memory_note() {
 }
 
 }  // namespace
+
+unsigned long long address_space_limit_kib() {
+  rlimit as{};
+  if (::getrlimit(RLIMIT_AS, &as) != 0 || as.rlim_cur == RLIM_INFINITY) return 0;
+  return std::max<unsigned long long>(as.rlim_cur / 1024, 1);
+}
 
 std::string thread_start_error(std::string_view what, const std::system_error& e, std::string_view remedy) {
   return fmt::format("cannot start {} ({}); {}{}", what, e.what(),

@@ -18,6 +18,10 @@ namespace takt::os {
 /// adds that limit: the thread's stack that could not be mapped fails the same way.
 std::string thread_start_error(std::string_view what, const std::system_error& e, std::string_view remedy = {});
 
+/// This process's address-space limit (RLIMIT_AS, `ulimit -v`) in KiB, 0 where there is
+/// none: a mapping that does not fit it fails with ENOMEM, as if memory had run out.
+unsigned long long address_space_limit_kib();
+
 /// std::thread(body), throwing takt::Error(thread_start_error(what, ...)) when the thread
 /// cannot be created (the limit on threads or processes, ulimit -u or the cgroup's
 /// pids.max, or no memory for its stack).

@@ -1,6 +1,8 @@
 // The coroutine stacks of a pool and the guard-page overflow handler.
 #include "runtime/stack_memory.hpp"
 
+#include "os/thread_start.hpp"
+
 #include "takt/error.hpp"
 
 #include <fmt/core.h>
@@ -136,9 +138,19 @@ StackMemory::StackMemory(std::size_t stacks, std::size_t stack_size, std::size_t
   int flags = MAP_PRIVATE | MAP_ANONYMOUS | (reserve_only ? MAP_NORESERVE : 0);
   void* p = ::mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, flags, -1, 0);
   if (p == MAP_FAILED) {
-    throw takt::Error(fmt::format("pool '{}': cannot map {} bytes of coroutine stacks ({}); lower "
-                                  "StaticMemory::depth or stack_size, or the number of workers",
-                                  pool_name, bytes_, std::strerror(errno)));
+    const int error = errno;
+    const unsigned long long limit_kib = os::address_space_limit_kib();
+    throw takt::Error(fmt::format(
+        "pool '{}': cannot map {} bytes of coroutine stacks ({}); lower StaticMemory::depth or stack_size, "
+        "or "
+        "the number of workers{}",
+        pool_name, bytes_, std::strerror(error),
+        limit_kib != 0
+            ? fmt::format(
+                  ", or raise this process's address-space limit (ulimit -v, {} KiB here{})", limit_kib,
+                  reserve_only ? "; these stacks are only reserved, not touched, so this costs no memory"
+                               : "")
+            : std::string()));
   }
   base_ = static_cast<char*>(p);
   if (reserve_only) ::madvise(base_, bytes_, MADV_NOHUGEPAGE);

@@ -318,3 +318,36 @@ TEST(StaticMemoryDeathTest, AFrameLargerThanTheGuardPageEndsWithTheSameMessage) 
 }
 
 }  // namespace
+
+namespace {
+
+TEST(StaticMemory, StacksBeyondTheAddressSpaceLimitNameIt) {
+  // `takt profile` under `ulimit -v` below its 4 GiB measurement reservation said only
+  // "lower StaticMemory::depth or stack_size, or the number of workers", knobs a user of
+  // the command line cannot turn. In a child with RLIMIT_AS of 1 TiB, a measurement that
+  // reserves 2 TiB (2^20 levels of 2 MiB) names the limit, and that the stacks are only
+  // reserved.
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    const rlimit tebibyte{1ULL << 40, 1ULL << 40};
+    if (::setrlimit(RLIMIT_AS, &tebibyte) != 0) ::_exit(10);
+    try {
+      (void)takt::measure([] {}, takt::MeasureOptions{std::size_t{1} << 20, std::size_t{2} << 20});
+    } catch (const takt::Error& e) {
+      const bool named =
+          contains(e.what(), "cannot map ") &&
+          contains(e.what(),
+                   "or raise this process's address-space limit (ulimit -v, 1073741824 KiB here; these "
+                   "stacks are only reserved, not touched, so this costs no memory)");
+      ::_exit(named ? 0 : 11);
+    }
+    ::_exit(12);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "10: setrlimit failed; 11: the limit was not named; 12: no error";
+}
+
+}  // namespace
