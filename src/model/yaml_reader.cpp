@@ -234,6 +234,18 @@ std::string explain_syntax_error(std::string_view text, const YAML::Mark& mark, 
   const std::string parser = " (the YAML parser: " + message + ")";
   const std::size_t at =
       mark.pos >= 0 ? std::min(static_cast<std::size_t>(mark.pos), text.size()) : text.size();
+  // A carriage return alone as the line end (classic Mac OS): yaml-cpp reads the file as
+  // one line, and the error's place and message say nothing of why.
+  for (std::size_t cr = text.find('\r'); cr != std::string_view::npos && cr < at;
+       cr = text.find('\r', cr + 1)) {
+    if (cr + 1 == text.size() || text[cr + 1] != '\n') {
+      return "the lines of this file end in a carriage return alone (CR, byte 0x0D, first at byte " +
+             std::to_string(cr + 1) +
+             "), which the YAML parser does not read as a line end, so it reads one long line; save the file "
+             "with LF (or CR LF) line ends, e.g. with tr '\\r' '\\n'" +
+             parser;
+    }
+  }
   const SyntaxScan scan(text);
   // A tab where the parser already was: YAML never indents with tabs.
   if (scan.first_tab != std::string_view::npos && scan.first_tab <= at) {

@@ -540,6 +540,17 @@ TEST(TaskSetParser, ANulCharacterInAValueIsNamedAsSuch) {
       "ts.yaml:1:21", "NUL character");
 }
 
+TEST(TaskSetParser, LinesEndingInACarriageReturnAloneAreNamedAsTheCause) {
+  // yaml-cpp reads such a file as one line and said only "1:28: illegal map value".
+  const std::string message = error_of("tasks:\r  - {name: a, period: 10ms, work: 1ms, span: 1ms}\r");
+  EXPECT_NE(
+      message.find("the lines of this file end in a carriage return alone (CR, byte 0x0D, first at byte 7)"),
+      std::string::npos)
+      << message;
+  // CR LF line ends are read as they are.
+  EXPECT_EQ(error_of("tasks:\r\n  - {name: a, period: 10ms, work: 1ms, span: 1ms}\r\n"), "no error");
+}
+
 TEST(TaskSetParser, AWholeNumberWithALineBreakIsShownOnOneLine) {
   // The value was printed as it is, over two lines of the message.
   expect_error("tasks:\n  - {name: a, period: 10ms, segments: [{length: 1ms, strands: \"a\\nb\"}]}\n",
