@@ -263,7 +263,8 @@ FederatedResult analyse_federated(const model::TaskSet& set, const FederatedOpti
   SharedLoads values(load.size());
   // A core whose value is above 1 − C/D by more than the values' rounding cannot pass the
   // exact test and is not tried: a value is a long double sum of densities that stays
-  // ≤ 1, off by less than 2^-63 per term, below 10^-9 for any number of tasks a file holds.
+  // ≤ 1, off by less than 2^-63 per term (x86-64's 80-bit long double), below 10^-9 for
+  // any number of tasks a file holds.
   constexpr long double kMargin = 1e-9L;
   const auto fits = [&](int k, const FederatedGrant& g) {
     RatioSum with = load[static_cast<std::size_t>(k)];

@@ -6,6 +6,7 @@
 #include "model/measurement_update.hpp"
 #include "model/program_profile.hpp"
 #include "model/task_set_parser.hpp"
+#include "model/text.hpp"
 #include "model/yaml_reader.hpp"
 #include "os/clock.hpp"
 #include "os/cpu.hpp"
@@ -473,6 +474,14 @@ int run_profile(const ProfileArgs& a) {
     // The entry's name goes into the profiles file, whose reader refuses what
     // name_problem does: such a name written there would make the whole file unreadable.
     const std::string name = a.name.empty() ? profiler::default_profile_name(a.program, a.args) : a.name;
+    for (std::size_t i = 0; i < a.args.size(); ++i) {
+      if (model::first_bad_utf8(a.args[i]) != std::string::npos) {
+        throw OptionError(
+            fmt::format("--profiles: the program's argument {} ({}) is not UTF-8 text, which a "
+                        "profiles file cannot hold",
+                        i + 1, model::shown(a.args[i])));
+      }
+    }
     if (const std::string problem = model::name_problem(name); !problem.empty()) {
       throw OptionError(a.name.empty() ? "the profile's default name (program-arg1-arg2...) " + problem +
                                              "; give the entry a name with --name"

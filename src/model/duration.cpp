@@ -1,7 +1,7 @@
 // Durations as written in task-set files ("10ms", "1.5ms", "250us", "2s") and back.
 #include "model/duration.hpp"
 
-#include "model/shown.hpp"
+#include "model/text.hpp"
 
 #include "takt/error.hpp"
 

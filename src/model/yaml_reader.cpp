@@ -2,7 +2,7 @@
 #include "model/yaml_reader.hpp"
 
 #include "model/duration.hpp"
-#include "model/shown.hpp"
+#include "model/text.hpp"
 #include "takt/error.hpp"
 
 #include <yaml-cpp/depthguard.h>
@@ -43,41 +43,6 @@ SourceMark mark_of(const YAML::Mark& m) {
 }
 
 namespace {
-
-/// The offset of the first byte that is not part of well-formed UTF-8 (no overlong
-/// forms, no surrogates, nothing above U+10FFFF), or npos.
-std::size_t first_bad_utf8(std::string_view text) {
-  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
-  const std::size_t n = text.size();
-  std::size_t i = 0;
-  while (i < n) {
-    const unsigned char c = p[i];
-    std::size_t len = 0;
-    unsigned char lo = 0x80, hi = 0xBF;  // allowed range of the second byte
-    if (c < 0x80) {
-      ++i;
-      continue;
-    } else if (c >= 0xC2 && c <= 0xDF) {
-      len = 2;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-      len = 3;
-      if (c == 0xE0) lo = 0xA0;
-      if (c == 0xED) hi = 0x9F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-      len = 4;
-      if (c == 0xF0) lo = 0x90;
-      if (c == 0xF4) hi = 0x8F;
-    } else {
-      return i;
-    }
-    if (i + len > n || p[i + 1] < lo || p[i + 1] > hi) return i;
-    for (std::size_t k = 2; k < len; ++k) {
-      if (p[i + k] < 0x80 || p[i + k] > 0xBF) return i;
-    }
-    i += len;
-  }
-  return std::string_view::npos;
-}
 
 /// The 1-based line and column (in bytes) of byte `offset` of `text`.
 SourceMark mark_at(std::string_view text, std::size_t offset) {
@@ -235,8 +200,12 @@ std::string explain_syntax_error(std::string_view text, const YAML::Mark& mark, 
   const std::size_t at =
       mark.pos >= 0 ? std::min(static_cast<std::size_t>(mark.pos), text.size()) : text.size();
   // A carriage return alone as the line end (classic Mac OS): yaml-cpp reads the file as
-  // one line, and the error's place and message say nothing of why.
-  for (std::size_t cr = text.find('\r'); cr != std::string_view::npos && cr < at;
+  // one line, and the error's place and message say nothing of why. Only for an error on
+  // that one line of a UTF-8 file (a NUL byte: UTF-16 or UTF-32, where the byte after a
+  // CR is 0; a stray CR in a file of LF lines is not its line end).
+  const bool one_line = mark.line == 0 && text.substr(0, at).find('\n') == std::string_view::npos;
+  const bool utf8 = text.find('\0') == std::string_view::npos;
+  for (std::size_t cr = text.find('\r'); one_line && utf8 && cr != std::string_view::npos && cr < at;
        cr = text.find('\r', cr + 1)) {
     if (cr + 1 == text.size() || text[cr + 1] != '\n') {
       return "the lines of this file end in a carriage return alone (CR, byte 0x0D, first at byte " +
@@ -633,12 +602,8 @@ std::string name_problem(std::string_view text) {
   // Walk the UTF-8 text (valid by now) by code point.
   bool visible = false;
   for (std::size_t i = 0; i < text.size();) {
-    const auto b = static_cast<unsigned char>(text[i]);
-    const std::size_t length = b < 0x80 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4;
-    char32_t cp = length == 1 ? b : length == 2 ? b & 0x1F : length == 3 ? b & 0x0F : b & 0x07;
-    for (std::size_t k = 1; k < length && i + k < text.size(); ++k) {
-      cp = (cp << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3F);
-    }
+    const std::size_t length = utf8_length_at(text, i);
+    const char32_t cp = code_point_at(text, i, length);
     // C0, DEL, C1 (NEL among them) and the Unicode line and paragraph separators.
     if (cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || cp == 0x2028 || cp == 0x2029) {
       char code[16];

@@ -275,7 +275,8 @@ class Parser {
       } else if (!index.empty() &&
                  std::all_of(index.begin(), index.end(), [](char c) { return c >= '0' && c <= '9'; })) {
         // A family has one member per PE or per cluster, at most model::kMaxCores.
-        if (index.size() > 5 || std::stoi(index) >= model::kMaxCores) {
+        const std::size_t digits = index.size() - std::min(index.find_first_not_of('0'), index.size());
+        if (digits > 5 || std::stoi(index) >= model::kMaxCores) {
           fail(ref.mark, context + ": index " + index + " in '" + text +
                              "' is too large: a family has at most " + std::to_string(model::kMaxCores) +
                              " members (one per PE or cluster), numbered from 0 to " +

@@ -1,5 +1,6 @@
 // Tests of federated scheduling: the core-count formulas of rtws §V and the assignment of cores.
 #include "analysis/federated.hpp"
+#include "analysis/exact.hpp"
 #include "model/task_set_parser.hpp"
 #include "takt/error.hpp"
 
@@ -8,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <limits>
+#include <numeric>
 #include <random>
 #include <string>
 #include <vector>
@@ -538,6 +540,81 @@ TEST(FederatedAssignment, LightTasksArePackedAsAScanOfEveryCoreWouldPackThem) {
                                     << (fit == takt::model::Fit::first_fit ? "first-fit" : "worst-fit");
       }
       EXPECT_EQ(r.schedulable, std::count(expected.begin(), expected.end(), -1) == 0);
+    }
+  }
+}
+
+TEST(FederatedAssignment, LightTasksThatFillACoreExactlyAllFitWhateverTheRounding) {
+  // The tree prunes cores by their long double densities, 1e-9 above 1 − C/D; a core whose
+  // exact sum reaches exactly 1 must still be tried. Densities 1/3, 1/7, 1/11 and 1/13 do
+  // not round exactly, and n tasks of 1/n fill one core: every one fits, under both fits.
+  for (int n : {3, 7, 11, 13}) {
+    std::string yaml = "tasks:\n";
+    for (int i = 0; i < n; ++i) {
+      yaml += "  - {name: t" + std::to_string(i) + ", period: " + std::to_string(n) +
+              "ms, work: 1ms, span: 1ms}\n";
+    }
+    const auto set = takt::model::parse_task_set(yaml, "f.yaml");
+    for (const auto fit : {takt::model::Fit::first_fit, takt::model::Fit::worst_fit}) {
+      const auto r = analyse_federated(set, {Cores::of_count(1), std::nullopt, fit});
+      EXPECT_TRUE(r.schedulable) << n << " tasks of 1/" << n;
+    }
+  }
+}
+
+TEST(FederatedAssignment, LightTasksOfRoundedDensitiesArePackedAsTheScanOfEveryCorePackedThem) {
+  // Against the scan the tree replaced (every core, RatioSum's exact test, the values
+  // compared for worst-fit and the least loaded core), on densities that do not round
+  // exactly: periods of 3, 7, 9, 11 and 30 ms, work a whole number of ms below them.
+  std::mt19937 random(11);
+  for (int round = 0; round < 60; ++round) {
+    const int m = std::array{1, 2, 5, 33}[static_cast<std::size_t>(round % 4)];
+    const int count = std::uniform_int_distribution<int>(1, 6 * m)(random);
+    std::string yaml = "tasks:\n";
+    std::vector<std::pair<long long, long long>> cd;  // C and D in ms, file order
+    for (int i = 0; i < count; ++i) {
+      const long long d =
+          std::array{3LL, 7LL, 9LL, 11LL, 30LL}[std::uniform_int_distribution<std::size_t>(0, 4)(random)];
+      const long long c = std::uniform_int_distribution<long long>(1, d)(random);
+      yaml += "  - {name: t" + std::to_string(i) + ", period: " + std::to_string(d) +
+              "ms, work: " + std::to_string(c) + "ms, span: " + std::to_string(c) + "ms}\n";
+      cd.emplace_back(c, d);
+    }
+    const auto set = takt::model::parse_task_set(yaml, "f.yaml");
+    std::vector<std::size_t> order(cd.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      return cd[a].first * cd[b].second > cd[b].first * cd[a].second;
+    });
+    for (const auto fit : {takt::model::Fit::first_fit, takt::model::Fit::worst_fit}) {
+      std::vector<takt::analysis::RatioSum> load(static_cast<std::size_t>(m));
+      std::vector<int> expected(cd.size(), -1);
+      for (std::size_t i : order) {
+        const std::int64_t c = cd[i].first * 1'000'000, d = cd[i].second * 1'000'000;
+        int chosen = -1;
+        for (int k = 0; k < m; ++k) {
+          takt::analysis::RatioSum with = load[static_cast<std::size_t>(k)];
+          with.add(c, d);
+          if (!with.at_most(1, 1)) continue;
+          if (fit == takt::model::Fit::first_fit) {
+            chosen = k;
+            break;
+          }
+          if (chosen < 0 ||
+              load[static_cast<std::size_t>(k)].value() < load[static_cast<std::size_t>(chosen)].value())
+            chosen = k;
+        }
+        if (chosen >= 0) load[static_cast<std::size_t>(chosen)].add(c, d);
+        expected[i] = chosen;
+      }
+      const auto r = analyse_federated(set, {Cores::of_count(m), std::nullopt, fit});
+      ASSERT_EQ(r.grants.size(), cd.size());
+      for (std::size_t i = 0; i < cd.size(); ++i) {
+        if (r.grants[i].high) continue;  // C > D cannot be drawn; C = D is light (density 1)
+        const int got = r.grants[i].granted ? r.grants[i].core_ids.at(0) : -1;
+        ASSERT_EQ(got, expected[i]) << "round " << round << ", m = " << m << ", task t" << i << ", "
+                                    << (fit == takt::model::Fit::first_fit ? "first-fit" : "worst-fit");
+      }
     }
   }
 }

@@ -1,6 +1,7 @@
 // Tests of durations with units: parsing, exact formatting, errors that say what to change.
 #include "model/duration.hpp"
 #include "model/decimal.hpp"
+#include "model/text.hpp"
 #include "takt/error.hpp"
 
 #include <gtest/gtest.h>
@@ -100,6 +101,12 @@ TEST(Duration, AValueThatIsNoNumberWithAUnitIsNotADurationAndInvisibleCharacters
             "'1\\tms' is not a duration; write a non-negative number with a unit, e.g. 10ms, "
             "1.5ms, 250us, 2s");
   EXPECT_EQ(error_of("1\xffms"), "'1\\xFFms' has unknown unit '\\xFFms'; use ns, us, ms or s");
+  // Bytes of no well-formed UTF-8 sequence are shown as bytes: an overlong line break
+  // (C0 8A), a surrogate (ED A0 80), a code point above U+10FFFF (F4 90 80 80).
+  EXPECT_EQ(takt::model::shown("1\xC0\x8Ams"), "'1\\xC0\\x8Ams'");
+  EXPECT_EQ(takt::model::shown("\xED\xA0\x80"), "'\\xED\\xA0\\x80'");
+  EXPECT_EQ(takt::model::shown("\xF4\x90\x80\x80"), "'\\xF4\\x90\\x80\\x80'");
+  EXPECT_EQ(takt::model::shown("\xC3\xA9 \xE2\x80\xA8"), "'\xC3\xA9 \\u2028'");
 }
 
 TEST(Decimal, AnExponentIsNamedAsSuch) {
@@ -110,6 +117,15 @@ TEST(Decimal, AnExponentIsNamedAsSuch) {
   } catch (const takt::Error& e) {
     EXPECT_STREQ(e.what(),
                  "'1e308' has an exponent, which this number does not take; write it out (1500, not 1.5e3)");
+  }
+  for (const char* text : {"1e", "2each"}) {  // no digit or sign after the e: no exponent
+    try {
+      (void)takt::model::Decimal::parse(text);
+      ADD_FAILURE() << text << " was read";
+    } catch (const takt::Error& e) {
+      EXPECT_EQ(std::string(e.what()),
+                "'" + std::string(text) + "' is not a non-negative decimal number (such as 1.5)");
+    }
   }
   try {
     (void)takt::model::Decimal::parse("e3");

@@ -549,6 +549,16 @@ TEST(TaskSetParser, LinesEndingInACarriageReturnAloneAreNamedAsTheCause) {
       << message;
   // CR LF line ends are read as they are.
   EXPECT_EQ(error_of("tasks:\r\n  - {name: a, period: 10ms, work: 1ms, span: 1ms}\r\n"), "no error");
+  // Not for a stray CR in a file of LF lines, nor for a UTF-16 file's CR LF (0D 00 0A 00):
+  // their errors (a missing ',') are explained as such.
+  const std::string missing_comma = "  - {name: a, period: 10ms work: 1ms, span: 1ms}\n";
+  const std::string stray = error_of("# a note\rmore\ntasks:\n" + missing_comma);
+  EXPECT_EQ(stray.find("carriage return"), std::string::npos) << stray;
+  EXPECT_NE(stray.find("add the missing ','"), std::string::npos) << stray;
+  std::string utf16 = "\xFF\xFE";
+  for (char c : "tasks:\r\n" + missing_comma) utf16 += std::string{c, '\0'};
+  const std::string wide = error_of(utf16);
+  EXPECT_EQ(wide.find("carriage return"), std::string::npos) << wide;
 }
 
 TEST(TaskSetParser, AWholeNumberWithALineBreakIsShownOnOneLine) {

@@ -448,6 +448,15 @@ TEST_F(ProfileCommand, AnEntryNameTheProfilesFileCannotHoldIsRefusedBeforeMeasur
   EXPECT_EQ(o.status, 1);
   EXPECT_NE(o.err.find("--name is not UTF-8 text (byte 0xFF at byte 2)"), std::string::npos) << o.err;
   EXPECT_FALSE(std::filesystem::exists(file));
+  // An argument that is not UTF-8 would be written as it is, and the file then refused
+  // by every reader; refused with --name too (without it the default name holds it).
+  o = takt("profile fib --jobs 1 --profiles " + file.string() + " --name x" + kBurdens +
+           " -- $(printf '1\\377')");
+  EXPECT_EQ(o.status, 1);
+  EXPECT_NE(o.err.find("--profiles: the program's argument 1 ('1\\xFF') is not UTF-8 text"),
+            std::string::npos)
+      << o.err;
+  EXPECT_FALSE(std::filesystem::exists(file));
   // A name the file can hold is written and read back.
   ASSERT_EQ(
       takt("profile fib 12 --jobs 1 --profiles " + file.string() + " --name 'fib twelve'" + kBurdens).status,

@@ -281,6 +281,12 @@ TEST(TopologySpec, IndexRules) {
   expect_error(fam + "    a: {component: head-queue, input: in, output: \"ready[65536]\"}\n" +
                    "  pes: {terminal: \"ready[pe]\"}\n",
                6, {"index 65536 in 'ready[65536]' is too large"});
+  // Leading zeros do not count: ready[0000001] is member 1 (it was read so before).
+  const std::string leading =
+      error_of(fam + "    a: {component: head-queue, input: in, output: \"ready[0000001]\"}\n" +
+               "  pes: {terminal: \"ready[pe]\"}\n");
+  EXPECT_EQ(leading.find("too large"), std::string::npos) << leading;
+  EXPECT_EQ(leading.find("bad index"), std::string::npos) << leading;
 }
 
 TEST(TopologySpec, TooDeep) {
