@@ -540,6 +540,11 @@ TEST_F(ProfileCommand, MoreParallelWorkersThanCpusAreRefused) {
   EXPECT_EQ(o.status, 1);
   EXPECT_NE(o.err.find("--parallel: expects a whole number from 1 to 65536, not '-1'"), std::string::npos)
       << o.err;
+  // A count given twice was measured twice and reported as two T_1 rows.
+  o = takt("profile fib 10 --jobs 1 --parallel 1,1" + kBurdens);
+  EXPECT_EQ(o.status, 1);
+  EXPECT_NE(o.err.find("--parallel names 1 twice; give each worker count once"), std::string::npos) << o.err;
+  EXPECT_EQ(o.out, "");
   // A decimal option: a word that is no number is not "not in range" (CLI11's Range said
   // so, with the bounds to six decimals).
   o = takt("profile fib 10 --jobs 1 --percentile abc" + kBurdens);
