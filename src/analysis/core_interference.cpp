@@ -17,6 +17,16 @@ i128 scaled_ceil(std::int64_t d, i128 fixed) {
   return static_cast<i128>(d) * hi + ceil_div(static_cast<i128>(d) * lo, i128{1} << 64);
 }
 
+/// Adds work·d/period to whole + remainders/period (its whole part and remainder);
+/// false, adding nothing, where work·d does not fit in 128 bits.
+bool add_rate_term(i128 work, std::int64_t period, std::int64_t d, i128& whole, RatioSum& remainders) {
+  i128 product = 0;
+  if (__builtin_mul_overflow(work, static_cast<i128>(d), &product)) return false;
+  whole += product / period;
+  remainders.add(static_cast<std::int64_t>(product % period), period);
+  return true;
+}
+
 }  // namespace
 
 CoreInterference::CoreInterference(int cores, std::vector<TaskTiming> tasks)
@@ -105,12 +115,8 @@ i128 CoreInterference::exact_rate_term(const Core& core, std::size_t task, std::
   for (const auto& [period, work] : core.work_by_period) {
     const i128 w = work - (own != core.entries.end() && period == own_period ? own->second.work : 0);
     if (w == 0) continue;
-    i128 product = 0;
     // A grouped product may overflow where each task's did not: then one term per task.
-    if (__builtin_mul_overflow(w, static_cast<i128>(d), &product))
-      return exact_rate_term_by_task(core, task, d, bound);
-    whole += product / period;
-    remainders.add(static_cast<std::int64_t>(product % period), period);
+    if (!add_rate_term(w, period, d, whole, remainders)) return exact_rate_term_by_task(core, task, d, bound);
   }
   return rate_term_from(whole, remainders, bound);
 }
@@ -121,11 +127,7 @@ i128 CoreInterference::exact_rate_term_by_task(const Core& core, std::size_t tas
   RatioSum remainders;
   for (const auto& [j, entry] : core.entries) {
     if (j == task || entry.work == 0) continue;
-    const std::int64_t period = tasks_[j].period.count();
-    i128 product = 0;
-    if (__builtin_mul_overflow(entry.work, static_cast<i128>(d), &product)) return bound;
-    whole += product / period;
-    remainders.add(static_cast<std::int64_t>(product % period), period);
+    if (!add_rate_term(entry.work, tasks_[j].period.count(), d, whole, remainders)) return bound;
   }
   return rate_term_from(whole, remainders, bound);
 }

@@ -278,24 +278,21 @@ FederatedResult analyse_federated(const model::TaskSet& set, const FederatedOpti
         kMargin;
     int chosen = -1;
     const int least = static_cast<int>(values.least());
-    if (options.fit == model::Fit::first_fit) {
-      // The first core in index order that passes the exact test.
+    if (options.fit == model::Fit::worst_fit && least >= 0 && fits(least, g)) {
+      // Worst-fit: the least loaded core passes unless the task fits nowhere or within
+      // rounding of the bound; only then are the others tried.
+      chosen = least;
+    } else {
+      // The candidates in index order: first-fit takes the first that passes the exact
+      // test, worst-fit the least loaded that does (the lowest index among equal values).
       for (long k = values.first_at_most(limit, 0); k >= 0; k = values.first_at_most(limit, k + 1)) {
-        if (fits(static_cast<int>(k), g)) {
+        if (!fits(static_cast<int>(k), g)) continue;
+        if (options.fit == model::Fit::first_fit) {
           chosen = static_cast<int>(k);
           break;
         }
-      }
-    } else if (least >= 0 && fits(least, g)) {
-      // Worst-fit: the least loaded core that passes, the lowest index among equal values.
-      // The least loaded one passes unless the task fits nowhere or within rounding of
-      // the bound; then every core is tried, as the choice is made by the values.
-      chosen = least;
-    } else {
-      for (long k = values.first_at_most(limit, 0); k >= 0; k = values.first_at_most(limit, k + 1)) {
-        if (fits(static_cast<int>(k), g) &&
-            (chosen < 0 ||
-             load[static_cast<std::size_t>(k)].value() < load[static_cast<std::size_t>(chosen)].value()))
+        if (chosen < 0 ||
+            load[static_cast<std::size_t>(k)].value() < load[static_cast<std::size_t>(chosen)].value())
           chosen = static_cast<int>(k);
       }
     }

@@ -16,16 +16,15 @@ Decimal Decimal::parse(std::string_view text) {
   bool seen_point = false;
   int digits = 0;
   int fraction_digits = 0;
-  for (const char& c : text) {
+  for (std::size_t at = 0; at < text.size(); ++at) {
+    const char c = text[at];
     if (c == '.') {
       if (seen_point) throw Error(shown(text) + " has two decimal points");
       seen_point = true;
       continue;
     }
     if (!std::isdigit(static_cast<unsigned char>(c))) {
-      const std::size_t at = static_cast<std::size_t>(&c - text.data());
-      if ((c == 'e' || c == 'E') && digits > 0 && at + 1 < text.size() &&
-          std::string_view("0123456789+-").find(text[at + 1]) != std::string_view::npos)
+      if (digits > 0 && starts_exponent(text.substr(at)))
         throw Error(shown(text) +
                     " has an exponent, which this number does not take; write it out (1500, not 1.5e3)");
       throw Error(shown(text) + " is not a non-negative decimal number (such as 1.5)");

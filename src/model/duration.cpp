@@ -66,8 +66,7 @@ std::chrono::nanoseconds parse_duration(std::string_view text) {
          static_cast<unsigned char>(rest.front()) < 0x80))
       throw not_a_duration();
     // 1e3ms: an exponent reads as the start of a unit.
-    if ((rest.front() == 'e' || rest.front() == 'E') && rest.size() > 1 &&
-        std::string_view("0123456789+-").find(rest[1]) != std::string_view::npos) {
+    if (starts_exponent(rest)) {
       throw Error(shown(text) +
                   " has an exponent, which durations do not take; write the number out (1000ms, "
                   "not 1e3ms)");

@@ -5,12 +5,28 @@
 namespace takt::model {
 namespace {
 
+/// What a one-line message shows as an escape: control characters and line breaks,
+/// spaces other than U+0020, and the invisible joiners and direction marks.
 bool hidden(char32_t cp) {
-  return cp < 0x20 || (cp >= 0x7F && cp <= 0xA0) || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200F) ||
-         (cp >= 0x2028 && cp <= 0x202F) || (cp >= 0x205F && cp <= 0x2064) || cp == 0x3000 || cp == 0xFEFF;
+  return control_or_line_break(cp) || (space(cp) && cp != 0x20) || (cp >= 0x200C && cp <= 0x200F) ||
+         (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2060 && cp <= 0x2064);
 }
 
 }  // namespace
+
+bool control_or_line_break(char32_t cp) {
+  return cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || cp == 0x2028 || cp == 0x2029;
+}
+
+bool space(char32_t cp) {
+  return cp == 0x20 || cp == 0xA0 || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200B) || cp == 0x202F ||
+         cp == 0x205F || cp == 0x3000 || cp == 0xFEFF;
+}
+
+bool starts_exponent(std::string_view text) {
+  return text.size() > 1 && (text[0] == 'e' || text[0] == 'E') &&
+         std::string_view("0123456789+-").find(text[1]) != std::string_view::npos;
+}
 
 std::size_t utf8_length_at(std::string_view text, std::size_t i) {
   const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[i + k]); };

@@ -604,16 +604,13 @@ std::string name_problem(std::string_view text) {
   for (std::size_t i = 0; i < text.size();) {
     const std::size_t length = utf8_length_at(text, i);
     const char32_t cp = code_point_at(text, i, length);
-    // C0, DEL, C1 (NEL among them) and the Unicode line and paragraph separators.
-    if (cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || cp == 0x2028 || cp == 0x2029) {
+    if (control_or_line_break(cp)) {
       char code[16];
       std::snprintf(code, sizeof code, "U+%04X", static_cast<unsigned>(cp));
       return std::string("holds a control character or line break (") + code + " at byte " +
              std::to_string(i + 1) + "); use printable characters only";
     }
-    const bool space = cp == 0x20 || cp == 0xA0 || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200B) ||
-                       cp == 0x202F || cp == 0x205F || cp == 0x3000 || cp == 0xFEFF;
-    visible = visible || !space;
+    visible = visible || !space(cp);
     i += length;
   }
   if (!visible) return "is blank; give it a visible name";

@@ -490,6 +490,12 @@ TEST(FederatedAnalysis, ASpanEqualToTheDeadlineSaysWorkExceedsTheDeadlineNotUtil
   EXPECT_TRUE(found);
 }
 
+// A task-set line of a sequential task t<i>: period `period_ms`, work and span `work`.
+std::string sequential_task(int i, long long period_ms, const std::string& work) {
+  return "  - {name: t" + std::to_string(i) + ", period: " + std::to_string(period_ms) + "ms, work: " + work +
+         ", span: " + work + "}\n";
+}
+
 TEST(FederatedAssignment, LightTasksArePackedAsAScanOfEveryCoreWouldPackThem) {
   // The packing finds its core through a tree of the cores' densities instead of trying
   // every core. Against a plain scan here: densities j/64 (D = 64, 128 or 256 ms, C a
@@ -510,8 +516,7 @@ TEST(FederatedAssignment, LightTasksArePackedAsAScanOfEveryCoreWouldPackThem) {
       const long long d = 64LL << std::uniform_int_distribution<int>(0, 2)(random);
       const int j = std::uniform_int_distribution<int>(1, 40)(random);
       const long long c_us = j * d * 1000 / 64;
-      yaml += "  - {name: t" + std::to_string(i) + ", period: " + std::to_string(d) +
-              "ms, work: " + std::to_string(c_us) + "us, span: " + std::to_string(c_us) + "us}\n";
+      yaml += sequential_task(i, d, std::to_string(c_us) + "us");
       tasks.push_back({i, j, d});
     }
     const auto set = takt::model::parse_task_set(yaml, "f.yaml");
@@ -551,8 +556,7 @@ TEST(FederatedAssignment, LightTasksThatFillACoreExactlyAllFitWhateverTheRoundin
   for (int n : {3, 7, 11, 13}) {
     std::string yaml = "tasks:\n";
     for (int i = 0; i < n; ++i) {
-      yaml += "  - {name: t" + std::to_string(i) + ", period: " + std::to_string(n) +
-              "ms, work: 1ms, span: 1ms}\n";
+      yaml += sequential_task(i, n, "1ms");
     }
     const auto set = takt::model::parse_task_set(yaml, "f.yaml");
     for (const auto fit : {takt::model::Fit::first_fit, takt::model::Fit::worst_fit}) {
@@ -576,8 +580,7 @@ TEST(FederatedAssignment, LightTasksOfRoundedDensitiesArePackedAsTheScanOfEveryC
       const long long d =
           std::array{3LL, 7LL, 9LL, 11LL, 30LL}[std::uniform_int_distribution<std::size_t>(0, 4)(random)];
       const long long c = std::uniform_int_distribution<long long>(1, d)(random);
-      yaml += "  - {name: t" + std::to_string(i) + ", period: " + std::to_string(d) +
-              "ms, work: " + std::to_string(c) + "ms, span: " + std::to_string(c) + "ms}\n";
+      yaml += sequential_task(i, d, std::to_string(c) + "ms");
       cd.emplace_back(c, d);
     }
     const auto set = takt::model::parse_task_set(yaml, "f.yaml");
