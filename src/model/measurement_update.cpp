@@ -123,13 +123,15 @@ std::string update_measurements(std::string_view text, const std::string& source
     const Task* task = set.find(u.task);
     if (task == nullptr) throw Error(source + ": no task named '" + u.task + "' to update");
     const TaskMarks& marks = task->marks;
-    // yaml-cpp marks a node before its anchor or tag (`&t {...}`, `!!str &w 4ms`): the
-    // value itself starts after them. Calls on_anchor(name) for each anchor on the way.
+    // yaml-cpp marks a node before its anchor (`&t {...}`, `&w 4ms`): the value itself
+    // starts after it. Calls on_anchor(name) for each anchor on the way. (A tag, which
+    // would stand there too, is refused when the file is read.)
     auto skip_properties = [&](std::size_t pos, auto on_anchor) {
-      while (pos < text.size() && (text[pos] == '&' || text[pos] == '!')) {
+      while (pos < text.size() && text[pos] == '&') {
         std::size_t end = pos;
-        while (end < text.size() && std::string_view(" \t\r\n,}]").find(text[end]) == std::string_view::npos) ++end;
-        if (text[pos] == '&') on_anchor(text.substr(pos + 1, end - pos - 1));
+        while (end < text.size() && std::string_view(" \t\r\n,}]").find(text[end]) == std::string_view::npos)
+          ++end;
+        on_anchor(text.substr(pos + 1, end - pos - 1));
         pos = end;
         while (pos < text.size() && (text[pos] == ' ' || text[pos] == '\t')) ++pos;
       }

@@ -304,30 +304,60 @@ class VisitedCollections {
   std::unordered_multimap<int, YAML::Node> seen_;
 };
 
-/// The first scalar (key or value) in `node` for which `pred` holds, or null.
+/// The first node of `node` (itself, a key, a value or an item, collections before what
+/// they hold) for which `pred` holds, or null.
 template <class Pred>
-std::optional<YAML::Node> first_scalar(const YAML::Node& node, const Pred& pred, VisitedCollections& visited,
-                                       int depth = 0) {
+std::optional<YAML::Node> first_node(const YAML::Node& node, const Pred& pred, VisitedCollections& visited,
+                                     int depth = 0) {
   if (depth > 1000) return std::nullopt;  // yaml-cpp's own depth guard stops far earlier
-  if (node.IsScalar()) return pred(node) ? std::optional<YAML::Node>(node) : std::nullopt;
+  if (pred(node)) return node;
   if (!(node.IsSequence() || node.IsMap()) || !visited.enter(node)) return std::nullopt;
   if (node.IsSequence()) {
     for (const YAML::Node& item : node) {
-      if (auto found = first_scalar(item, pred, visited, depth + 1)) return found;
+      if (auto found = first_node(item, pred, visited, depth + 1)) return found;
     }
   } else {
     for (auto it = node.begin(); it != node.end(); ++it) {
-      if (auto found = first_scalar(it->first, pred, visited, depth + 1)) return found;
-      if (auto found = first_scalar(it->second, pred, visited, depth + 1)) return found;
+      if (auto found = first_node(it->first, pred, visited, depth + 1)) return found;
+      if (auto found = first_node(it->second, pred, visited, depth + 1)) return found;
     }
   }
   return std::nullopt;
 }
 
 template <class Pred>
-std::optional<YAML::Node> first_scalar(const YAML::Node& node, const Pred& pred, bool aliases = true) {
+std::optional<YAML::Node> first_node(const YAML::Node& node, const Pred& pred, bool aliases) {
   VisitedCollections visited(aliases);
-  return first_scalar(node, pred, visited);
+  return first_node(node, pred, visited);
+}
+
+/// The first scalar (key or value) in `node` for which `pred` holds, or null.
+template <class Pred>
+std::optional<YAML::Node> first_scalar(const YAML::Node& node, const Pred& pred, bool aliases = true) {
+  return first_node(
+      node, [&pred](const YAML::Node& n) { return n.IsScalar() && pred(n); }, aliases);
+}
+
+/// A tag as written: yaml-cpp gives the standard ones in full ("tag:yaml.org,2002:str").
+std::string tag_as_written(const std::string& tag) {
+  constexpr std::string_view standard = "tag:yaml.org,2002:";
+  return tag.starts_with(standard) ? "!!" + tag.substr(standard.size()) : tag;
+}
+
+/// No node may carry an explicit tag (`!!str 5`, `!duration 10ms`): takt reads a value by
+/// its key, so a tag would be ignored silently, and `cores: !!str 5` would read as the
+/// count 5 where the quoted "5" is CPU 5. yaml-cpp gives an untagged node the tag "?"
+/// (plain) or "!" (quoted). Only looked for where the text holds a '!'.
+void check_no_tags(const YAML::Node& root, const std::string& source, bool aliases) {
+  const auto tagged = first_node(
+      root, [](const YAML::Node& n) { return !n.Tag().empty() && n.Tag() != "?" && n.Tag() != "!"; },
+      aliases);
+  if (tagged) {
+    throw Error(mark_of(tagged->Mark()).where(source) + ": the YAML tag " +
+                shown(tag_as_written(tagged->Tag())) +
+                " is not used by takt (each value is read by its key); remove it (to make a value text, "
+                "quote it)");
+  }
 }
 
 /// Every key and value must have come out of yaml-cpp as UTF-8: an unpaired surrogate of
@@ -437,8 +467,11 @@ YAML::Node load_yaml(std::string_view text, const std::string& source) {
                             "holds one task set: remove what follows the first one's end (in JSON, the "
                             "closing '}')"));
     }
-    if (!documents.empty())
-      check_decoded_scalars(documents.front(), source, text.find('*') != std::string_view::npos);
+    if (!documents.empty()) {
+      const bool aliases = text.find('*') != std::string_view::npos;
+      check_decoded_scalars(documents.front(), source, aliases);
+      if (text.find('!') != std::string_view::npos) check_no_tags(documents.front(), source, aliases);
+    }
     return documents.empty() ? YAML::Node() : documents.front();
   } catch (const YAML::DeepRecursion& e) {
     // yaml-cpp's own message for this is "bad file".

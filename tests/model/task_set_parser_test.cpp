@@ -529,6 +529,32 @@ TEST(TaskSetParser, AnAliasBombIsReadOnceAndRefusedForItsUnknownKey) {
   expect_error(behind_alias, "ts.yaml:2:75", "not valid Unicode");
 }
 
+TEST(TaskSetParser, AYamlTagIsRefusedWhereItStands) {
+  // A tag was ignored silently, and `cores: !!str 5` read as the count 5 where the
+  // quoted "5" is CPU 5 (the parser tells them apart by quoting alone).
+  expect_error("global: {cores: !!str 5}\ntasks: [{name: a, period: 1ms, work: 1us, span: 1us}]\n",
+               "ts.yaml:1:17",
+               "the YAML tag '!!str' is not used by takt (each value is read by its key); remove it (to make "
+               "a value text, quote it)");
+  // A local tag, on a mapping and on a key; on an anchored node (marked where its anchor
+  // stands) that an alias repeats.
+  expect_error("tasks: [!task {name: a, period: 1ms, work: 1us, span: 1us}]\n", "ts.yaml:1:9",
+               "the YAML tag '!task'");
+  expect_error("tasks: [{!k name: a, period: 1ms, work: 1us, span: 1us}]\n", "ts.yaml:1:10", "'!k'");
+  expect_error(
+      "tasks:\n  - {name: a, period: &p !ms 1, work: 1us, span: 1us}\n"
+      "  - {name: b, period: *p, work: 1us, span: 1us}\n",
+      "ts.yaml:2:23", "'!ms'");
+  // A '!' in a value, quoted or plain, is no tag.
+  const auto set = parse_task_set(
+      "tasks: [{name: \"a!\", period: 1ms, work: 1us, span: 1us}, {name: b!c, period: 1ms, work: "
+      "1us, span: 1us}]\n",
+      "ts.yaml");
+  ASSERT_EQ(set.tasks.size(), 2u);
+  EXPECT_EQ(set.tasks[0].name, "a!");
+  EXPECT_EQ(set.tasks[1].name, "b!c");
+}
+
 TEST(TaskSetParser, ANulCharacterInAValueIsNamedAsSuch) {
   // "\0" in quotes was reported as "not valid Unicode (an unpaired UTF-16 surrogate...)".
   expect_error(
