@@ -210,6 +210,11 @@ void leave_flight(PoolState& pool) noexcept;
 /// Tests only: called by leave_flight right after its decrement with the number of
 /// computations still in flight (the pool may be freed while it runs: it gets no pool).
 extern std::atomic<void (*)(std::uint32_t)> after_leave_flight_for_testing;
+
+/// The order in which each chain takes its blocks (pool.cpp's chain_order): position d
+/// of a chain gets the chain's block order[d], shuffled so that consecutive positions
+/// are never a constant stride apart. For tests.
+std::vector<std::size_t> chain_order_for_testing(std::size_t depth);
 /// Wakes the caller sleeping as worker 0, if one does (caller_joins).
 void wake_caller(PoolState& pool) noexcept;
 /// Wakes one sleeping worker if there is one (call after making work visible). Pairs
