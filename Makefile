@@ -41,6 +41,7 @@ bench: build
 	$(TAKT) bench latency --json build/bench/latency.json
 	$(TAKT) bench analyze --json build/bench/analyze.json
 	$(TAKT) bench cpus --json build/bench/cpus.json
+	$(TAKT) bench layout --json build/bench/layout.json
 	$(TAKT) bench policies --json build/bench/policies.json
 
 install: build

@@ -75,6 +75,7 @@ std::vector<std::size_t> chain_order(std::size_t depth) {
 }  // namespace
 
 std::vector<std::size_t> chain_order_for_testing(std::size_t depth) { return chain_order(depth); }
+std::atomic<ChainLayout> chain_layout_for_testing{nullptr};
 
 PoolState::PoolState(PoolConfig cfg) : config(std::move(cfg)), strategy(config.strategy) {
   measuring = config.measurement_mode;
@@ -123,6 +124,19 @@ PoolState::PoolState(PoolConfig cfg) : config(std::move(cfg)), strategy(config.s
 
   std::vector<Block*> chain(depth);
   const std::vector<std::size_t> order = chain_order(depth);
+  const std::size_t chain_blocks = workers_count * levels * depth;
+  const ChainLayout layout = chain_layout_for_testing.load(std::memory_order_acquire);
+  std::vector<bool> taken(layout != nullptr ? chain_blocks : 0);
+  auto block_at = [&](std::size_t c, std::size_t d) -> Block* {
+    if (layout == nullptr) return &blocks[c * depth + order[d]];
+    const std::size_t i = layout(c, d, depth);
+    if (i >= chain_blocks || taken[i]) {
+      throw takt::Error(
+          fmt::format("pool '{}': the chain layout gives block {} twice or out of range", config.name, i));
+    }
+    taken[i] = true;
+    return &blocks[i];
+  };
   std::size_t next_block = 0;
   for (std::size_t i = 0; i < workers_count; ++i) {
     auto w = std::make_unique<Worker>();
@@ -136,7 +150,7 @@ PoolState::PoolState(PoolConfig cfg) : config(std::move(cfg)), strategy(config.s
     for (std::size_t l = 0; l < levels; ++l) {
       Level& level = w->levels[l];
       level.deque.reserve(depth + 2);
-      for (std::size_t d = 0; d < depth; ++d) chain[d] = &blocks[next_block + order[d]];
+      for (std::size_t d = 0; d < depth; ++d) chain[d] = block_at(next_block / depth, d);
       next_block += depth;
       link_chain(chain.data(), depth);
       level.head = chain[0];

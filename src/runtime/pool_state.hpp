@@ -215,6 +215,14 @@ extern std::atomic<void (*)(std::uint32_t)> after_leave_flight_for_testing;
 /// of a chain gets the chain's block order[d], shuffled so that consecutive positions
 /// are never a constant stride apart. For tests.
 std::vector<std::size_t> chain_order_for_testing(std::size_t depth);
+
+/// `takt bench layout` and tests only: when set, PoolState's constructor gives position
+/// d (0-based) of chain c (the chains worker by worker, level by level) the block this
+/// returns, an index among the chains' blocks (0 .. chains·depth − 1) that it must
+/// return once in all, instead of c·depth + chain_order(depth)[d]. Set it only while
+/// no pool is being built on another thread.
+using ChainLayout = std::size_t (*)(std::size_t chain, std::size_t position, std::size_t depth);
+extern std::atomic<ChainLayout> chain_layout_for_testing;
 /// Wakes the caller sleeping as worker 0, if one does (caller_joins).
 void wake_caller(PoolState& pool) noexcept;
 /// Wakes one sleeping worker if there is one (call after making work visible). Pairs
