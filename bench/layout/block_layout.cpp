@@ -76,6 +76,12 @@ BlockLayoutReport measure_block_layout(const BlockLayoutOptions& options) {
     }
   }
 
+  // The calling thread runs as worker 0 on the pool's first CPU; it gets its CPUs back
+  // however the measurement ends.
+  struct Unpin {
+    os::CpuSet cpus;
+    ~Unpin() { (void)os::pin_current_thread(cpus); }
+  } unpin{allowed};
   const int rounds = std::min(3, options.runs);
   bool stopped = false;
   for (int round = 0; round < rounds && !stopped; ++round) {
@@ -99,7 +105,7 @@ BlockLayoutReport measure_block_layout(const BlockLayoutOptions& options) {
         throw;
       }
       detail::chain_layout_for_testing.store(nullptr, std::memory_order_release);
-      os::pin_current_thread(os::CpuSet{pool->cpus()[0]});  // the caller is worker 0
+      (void)os::pin_current_thread(os::CpuSet{pool->cpus()[0]});  // the caller is worker 0
       for (int warm = 0; warm < 2; ++warm) (void)pool->run([n] { return apps::fib(n); });
       for (int i = 0; i < runs; ++i) {
         if (options.stop_requested && options.stop_requested()) {
@@ -117,8 +123,8 @@ BlockLayoutReport measure_block_layout(const BlockLayoutOptions& options) {
       if (stopped) break;
     }
   }
-  os::pin_current_thread(allowed);
-  // A stop leaves the rows of the round in flight uneven: keep the rounds every row finished.
+  // A stop leaves the rows of the round in flight uneven: every row keeps as many runs as
+  // the row with the fewest.
   if (stopped) {
     r.complete = false;
     std::size_t least = r.rows.front().samples_ms.size();

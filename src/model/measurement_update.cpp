@@ -123,15 +123,15 @@ std::string update_measurements(std::string_view text, const std::string& source
     const Task* task = set.find(u.task);
     if (task == nullptr) throw Error(source + ": no task named '" + u.task + "' to update");
     const TaskMarks& marks = task->marks;
-    // yaml-cpp marks a node before its anchor (`&t {...}`, `&w 4ms`): the value itself
-    // starts after it. Calls on_anchor(name) for each anchor on the way. (A tag, which
-    // would stand there too, is refused when the file is read.)
+    // yaml-cpp marks a node before its anchor or tag (`&t {...}`, `&w 4ms`): the value
+    // itself starts after them. Calls on_anchor(name) for each anchor on the way. (The
+    // file was read first, which refuses tags; they are stepped over all the same.)
     auto skip_properties = [&](std::size_t pos, auto on_anchor) {
-      while (pos < text.size() && text[pos] == '&') {
+      while (pos < text.size() && (text[pos] == '&' || text[pos] == '!')) {
         std::size_t end = pos;
         while (end < text.size() && std::string_view(" \t\r\n,}]").find(text[end]) == std::string_view::npos)
           ++end;
-        on_anchor(text.substr(pos + 1, end - pos - 1));
+        if (text[pos] == '&') on_anchor(text.substr(pos + 1, end - pos - 1));
         pos = end;
         while (pos < text.size() && (text[pos] == ' ' || text[pos] == '\t')) ++pos;
       }
@@ -163,7 +163,7 @@ std::string update_measurements(std::string_view text, const std::string& source
                       " is an alias of a value elsewhere in the file, which takt profile --update cannot "
                       "rewrite without changing that one too; write the value out here");
         }
-        // An anchored value (&w 4ms, or !!str &w 4ms) that an alias (*w) repeats:
+        // An anchored value (&w 4ms) that an alias (*w) repeats:
         // rewriting it would change the other value too.
         const std::size_t begin = skip_properties(at(value_mark), [&](std::string_view anchor) {
           if (!aliased(text, anchor)) return;

@@ -344,13 +344,31 @@ std::string tag_as_written(const std::string& tag) {
   return tag.starts_with(standard) ? "!!" + tag.substr(standard.size()) : tag;
 }
 
-/// No node may carry an explicit tag (`!!str 5`, `!duration 10ms`): takt reads a value by
-/// its key, so a tag would be ignored silently, and `cores: !!str 5` would read as the
-/// count 5 where the quoted "5" is CPU 5. yaml-cpp gives an untagged node the tag "?"
-/// (plain) or "!" (quoted). Only looked for where the text holds a '!'.
-void check_no_tags(const YAML::Node& root, const std::string& source, bool aliases) {
+/// No node may carry an explicit tag (`!!str 5`, `!duration 10ms`, `! 5`): takt reads a
+/// value by its key, so a tag would be ignored silently, and `cores: !!str 5` would read
+/// as the count 5 where the quoted "5" is CPU 5. yaml-cpp gives an untagged node the tag
+/// "?" (plain) or "!" (quoted or block scalar), and the written non-specific tag `!` the
+/// tag "!" too: that one is told apart by the text where the node starts (after an
+/// anchor), which `text` holds where it is UTF-8 (yaml-cpp's offsets leave a byte-order
+/// mark out; an empty `text` is not looked at). Only looked for where the text holds a '!'.
+void check_no_tags(const YAML::Node& root, const std::string& source, bool aliases, std::string_view text) {
+  auto written_bang = [text](const YAML::Node& n) {
+    const long pos = n.Mark().pos;
+    if (text.empty() || pos < 0 || static_cast<std::size_t>(pos) >= text.size()) return false;
+    std::size_t at = static_cast<std::size_t>(pos);
+    if (text[at] == '&') {  // an anchor before the tag or the value
+      while (at < text.size() && std::string_view(" \t\r\n,]}").find(text[at]) == std::string_view::npos)
+        ++at;
+      while (at < text.size() && (text[at] == ' ' || text[at] == '\t')) ++at;
+    }
+    return at < text.size() && text[at] == '!';
+  };
   const auto tagged = first_node(
-      root, [](const YAML::Node& n) { return !n.Tag().empty() && n.Tag() != "?" && n.Tag() != "!"; },
+      root,
+      [&written_bang](const YAML::Node& n) {
+        const std::string& tag = n.Tag();
+        return !tag.empty() && tag != "?" && (tag != "!" || written_bang(n));
+      },
       aliases);
   if (tagged) {
     throw Error(mark_of(tagged->Mark()).where(source) + ": the YAML tag " +
@@ -470,7 +488,10 @@ YAML::Node load_yaml(std::string_view text, const std::string& source) {
     if (!documents.empty()) {
       const bool aliases = text.find('*') != std::string_view::npos;
       check_decoded_scalars(documents.front(), source, aliases);
-      if (text.find('!') != std::string_view::npos) check_no_tags(documents.front(), source, aliases);
+      if (text.find('!') != std::string_view::npos) {
+        check_no_tags(documents.front(), source, aliases,
+                      other_unicode ? std::string_view() : text.substr(utf8_bom_size(text)));
+      }
     }
     return documents.empty() ? YAML::Node() : documents.front();
   } catch (const YAML::DeepRecursion& e) {

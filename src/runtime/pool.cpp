@@ -49,7 +49,7 @@ void link_chain(Block* const* blocks, std::size_t count) {
 std::vector<std::size_t> chain_order(std::size_t depth) {
   std::vector<std::size_t> order(depth);
   for (std::size_t i = 0; i < depth; ++i) order[i] = i;
-  if (depth < 4) return order;
+  if (depth < 3) return order;
   std::uint64_t state = 0x2545F4914F6CDD1DULL;
   auto next = [&state] {  // splitmix64
     std::uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
@@ -66,9 +66,12 @@ std::vector<std::size_t> chain_order(std::size_t depth) {
     }
     return false;
   };
-  do {
+  for (int attempt = 0; attempt < 64; ++attempt) {  // at most 8 for depths 3 to 1,199, 2,048, 4,096, 8,192
     for (std::size_t i = depth - 1; i > 0; --i) std::swap(order[i], order[next() % (i + 1)]);
-  } while (regular());
+    if (!regular()) return order;
+  }
+  // Never needed so far: 0, D-1, 1, D-2, ... (strides alternate in sign).
+  for (std::size_t i = 0; i < depth; ++i) order[i] = i % 2 == 0 ? i / 2 : depth - 1 - i / 2;
   return order;
 }
 

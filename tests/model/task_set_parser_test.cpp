@@ -545,7 +545,23 @@ TEST(TaskSetParser, AYamlTagIsRefusedWhereItStands) {
       "tasks:\n  - {name: a, period: &p !ms 1, work: 1us, span: 1us}\n"
       "  - {name: b, period: *p, work: 1us, span: 1us}\n",
       "ts.yaml:2:23", "'!ms'");
-  // A '!' in a value, quoted or plain, is no tag.
+  // The non-specific tag '!' (yaml-cpp gives it the tag of a quoted value), before a
+  // value, a mapping or an anchor, or after one.
+  expect_error("global: {cores: ! 5}\ntasks: [{name: a, period: 1ms, work: 1us, span: 1us}]\n",
+               "ts.yaml:1:17", "the YAML tag '!'");
+  expect_error("tasks:\n  - ! {name: a, period: 1ms, work: 1us, span: 1us}\n", "ts.yaml:2:5",
+               "the YAML tag '!'");
+  expect_error("tasks:\n  - {name: a, period: 1ms, work: ! &w 4ms, span: 1ms}\n", "ts.yaml:2:34", "'!'");
+  expect_error("tasks:\n  - {name: a, period: 1ms, work: &w ! 4ms, span: 1ms}\n", "ts.yaml:2:34", "'!'");
+  // A '!' in a value, quoted or plain, is no tag; nor is a quoted or block value, anchored
+  // or not, in a file that holds a '!' elsewhere.
+  const auto quoted = parse_task_set(
+      "# hi!\ntasks:\n  - {name: &n \"x\", period: 1ms, work: 1us, span: 1us, program: fib, args: [\"!\"]}\n"
+      "  - name: |-\n      y\n    period: 1ms\n    work: 1us\n    span: 1us\n",
+      "ts.yaml");
+  ASSERT_EQ(quoted.tasks.size(), 2u);
+  EXPECT_EQ(quoted.tasks[0].name, "x");
+  EXPECT_EQ(quoted.tasks[1].name, "y");
   const auto set = parse_task_set(
       "tasks: [{name: \"a!\", period: 1ms, work: 1us, span: 1us}, {name: b!c, period: 1ms, work: "
       "1us, span: 1us}]\n",
