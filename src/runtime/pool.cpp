@@ -38,14 +38,14 @@ void link_chain(Block* const* blocks, std::size_t count) {
 /// The order in which a chain takes the `depth` blocks set aside for it: chain position
 /// d (0-based) gets block order[d]. Shuffled (a fixed seed, so every pool is laid out
 /// alike) so that no two consecutive positions are a constant stride apart in memory.
-/// With blocks in position order, a worker walking its chain down and up (every spawn
-/// and return) trains the processor's stride prefetcher on one block's step; once
-/// trades have mixed the chains, the block one step past a worker's own can be one the
-/// other worker is writing, and the prefetch takes it from that core. fib(30) on two
-/// workers ran 40 % slower with one block of each chain exchanged at depth 12, and the
-/// multiprogrammed benchmark saw takt's fib step between such levels from round to
-/// round; with this order the exchange costs nothing measurable (docs/runtime.md,
-/// "Block layout").
+/// With blocks in position order, fib(30) on two workers ran 40 % slower once trades
+/// had exchanged one block of each chain at depth 12 (only where the exchanged block sat
+/// between blocks the other worker was running on), and the multiprogrammed benchmark
+/// saw takt's fib step between such levels from round to round; with this order the
+/// exchange costs nothing measured (`takt bench layout`). The explanation that fits
+/// every variant measured (the VM shows no performance counters): a worker walking its
+/// chain down and up trains a stride prefetcher on one block's step, and the block one
+/// step on can be one the other worker is writing (docs/runtime.md, "Block layout").
 std::vector<std::size_t> chain_order(std::size_t depth) {
   std::vector<std::size_t> order(depth);
   for (std::size_t i = 0; i < depth; ++i) order[i] = i;
