@@ -22,8 +22,8 @@ namespace {
 /// The chain state a pool is built with (read by the layout function, which cannot
 /// capture: set before each pool is built, on this thread only).
 struct LayoutState {
-  bool position_order = false;
-  std::vector<bool> exchanged;  ///< by position (0-based)
+  std::vector<std::size_t> order;  ///< position -> block within the chain's own group
+  std::vector<bool> exchanged;     ///< by position (0-based)
 };
 LayoutState g_layout;
 
@@ -31,11 +31,8 @@ LayoutState g_layout;
 /// at an exchanged position, the other worker's block of that position (chains 0 and 1
 /// are the two workers' only chains).
 std::size_t layout_of(std::size_t chain, std::size_t position, std::size_t depth) {
-  const std::size_t owner =
-      position < g_layout.exchanged.size() && g_layout.exchanged[position] ? chain ^ 1 : chain;
-  const std::size_t within =
-      g_layout.position_order ? position : detail::chain_order_for_testing(depth)[position];
-  return owner * depth + within;
+  const std::size_t owner = g_layout.exchanged[position] ? chain ^ 1 : chain;
+  return owner * depth + g_layout.order[position];
 }
 
 }  // namespace
@@ -87,7 +84,10 @@ BlockLayoutReport measure_block_layout(const BlockLayoutOptions& options) {
   for (int round = 0; round < rounds && !stopped; ++round) {
     const int runs = options.runs / rounds + (round < options.runs % rounds ? 1 : 0);
     for (BlockLayoutRow& row : r.rows) {
-      g_layout.position_order = row.layout == "position order";
+      g_layout.order = detail::chain_order_for_testing(r.depth);
+      if (row.layout == "position order") {
+        for (std::size_t d = 0; d < r.depth; ++d) g_layout.order[d] = d;
+      }
       g_layout.exchanged.assign(r.depth, false);
       for (const int d : row.exchanged) g_layout.exchanged[static_cast<std::size_t>(d - 1)] = true;
       PoolConfig config;

@@ -128,9 +128,7 @@ std::string update_measurements(std::string_view text, const std::string& source
     // file was read first, which refuses tags; they are stepped over all the same.)
     auto skip_properties = [&](std::size_t pos, auto on_anchor) {
       while (pos < text.size() && (text[pos] == '&' || text[pos] == '!')) {
-        std::size_t end = pos;
-        while (end < text.size() && std::string_view(" \t\r\n,}]").find(text[end]) == std::string_view::npos)
-          ++end;
+        const std::size_t end = property_end(text, pos);
         if (text[pos] == '&') on_anchor(text.substr(pos + 1, end - pos - 1));
         pos = end;
         while (pos < text.size() && (text[pos] == ' ' || text[pos] == '\t')) ++pos;

@@ -357,8 +357,7 @@ void check_no_tags(const YAML::Node& root, const std::string& source, bool alias
     if (text.empty() || pos < 0 || static_cast<std::size_t>(pos) >= text.size()) return false;
     std::size_t at = static_cast<std::size_t>(pos);
     if (text[at] == '&') {  // an anchor before the tag or the value
-      while (at < text.size() && std::string_view(" \t\r\n,]}").find(text[at]) == std::string_view::npos)
-        ++at;
+      at = property_end(text, at);
       while (at < text.size() && (text[at] == ' ' || text[at] == '\t')) ++at;
     }
     return at < text.size() && text[at] == '!';
@@ -413,6 +412,11 @@ bool quoted_scalar_at(const YAML::Node& root, long pos) {
 }  // namespace
 
 std::size_t utf8_bom_size(std::string_view text) { return text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0; }
+
+std::size_t property_end(std::string_view text, std::size_t pos) {
+  const std::size_t end = text.find_first_of(" \t\r\n,]}", pos);
+  return end == std::string_view::npos ? text.size() : end;
+}
 
 YAML::Node load_yaml(std::string_view text, const std::string& source) {
   // YAML and JSON files are Unicode text; a file in another 8-bit encoding would put its

@@ -26,6 +26,10 @@ void check_utf8_text(std::string_view text, const std::string& source);
 /// 3 when `text` starts with a UTF-8 byte-order mark (yaml-cpp's offsets leave it out),
 /// else 0.
 std::size_t utf8_bom_size(std::string_view text);
+/// Where the node property (an anchor `&a` or a tag `!t`) that starts at byte `pos` of
+/// `text` ends: the first blank, line end, ',', ']' or '}' after it. yaml-cpp marks a
+/// node where its properties start, before its value.
+std::size_t property_end(std::string_view text, std::size_t pos);
 
 /// Edit (Levenshtein) distance between `a` and `b`, for "did you mean" hints on misspelt
 /// keys and options.
