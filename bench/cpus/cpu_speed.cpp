@@ -198,12 +198,10 @@ std::string format_cpu_speed(const CpuSpeedReport& r) {
 }
 
 nlohmann::json to_json(const CpuSpeedReport& r) {
-  nlohmann::json j;
-  j["benchmark"] = "cpus";
-  if (r.provenance.is_object()) j.update(r.provenance);
-  // false: a stop (stopped_by) ended the measuring early; what was not measured is null.
-  j["complete"] = r.complete;
-  if (!r.complete && !r.stopped_by.empty()) j["stopped_by"] = r.stopped_by;
+  // complete false: a stop (stopped_by) ended the measuring early; what was not measured
+  // is null.
+  nlohmann::json j =
+      platform::benchmark_header("cpus", r.provenance, r.complete, r.complete ? std::string() : r.stopped_by);
   j["seconds_per_phase"] = r.seconds;
   j["chunk_iterations"] = kCpuSpeedChunk;
   j["calibrated_iterations_per_ns"] = r.calibrated;

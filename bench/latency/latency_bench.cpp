@@ -245,11 +245,8 @@ LatencyReport run_latency_bench(const LatencyBenchOptions& o, const LatencyCheck
 }
 
 nlohmann::json to_json(const LatencyReport& r) {
-  nlohmann::json doc;
-  doc["benchmark"] = "latency";
-  if (r.provenance.is_object()) doc.update(r.provenance);
-  doc["complete"] = r.complete;  // false: written after a measurement, the run not (yet) finished
-  if (!r.stopped_by.empty()) doc["stopped_by"] = r.stopped_by;
+  // complete false: written after a measurement, the run not (yet) finished.
+  nlohmann::json doc = platform::benchmark_header("latency", r.provenance, r.complete, r.stopped_by);
   doc["cpus"] = r.cpus;
   doc["privileges"] = r.privileges;
   doc["pm_qos"] = r.pm_qos;

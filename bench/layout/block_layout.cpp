@@ -175,11 +175,7 @@ std::string format_block_layout(const BlockLayoutReport& r) {
 }
 
 nlohmann::json to_json(const BlockLayoutReport& r) {
-  nlohmann::json j;
-  j["benchmark"] = "layout";
-  if (r.provenance.is_object()) j.update(r.provenance);
-  j["complete"] = r.complete;
-  if (!r.stopped_by.empty()) j["stopped_by"] = r.stopped_by;
+  nlohmann::json j = platform::benchmark_header("layout", r.provenance, r.complete, r.stopped_by);
   j["fib_n"] = r.fib_n;
   j["depth"] = r.depth;
   j["cpus"] = r.cpus;

@@ -351,9 +351,11 @@ std::string format_markdown(const PoliciesReport& report) {
 }
 
 nlohmann::json to_json(const PoliciesReport& report) {
-  nlohmann::json j;
-  j["benchmark"] = "policies";
-  if (report.provenance.is_object()) j.update(report.provenance);
+  // complete false: a checkpoint or a run stopped early. stopped_by: the signal's name,
+  // as every benchmark's JSON says it (stopped gives the whole reason, an error's too).
+  nlohmann::json j = platform::benchmark_header(
+      "policies", report.provenance, report.complete,
+      report.stopped.empty() ? std::string() : platform::first_handled_signal_name());
   if (report.options.is_object()) j["options"] = report.options;
   j["machine"] = report.machine;
   j["privileges"] = report.privileges;
@@ -380,12 +382,6 @@ nlohmann::json to_json(const PoliciesReport& report) {
          {"short_of_jobs", cell.short_of_jobs}});
   }
   j["stopped"] = report.stopped;
-  // A signal's name, as every benchmark's JSON says it (stopped gives the whole reason,
-  // an error's too).
-  if (!report.stopped.empty() && platform::first_handled_signal() != 0) {
-    j["stopped_by"] = platform::signal_name(platform::first_handled_signal());
-  }
-  j["complete"] = report.complete;  // false: a checkpoint or a run stopped early
   return j;
 }
 

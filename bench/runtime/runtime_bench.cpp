@@ -821,15 +821,11 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
   };
   auto save_json = [&](bool complete) {
     if (options.json_path.empty()) return;
-    nlohmann::json j;
-    j["benchmark"] = "runtime";
-    j.update(provenance);
-    j["complete"] = complete;  // false: written after a kernel, the run not (yet) finished
-    j["stopped"] = stopped;    // a stop ended the measuring early (complete stays false)
-    // By which signal, as every benchmark's JSON says it.
-    if (stopped && platform::first_handled_signal() != 0) {
-      j["stopped_by"] = platform::signal_name(platform::first_handled_signal());
-    }
+    // complete false: written after a kernel, the run not (yet) finished; stopped_by: by
+    // which signal a stop came, as every benchmark's JSON says it.
+    nlohmann::json j = platform::benchmark_header(
+        "runtime", provenance, complete, stopped ? platform::first_handled_signal_name() : std::string());
+    j["stopped"] = stopped;  // a stop ended the measuring early (complete stays false)
     j["quick"] = quick;
     j["workers"] = workers;
     j["takt_pinned"] = options.pin;

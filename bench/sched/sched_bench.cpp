@@ -395,13 +395,13 @@ double theil_sen_slope(const std::vector<double>& x, const std::vector<double>& 
 nlohmann::json run_sched_bench(const SchedBenchOptions& options) {
   SchedBenchOptions o = options;
   o.repeats = std::max(1, o.repeats);
-  nlohmann::json result{{"benchmark", "sched"},
-                        {"units", "nanoseconds per operation (per task), median of the repeats"},
-                        {"repeats", o.repeats},
-                        {"quick", o.quick},
-                        {"hardware_threads", std::thread::hardware_concurrency()},
-                        {"threads_used", 1}};
-  result.update(platform::provenance());
+  // complete: set by the caller when the run ends (takt bench sched).
+  nlohmann::json result = platform::benchmark_header("sched", platform::provenance(), false);
+  result.update({{"units", "nanoseconds per operation (per task), median of the repeats"},
+                 {"repeats", o.repeats},
+                 {"quick", o.quick},
+                 {"hardware_threads", std::thread::hardware_concurrency()},
+                 {"threads_used", 1}});
   result["timer_overhead_ns"] = timer_overhead_ns();
   auto checkpoint = [&] {
     if (o.checkpoint) o.checkpoint(result);

@@ -96,10 +96,7 @@ int run_bench(const BenchArgs& a) {
   // The JSON file: after every row with "complete": false (a run killed, or one that
   // takes long at a large --tasks, keeps the rows measured), and at the end.
   auto save = [&](bool complete, const std::string& stopped_by) {
-    nlohmann::ordered_json doc{{"benchmark", "analyze"}};
-    for (const auto& [key, value] : provenance.items()) doc[key] = value;
-    doc["complete"] = complete;
-    if (!stopped_by.empty()) doc["stopped_by"] = stopped_by;
+    nlohmann::ordered_json doc = platform::benchmark_header("analyze", provenance, complete, stopped_by);
     doc["tasks"] = a.tasks;
     doc["cores"] = a.cores;
     doc["repetitions"] = a.repetitions;

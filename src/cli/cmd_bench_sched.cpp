@@ -165,9 +165,9 @@ Action configure(CLI::App& app) {
     const bool stopped = result.value("stopped", false);
     result.erase("stopped");
     if (stopped) result["stopped_by"] = signals.signal_name();
+    result["complete"] = !stopped;
     print_table(result);
     if (!json_path->empty()) {
-      result["complete"] = !stopped;
       platform::write_json_file(*json_path, result);
       fmt::print("wrote {}{}\n", *json_path, stopped ? " (partial: complete is false)" : "");
     }

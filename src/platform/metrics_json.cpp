@@ -58,10 +58,17 @@ nlohmann::json provenance() {
   return {{"takt_version", takt::version}, {"date", std::move(date)}, {"command", std::move(command)}};
 }
 
-nlohmann::json benchmark_started(std::string_view benchmark) {
-  nlohmann::json document{{"benchmark", benchmark}, {"complete", false}};
-  document.update(provenance());
+nlohmann::json benchmark_header(std::string_view benchmark, const nlohmann::json& provenance, bool complete,
+                                std::string_view stopped_by) {
+  nlohmann::json document{{"benchmark", benchmark}};
+  if (provenance.is_object()) document.update(provenance);
+  document["complete"] = complete;
+  if (!stopped_by.empty()) document["stopped_by"] = stopped_by;
   return document;
+}
+
+nlohmann::json benchmark_started(std::string_view benchmark) {
+  return benchmark_header(benchmark, provenance(), false);
 }
 
 nlohmann::json metrics_to_json(const RunMetrics& m, bool with_jobs) {

@@ -26,8 +26,16 @@ inline nlohmann::json json_or_null(bool known, double value) {
 /// carry them at the top level.
 nlohmann::json provenance();
 
+/// The top of every benchmark's JSON document: `benchmark` (its name), the members of
+/// `provenance` (the run's provenance(), taken once when it starts, so that every write
+/// of one run says the same; null: none), `complete` (false: written before or while
+/// measuring, or a stop ended the measuring early) and, when `stopped_by` is not empty,
+/// `stopped_by` (the signal that stopped the run: "SIGINT", "SIGTERM", "SIGHUP").
+nlohmann::json benchmark_header(std::string_view benchmark, const nlohmann::json& provenance, bool complete,
+                                std::string_view stopped_by = {});
+
 /// The file a benchmark writes before it measures anything (so that a wrong path fails
-/// first): `benchmark`, `complete` false and the provenance().
+/// first): benchmark_header() with `complete` false and the provenance() of now.
 nlohmann::json benchmark_started(std::string_view benchmark);
 
 /// The metrics document: run, totals, tasks, system and (when `with_jobs`) every job.

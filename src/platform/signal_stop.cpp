@@ -153,6 +153,11 @@ std::string SignalStop::stopping_signal_name() const {
 
 int first_handled_signal() noexcept { return g_first_ever.load(std::memory_order_acquire); }
 
+std::string first_handled_signal_name() {
+  const int sig = first_handled_signal();
+  return sig == 0 ? std::string() : signal_name(sig);
+}
+
 [[noreturn]] void end_by_signal(int sig) noexcept {
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;

@@ -80,6 +80,10 @@ std::string signal_name(int sig);
 /// (end_by_signal), as a shell expects of an interrupted program.
 int first_handled_signal() noexcept;
 
+/// signal_name(first_handled_signal()), or "" when no SignalStop handled a signal: a
+/// benchmark's `stopped_by`.
+std::string first_handled_signal_name();
+
 /// Ends the process by `sig`'s default action (SIGINT, SIGTERM, SIGHUP: terminate), so that the
 /// parent sees a process killed by that signal (a shell: status 128 + sig; bash then
 /// stops a script that ran it, which it does not for a program that exits normally).

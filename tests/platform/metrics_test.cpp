@@ -508,6 +508,33 @@ TEST(Metrics, JsonHasEveryDocumentedField) {
   EXPECT_FALSE(metrics_to_json(m, false).contains("jobs"));
 }
 
+// Every benchmark's document starts from one header: its name, the provenance it was
+// given (not one taken now: a run's writes all carry its start), complete, and
+// stopped_by only when a signal is named.
+TEST(Metrics, BenchmarkHeader) {
+  const nlohmann::json start{
+      {"takt_version", "9.9.9"}, {"date", "2026-01-02T03:04:05Z"}, {"command", {"takt"}}};
+  const nlohmann::json stopped = benchmark_header("layout", start, false, "SIGTERM");
+  EXPECT_EQ(stopped, (nlohmann::json{{"benchmark", "layout"},
+                                     {"takt_version", "9.9.9"},
+                                     {"date", "2026-01-02T03:04:05Z"},
+                                     {"command", {"takt"}},
+                                     {"complete", false},
+                                     {"stopped_by", "SIGTERM"}}));
+  const nlohmann::json done = benchmark_header("cpus", start, true);
+  EXPECT_EQ(done["complete"], true);
+  EXPECT_FALSE(done.contains("stopped_by"));
+  // Without a provenance (a report made by hand in a test): the rest only.
+  EXPECT_EQ(benchmark_header("latency", nlohmann::json(), true),
+            (nlohmann::json{{"benchmark", "latency"}, {"complete", true}}));
+  // The first write of a run: complete false and a provenance of now.
+  const nlohmann::json first = benchmark_started("sched");
+  EXPECT_EQ(first["benchmark"], "sched");
+  EXPECT_EQ(first["complete"], false);
+  EXPECT_TRUE(first.contains("takt_version") && first.contains("date") && first.contains("command"));
+  EXPECT_FALSE(first.contains("stopped_by"));
+}
+
 TEST(Metrics, JsonFileIsWrittenWhole) {
   const auto path = std::filesystem::temp_directory_path() / "takt_metrics_test.json";
   write_json_file(path, metrics_to_json(scenario_metrics()));
