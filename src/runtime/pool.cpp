@@ -22,6 +22,8 @@ extern thread_local Worker* tls_worker;
 namespace {
 
 constexpr std::size_t kMinStack = 16 * 1024;
+/// A block's stack size is kept in 32 bits (Block::spawn_span).
+constexpr std::size_t kMaxStack = std::size_t{1} << 30;
 
 /// Stack kept free below a spawn: a spawn with less left throws takt::Error instead of
 /// letting the strand run on into the guard page. Throwing itself (formatting the
@@ -93,6 +95,13 @@ PoolState::PoolState(PoolConfig cfg) : config(std::move(cfg)), strategy(config.s
     throw takt::Error(fmt::format("pool '{}': StaticMemory::stack_size = {} bytes is too small; use at least {}",
                                   config.name, config.memory.stack_size, kMinStack));
   }
+  if (config.memory.stack_size > kMaxStack) {
+    throw takt::Error(
+        fmt::format("pool '{}': StaticMemory::stack_size = {} bytes is too large; use at most {} (1 GiB) and "
+                    "move deep serial "
+                    "code to takt::call_on_large_stack",
+                    config.name, config.memory.stack_size, kMaxStack));
+  }
   if (config.caller_joins && measuring) config.caller_joins = false;  // the measurement runs on its one thread
   if (config.caller_joins && workers_count < 2) {
     throw takt::Error(fmt::format(
@@ -119,6 +128,7 @@ PoolState::PoolState(PoolConfig cfg) : config(std::move(cfg)), strategy(config.s
     b.stack_lo = memory->stack_lo(i);
     b.stack_hi = memory->stack_hi(i);
     b.stack_limit = b.stack_lo + headroom(memory->stack_size());
+    b.spawn_span = static_cast<std::uint32_t>(b.stack_hi - b.stack_limit);
 #if defined(TAKT_TSAN)
     b.context.fiber = __tsan_create_fiber(0);
 #endif

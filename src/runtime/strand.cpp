@@ -10,6 +10,9 @@
 #include <fmt/core.h>
 
 #include <cassert>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
 
 namespace takt {
 namespace detail {
@@ -288,8 +291,46 @@ void child_started(Block* self) noexcept {
 
 void yield_point(Block* self, ext::YieldPoint::At at);
 
+namespace {
+
+/// True when a spawn or sync of `self`'s Scope runs on another stack than the strand's
+/// and not, inside call_on_large_stack, on its worker's large stack (the strand below's
+/// own function).
+bool foreign_stack(const Block* self, const char* sp) noexcept {
+  if (sp >= self->stack_lo && sp < self->stack_hi) return false;
+  // Only then the scope's strand's worker (its thief may be writing it, when the caller
+  // is another strand).
+  const Worker* here = tls_worker;
+  return !(here != nullptr && here->on_large_stack && here == worker_of(self));
+}
+
+std::string foreign_scope_message(const char* operation) {
+  return fmt::format(
+      "takt::Scope::{}() called from code that is not the strand that made the scope (a child spawning into "
+      "or "
+      "syncing its parent's Scope, or a Scope used from another thread): a Scope belongs to the strand that "
+      "made "
+      "it; make a Scope inside the child for its own children (takt::fork_join and parallel_for do)",
+      operation);
+}
+
+/// A Scope's destructor cannot wait where it runs and must not return (the scope's
+/// memory may go while a child of it still runs and will write to it).
+[[noreturn]] void scope_cannot_end(const std::string& why) noexcept {
+  std::fprintf(
+      stderr,
+      "takt: fatal: a takt::Scope ends while a child of it may still run, and it cannot wait where it "
+      "ends: %s\n",
+      why.c_str());
+  std::abort();
+}
+
+}  // namespace
+
 bool spawn_hooks(Scope& scope, Block* self) {
   (void)scope;
+  const char* sp = stack_pointer();
+  if (foreign_stack(self, sp)) throw takt::Error(foreign_scope_message("spawn"));
   Worker* w = worker_of(self);
   // A spawn on a Scope of the strand that called call_on_large_stack, from inside its
   // function: the continuation's frames are on the worker's one large stack, so it must
@@ -299,7 +340,6 @@ bool spawn_hooks(Scope& scope, Block* self) {
     yield_point(self, ext::YieldPoint::At::spawn);
   }
   if (self->chain_next == nullptr) throw_depth_exhausted(self);
-  const char* sp = stack_pointer();
   if (sp < self->stack_limit) throw_stack_exhausted(self, sp);
   return true;
 }
@@ -336,8 +376,18 @@ bool run_on_large_stack(void (*call)(void*), void* arg) {
 
 }  // namespace detail
 
-void Scope::sync_slow() {
+void Scope::sync_slow(bool ending) {
   detail::Block* self = self_;
+  // Another strand (or thread) would park the scope's strand on its own worker, or
+  // continue it on two stacks at once. The scope stays open, so that its strand's own
+  // sync (or destructor) waits.
+  if (detail::foreign_stack(self, detail::stack_pointer())) [[unlikely]] {
+    const std::string why = detail::foreign_scope_message(ending ? "~Scope" : "sync");
+    if (ending && stolen_) detail::scope_cannot_end(why);
+    open_ = true;
+    if (ending) return;  // not stolen: every child has run (inline, on the strand's worker)
+    throw Error(why);
+  }
   auto* w = detail::worker_of(self);
   const bool large_stack = (w->hooks.load(std::memory_order_relaxed) & detail::hook_large_stack) != 0;
   if (stolen_ && large_stack) {
@@ -345,12 +395,16 @@ void Scope::sync_slow() {
     // the strand's frames on the worker's one large stack, resumed on another thread.
     // The scope stays open, so that its destructor (outside) syncs it; checked before
     // the observer hears of a sync, which then happens once, outside.
-    open_ = true;
-    throw Error(
-        "sync() of a takt::Scope made outside takt::call_on_large_stack, called inside its function while a child "
+    static constexpr const char* kLargeStack =
+        "sync() of a takt::Scope made outside takt::call_on_large_stack, called inside its function while a "
+        "child "
         "of that scope may still run on another worker: the strand cannot wait there (its frames are on the "
-        "worker's one large stack); sync the scope before call_on_large_stack, or use a Scope made inside the "
-        "function (its spawns run inline)");
+        "worker's one large stack); sync the scope before call_on_large_stack, or use a Scope made inside "
+        "the "
+        "function (its spawns run inline)";
+    if (ending) detail::scope_cannot_end(kLargeStack);
+    open_ = true;
+    throw Error(kLargeStack);
   }
   bool observe = detail::observing(w);
   std::uint64_t scope = 0;
@@ -387,7 +441,12 @@ void Scope::sync_while_unwinding() noexcept {
   open_ = false;
   if (self_ == nullptr) return;
   try {
-    if (stolen_ || self_->worker->hooks.load(std::memory_order_relaxed) != 0) sync_slow();
+    // The same slow path as finish(); a scope that cannot wait ends the process there.
+    const char* sp = detail::stack_pointer();
+    if (stolen_ || self_->worker->hooks.load(std::memory_order_relaxed) != 0 ||
+        !detail::in_spawn_range(*self_, sp)) {
+      sync_slow(true);
+    }
   } catch (...) {
     // The exception already unwinding wins; children's errors are dropped.
   }

@@ -11,8 +11,11 @@
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <csignal>
+#include <cstdlib>
 #include <exception>
 #include <numeric>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -459,6 +462,144 @@ TEST(Runtime, SyncingAnOuterScopeWithAStolenChildInsideTheLargeStackIsAnError) {
     if (takt::os::allowed_cpus().size() < 2) GTEST_SKIP() << "one CPU: the continuation was never stolen";
     FAIL() << "the continuation was never stolen in 100 tries on two or more CPUs";
   }
+}
+
+// A Scope belongs to the strand that made it. A child spawning into its parent's scope
+// (what oneTBB's task_group::run allows) would enter its grandchild on the block the
+// child itself runs on (the parent's next block) and save over the parent's
+// continuation; it gets takt::Error instead, which the parent's sync rethrows, and the
+// pool is intact after it. fib(15) after the spawn lets the other worker steal the
+// parent's continuation in some of the runs.
+TEST_P(Strategies, AChildSpawningIntoItsParentsScopeGetsAnError) {
+  Pool pool(config(2, GetParam()));
+  for (int run = 0; run < 50; ++run) {
+    std::atomic<int> grandchildren{0};
+    std::string message;
+    try {
+      pool.run([&] {
+        takt::Scope scope;
+        scope.spawn([&] { scope.spawn([&] { grandchildren.fetch_add(1); }); });
+        const std::uint64_t f = takt::apps::fib(15);
+        scope.sync();
+        return f;
+      });
+    } catch (const takt::Error& e) {
+      message = e.what();
+    }
+    EXPECT_NE(
+        message.find("takt::Scope::spawn() called from code that is not the strand that made the scope"),
+        std::string::npos)
+        << "run " << run << ": " << message;
+    EXPECT_EQ(grandchildren.load(), 0) << "run " << run;
+  }
+  EXPECT_EQ(pool.run([] { return takt::apps::fib(20); }), takt::apps::fib_serial(20));
+}
+
+// On one worker, so that the parent's strand is suspended (not running elsewhere) while
+// its child calls sync() on the parent's scope: without the check the sync saw nothing
+// stolen and returned, closing the parent's scope from outside.
+TEST(Runtime, AChildSyncingItsParentsScopeGetsAnError) {
+  Pool pool(config(1));
+  std::string message;
+  bool child_went_on = false;
+  try {
+    pool.run([&] {
+      takt::Scope scope;
+      scope.spawn([&] {
+        scope.sync();
+        child_went_on = true;
+      });
+      scope.sync();
+      return 0;
+    });
+  } catch (const takt::Error& e) {
+    message = e.what();
+  }
+  EXPECT_NE(message.find("takt::Scope::sync() called from code that is not the strand that made the scope"),
+            std::string::npos)
+      << message;
+  EXPECT_FALSE(child_went_on);
+  EXPECT_EQ(pool.run([] { return takt::apps::fib(20); }), takt::apps::fib_serial(20));
+}
+
+TEST(Runtime, AScopeUsedFromAnotherThreadGetsAnError) {
+  Pool pool(config(1));
+  std::string message;
+  pool.run([&] {
+    takt::Scope scope;
+    std::thread other([&] {
+      try {
+        scope.spawn([] {});
+      } catch (const takt::Error& e) {
+        message = e.what();
+      }
+    });
+    other.join();
+    return 0;
+  });
+  EXPECT_NE(message.find("takt::Scope::spawn() called from code that is not the strand that made the scope"),
+            std::string::npos)
+      << message;
+}
+
+// The parent spawns a child that waits until the parent's continuation runs on the other
+// worker (so stolen; at most 10 s, else the child exits 3), then `end` ends the scope
+// where it cannot wait for the child.
+template <class End>
+void end_scope_with_a_stolen_child(End end) {
+  auto c = config(2);
+  Pool pool(c);
+  std::atomic<bool> continued{false};
+  pool.run([&] {
+    std::optional<takt::Scope> scope;
+    scope.emplace();
+    scope->spawn([&] {
+      const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (!continued.load()) {
+        if (std::chrono::steady_clock::now() > give_up) std::_Exit(3);
+        std::this_thread::sleep_for(std::chrono::microseconds(50));
+      }
+      end(scope, true);
+    });
+    continued = true;
+    end(scope, false);
+    return 0;
+  });
+  std::_Exit(4);  // neither side ended the process
+}
+
+// A scope whose memory went while a stolen child still ran would be written by the
+// child when it finishes; where its destructor cannot wait it ends the process with a
+// message instead (it used to return, or throw and be freed).
+TEST(RuntimeDeathTest, AScopeEndingInsideTheLargeStackWithAStolenChildEndsTheProcess) {
+  if (takt::os::allowed_cpus().size() < 2) GTEST_SKIP() << "one CPU: the continuation is never stolen";
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      end_scope_with_a_stolen_child([](std::optional<takt::Scope>& scope, bool child) {
+        if (child) {
+          for (;;) std::this_thread::sleep_for(std::chrono::milliseconds(1));  // still running
+        }
+        takt::call_on_large_stack([&] { scope.reset(); });
+      }),
+      ::testing::KilledBySignal(SIGABRT),
+      "takt: fatal: a takt::Scope ends while a child of it may still run, and it cannot wait where it ends: "
+      "sync\\(\\) of a takt::Scope made outside takt::call_on_large_stack");
+}
+
+TEST(RuntimeDeathTest, AScopeEndedByAnotherStrandWithAStolenChildEndsTheProcess) {
+  if (takt::os::allowed_cpus().size() < 2) GTEST_SKIP() << "one CPU: the continuation is never stolen";
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      end_scope_with_a_stolen_child([](std::optional<takt::Scope>& scope, bool child) {
+        if (child) {
+          scope.reset();  // the child ends its parent's scope
+          return;
+        }
+        for (;;) std::this_thread::sleep_for(std::chrono::milliseconds(1));  // the parent waits
+      }),
+      ::testing::KilledBySignal(SIGABRT),
+      "takt: fatal: a takt::Scope ends while a child of it may still run, and it cannot wait where it ends: "
+      "takt::Scope::~Scope\\(\\) called from code that is not the strand that made the scope");
 }
 
 }  // namespace

@@ -352,6 +352,23 @@ TEST(StaticMemory, StacksBeyondTheAddressSpaceLimitNameIt) {
   EXPECT_EQ(WEXITSTATUS(status), 0) << "10: setrlimit failed; 11: the limit was not named; 12: no error";
 }
 
+// A block keeps its stack's size in 32 bits (the spawn and sync range check), so a pool
+// refuses stacks above 1 GiB = 1,073,741,824 bytes by name, the measurement's pool too.
+TEST(StaticMemory, AStackAboveOneGibibyteIsRefused) {
+  auto c = config(1);
+  c.memory.stack_size = (std::size_t{1} << 30) + 4096;
+  try {
+    takt::Pool pool(c);
+    ADD_FAILURE() << "no error";
+  } catch (const takt::Error& e) {
+    EXPECT_TRUE(contains(e.what(),
+                         "StaticMemory::stack_size = 1073745920 bytes is too large; use at most "
+                         "1073741824 (1 GiB)"))
+        << e.what();
+  }
+  EXPECT_THROW((void)takt::measure([] {}, takt::MeasureOptions{8, std::size_t{2} << 30}), takt::Error);
+}
+
 }  // namespace
 
 namespace {

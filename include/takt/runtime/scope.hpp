@@ -33,6 +33,10 @@ void child_entry(Block* self, void* closure);
 ///
 /// `f` is moved (or copied) onto the child's own stack before the parent can continue,
 /// so a temporary lambda is fine; what it captures by reference must outlive sync().
+///
+/// A Scope belongs to the strand that made it: only that strand may spawn, sync or end
+/// it. A child spawning into (or syncing) its parent's Scope, as oneTBB's task_group
+/// allows, gets takt::Error; it makes a Scope of its own for its children.
 class Scope {
  public:
   Scope() noexcept : self_(detail::current_block()) {}
@@ -44,7 +48,7 @@ class Scope {
     if (std::uncaught_exceptions() > 0) {
       sync_while_unwinding();
     } else {
-      sync();
+      finish(true);
     }
   }
   Scope(const Scope&) = delete;
@@ -56,14 +60,7 @@ class Scope {
   void spawn(F&& f);
 
   /// Waits for every child spawned in this scope; rethrows the first child exception.
-  void sync() {
-    if (!open_) return;
-    open_ = false;
-    if (self_ != nullptr && (stolen_ || self_->worker->hooks.load(std::memory_order_relaxed) != 0)) [[unlikely]] {
-      sync_slow();
-    }
-    if (failed_.load(std::memory_order_relaxed)) [[unlikely]] rethrow();
-  }
+  void sync() { finish(false); }
 
  private:
   friend struct detail::ScopeAccess;
@@ -71,7 +68,24 @@ class Scope {
   template <class F>
   friend void detail::child_entry(detail::Block* self, void* closure);
 
-  void sync_slow();
+  /// sync(); `ending`: called by the destructor, which must not return while a child
+  /// may still run (where the strand cannot wait, the process ends with a message).
+  void finish(bool ending) {
+    if (!open_) return;
+    open_ = false;
+    if (self_ != nullptr) {
+      // The stack last (measured a little faster than first); open_ is read before any
+      // of them, so here the order does not keep another strand off the strand's fields.
+      const char* sp = detail::stack_pointer();
+      if (stolen_ || self_->worker->hooks.load(std::memory_order_relaxed) != 0 ||
+          !detail::in_spawn_range(*self_, sp)) [[unlikely]] {
+        sync_slow(ending);
+      }
+    }
+    if (failed_.load(std::memory_order_relaxed)) [[unlikely]]
+      rethrow();
+  }
+  void sync_slow(bool ending);
   void sync_while_unwinding() noexcept;
   [[noreturn]] void rethrow();
   /// The serial elision (outside a pool, or inside call_on_large_stack): f runs now, and
@@ -144,17 +158,21 @@ void Scope::spawn(F&& f) {
       run_inline(std::forward<F>(f));
       return;
     }
-    open_ = true;
-    detail::Block* child = self->chain_next;
-    if (child == nullptr || self->worker->hooks.load(std::memory_order_relaxed) != 0 ||
-        detail::stack_pointer() < self->stack_limit) [[unlikely]] {
-      // Throws when out of static memory; may yield; false inside call_on_large_stack.
+    // The stack first: called from another strand, the scope's strand's fields may be
+    // changing under another thread (spawn_hooks then throws, having read none).
+    const char* sp = detail::stack_pointer();
+    detail::Block* child = nullptr;
+    if (!detail::in_spawn_range(*self, sp) || (child = self->chain_next) == nullptr ||
+        self->worker->hooks.load(std::memory_order_relaxed) != 0) [[unlikely]] {
+      // Throws when out of static memory or called from another strand than the scope's;
+      // may yield; false inside call_on_large_stack.
       if (!detail::spawn_hooks(*this, self)) {
         run_inline(std::forward<F>(f));
         return;
       }
       child = self->chain_next;
     }
+    open_ = true;
     detail::WorkerHead* worker = self->worker;
     child->invoke = &detail::child_entry<F>;
     child->closure = const_cast<void*>(static_cast<const void*>(std::addressof(f)));

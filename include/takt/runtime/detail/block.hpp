@@ -55,6 +55,10 @@ struct alignas(64) Block {
   Scope* parent_scope = nullptr;  ///< the parent's scope that spawned this strand
   Scope* push_scope = nullptr;    ///< this strand's scope whose spawn pushed its continuation
   char* stack_limit = nullptr;    ///< lowest address a spawn may run at (stack + headroom)
+  /// stack_hi - stack_limit: a spawn or sync whose stack pointer is not among the
+  /// spawn_span bytes above stack_limit takes the slow path (near the end of the stack,
+  /// on another strand's stack or the large stack).
+  std::uint32_t spawn_span = 0;
   /// Position in a chain, the root being 1. Invariant: a block only ever sits at the same
   /// position of a chain (trades move sub-chains 1..k to positions 1..k), so spawn
   /// never writes it; only blocks taken from the reserve are renumbered.
@@ -97,6 +101,12 @@ struct alignas(64) Block {
   char* stack_lo = nullptr;
   char* stack_hi = nullptr;
 };
+
+/// True when `sp` lies in [block.stack_limit, block.stack_hi), the fast path of spawn and
+/// sync (one compare: an address below stack_limit wraps around to a large distance).
+inline bool in_spawn_range(const Block& block, const char* sp) noexcept {
+  return static_cast<std::uintptr_t>(sp - block.stack_limit) < block.spawn_span;
+}
 
 /// The stack pointer of the calling code.
 inline char* stack_pointer() noexcept {
