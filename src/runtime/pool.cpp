@@ -91,16 +91,18 @@ PoolState::PoolState(PoolConfig cfg) : config(std::move(cfg)), strategy(config.s
   if (depth < 1) {
     throw takt::Error(fmt::format("pool '{}': StaticMemory::depth = 0; it must be at least 1", config.name));
   }
+  // takt::measure's pool takes its stack size from MeasureOptions (and has no large stack).
+  const char* stack_knob =
+      measuring ? "takt::measure: MeasureOptions::stack_size" : "StaticMemory::stack_size";
   if (config.memory.stack_size < kMinStack) {
-    throw takt::Error(fmt::format("pool '{}': StaticMemory::stack_size = {} bytes is too small; use at least {}",
-                                  config.name, config.memory.stack_size, kMinStack));
+    throw takt::Error(fmt::format("pool '{}': {} = {} bytes is too small; use at least {}", config.name,
+                                  stack_knob, config.memory.stack_size, kMinStack));
   }
   if (config.memory.stack_size > kMaxStack) {
     throw takt::Error(
-        fmt::format("pool '{}': StaticMemory::stack_size = {} bytes is too large; use at most {} (1 GiB) and "
-                    "move deep serial "
-                    "code to takt::call_on_large_stack",
-                    config.name, config.memory.stack_size, kMaxStack));
+        fmt::format("pool '{}': {} = {} bytes is too large; use at most {} (1 GiB){}", config.name,
+                    stack_knob, config.memory.stack_size, kMaxStack,
+                    measuring ? "" : " and move deep serial code to takt::call_on_large_stack"));
   }
   if (config.caller_joins && measuring) config.caller_joins = false;  // the measurement runs on its one thread
   if (config.caller_joins && workers_count < 2) {

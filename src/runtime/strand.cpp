@@ -294,14 +294,12 @@ void yield_point(Block* self, ext::YieldPoint::At at);
 namespace {
 
 /// True when a spawn or sync of `self`'s Scope runs on another stack than the strand's
-/// and not, inside call_on_large_stack, on its worker's large stack (the strand below's
-/// own function).
+/// and not, inside call_on_large_stack, on the large stack that strand called (its
+/// worker runs it: current).
 bool foreign_stack(const Block* self, const char* sp) noexcept {
   if (sp >= self->stack_lo && sp < self->stack_hi) return false;
-  // Only then the scope's strand's worker (its thief may be writing it, when the caller
-  // is another strand).
   const Worker* here = tls_worker;
-  return !(here != nullptr && here->on_large_stack && here == worker_of(self));
+  return !(here != nullptr && here->on_large_stack && here->current == self);
 }
 
 std::string foreign_scope_message(const char* operation) {
@@ -376,18 +374,19 @@ bool run_on_large_stack(void (*call)(void*), void* arg) {
 
 }  // namespace detail
 
+void Scope::check_owner(bool ending) const {
+  // Another strand (or thread) would park the scope's strand on its own worker, close
+  // the scope under a child that still runs, or continue the strand on two stacks at
+  // once. Decided before the scope is touched: its strand may be using it meanwhile. An
+  // open scope ended there cannot know that no child of it runs (the caller may be one).
+  if (!detail::foreign_stack(self_, detail::stack_pointer())) return;
+  const std::string why = detail::foreign_scope_message(ending ? "~Scope" : "sync");
+  if (ending) detail::scope_cannot_end(why);
+  throw Error(why);
+}
+
 void Scope::sync_slow(bool ending) {
   detail::Block* self = self_;
-  // Another strand (or thread) would park the scope's strand on its own worker, or
-  // continue it on two stacks at once. The scope stays open, so that its strand's own
-  // sync (or destructor) waits.
-  if (detail::foreign_stack(self, detail::stack_pointer())) [[unlikely]] {
-    const std::string why = detail::foreign_scope_message(ending ? "~Scope" : "sync");
-    if (ending && stolen_) detail::scope_cannot_end(why);
-    open_ = true;
-    if (ending) return;  // not stolen: every child has run (inline, on the strand's worker)
-    throw Error(why);
-  }
   auto* w = detail::worker_of(self);
   const bool large_stack = (w->hooks.load(std::memory_order_relaxed) & detail::hook_large_stack) != 0;
   if (stolen_ && large_stack) {
@@ -438,15 +437,13 @@ void Scope::sync_slow(bool ending) {
 }
 
 void Scope::sync_while_unwinding() noexcept {
+  // As finish(true): another strand ending the scope ends the process; a sync that
+  // cannot wait (sync_slow) too.
+  if (self_ != nullptr && !detail::in_spawn_range(*self_, detail::stack_pointer())) check_owner(true);
   open_ = false;
   if (self_ == nullptr) return;
   try {
-    // The same slow path as finish(); a scope that cannot wait ends the process there.
-    const char* sp = detail::stack_pointer();
-    if (stolen_ || self_->worker->hooks.load(std::memory_order_relaxed) != 0 ||
-        !detail::in_spawn_range(*self_, sp)) {
-      sync_slow(true);
-    }
+    if (stolen_ || self_->worker->hooks.load(std::memory_order_relaxed) != 0) sync_slow(true);
   } catch (...) {
     // The exception already unwinding wins; children's errors are dropped.
   }

@@ -13,6 +13,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <numeric>
 #include <optional>
@@ -542,6 +543,68 @@ TEST(Runtime, AScopeUsedFromAnotherThreadGetsAnError) {
       << message;
 }
 
+// Inside call_on_large_stack only the strand that called it may use its own scopes there
+// (their spawns run inline): a child doing so on its parent's scope, on the same worker,
+// is another strand and gets the error too.
+TEST(Runtime, AChildUsingItsParentsScopeInsideTheLargeStackGetsAnError) {
+  Pool pool(config(1));
+  for (const char* operation : {"spawn", "sync"}) {
+    std::string message;
+    bool went_on = false;
+    try {
+      pool.run([&] {
+        takt::Scope scope;
+        scope.spawn([&] {
+          takt::call_on_large_stack([&] {
+            if (std::string(operation) == "spawn") {
+              scope.spawn([] {});
+            } else {
+              scope.sync();
+            }
+            return 0;
+          });
+          went_on = true;
+        });
+        scope.sync();
+        return 0;
+      });
+    } catch (const takt::Error& e) {
+      message = e.what();
+    }
+    EXPECT_NE(message.find(std::string("takt::Scope::") + operation +
+                           "() called from code that is not the strand that made the scope"),
+              std::string::npos)
+        << operation << ": " << message;
+    EXPECT_FALSE(went_on) << operation;
+  }
+}
+
+// A sync whose stack pointer lies below where a spawn may run (in the headroom the last
+// 8 KiB of a 64 KiB stack keep for serial code) is the strand's own: it waits as usual.
+__attribute__((noinline)) int sync_deep_in_the_stack(takt::Scope& scope) {
+  char buffer[58 * 1024];
+  std::memset(buffer, 1, sizeof buffer);
+  asm volatile("" : : "r"(buffer) : "memory");  // keep the buffer
+  scope.sync();
+  return buffer[100];
+}
+
+TEST(Runtime, ASyncInTheStacksHeadroomIsTheStrandsOwn) {
+  Pool pool(config(2));
+  for (int run = 0; run < 20; ++run) {
+    std::atomic<bool> child_done{false};
+    const int r = pool.run([&] {
+      takt::Scope scope;
+      scope.spawn([&] {
+        (void)takt::apps::fib(15);
+        child_done = true;
+      });
+      return sync_deep_in_the_stack(scope) + (child_done.load() ? 1 : 0);
+    });
+    EXPECT_EQ(r, 2) << "run " << run << ": the sync returned before the child finished";
+  }
+}
+
 // The parent spawns a child that waits until the parent's continuation runs on the other
 // worker (so stolen; at most 10 s, else the child exits 3), then `end` ends the scope
 // where it cannot wait for the child.
@@ -584,6 +647,26 @@ TEST(RuntimeDeathTest, AScopeEndingInsideTheLargeStackWithAStolenChildEndsThePro
       ::testing::KilledBySignal(SIGABRT),
       "takt: fatal: a takt::Scope ends while a child of it may still run, and it cannot wait where it ends: "
       "sync\\(\\) of a takt::Scope made outside takt::call_on_large_stack");
+}
+
+// Ended by its own running child, with nothing stolen: the child cannot know that no
+// other child runs (it is one itself), so the process ends here too.
+TEST(RuntimeDeathTest, AnOpenScopeEndedByItsOwnChildEndsTheProcess) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        Pool pool(config(1));
+        pool.run([] {
+          std::optional<takt::Scope> scope;
+          scope.emplace();
+          scope->spawn([&] { scope.reset(); });
+          return 0;
+        });
+        std::_Exit(4);
+      },
+      ::testing::KilledBySignal(SIGABRT),
+      "takt: fatal: a takt::Scope ends while a child of it may still run, and it cannot wait where it ends: "
+      "takt::Scope::~Scope\\(\\) called from code that is not the strand that made the scope");
 }
 
 TEST(RuntimeDeathTest, AScopeEndedByAnotherStrandWithAStolenChildEndsTheProcess) {

@@ -71,20 +71,24 @@ class Scope {
   /// sync(); `ending`: called by the destructor, which must not return while a child
   /// may still run (where the strand cannot wait, the process ends with a message).
   void finish(bool ending) {
+    // The stack first: called from another strand (or thread), check_owner throws (or,
+    // ending, ends the process) before anything of the scope is read or written.
+    if (self_ != nullptr && !detail::in_spawn_range(*self_, detail::stack_pointer())) [[unlikely]] {
+      check_owner(ending);
+    }
     if (!open_) return;
     open_ = false;
-    if (self_ != nullptr) {
-      // The stack last (measured a little faster than first); open_ is read before any
-      // of them, so here the order does not keep another strand off the strand's fields.
-      const char* sp = detail::stack_pointer();
-      if (stolen_ || self_->worker->hooks.load(std::memory_order_relaxed) != 0 ||
-          !detail::in_spawn_range(*self_, sp)) [[unlikely]] {
-        sync_slow(ending);
-      }
+    if (self_ != nullptr && (stolen_ || self_->worker->hooks.load(std::memory_order_relaxed) != 0))
+        [[unlikely]] {
+      sync_slow(ending);
     }
     if (failed_.load(std::memory_order_relaxed)) [[unlikely]]
       rethrow();
   }
+  /// Returns when the calling code runs on the scope's strand (near the end of its
+  /// stack, or on the large stack that strand called); else throws takt::Error, or,
+  /// `ending` (an open scope's destructor), ends the process with a message.
+  void check_owner(bool ending) const;
   void sync_slow(bool ending);
   void sync_while_unwinding() noexcept;
   [[noreturn]] void rethrow();
