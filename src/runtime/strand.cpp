@@ -304,11 +304,10 @@ bool foreign_stack(const Block* self, const char* sp) noexcept {
 
 std::string foreign_scope_message(const char* operation) {
   return fmt::format(
-      "takt::Scope::{}() called from code that is not the strand that made the scope (a child spawning into "
-      "or "
-      "syncing its parent's Scope, or a Scope used from another thread): a Scope belongs to the strand that "
-      "made "
-      "it; make a Scope inside the child for its own children (takt::fork_join and parallel_for do)",
+      "takt::Scope::{}() called from code that is not the strand that made the scope (a child "
+      "spawning into or syncing its parent's Scope, or a Scope used from another thread): a Scope "
+      "belongs to the strand that made it; make a Scope inside the child for its own children "
+      "(takt::fork_join and parallel_for do)",
       operation);
 }
 
@@ -395,12 +394,10 @@ void Scope::sync_slow(bool ending) {
     // The scope stays open, so that its destructor (outside) syncs it; checked before
     // the observer hears of a sync, which then happens once, outside.
     static constexpr const char* kLargeStack =
-        "sync() of a takt::Scope made outside takt::call_on_large_stack, called inside its function while a "
-        "child "
-        "of that scope may still run on another worker: the strand cannot wait there (its frames are on the "
-        "worker's one large stack); sync the scope before call_on_large_stack, or use a Scope made inside "
-        "the "
-        "function (its spawns run inline)";
+        "sync() of a takt::Scope made outside takt::call_on_large_stack, called inside its function "
+        "while a child of that scope may still run on another worker: the strand cannot wait there (its "
+        "frames are on the worker's one large stack); sync the scope before call_on_large_stack, or use "
+        "a Scope made inside the function (its spawns run inline)";
     if (ending) detail::scope_cannot_end(kLargeStack);
     open_ = true;
     throw Error(kLargeStack);
