@@ -758,9 +758,10 @@ void worker_main(Worker* w) {
 #if defined(TAKT_TSAN)
   w->sched.fiber = __tsan_get_current_fiber();
 #endif
-  if (pool.config.pin && !pool.measuring) {
+  if (!pool.measuring) {
+    // Pinned: one CPU each; else any of the pool's CPUs (not the creating thread's mask).
     const os::CpuSet& cpus = pool.config.cpus;
-    os::pin_current_thread(os::CpuSet{cpus[w->index % cpus.size()]});
+    os::pin_current_thread(pool.config.pin ? os::CpuSet{cpus[w->index % cpus.size()]} : cpus);
   }
   install_overflow_handler(w->altstack);
   // The first exception a thread throws initializes the unwinder's state, which takes

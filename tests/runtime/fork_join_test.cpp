@@ -20,6 +20,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -541,6 +542,68 @@ TEST(Runtime, AScopeUsedFromAnotherThreadGetsAnError) {
   EXPECT_NE(message.find("takt::Scope::spawn() called from code that is not the strand that made the scope"),
             std::string::npos)
       << message;
+}
+
+// A named callable (and a function named by itself) compiles and runs on the large stack.
+int seven() { return 7; }
+
+TEST(Runtime, CallOnLargeStackTakesANamedCallable) {
+  Pool pool(config(1));
+  auto six = [] { return 6; };
+  EXPECT_EQ(pool.run([&] { return takt::call_on_large_stack(six) + takt::call_on_large_stack(seven); }), 13);
+  EXPECT_EQ(takt::call_on_large_stack(six), 6);  // outside a pool: called where it is
+}
+
+// The child runs a copy of an lvalue callable on a pool; so do the serial elision and an
+// inline spawn inside call_on_large_stack: the original stays as it was in all three.
+struct Counter {
+  int* calls;
+  int n = 0;
+  void operator()() {
+    ++n;
+    ++*calls;
+  }
+};
+
+TEST(Runtime, AStatefulCallableEndsTheSameWaySeriallyAndOnAPool) {
+  auto spawn_twice = [] {
+    int calls = 0;
+    Counter counter{&calls};
+    takt::Scope scope;
+    scope.spawn(counter);
+    scope.spawn(counter);
+    scope.sync();
+    return std::pair{counter.n, calls};
+  };
+  EXPECT_EQ(spawn_twice(), (std::pair{0, 2}));  // outside a pool
+  Pool pool(config(2));
+  EXPECT_EQ(pool.run(spawn_twice), (std::pair{0, 2}));
+  EXPECT_EQ(pool.run([&] { return takt::call_on_large_stack(spawn_twice); }), (std::pair{0, 2}));
+}
+
+TEST(Runtime, UnpinnedWorkersRunOnThePoolsCpusOnly) {
+  const takt::os::CpuSet allowed = takt::os::allowed_cpus();
+  if (allowed.size() < 2) GTEST_SKIP() << "one CPU: no narrower set to give the pool";
+  auto c = config(2);
+  c.pin = false;
+  c.cpus = takt::os::CpuSet{allowed[1]};
+  std::vector<std::string> masks(2);
+  c.on_worker_start = [&masks](std::size_t i) { masks[i] = takt::os::allowed_cpus().to_string(); };
+  Pool pool(c);
+  // The workers' own masks, as seen from inside a computation too.
+  std::vector<std::string> inside(2);
+  pool.run([&] {
+    takt::parallel_for(0, 64, 1, [&](int) {
+      inside[static_cast<std::size_t>(takt::current_worker())] = takt::os::allowed_cpus().to_string();
+    });
+    return 0;
+  });
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(masks[i], c.cpus.to_string()) << "worker " << i;
+    if (!inside[i].empty()) {
+      EXPECT_EQ(inside[i], c.cpus.to_string()) << "worker " << i;
+    }
+  }
 }
 
 // Inside call_on_large_stack only the strand that called it may use its own scopes there

@@ -62,7 +62,8 @@ template <class F>
 decltype(auto) call_on_large_stack(F&& f) {
   using Result = std::invoke_result_t<F&>;
   struct Call {
-    F* f;
+    std::remove_reference_t<F>* f;  // F is G& for a named callable
+
     std::optional<std::conditional_t<std::is_void_v<Result>, bool, Result>> result;
     std::exception_ptr error;
     static void invoke(void* arg) noexcept {

@@ -99,7 +99,10 @@ class Scope {
   void run_inline(F&& f) {
     open_ = true;
     try {
-      std::forward<F>(f)();
+      // A copy (or the moved callable), as a child on a pool runs: a stateful callable
+      // then ends the same way serially and in parallel (its original stays as it was).
+      std::remove_cvref_t<F> fn(std::forward<F>(f));
+      fn();
     } catch (...) {
       // Claimed as a child's exception is (ScopeState::record_exception): inside
       // call_on_large_stack a stolen child of this scope may be recording its own.
