@@ -94,7 +94,7 @@ struct Options {
         if (!o->markdown.empty()) {
           platform::write_text_file(o->markdown, tables);
         }
-        if (!report.stopped.empty() && !platform::first_handled_signal_name().empty()) {
+        if (!report.stopped.empty() && platform::first_handled_signal() != 0) {
           // Asked for: not an error; takt ends by the signal (finish_command).
           fmt::print(stderr, "takt bench policies: {}; the tables and files hold the sets run\n", report.stopped);
         } else if (!report.stopped.empty()) {
