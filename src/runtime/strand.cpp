@@ -341,6 +341,18 @@ bool spawn_hooks(Scope& scope, Block* self) {
   return true;
 }
 
+void check_serial_spawn() {
+  // A Scope made outside any pool (or inside call_on_large_stack's function, where spawns
+  // run inline) and spawned into by a strand of a pool: its children would run inline on
+  // whichever strands use it, racing on the scope if they run in parallel.
+  if (current_block() != nullptr) {
+    throw takt::Error(
+        "takt::Scope::spawn() called by a strand of a pool on a Scope made outside any pool (or inside "
+        "takt::call_on_large_stack's function): a Scope belongs to the code that made it; make the Scope "
+        "inside the computation that spawns (in the function given to Pool::run)");
+  }
+}
+
 bool run_on_large_stack(void (*call)(void*), void* arg) {
   Worker* w = tls_worker;
   if (w == nullptr || w->on_large_stack || w->current == nullptr) return false;

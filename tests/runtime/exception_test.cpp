@@ -300,6 +300,47 @@ TEST_P(Exceptions, DestructorRethrowsWhenSyncWasForgotten) {
                Boom);
 }
 
+/// A destructor that does parallel work while an exception unwinds its frame: its own
+/// scope's child exception is not the unwinding one, so the scope's destructor rethrows
+/// it (caught in the destructor here) rather than dropping it.
+struct ParallelCleanup {
+  std::string* seen;
+  ~ParallelCleanup() {
+    try {
+      takt::Scope scope;
+      scope.spawn([] { throw Boom(5); });
+      takt::apps::fib(12);  // the continuation, which a thief may take
+    } catch (const Boom& e) {
+      *seen = e.what();
+    }
+  }
+};
+
+void throw_through_parallel_cleanup(std::string& seen) {
+  try {
+    ParallelCleanup cleanup{&seen};
+    throw std::logic_error("unwinding");
+  } catch (const std::logic_error&) {
+  }
+}
+
+TEST_P(Exceptions, AScopeMadeWhileAnotherExceptionUnwindsKeepsItsChildsException) {
+  // Until 2026-11-28 ~Scope dropped children's exceptions whenever any exception was in
+  // flight (std::uncaught_exceptions() > 0), so `seen` stayed empty.
+  Pool pool(config(2, GetParam()));
+  for (int round = 0; round < 20; ++round) {
+    std::string seen;
+    pool.run([&] { throw_through_parallel_cleanup(seen); });
+    ASSERT_EQ(seen, "boom at 5") << "round " << round;
+  }
+}
+
+TEST(SerialElision, AScopeMadeWhileAnotherExceptionUnwindsKeepsItsChildsException) {
+  std::string seen;
+  throw_through_parallel_cleanup(seen);
+  EXPECT_EQ(seen, "boom at 5");
+}
+
 TEST_P(Exceptions, SyncCanBeCalledAgainAfterAnException) {
   Pool pool(config(2, GetParam()));
   int after = pool.run([] {

@@ -8,13 +8,16 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <limits>
 #include <numeric>
 #include <optional>
 #include <stdexcept>
@@ -156,6 +159,56 @@ TEST_P(Strategies, ParallelForWithEmptyAndNegativeRanges) {
   EXPECT_EQ(calls.load(), 3);
   EXPECT_EQ(outside.load(), 0);
   for (int k = 0; k < 3; ++k) EXPECT_EQ(seen[static_cast<std::size_t>(k)].load(), 1) << "index " << k - 3;
+}
+
+TEST_P(Strategies, ParallelReduceOverTheWholeIntRange) {
+  // [INT_MIN, INT_MAX) holds 2^32 - 1 = 4,294,967,295 indices, more than INT_MAX: until
+  // 2026-11-28 end - begin overflowed int (undefined; here it wrapped to -1, so the loop
+  // never split and handed the whole range to one body call, far above the grain).
+  Pool pool(config(2, GetParam()));
+  constexpr int grain = 1 << 26;
+  struct Chunks {
+    long long indices = 0;
+    long long calls = 0;
+    long long widest = 0;
+  };
+  auto body = [](int first, int last, Chunks acc) {
+    const long long width = static_cast<long long>(last) - first;
+    acc.indices += width;
+    acc.calls += 1;
+    acc.widest = std::max(acc.widest, width);
+    return acc;
+  };
+  auto combine = [](Chunks a, Chunks b) {
+    return Chunks{a.indices + b.indices, a.calls + b.calls, std::max(a.widest, b.widest)};
+  };
+  constexpr int lowest = std::numeric_limits<int>::min();
+  constexpr int highest = std::numeric_limits<int>::max();
+  Chunks all =
+      pool.run([&] { return takt::parallel_reduce(lowest, highest, grain, Chunks{}, body, combine); });
+  EXPECT_EQ(all.indices, 4'294'967'295LL);
+  EXPECT_LE(all.widest, grain);
+  EXPECT_GE(all.calls, 64);  // (2^32 - 1) / 2^26 rounded up
+}
+
+TEST_P(Strategies, ParallelForOverTheWholeRangeOfNarrowTypes) {
+  // Each index of int8_t, int16_t and uint8_t once (the distances are computed in the
+  // unsigned type of the same width, whose arithmetic promotes to int).
+  Pool pool(config(2, GetParam()));
+  auto cover = [&](auto lowest, auto highest) {
+    using Index = decltype(lowest);
+    std::vector<std::atomic<int>> hits(static_cast<std::size_t>(highest - lowest));
+    pool.run([&] {
+      takt::parallel_for(lowest, highest, Index{1},
+                         [&](Index i) { hits[static_cast<std::size_t>(i - lowest)]++; });
+    });
+    int wrong = 0;
+    for (auto& h : hits) wrong += h.load() != 1;
+    return wrong;
+  };
+  EXPECT_EQ(cover(std::numeric_limits<std::int8_t>::min(), std::numeric_limits<std::int8_t>::max()), 0);
+  EXPECT_EQ(cover(std::numeric_limits<std::int16_t>::min(), std::numeric_limits<std::int16_t>::max()), 0);
+  EXPECT_EQ(cover(std::numeric_limits<std::uint8_t>::min(), std::numeric_limits<std::uint8_t>::max()), 0);
 }
 
 TEST_P(Strategies, ParallelReduceKeepsTheOrderOfANonCommutativeCombine) {
@@ -542,6 +595,38 @@ TEST(Runtime, AScopeUsedFromAnotherThreadGetsAnError) {
   EXPECT_NE(message.find("takt::Scope::spawn() called from code that is not the strand that made the scope"),
             std::string::npos)
       << message;
+}
+
+TEST(Runtime, AScopeMadeOutsideAnyPoolUsedInsideOneGetsAnError) {
+  // Until 2026-11-28 the spawn ran inline on the pool's strand, unchecked (and raced on
+  // the scope if parallel strands used it).
+  Pool pool(config(2));
+  takt::Scope outside;
+  int ran = 0;
+  try {
+    pool.run([&] { outside.spawn([&] { ++ran; }); });
+    FAIL() << "expected takt::Error";
+  } catch (const takt::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("takt::Scope::spawn() called by a strand of a pool on a Scope made "
+                                         "outside any pool"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(ran, 0);
+  outside.spawn([&] { ++ran; });  // its own code may still use it
+  outside.sync();
+  EXPECT_EQ(ran, 1);
+  // A Scope made inside call_on_large_stack's function is used there as the serial elision.
+  EXPECT_EQ(pool.run([] {
+    return takt::call_on_large_stack([] {
+      int n = 0;
+      takt::Scope inside;
+      inside.spawn([&] { ++n; });
+      inside.sync();
+      return n;
+    });
+  }),
+            1);
 }
 
 // A named callable (and a function named by itself) compiles and runs on the large stack.

@@ -30,6 +30,7 @@ void child_entry(Block* self, void* closure);
 ///
 /// Outside a pool (no worker runs the calling thread) spawn(f) simply calls f: the
 /// serial elision. An exception f throws is kept and rethrown by sync(), as on a pool.
+/// Such a scope spawned into by a strand of a pool throws takt::Error.
 ///
 /// `f` is moved (or copied) onto the child's own stack before the parent can continue,
 /// so a temporary lambda is fine; what it captures by reference must outlive sync().
@@ -39,13 +40,15 @@ void child_entry(Block* self, void* closure);
 /// allows, gets takt::Error; it makes a Scope of its own for its children.
 class Scope {
  public:
-  Scope() noexcept : self_(detail::current_block()) {}
+  Scope() noexcept : self_(detail::current_block()), uncaught_(uncaught_here(self_)) {}
   /// Syncs if spawn() was called since the last sync(). When the scope is destroyed by
-  /// an exception unwinding the strand, children's exceptions are dropped (the unwinding
-  /// one wins); otherwise the first child exception is rethrown from here.
+  /// an exception unwinding the strand (one thrown since the scope was made), children's
+  /// exceptions are dropped (the unwinding one wins); otherwise, also in a scope made
+  /// inside a destructor that runs while an older exception unwinds, the first child
+  /// exception is rethrown from here.
   ~Scope() noexcept(false) {
     if (!open_) return;
-    if (std::uncaught_exceptions() > 0) {
+    if (static_cast<unsigned>(std::uncaught_exceptions()) > uncaught_) {
       sync_while_unwinding();
     } else {
       finish(true);
@@ -68,6 +71,11 @@ class Scope {
   template <class F>
   friend void detail::child_entry(detail::Block* self, void* closure);
 
+  /// std::uncaught_exceptions() of the strand that runs `self` (on a pool, read from the
+  /// worker's exception-handling state: a few loads, not a call into the C++ runtime).
+  static unsigned uncaught_here(const detail::Block* self) noexcept {
+    return self != nullptr ? self->worker->eh->uncaught : static_cast<unsigned>(std::uncaught_exceptions());
+  }
   /// sync(); `ending`: called by the destructor, which must not return while a child
   /// may still run (where the strand cannot wait, the process ends with a message).
   void finish(bool ending) {
@@ -117,6 +125,9 @@ class Scope {
   bool open_ = false;    ///< spawned since the last sync
   bool stolen_ = false;  ///< a thief took this strand's continuation since the last sync
   std::atomic<bool> failed_{false};
+  /// std::uncaught_exceptions() when the scope was made: the destructor drops children's
+  /// exceptions only for an exception thrown since.
+  unsigned uncaught_;
   /// Join counter: + 1 per steal of this strand's continuation (a detached child), - 1
   /// per detached child that finishes, + kSync when the strand parks at sync(); whoever
   /// brings it to exactly kSync is the last and continues the strand.
@@ -162,6 +173,7 @@ void Scope::spawn(F&& f) {
   } else {
     detail::Block* self = self_;
     if (self == nullptr) {
+      detail::check_serial_spawn();
       run_inline(std::forward<F>(f));
       return;
     }

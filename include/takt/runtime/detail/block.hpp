@@ -124,6 +124,9 @@ inline char* stack_pointer() noexcept {
 [[noreturn]] void throw_stack_exhausted(const Block* self, const char* sp);
 /// False when the spawn must run the child inline (on the worker's large stack).
 bool spawn_hooks(Scope& scope, Block* self);
+/// The spawn of a Scope made outside any pool (the serial elision): throws takt::Error
+/// when a strand of a pool calls it (the scope is not that strand's).
+void check_serial_spawn();
 /// Called by a child once it has its own copy of the callable: publishes the parent's
 /// continuation (pushes it), so that it may be stolen from here on.
 void child_started(Block* self) noexcept;
