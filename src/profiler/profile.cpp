@@ -127,8 +127,7 @@ ProfileResult profile(Task& task, std::string program, std::vector<std::string> 
   work_config.name = "profile: work";
   work_config.on_worker_start = on_worker_start;
   PoolConfig span_config = work_config;
-  span_config.measurement_mode = true;
-  span_config.memory.large_stack_size = 0;
+  span_config.measurement_mode = true;  // keeps the measured large stack: stack_size leaves it out
   span_config.prefault = false;
   span_config.name = "profile: span";
   Pool work_pool(work_config);

@@ -75,8 +75,12 @@ std::string profile_text(const ProfileResult& r) {
       "  parallelism C/L {:.1f}, C/L^ {:.1f} (medians); {} spawns, {} syncs, {} strands per job\n",
       r.parallelism(), r.burdened_parallelism(), r.spawns, r.syncs, r.strands);
   out += fmt::format("  workers: {}\n", r.scheduling);
-  out += fmt::format("  static memory: depth D = {}, peak stack {} KiB\n", r.memory.depth,
-                     (r.memory.peak_stack_bytes + 1023) / 1024);
+  out += fmt::format("  static memory: depth D = {}, peak stack {} KiB{}\n", r.memory.depth,
+                     (r.memory.peak_stack_bytes + 1023) / 1024,
+                     r.memory.peak_large_stack_bytes > 0
+                         ? fmt::format(", large stack (call_on_large_stack) {} KiB",
+                                       (r.memory.peak_large_stack_bytes + 1023) / 1024)
+                         : std::string());
   if (r.calibration) {
     const BurdenCalibration& c = *r.calibration;
     out += fmt::format(
@@ -118,6 +122,7 @@ nlohmann::json profile_json(const ProfileResult& r) {
   j["scheduling"] = r.scheduling;
   j["static_memory"] = {{"depth", r.memory.depth},
                         {"peak_stack_bytes", r.memory.peak_stack_bytes},
+                        {"peak_large_stack_bytes", r.memory.peak_large_stack_bytes},
                         {"spawns", r.memory.spawns}};
   nlohmann::json burden = {{"spawn_ns", r.burden.spawn.count()},
                            {"sync_ns", r.burden.sync.count()},

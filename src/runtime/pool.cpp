@@ -91,7 +91,7 @@ PoolState::PoolState(PoolConfig cfg) : config(std::move(cfg)), strategy(config.s
   if (depth < 1) {
     throw takt::Error(fmt::format("pool '{}': StaticMemory::depth = 0; it must be at least 1", config.name));
   }
-  // takt::measure's pool takes its stack size from MeasureOptions (and has no large stack).
+  // takt::measure's pool takes its stack sizes from MeasureOptions.
   const char* stack_knob =
       measuring ? "takt::measure: MeasureOptions::stack_size" : "StaticMemory::stack_size";
   if (config.memory.stack_size < kMinStack) {
@@ -118,7 +118,7 @@ PoolState::PoolState(PoolConfig cfg) : config(std::move(cfg)), strategy(config.s
   if (block_count > 0xFFFFFFF0u) {
     throw takt::Error(fmt::format("pool '{}': {} blocks are too many; lower depth or workers", config.name, block_count));
   }
-  const bool large = config.memory.large_stack_size > 0 && !measuring;
+  const bool large = config.memory.large_stack_size > 0;
   memory = std::make_unique<StackMemory>(block_count, config.memory.stack_size, large ? workers_count : 0,
                                          config.memory.large_stack_size, workers_count, measuring, config.name);
   if (config.prefault && !measuring) memory->prefault();
@@ -314,7 +314,7 @@ PoolConfig measuring_config(const MeasureOptions& options) {
   config.pin = false;
   config.memory.depth = options.max_depth;
   config.memory.stack_size = options.stack_size;
-  config.memory.large_stack_size = 0;
+  config.memory.large_stack_size = options.large_stack_size;  // reserved, not touched: measured
   config.prefault = false;
   config.measurement_mode = true;
   config.idle_spin = std::chrono::microseconds(1);
@@ -331,6 +331,12 @@ Measurement measurement_of(Pool& pool) {
   for (std::size_t i = 0; i < state.block_count; ++i) {
     m.peak_stack_bytes = std::max(m.peak_stack_bytes, state.memory->resident_use(i));
   }
+  // A large stack's top page is resident from the start (its coroutine is primed there):
+  // only one that call_on_large_stack ran on is measured.
+  for (std::size_t i = 0; i < state.memory->large_count(); ++i) {
+    if (!state.workers[i]->large_stack_used) continue;
+    m.peak_large_stack_bytes = std::max(m.peak_large_stack_bytes, state.memory->large_resident_use(i));
+  }
   return m;
 }
 
@@ -340,7 +346,11 @@ StaticMemory Measurement::recommended(std::size_t stack_margin) const {
   StaticMemory memory;
   const std::size_t page = detail::StackMemory::page_size();
   memory.depth = std::max<std::size_t>(depth, 1);
-  memory.stack_size = std::max<std::size_t>((peak_stack_bytes + stack_margin + page - 1) / page * page, 16 * 1024);
+  auto size_for = [&](std::size_t peak) {
+    return std::max<std::size_t>((peak + stack_margin + page - 1) / page * page, 16 * 1024);
+  };
+  memory.stack_size = size_for(peak_stack_bytes);
+  if (peak_large_stack_bytes > 0) memory.large_stack_size = size_for(peak_large_stack_bytes);
   return memory;
 }
 

@@ -105,6 +105,7 @@ struct alignas(64) Worker : WorkerHead {
   void (*large_call)(void*) = nullptr;
   void* large_arg = nullptr;
   bool on_large_stack = false;
+  bool large_stack_used = false;  ///< call_on_large_stack ran on the large stack (measurement)
   Request request;
   std::uint64_t rng = 0;
   std::chrono::nanoseconds sleep_timeout{0};

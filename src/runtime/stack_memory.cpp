@@ -29,6 +29,7 @@ struct Region {
   char* base;
   std::size_t stacks, stride, stack_size;
   std::size_t large, large_offset, large_stride, large_size;
+  bool measuring;  ///< takt::measure's pool (reserve_only): its sizes come from MeasureOptions
   char name[64];
 };
 
@@ -70,6 +71,14 @@ bool explain_overflow(const char* address) noexcept {
       if (offset >= page) continue;
       write_text("takt: error: a strand overflowed its coroutine stack in pool '");
       write_text(r->name);
+      if (r->measuring) {
+        write_text("' (takt::measure: MeasureOptions::stack_size = ");
+        write_number(r->stack_size);
+        write_text(
+            " bytes); pass takt::measure a MeasureOptions with a larger stack_size, or run deep "
+            "serial code through takt::call_on_large_stack\n");
+        return true;
+      }
       write_text("' (StaticMemory::stack_size = ");
       write_number(r->stack_size);
       write_text(" bytes); raise stack_size (takt::measure reports the peak stack a computation "
@@ -82,9 +91,15 @@ bool explain_overflow(const char* address) noexcept {
       if (offset >= page) continue;
       write_text("takt: error: serial code overflowed the large stack in pool '");
       write_text(r->name);
+      if (r->measuring) {
+        write_text("' (takt::measure: MeasureOptions::large_stack_size = ");
+        write_number(r->large_size);
+        write_text(" bytes); pass takt::measure a MeasureOptions with a larger large_stack_size\n");
+        return true;
+      }
       write_text("' (StaticMemory::large_stack_size = ");
       write_number(r->large_size);
-      write_text(" bytes); raise large_stack_size\n");
+      write_text(" bytes); raise large_stack_size (takt::measure reports the peak a computation needs)\n");
       return true;
     }
   }
@@ -157,8 +172,8 @@ StackMemory::StackMemory(std::size_t stacks, std::size_t stack_size, std::size_t
   for (std::size_t i = 0; i < stacks_; ++i) ::mprotect(base_ + i * stride_, page, PROT_NONE);
   for (std::size_t i = 0; i < large_; ++i) ::mprotect(base_ + large_offset_ + i * large_stride_, page, PROT_NONE);
 
-  auto* region = new Region{base_, stacks_, stride_, stack_size_, large_, large_offset_, large_stride_,
-                            large_size_, {}};
+  auto* region = new Region{base_,         stacks_,       stride_,     stack_size_,  large_,
+                            large_offset_, large_stride_, large_size_, reserve_only, {}};
   std::snprintf(region->name, sizeof(region->name), "%s", pool_name.c_str());
   std::lock_guard lock(g_regions_mutex);
   for (int i = 0; i < kMaxRegions; ++i) {
@@ -200,15 +215,26 @@ void StackMemory::prefault() noexcept {
   }
 }
 
-std::size_t StackMemory::resident_use(std::size_t i) const noexcept {
-  const std::size_t page = page_size();
-  const std::size_t pages = stack_size_ / page;
+namespace {
+/// Bytes from the top of the stack [lo, lo + size) down to its lowest resident page.
+std::size_t resident_below_top(char* lo, std::size_t size) noexcept {
+  const std::size_t page = StackMemory::page_size();
+  const std::size_t pages = size / page;
   std::vector<unsigned char> resident(pages);
-  if (::mincore(stack_lo(i), stack_size_, resident.data()) != 0) return stack_size_;
+  if (::mincore(lo, size, resident.data()) != 0) return size;
   for (std::size_t p = 0; p < pages; ++p) {
-    if (resident[p] & 1) return stack_size_ - p * page;
+    if (resident[p] & 1) return size - p * page;
   }
   return 0;
+}
+}  // namespace
+
+std::size_t StackMemory::resident_use(std::size_t i) const noexcept {
+  return resident_below_top(stack_lo(i), stack_size_);
+}
+
+std::size_t StackMemory::large_resident_use(std::size_t i) const noexcept {
+  return resident_below_top(large_lo(i), large_size_);
 }
 
 bool install_overflow_handler(char* altstack, void* previous) noexcept {

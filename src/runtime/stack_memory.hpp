@@ -28,6 +28,7 @@ class StackMemory {
 
   [[nodiscard]] std::size_t stack_size() const noexcept { return stack_size_; }
   [[nodiscard]] std::size_t large_size() const noexcept { return large_size_; }
+  [[nodiscard]] std::size_t large_count() const noexcept { return large_; }
   [[nodiscard]] std::size_t mapped_bytes() const noexcept { return bytes_; }
   [[nodiscard]] static std::size_t page_size() noexcept;
 
@@ -36,6 +37,8 @@ class StackMemory {
   /// Bytes of stack i in use at some point: the distance from its top to the lowest
   /// page the kernel made resident (page granularity; for reserve_only memory).
   [[nodiscard]] std::size_t resident_use(std::size_t i) const noexcept;
+  /// The same for large stack i.
+  [[nodiscard]] std::size_t large_resident_use(std::size_t i) const noexcept;
 
  private:
   char* base_ = nullptr;

@@ -374,6 +374,7 @@ bool run_on_large_stack(void (*call)(void*), void* arg) {
     w->large_call = call;
     w->large_arg = arg;
     w->large_return = &here;
+    w->large_stack_used = true;
     // A nested call: f sees the exception state of its caller (a catch block's
     // exception, the uncaught count of an unwinding destructor) as a plain call would.
     switch_to<EhSides::none>(w->large, here, w->eh);

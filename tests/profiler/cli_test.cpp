@@ -59,6 +59,7 @@ TEST_F(ProfileCommand, JsonHasTheMeasuresAndTheTaskSetValues) {
   EXPECT_GE(burdened, span);
   EXPECT_GT(j["parallelism"].get<double>(), 1.0);
   EXPECT_EQ(j["static_memory"]["depth"], 5);  // the root and 4 levels of halving
+  EXPECT_EQ(j["static_memory"]["peak_large_stack_bytes"], 0);  // the program calls no call_on_large_stack
   EXPECT_TRUE(j["task_set"]["work"].is_string());
 }
 

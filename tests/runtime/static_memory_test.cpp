@@ -84,8 +84,8 @@ TEST(StaticMemory, MeasurementReportsDepthAndStackOfASerialRun) {
 
 TEST(StaticMemory, MeasurementRunsSpawnsInsideCallOnLargeStackInlineAsAPoolDoes) {
   // A pool with a large stack runs spawns inside call_on_large_stack inline; the
-  // measurement mode has no large stack and made them real spawns, so it reported the
-  // depth of fib(10) (11 with the root) for code that never spawns on a pool.
+  // measurement mode once had no large stack and made them real spawns, so it reported
+  // the depth of fib(10) (11 with the root) for code that never spawns on a pool.
   takt::Measurement m = takt::measure([] {
     return takt::call_on_large_stack([] { return takt::apps::fib(10); });
   });
@@ -163,6 +163,36 @@ TEST(StaticMemory, MeasurementGrowsWithTheStackAStrandUses) {
   EXPECT_GE(large.peak_stack_bytes, 48u * 1024);
   EXPECT_GT(large.peak_stack_bytes, small.peak_stack_bytes + 32 * 1024);
   EXPECT_LT(small.peak_stack_bytes, 32u * 1024);
+}
+
+TEST(StaticMemory, MeasurementReportsTheLargeStackApart) {
+  // call_on_large_stack's function uses 200 KiB, a spawned child 4 KiB. Until 2026-11-28
+  // the measurement ran the function on the strand's stack, so peak_stack_bytes (and the
+  // stack_size recommended for each of the P * D blocks) took in what a pool runs on its
+  // one large stack per worker.
+  auto computation = [] {
+    takt::call_on_large_stack([] { use_stack<200 * 1024>(); });
+    takt::Scope scope;
+    scope.spawn([] { use_stack<4 * 1024>(); });
+    scope.sync();
+  };
+  takt::Measurement m = takt::measure(computation);
+  EXPECT_LT(m.peak_stack_bytes, 32u * 1024);
+  EXPECT_GE(m.peak_large_stack_bytes, 200u * 1024);
+  EXPECT_LT(m.peak_large_stack_bytes, 240u * 1024);
+  const takt::StaticMemory r = m.recommended();
+  EXPECT_EQ(r.stack_size,
+            std::max<std::size_t>((m.peak_stack_bytes + 8 * 1024 + 4095) / 4096 * 4096, 16 * 1024));
+  EXPECT_EQ(r.large_stack_size, (m.peak_large_stack_bytes + 8 * 1024 + 4095) / 4096 * 4096);
+  // A pool of that size runs it.
+  auto c = config(2);
+  c.memory = r;
+  Pool pool(c);
+  pool.run(computation);
+  // Not called: 0, and the default large stack.
+  takt::Measurement plain = takt::measure([] { use_stack<4 * 1024>(); });
+  EXPECT_EQ(plain.peak_large_stack_bytes, 0u);
+  EXPECT_EQ(plain.recommended().large_stack_size, takt::StaticMemory{}.large_stack_size);
 }
 
 // Also with the calling thread as worker 0 (PoolConfig::caller_joins).
@@ -276,6 +306,25 @@ TEST(StaticMemoryDeathTest, GuardPageOverflowEndsWithAClearMessage) {
         pool.run([] { return overflow(0); });
       },
       ::testing::ExitedWithCode(70), "overflowed its coroutine stack in pool 'test' \\(StaticMemory::stack_size = 16384");
+}
+
+TEST(StaticMemoryDeathTest, OverflowsInTheMeasurementNameMeasureOptions) {
+  // The measurement's stacks come from MeasureOptions, not StaticMemory.
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      { (void)takt::measure([] { return overflow(0); }, takt::MeasureOptions{.stack_size = 16 * 1024}); },
+      ::testing::ExitedWithCode(70),
+      "overflowed its coroutine stack in pool 'measurement' \\(takt::measure: MeasureOptions::stack_size = "
+      "16384 "
+      "bytes\\); pass takt::measure a MeasureOptions with a larger stack_size");
+  EXPECT_EXIT(
+      {
+        (void)takt::measure([] { takt::call_on_large_stack([] { use_stack<256 * 1024>(); }); },
+                            takt::MeasureOptions{.large_stack_size = 64 * 1024});
+      },
+      ::testing::ExitedWithCode(70),
+      "overflowed the large stack in pool 'measurement' \\(takt::measure: MeasureOptions::large_stack_size = "
+      "65536 bytes\\); pass takt::measure a MeasureOptions with a larger large_stack_size");
 }
 
 TEST(StaticMemoryDeathTest, GuardPageOverflowOnTheCallerAsWorkerZeroEndsWithTheSameMessage) {

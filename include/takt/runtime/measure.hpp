@@ -18,6 +18,8 @@ namespace takt {
 struct MeasureOptions {
   std::size_t max_depth = 4096;
   std::size_t stack_size = 1024 * 1024;
+  /// The large stack call_on_large_stack runs its function on (measured apart).
+  std::size_t large_stack_size = 64 * 1024 * 1024;
 };
 
 /// What a serial run of a computation needed (§4.2): the depth D and the peak stack use
@@ -25,9 +27,12 @@ struct MeasureOptions {
 struct Measurement {
   std::size_t depth = 0;              ///< D: deepest strand, the root being 1
   std::size_t peak_stack_bytes = 0;   ///< most stack any strand used (page granularity)
+  /// Most of the large stack that call_on_large_stack's functions used (0: not called).
+  std::size_t peak_large_stack_bytes = 0;
   std::size_t spawns = 0;             ///< strands spawned in the run
   /// depth = max(D, 1); stack_size = peak + `stack_margin` bytes rounded up to whole
-  /// pages, at least 16 KiB.
+  /// pages, at least 16 KiB; large_stack_size likewise from the large-stack peak when
+  /// call_on_large_stack was called, else StaticMemory's default.
   [[nodiscard]] StaticMemory recommended(std::size_t stack_margin = 8 * 1024) const;
 };
 
@@ -54,10 +59,12 @@ Measurement measure(F&& f, const MeasureOptions& options = {}) {
 /// that needs more stack than a strand's coroutine stack. f runs serially: a spawn inside
 /// runs inline, on a Scope made inside f or on one of the calling strand's scopes; a
 /// sync() of such an outer scope whose continuation was stolen since its last sync (a
-/// child may still run on another worker) throws takt::Error (sync it before calling). Outside a pool, or in a pool configured
-/// with large_stack_size = 0, f runs where it is (its spawns are ordinary spawns); in the
-/// measurement mode, which has no large stack, it runs on the strand's stack by the rules
-/// above (its spawns run inline), so that what is measured is what a pool runs.
+/// child may still run on another worker) throws takt::Error (sync it before calling).
+/// Outside a pool, or in a pool configured with large_stack_size = 0, f runs where it is
+/// (its spawns are ordinary spawns). takt::measure runs f on a large stack of its own
+/// (MeasureOptions::large_stack_size) and reports its use apart; the profiler's span run,
+/// which has none, runs f on the strand's stack by the rules above (its spawns run
+/// inline), so that what is measured is what a pool runs.
 template <class F>
 decltype(auto) call_on_large_stack(F&& f) {
   using Result = std::invoke_result_t<F&>;
