@@ -84,6 +84,7 @@ std::atomic<ChainLayout> chain_layout_for_testing{nullptr};
 
 PoolState::PoolState(PoolConfig cfg) : config(std::move(cfg)), strategy(config.strategy) {
   measuring = config.measurement_mode;
+  measure_pool = measuring && config.name == kMeasurePoolName;
   if (config.cpus.empty()) config.cpus = os::allowed_cpus();
   if (config.cpus.empty()) throw takt::Error(fmt::format("pool '{}': no CPU to run on", config.name));
   workers_count = config.workers != 0 ? config.workers : config.cpus.size();
@@ -93,7 +94,7 @@ PoolState::PoolState(PoolConfig cfg) : config(std::move(cfg)), strategy(config.s
   }
   // takt::measure's pool takes its stack sizes from MeasureOptions.
   const char* stack_knob =
-      measuring ? "takt::measure: MeasureOptions::stack_size" : "StaticMemory::stack_size";
+      measure_pool ? "takt::measure: MeasureOptions::stack_size" : "StaticMemory::stack_size";
   if (config.memory.stack_size < kMinStack) {
     throw takt::Error(fmt::format("pool '{}': {} = {} bytes is too small; use at least {}", config.name,
                                   stack_knob, config.memory.stack_size, kMinStack));
@@ -102,7 +103,7 @@ PoolState::PoolState(PoolConfig cfg) : config(std::move(cfg)), strategy(config.s
     throw takt::Error(
         fmt::format("pool '{}': {} = {} bytes is too large; use at most {} (1 GiB){}", config.name,
                     stack_knob, config.memory.stack_size, kMaxStack,
-                    measuring ? "" : " and move deep serial code to takt::call_on_large_stack"));
+                    measure_pool ? "" : " and move deep serial code to takt::call_on_large_stack"));
   }
   if (config.caller_joins && measuring) config.caller_joins = false;  // the measurement runs on its one thread
   if (config.caller_joins && workers_count < 2) {
@@ -120,7 +121,8 @@ PoolState::PoolState(PoolConfig cfg) : config(std::move(cfg)), strategy(config.s
   }
   const bool large = config.memory.large_stack_size > 0;
   memory = std::make_unique<StackMemory>(block_count, config.memory.stack_size, large ? workers_count : 0,
-                                         config.memory.large_stack_size, workers_count, measuring, config.name);
+                                         config.memory.large_stack_size, workers_count, measuring,
+                                         config.name, measure_pool);
   if (config.prefault && !measuring) memory->prefault();
 
   blocks = std::make_unique<Block[]>(block_count);
@@ -318,7 +320,7 @@ PoolConfig measuring_config(const MeasureOptions& options) {
   config.prefault = false;
   config.measurement_mode = true;
   config.idle_spin = std::chrono::microseconds(1);
-  config.name = "measurement";
+  config.name = kMeasurePoolName;
   return config;
 }
 

@@ -23,6 +23,9 @@ namespace takt::detail {
 
 struct PoolState;
 
+/// The name of takt::measure's pool (detail::measuring_config).
+inline constexpr const char* kMeasurePoolName = "measurement";
+
 struct JobAccess {
   static ext::Job*& next(ext::Job& job) noexcept { return job.next_; }
 };
@@ -136,6 +139,10 @@ struct PoolState {
   std::size_t depth = 0;          ///< D
   std::size_t levels = 0;         ///< chains per worker
   bool measuring = false;
+  /// takt::measure's own pool (measuring, named kMeasurePoolName): its limits come from
+  /// MeasureOptions, and its messages name them. The profiler's span run also measures,
+  /// with limits from a Measurement's recommended() (StaticMemory).
+  bool measure_pool = false;
 
   std::unique_ptr<StackMemory> memory;
   std::unique_ptr<Block[]> blocks;

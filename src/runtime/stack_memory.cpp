@@ -29,7 +29,7 @@ struct Region {
   char* base;
   std::size_t stacks, stride, stack_size;
   std::size_t large, large_offset, large_stride, large_size;
-  bool measuring;  ///< takt::measure's pool (reserve_only): its sizes come from MeasureOptions
+  bool measuring;  ///< takt::measure's pool: its sizes come from MeasureOptions
   char name[64];
 };
 
@@ -137,8 +137,9 @@ std::size_t StackMemory::page_size() noexcept {
 
 std::size_t StackMemory::altstack_size() noexcept { return kAltstackSize; }
 
-StackMemory::StackMemory(std::size_t stacks, std::size_t stack_size, std::size_t large, std::size_t large_size,
-                         std::size_t altstacks, bool reserve_only, std::string pool_name)
+StackMemory::StackMemory(std::size_t stacks, std::size_t stack_size, std::size_t large,
+                         std::size_t large_size, std::size_t altstacks, bool reserve_only,
+                         std::string pool_name, bool measure_options)
     : stacks_(stacks), large_(large), altstacks_(altstacks) {
   const std::size_t page = page_size();
   stack_size_ = round_up(stack_size, page);
@@ -172,8 +173,8 @@ StackMemory::StackMemory(std::size_t stacks, std::size_t stack_size, std::size_t
   for (std::size_t i = 0; i < stacks_; ++i) ::mprotect(base_ + i * stride_, page, PROT_NONE);
   for (std::size_t i = 0; i < large_; ++i) ::mprotect(base_ + large_offset_ + i * large_stride_, page, PROT_NONE);
 
-  auto* region = new Region{base_,         stacks_,       stride_,     stack_size_,  large_,
-                            large_offset_, large_stride_, large_size_, reserve_only, {}};
+  auto* region = new Region{base_,         stacks_,       stride_,     stack_size_,     large_,
+                            large_offset_, large_stride_, large_size_, measure_options, {}};
   std::snprintf(region->name, sizeof(region->name), "%s", pool_name.c_str());
   std::lock_guard lock(g_regions_mutex);
   for (int i = 0; i < kMaxRegions; ++i) {

@@ -12,8 +12,10 @@ class StackMemory {
   /// Maps `stacks` stacks of `stack_size` bytes and `large` stacks of `large_size` bytes
   /// (sizes rounded up to pages), plus `altstacks` signal stacks. `reserve_only`: do not
   /// touch or commit the pages (the measurement pool, whose stacks may be huge).
+  /// `measure_options`: the sizes came from takt::measure's MeasureOptions (messages name
+  /// them).
   StackMemory(std::size_t stacks, std::size_t stack_size, std::size_t large, std::size_t large_size,
-              std::size_t altstacks, bool reserve_only, std::string pool_name);
+              std::size_t altstacks, bool reserve_only, std::string pool_name, bool measure_options = false);
   ~StackMemory();
   StackMemory(const StackMemory&) = delete;
   StackMemory& operator=(const StackMemory&) = delete;

@@ -266,7 +266,7 @@ void child_started(Block* self) noexcept {
 [[noreturn]] void throw_depth_exhausted(const Block* self) {
   const auto* w = static_cast<const Worker*>(self->worker);
   std::size_t needed = self->depth.load(std::memory_order_relaxed) + 1;
-  if (w->pool->measuring) {  // takt::measure's own pool: its limit is MeasureOptions::max_depth
+  if (w->pool->measure_pool) {  // takt::measure's own pool: its limit is MeasureOptions::max_depth
     throw takt::Error(fmt::format(
         "spawn at depth {} exceeds the depth takt::measure measures up to: MeasureOptions::max_depth = {}; "
         "pass takt::measure a MeasureOptions with a larger max_depth (at least {})",
@@ -281,6 +281,16 @@ void child_started(Block* self) noexcept {
 [[noreturn]] void throw_stack_exhausted(const Block* self, const char* sp) {
   const auto* w = static_cast<const Worker*>(self->worker);
   auto used = static_cast<std::size_t>(self->stack_hi - sp);
+  if (w->pool->measure_pool) {
+    throw takt::Error(
+        fmt::format("strand stack nearly exhausted in takt::measure: {} of MeasureOptions::stack_size = {} "
+                    "bytes in use at "
+                    "a spawn, at least {} needed; pass takt::measure a MeasureOptions with a larger "
+                    "stack_size, or move deep "
+                    "serial code to takt::call_on_large_stack",
+                    used, w->pool->memory->stack_size(),
+                    used + static_cast<std::size_t>(self->stack_limit - self->stack_lo)));
+  }
   throw takt::Error(fmt::format(
       "strand stack nearly exhausted in pool '{}': {} of StaticMemory::stack_size = {} bytes (configured) in use "
       "at a spawn, at least {} needed; raise stack_size (takt::measure reports the peak) or move deep serial code "
@@ -357,9 +367,9 @@ bool run_on_large_stack(void (*call)(void*), void* arg) {
   Worker* w = tls_worker;
   if (w == nullptr || w->on_large_stack || w->current == nullptr) return false;
   // Without a large stack f runs where it is: in a pool configured so, with ordinary
-  // spawns (false: the caller runs it); in the measurement mode, which has none, by the
-  // large stack's rules below (spawns inside run inline), so that takt::measure and the
-  // profiler's span run see the DAG a pool runs.
+  // spawns (false: the caller runs it); in a measuring pool configured so
+  // (MeasureOptions::large_stack_size = 0), by the large stack's rules below (spawns
+  // inside run inline), so that what is measured is the DAG a pool runs.
   const bool in_place = w->large.fctx == nullptr;
   if (in_place && !w->pool->measuring) return false;
   w->on_large_stack = true;

@@ -191,6 +191,27 @@ TEST_P(Strategies, ParallelReduceOverTheWholeIntRange) {
   EXPECT_GE(all.calls, 64);  // (2^32 - 1) / 2^26 rounded up
 }
 
+// The loops' index arithmetic at the ends of signed types (parallel_for over a range
+// wider than INT_MAX would take over 2^31 body calls, so its distances are checked here):
+// INT_MIN..INT_MAX holds 2^32 - 1 indices, and its middle is INT_MIN + 2^31 - 1 = -1.
+TEST(Runtime, LoopDistancesCoverTheWholeRangeOfSignedTypes) {
+  using takt::detail::advance;
+  using takt::detail::distance;
+  constexpr int int_min = std::numeric_limits<int>::min(), int_max = std::numeric_limits<int>::max();
+  EXPECT_EQ(distance(int_min, int_max), 4'294'967'295u);
+  EXPECT_EQ(advance(int_min, 4'294'967'295u), int_max);
+  EXPECT_EQ(advance(int_min, distance(int_min, int_max) / 2), -1);
+  EXPECT_EQ(distance(-5, 3), 8u);
+  EXPECT_EQ(advance(-5, 8u), 3);
+  constexpr long long ll_min = std::numeric_limits<long long>::min();
+  constexpr long long ll_max = std::numeric_limits<long long>::max();
+  EXPECT_EQ(distance(ll_min, ll_max), std::numeric_limits<unsigned long long>::max());
+  EXPECT_EQ(advance(ll_min, std::numeric_limits<unsigned long long>::max()), ll_max);
+  EXPECT_EQ(distance(std::int8_t{-128}, std::int8_t{127}), 255u);
+  EXPECT_EQ(advance(std::int8_t{-128}, std::uint8_t{255}), std::int8_t{127});
+  EXPECT_EQ(distance(std::uint8_t{0}, std::uint8_t{255}), 255u);
+}
+
 TEST_P(Strategies, ParallelForOverTheWholeRangeOfNarrowTypes) {
   // Each index of int8_t, int16_t and uint8_t once (the distances are computed in the
   // unsigned type of the same width, whose arithmetic promotes to int).

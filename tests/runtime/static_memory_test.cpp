@@ -181,9 +181,10 @@ TEST(StaticMemory, MeasurementReportsTheLargeStackApart) {
   EXPECT_GE(m.peak_large_stack_bytes, 200u * 1024);
   EXPECT_LT(m.peak_large_stack_bytes, 240u * 1024);
   const takt::StaticMemory r = m.recommended();
-  EXPECT_EQ(r.stack_size,
-            std::max<std::size_t>((m.peak_stack_bytes + 8 * 1024 + 4095) / 4096 * 4096, 16 * 1024));
-  EXPECT_EQ(r.large_stack_size, (m.peak_large_stack_bytes + 8 * 1024 + 4095) / 4096 * 4096);
+  const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  auto pages = [page](std::size_t bytes) { return (bytes + page - 1) / page * page; };
+  EXPECT_EQ(r.stack_size, std::max<std::size_t>(pages(m.peak_stack_bytes + 8 * 1024), 16 * 1024));
+  EXPECT_EQ(r.large_stack_size, std::max<std::size_t>(pages(m.peak_large_stack_bytes + 8 * 1024), 16 * 1024));
   // A pool of that size runs it.
   auto c = config(2);
   c.memory = r;
@@ -245,6 +246,17 @@ TEST(StaticMemory, StackNearlyExhaustedAtASpawnIsAClearError) {
     EXPECT_TRUE(contains(message, "needed")) << message;
   }
   EXPECT_EQ(pool.run([] { return takt::apps::fib(12); }), takt::apps::fib_serial(12));
+  // In takt::measure the limit is MeasureOptions::stack_size (until 2026-11-28 the message
+  // named StaticMemory::stack_size there too).
+  try {
+    (void)takt::measure([] { return deep_spawner(0); }, takt::MeasureOptions{.stack_size = 16 * 1024});
+    FAIL() << "expected takt::Error";
+  } catch (const takt::Error& e) {
+    std::string message = e.what();
+    EXPECT_TRUE(contains(message, "in takt::measure: ")) << message;
+    EXPECT_TRUE(contains(message, "of MeasureOptions::stack_size = 16384 bytes in use")) << message;
+    EXPECT_TRUE(contains(message, "pass takt::measure a MeasureOptions with a larger stack_size")) << message;
+  }
 }
 
 int overflow(int n) {

@@ -110,7 +110,11 @@ T reduce_range(Index begin, Index end, Distance<Index> grain, const T& identity,
 /// chunks of at least `grain` (grain < 1 counts as 1). Index is an integer type; any
 /// range of it works, also one wider than its maximum (INT_MIN..INT_MAX). Returns when
 /// all have run; rethrows the first exception of a body.
-template <std::integral Index, class Body>
+/// An integer type other than bool: the index types of parallel_for and parallel_reduce.
+template <class Index>
+concept LoopIndex = std::integral<Index> && !std::same_as<Index, bool>;
+
+template <LoopIndex Index, class Body>
 void parallel_for(Index begin, Index end, Index grain, Body&& body) {
   if (!(begin < end)) return;
   if (grain < Index(1)) grain = Index(1);
@@ -122,7 +126,7 @@ void parallel_for(Index begin, Index end, Index grain, Body&& body) {
 /// of adjacent ranges (a before b). `identity` starts every partial result. combine must
 /// be associative; it need not be commutative. Index is an integer type, as for
 /// parallel_for.
-template <std::integral Index, class T, class Body, class Combine>
+template <LoopIndex Index, class T, class Body, class Combine>
 T parallel_reduce(Index begin, Index end, Index grain, T identity, Body&& body, Combine&& combine) {
   if (!(begin < end)) return identity;
   if (grain < Index(1)) grain = Index(1);

@@ -40,7 +40,9 @@ struct StaticMemory {
 
 /// Everything a pool needs at start-up; nothing is allocated after the constructor.
 struct PoolConfig {
-  /// CPUs the workers run on; empty means the CPUs this process may use.
+  /// CPUs the workers run on; empty means the CPUs the thread that makes the pool may run
+  /// on (its affinity mask: the process's CPUs unless that thread was pinned, e.g. a
+  /// worker of another pool).
   CpuSet cpus;
   /// Number of workers P; 0 means one per CPU of `cpus`.
   std::size_t workers = 0;

@@ -18,7 +18,8 @@ namespace takt {
 struct MeasureOptions {
   std::size_t max_depth = 4096;
   std::size_t stack_size = 1024 * 1024;
-  /// The large stack call_on_large_stack runs its function on (measured apart).
+  /// The large stack call_on_large_stack runs its function on (measured apart; 0: on the
+  /// strand's stack, counted into peak_stack_bytes).
   std::size_t large_stack_size = 64 * 1024 * 1024;
 };
 
@@ -27,9 +28,10 @@ struct MeasureOptions {
 struct Measurement {
   std::size_t depth = 0;              ///< D: deepest strand, the root being 1
   std::size_t peak_stack_bytes = 0;   ///< most stack any strand used (page granularity)
-  /// Most of the large stack that call_on_large_stack's functions used (0: not called).
-  std::size_t peak_large_stack_bytes = 0;
   std::size_t spawns = 0;             ///< strands spawned in the run
+  /// Most of the large stack that call_on_large_stack's functions used (0: not called,
+  /// or MeasureOptions::large_stack_size = 0, which runs them on the strand's stack).
+  std::size_t peak_large_stack_bytes = 0;
   /// depth = max(D, 1); stack_size = peak + `stack_margin` bytes rounded up to whole
   /// pages, at least 16 KiB; large_stack_size likewise from the large-stack peak when
   /// call_on_large_stack was called, else StaticMemory's default.
@@ -39,9 +41,10 @@ struct Measurement {
 namespace detail {
 PoolConfig measuring_config(const MeasureOptions& options);
 Measurement measurement_of(Pool& pool);
-/// Runs call(arg) on the current worker's large stack (in the measurement mode, where it
-/// is), with spawns inside made inline; false outside a pool's strand, already inside
-/// such a call, or in a pool without a large stack (then the caller runs it where it is).
+/// Runs call(arg) on the current worker's large stack (in a measuring pool without one,
+/// where it is), with spawns inside made inline; false outside a pool's strand, already
+/// inside such a call, or in a pool without a large stack (then the caller runs it
+/// where it is).
 bool run_on_large_stack(void (*call)(void*), void* arg);
 }  // namespace detail
 
@@ -62,9 +65,9 @@ Measurement measure(F&& f, const MeasureOptions& options = {}) {
 /// child may still run on another worker) throws takt::Error (sync it before calling).
 /// Outside a pool, or in a pool configured with large_stack_size = 0, f runs where it is
 /// (its spawns are ordinary spawns). takt::measure runs f on a large stack of its own
-/// (MeasureOptions::large_stack_size) and reports its use apart; the profiler's span run,
-/// which has none, runs f on the strand's stack by the rules above (its spawns run
-/// inline), so that what is measured is what a pool runs.
+/// (MeasureOptions::large_stack_size) and reports its use apart; given
+/// large_stack_size = 0 it runs f on the strand's stack by the rules above (its spawns
+/// run inline), so that what is measured is what a pool runs.
 template <class F>
 decltype(auto) call_on_large_stack(F&& f) {
   using Result = std::invoke_result_t<F&>;

@@ -30,7 +30,8 @@ void child_entry(Block* self, void* closure);
 ///
 /// Outside a pool (no worker runs the calling thread) spawn(f) simply calls f: the
 /// serial elision. An exception f throws is kept and rethrown by sync(), as on a pool.
-/// Such a scope spawned into by a strand of a pool throws takt::Error.
+/// Such a scope spawned into by a strand of a pool throws takt::Error (not checked inside
+/// call_on_large_stack's function, where scopes of its own are serial the same way).
 ///
 /// `f` is moved (or copied) onto the child's own stack before the parent can continue,
 /// so a temporary lambda is fine; what it captures by reference must outlive sync().
