@@ -28,6 +28,7 @@ inline constexpr const char* kMeasurePoolName = "measurement";
 
 struct JobAccess {
   static ext::Job*& next(ext::Job& job) noexcept { return job.next_; }
+  static std::atomic<bool>& in_flight(ext::Job& job) noexcept { return job.in_flight_; }
 };
 
 /// One entry of a worker's local priority queue (PAWS rule C): a deque and the chain of

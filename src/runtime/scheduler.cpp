@@ -256,6 +256,27 @@ bool resume_frozen(Worker* w) noexcept {
 
 // ---- rule D: jobs --------------------------------------------------------------------
 
+/// Work a policy handed out (`who`: "work source" or "yield policy"): a job counts as in
+/// flight from here (the pool's destructor waits for it). A job still in flight, or a
+/// Work naming both a job and a strand, is a policy's bug that would corrupt the pool's
+/// queues or run a strand twice; the process ends with a message.
+void accept_handed_work(PoolState& pool, const ext::Work& work, const char* who) noexcept {
+  if (work.job == nullptr) return;
+  const char* wrong = nullptr;
+  if (work.strand) {
+    wrong = "an ext::Work with both a job and a suspended strand (give one per Work)";
+  } else if (JobAccess::in_flight(*work.job).exchange(true, std::memory_order_acq_rel)) {
+    wrong =
+        "an ext::Job that is still in flight (submitted or handed out, and its finished() not yet called)";
+  }
+  if (wrong != nullptr) {
+    std::fprintf(stderr, "takt: fatal: pool '%s': the %s handed out %s\n", pool.config.name.c_str(), who,
+                 wrong);
+    std::abort();
+  }
+  pool.in_flight.fetch_add(1, std::memory_order_seq_cst);
+}
+
 ext::Job* take_injected(PoolState& pool) noexcept {
   if (pool.injected.load(std::memory_order_relaxed) <= 0) return nullptr;
   pool.inject_lock.lock();
@@ -283,8 +304,7 @@ ext::Work take_external(Worker* w) noexcept {
     if (auto* source = w->pool->source.load(std::memory_order_seq_cst)) work = source->take(w->index);
     end_extension_call(w);
   }
-  // A job from the source counts as in flight (the pool's destructor waits for it).
-  if (work.job != nullptr) w->pool->in_flight.fetch_add(1, std::memory_order_seq_cst);
+  accept_handed_work(*w->pool, work, "work source");
   return work;
 }
 
@@ -623,7 +643,7 @@ void yield_point(Block* self, ext::YieldPoint::At at) {
       reserve_give(pool, spare, spare->sub_tail, point.depth);
       return done();
     }
-    if (work.job != nullptr) pool.in_flight.fetch_add(1, std::memory_order_seq_cst);
+    accept_handed_work(pool, work, "yield policy");
     w->request.kind = Request::Kind::hand_back;
     w->request.strand = self;
     w->request.work = work;
@@ -642,7 +662,7 @@ void yield_point(Block* self, ext::YieldPoint::At at) {
     ext::Work work = policy->preempt(point);
     done();
     if (!work) return;
-    if (work.job != nullptr) pool.in_flight.fetch_add(1, std::memory_order_seq_cst);
+    accept_handed_work(pool, work, "yield policy");
     w->request.kind = Request::Kind::freeze;
     w->request.strand = self;
     w->request.work = work;

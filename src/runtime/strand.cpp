@@ -128,6 +128,7 @@ void root_done(Worker* w, Block* self, std::exception_ptr error) noexcept {
   w->running.store(false, std::memory_order_relaxed);
   // Compared before finished(): afterwards the job may be gone.
   const bool callers = pool.caller_root.load(std::memory_order_acquire) == job;
+  JobAccess::in_flight(*job).store(false, std::memory_order_release);  // it may be submitted again
   job->finished(std::move(error));
   // A caller's computation: its `done` is 1 now (a seq_cst exchange, in finished()). A
   // caller that is not asleep sees it in its loop (caller_sleep announces the sleep

@@ -2,6 +2,7 @@
 // hand a strand back to the policy (rule F) or keep it in a local deque, running keys.
 #include "apps/fib.hpp"
 #include "runtime/pool_state.hpp"
+#include "takt/error.hpp"
 #include "takt/runtime.hpp"
 #include "test_support.hpp"
 
@@ -12,6 +13,7 @@
 #include <deque>
 #include <functional>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -610,6 +612,107 @@ TEST(CentralizedGreedy, AStolenContinuationKeepsItsComputationsKey) {
   a.wait();
   ASSERT_NE(child_worker, continuation_worker) << "the continuation was not stolen";
   EXPECT_EQ(key, 20ns) << "the stolen continuation ran with another key";
+}
+
+TEST(Extension, AJobSubmittedWhileInFlightIsAnErrorAndMayBeSubmittedAgainOnceFinished) {
+  // Until 2026-11-28 the second submit linked the job into the pool's queue a second
+  // time (its next pointer overwritten): the queue lost jobs or ran one twice.
+  Pool pool(config(2));
+  std::atomic<bool> go{false};
+  std::atomic<int> runs{0};
+  FunctionJob a(0ns, [&] {
+    while (!go.load()) std::this_thread::sleep_for(100us);
+    ++runs;
+  });
+  pool.extension().submit(a);
+  try {
+    pool.extension().submit(a);
+    FAIL() << "expected takt::Error";
+  } catch (const takt::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("takt::ext::Job submitted to pool 'test' while it is in flight"),
+              std::string::npos)
+        << e.what();
+  }
+  go = true;
+  a.wait();
+  EXPECT_EQ(runs.load(), 1);
+  a.done = false;
+  pool.extension().submit(a);  // finished: it may go again
+  a.wait();
+  EXPECT_EQ(runs.load(), 2);
+}
+
+TEST(ExtensionDeathTest, APolicyHandingOutAJobInFlightEndsTheProcess) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(
+      {
+        // The source hands out the job that was just submitted and still runs.
+        Pool pool(config(2));
+        std::atomic<bool> started{false};
+        FunctionJob a(0ns, [&] {
+          started = true;
+          for (;;) std::this_thread::sleep_for(100us);  // in flight until the process ends
+        });
+        struct Source final : takt::ext::WorkSource {
+          Job* job = nullptr;
+          std::atomic<bool> given{false};
+          Work take(std::size_t) noexcept override {
+            Work w;
+            if (!given.exchange(true)) w.job = job;
+            return w;
+          }
+        } source;
+        pool.extension().submit(a);
+        while (!started.load()) std::this_thread::sleep_for(100us);
+        source.job = &a;
+        pool.extension().set_work_source(&source);
+        std::this_thread::sleep_for(5s);  // the fatal message comes first
+      },
+      "takt: fatal: pool 'test': the work source handed out an ext::Job that is still in flight");
+}
+
+TEST(ExtensionDeathTest, AWorkWithAJobAndAStrandEndsTheProcess) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(
+      {
+        // A strand handed back to a policy, then given out together with a job.
+        auto c = config(2);
+        c.suspended_strands = 1;
+        Pool pool(c);
+        Preemptor policy;
+        FunctionJob b(10ns, [] {});
+        FunctionJob other(10ns, [] {});
+        policy.next_job = &b;
+        pool.extension().set_yield_policy(&policy);
+        FunctionJob a(20ns, [&] {
+          pool.extension().request_yield(static_cast<std::size_t>(takt::current_worker()));
+          takt::Scope scope;
+          scope.spawn([] {});
+          scope.sync();
+        });
+        pool.extension().submit(a);
+        b.wait();
+        SuspendedStrand strand;
+        for (int i = 0; i < 50000 && !strand; ++i) {
+          {
+            std::lock_guard lock(policy.mutex);
+            if (!policy.handed_back.empty()) strand = policy.handed_back.front();
+          }
+          if (!strand) std::this_thread::sleep_for(100us);
+        }
+        if (!strand) std::_Exit(3);  // nothing was handed back: no message, the test fails
+        struct Both final : takt::ext::WorkSource {
+          Work work;
+          std::atomic<bool> given{false};
+          Work take(std::size_t) noexcept override { return given.exchange(true) ? Work{} : work; }
+        } source;
+        source.work.job = &other;
+        source.work.strand = strand;
+        pool.extension().set_work_source(&source);
+        std::this_thread::sleep_for(5s);
+      },
+      "takt: fatal: pool 'test': the work source handed out an ext::Work with both a job and a suspended "
+      "strand");
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 // (Pool::extension()). See docs/runtime.md, "Extension interface".
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -22,8 +23,12 @@ struct PoolState;
 namespace takt::ext {
 
 /// A root computation that a pool runs asynchronously (Extension::submit, or handed out
-/// by a WorkSource). The job object belongs to its submitter and must stay alive until
-/// finished() has been called. Everything run() spawns is synced before run() returns.
+/// by a WorkSource or a YieldPolicy). The job object belongs to its submitter and must
+/// stay alive until finished() has been called. Everything run() spawns is synced before
+/// run() returns. A job is in flight from its submission (or hand-out) until its
+/// finished() is called: submitting it again meanwhile throws takt::Error, and a policy
+/// handing it out again ends the process with a message (it would corrupt the pool's
+/// queues); from finished() on it may be submitted again.
 class Job {
  public:
   /// `key`: the priority key of the whole computation, ordered like an absolute deadline
@@ -48,6 +53,7 @@ class Job {
   friend struct takt::detail::JobAccess;
   std::chrono::nanoseconds key_;
   Job* next_ = nullptr;
+  std::atomic<bool> in_flight_{false};
 };
 
 /// A strand suspended at a yield point and handed to the yield policy (PAWS rule F). Its
