@@ -27,8 +27,9 @@ namespace takt::ext {
 /// stay alive until finished() has been called. Everything run() spawns is synced before
 /// run() returns. A job is in flight from its submission (or hand-out) until its
 /// finished() is called: submitting it again meanwhile throws takt::Error, and a policy
-/// handing it out again ends the process with a message (it would corrupt the pool's
-/// queues); from finished() on it may be submitted again.
+/// handing it out again ends the process with a message (the root would run twice);
+/// from finished() on it may be submitted again (from inside finished(): touch the job
+/// no more after the submit, and catch takt::Error, a pool being destroyed refuses it).
 class Job {
  public:
   /// `key`: the priority key of the whole computation, ordered like an absolute deadline
@@ -74,7 +75,8 @@ class SuspendedStrand {
   std::chrono::nanoseconds key_{};
 };
 
-/// Something for an idle worker to run: a new job or a suspended strand (or nothing).
+/// Something for an idle worker to run: a new job (not in flight) or a suspended strand,
+/// never both (or nothing). Anything else ends the process with a message.
 struct Work {
   Job* job = nullptr;
   SuspendedStrand strand;
@@ -156,7 +158,7 @@ class StrandObserver {
 class Extension {
  public:
   /// Starts `job` asynchronously as a root computation (PAWS: a job released to the
-  /// pool). Throws takt::Error once the pool is shutting down.
+  /// pool). Throws takt::Error once the pool is shutting down, or when `job` is in flight.
   void submit(Job& job);
   /// Installs the rule-D source (nullptr removes it). Jobs it hands out count as in flight:
   /// the pool's destructor waits for them. Returns once no worker is inside a call to the
