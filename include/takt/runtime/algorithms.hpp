@@ -106,14 +106,14 @@ T reduce_range(Index begin, Index end, Distance<Index> grain, const T& identity,
 
 }  // namespace detail
 
-/// Calls body(i) for every i in [begin, end), in parallel; iterations are handed out in
-/// chunks of at least `grain` (grain < 1 counts as 1). Index is an integer type; any
-/// range of it works, also one wider than its maximum (INT_MIN..INT_MAX). Returns when
-/// all have run; rethrows the first exception of a body.
 /// An integer type other than bool: the index types of parallel_for and parallel_reduce.
 template <class Index>
 concept LoopIndex = std::integral<Index> && !std::same_as<Index, bool>;
 
+/// Calls body(i) for every i in [begin, end), in parallel; iterations are handed out in
+/// chunks of at least `grain` (grain < 1 counts as 1). Index is an integer type; any
+/// range of it works, also one wider than its maximum (INT_MIN..INT_MAX). Returns when
+/// all have run; rethrows the first exception of a body.
 template <LoopIndex Index, class Body>
 void parallel_for(Index begin, Index end, Index grain, Body&& body) {
   if (!(begin < end)) return;
