@@ -271,11 +271,10 @@ void submit_job(PoolState& state, ext::Job& job) {
     throw takt::Error(fmt::format("pool '{}' is shutting down; submit work before destroying it", state.config.name));
   }
   if (JobAccess::in_flight(job).exchange(true, std::memory_order_acq_rel)) {
-    throw takt::Error(
-        fmt::format("takt::ext::Job submitted to pool '{}' while it is in flight (submitted or handed out, "
-                    "and its finished() "
-                    "not yet called); submit it again from its finished() on, or use another Job object",
-                    state.config.name));
+    throw takt::Error(fmt::format(
+        "takt::ext::Job submitted to pool '{}' while it is {}; submit it again from its finished() on, "
+        "or use another Job object",
+        state.config.name, kJobInFlight));
   }
   state.in_flight.fetch_add(1, std::memory_order_seq_cst);
   JobAccess::next(job) = nullptr;

@@ -25,6 +25,9 @@ struct PoolState;
 
 /// The name of takt::measure's pool (detail::measuring_config).
 inline constexpr const char* kMeasurePoolName = "measurement";
+/// What "in flight" means for an ext::Job, in the messages that refuse one.
+inline constexpr const char* kJobInFlight =
+    "in flight (submitted or handed out, and its finished() not yet called)";
 
 struct JobAccess {
   static ext::Job*& next(ext::Job& job) noexcept { return job.next_; }

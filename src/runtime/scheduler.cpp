@@ -262,16 +262,12 @@ bool resume_frozen(Worker* w) noexcept {
 /// queues or run a strand twice; the process ends with a message.
 void accept_handed_work(PoolState& pool, const ext::Work& work, const char* who) noexcept {
   if (work.job == nullptr) return;
-  const char* wrong = nullptr;
-  if (work.strand) {
-    wrong = "an ext::Work with both a job and a suspended strand (give one per Work)";
-  } else if (JobAccess::in_flight(*work.job).exchange(true, std::memory_order_acq_rel)) {
-    wrong =
-        "an ext::Job that is still in flight (submitted or handed out, and its finished() not yet called)";
-  }
-  if (wrong != nullptr) {
-    std::fprintf(stderr, "takt: fatal: pool '%s': the %s handed out %s\n", pool.config.name.c_str(), who,
-                 wrong);
+  const bool both = static_cast<bool>(work.strand);
+  if (both || JobAccess::in_flight(*work.job).exchange(true, std::memory_order_acq_rel)) {
+    std::fprintf(stderr, "takt: fatal: pool '%s': the %s handed out %s%s\n", pool.config.name.c_str(), who,
+                 both ? "an ext::Work with both a job and a suspended strand (give one per Work)"
+                      : "an ext::Job that is still ",
+                 both ? "" : kJobInFlight);
     std::abort();
   }
   pool.in_flight.fetch_add(1, std::memory_order_seq_cst);

@@ -29,7 +29,7 @@ struct Region {
   char* base;
   std::size_t stacks, stride, stack_size;
   std::size_t large, large_offset, large_stride, large_size;
-  bool measuring;  ///< takt::measure's pool: its sizes come from MeasureOptions
+  bool measure_options;  ///< takt::measure's pool: its sizes come from MeasureOptions
   char name[64];
 };
 
@@ -71,18 +71,14 @@ bool explain_overflow(const char* address) noexcept {
       if (offset >= page) continue;
       write_text("takt: error: a strand overflowed its coroutine stack in pool '");
       write_text(r->name);
-      if (r->measuring) {
-        write_text("' (takt::measure: MeasureOptions::stack_size = ");
-        write_number(r->stack_size);
-        write_text(
-            " bytes); pass takt::measure a MeasureOptions with a larger stack_size, or run deep "
-            "serial code through takt::call_on_large_stack\n");
-        return true;
-      }
-      write_text("' (StaticMemory::stack_size = ");
+      write_text(r->measure_options ? "' (takt::measure: MeasureOptions::stack_size = "
+                                    : "' (StaticMemory::stack_size = ");
       write_number(r->stack_size);
-      write_text(" bytes); raise stack_size (takt::measure reports the peak stack a computation "
-                 "needs) or run deep serial code through takt::call_on_large_stack\n");
+      write_text(r->measure_options
+                     ? " bytes); pass takt::measure a MeasureOptions with a larger stack_size, or"
+                     : " bytes); raise stack_size (takt::measure reports the peak stack a "
+                       "computation needs) or");
+      write_text(" run deep serial code through takt::call_on_large_stack\n");
       return true;
     }
     char* large_base = r->base + r->large_offset;
@@ -91,15 +87,13 @@ bool explain_overflow(const char* address) noexcept {
       if (offset >= page) continue;
       write_text("takt: error: serial code overflowed the large stack in pool '");
       write_text(r->name);
-      if (r->measuring) {
-        write_text("' (takt::measure: MeasureOptions::large_stack_size = ");
-        write_number(r->large_size);
-        write_text(" bytes); pass takt::measure a MeasureOptions with a larger large_stack_size\n");
-        return true;
-      }
-      write_text("' (StaticMemory::large_stack_size = ");
+      write_text(r->measure_options ? "' (takt::measure: MeasureOptions::large_stack_size = "
+                                    : "' (StaticMemory::large_stack_size = ");
       write_number(r->large_size);
-      write_text(" bytes); raise large_stack_size (takt::measure reports the peak a computation needs)\n");
+      write_text(
+          r->measure_options
+              ? " bytes); pass takt::measure a MeasureOptions with a larger large_stack_size\n"
+              : " bytes); raise large_stack_size (takt::measure reports the peak a computation needs)\n");
       return true;
     }
   }

@@ -282,22 +282,23 @@ void child_started(Block* self) noexcept {
 [[noreturn]] void throw_stack_exhausted(const Block* self, const char* sp) {
   const auto* w = static_cast<const Worker*>(self->worker);
   auto used = static_cast<std::size_t>(self->stack_hi - sp);
+  const std::size_t needed = used + static_cast<std::size_t>(self->stack_limit - self->stack_lo);
   if (w->pool->measure_pool) {
     throw takt::Error(
         fmt::format("strand stack nearly exhausted in takt::measure: {} of MeasureOptions::stack_size = {} "
-                    "bytes in use at "
-                    "a spawn, at least {} needed; pass takt::measure a MeasureOptions with a larger "
+                    "bytes in use at a "
+                    "spawn, at least {} needed; pass takt::measure a MeasureOptions with a larger "
                     "stack_size, or move deep "
                     "serial code to takt::call_on_large_stack",
-                    used, w->pool->memory->stack_size(),
-                    used + static_cast<std::size_t>(self->stack_limit - self->stack_lo)));
+                    used, w->pool->memory->stack_size(), needed));
   }
-  throw takt::Error(fmt::format(
-      "strand stack nearly exhausted in pool '{}': {} of StaticMemory::stack_size = {} bytes (configured) in use "
-      "at a spawn, at least {} needed; raise stack_size (takt::measure reports the peak) or move deep serial code "
-      "to takt::call_on_large_stack",
-      w->pool->config.name, used, w->pool->memory->stack_size(),
-      used + static_cast<std::size_t>(self->stack_limit - self->stack_lo)));
+  throw takt::Error(
+      fmt::format("strand stack nearly exhausted in pool '{}': {} of StaticMemory::stack_size = {} bytes "
+                  "(configured) in use "
+                  "at a spawn, at least {} needed; raise stack_size (takt::measure reports the peak) or move "
+                  "deep serial code "
+                  "to takt::call_on_large_stack",
+                  w->pool->config.name, used, w->pool->memory->stack_size(), needed));
 }
 
 void yield_point(Block* self, ext::YieldPoint::At at);
