@@ -68,6 +68,13 @@ double calibrate() {
   return best > 0 ? best : 1.0;
 }
 
+template <std::chrono::nanoseconds (*Read)()>
+void spin_by_clock(std::chrono::nanoseconds length, double units_per_ns) {
+  spin_steps(length, read_cost<Read>(), units_per_ns, Read, busy_units);
+}
+
+}  // namespace
+
 std::uint64_t units_for(std::chrono::nanoseconds length, double units_per_ns) {
   const double units = static_cast<double>(length.count()) * units_per_ns;
   if (units >= static_cast<double>(std::numeric_limits<std::uint64_t>::max())) {
@@ -75,35 +82,6 @@ std::uint64_t units_for(std::chrono::nanoseconds length, double units_per_ns) {
   }
   return std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::llround(units)));
 }
-
-/// Runs the loop until `Read` has advanced by `length`, in steps of at most an eighth of
-/// it, each sized by `units_per_ns` for half of what is left, with a read of the clock
-/// after each: a CPU that runs the loop slower or faster than that rate changes how many
-/// steps the wait takes, not its length. A read is part of the wait: a read's value is
-/// taken about half-way through it, so from the first read's value to the last one's,
-/// length − one read must pass; each step leaves room for the read after it, and the
-/// wait ends when less than half a read is left. A loop up to 2 times slower than the
-/// rate (this VM switches between about 1.3 and 2.6 iterations/ns; the calibration keeps
-/// the fastest) still ends each step within what is left, so the wait is within half a
-/// read of its length; where the loop is slower still it overshoots by at most one step.
-/// (Until 2026-11-27 a step was sized for all that was left: a loop 1.5 to 2 times slower
-/// overshot by up to an eighth of the length, and a partitioned-dm test saw a 10 ms
-/// segment take 12.8 ms of CPU time under ThreadSanitizer.)
-template <std::chrono::nanoseconds (*Read)()>
-void spin_by_clock(std::chrono::nanoseconds length, double units_per_ns) {
-  using namespace std::chrono_literals;
-  const std::chrono::nanoseconds read = read_cost<Read>();
-  const std::chrono::nanoseconds start = Read();
-  const std::chrono::nanoseconds target = length - read;
-  const std::chrono::nanoseconds most = length / 8;
-  for (;;) {
-    const std::chrono::nanoseconds left = target - (Read() - start);
-    if (left <= read / 2) return;
-    busy_units(units_for(std::clamp((left - read) / 2, 0ns, most), units_per_ns));
-  }
-}
-
-}  // namespace
 
 double busy_units_per_ns() {
   static const double rate = calibrate();

@@ -26,6 +26,7 @@
 #include "takt/program.hpp"
 #include "takt/synchronous_task.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <string>
@@ -80,6 +81,39 @@ void busy_wait(std::chrono::nanoseconds length);
 /// busy_wait() with steps sized for `units_per_ns` instead of the calibration (tests:
 /// a calibration far off still gives `length` of CPU time).
 void busy_wait(std::chrono::nanoseconds length, double units_per_ns);
+/// `length` × `units_per_ns` iterations, rounded, at least 1 (saturating).
+std::uint64_t units_for(std::chrono::nanoseconds length, double units_per_ns);
+
+/// busy_wait()'s stepping, over any clock `now()` (one read costs about `read`) and
+/// loop `spin(units)`; busy_wait() passes a real clock and busy_units, the tests a
+/// simulated pair whose loop runs a chosen factor slower than `units_per_ns`.
+/// Runs the loop until `now()` has advanced by `length`, in steps of at most an eighth
+/// of it, each sized by `units_per_ns` for half of what is left, with a read of the
+/// clock after each: a loop faster or slower than that rate changes how many steps the
+/// wait takes, not its length. A read is part of the wait: its value is taken about
+/// half-way through it, so from the first read's value to the last one's, length − one
+/// read must pass; each step leaves room for the read after it, and the wait ends when
+/// less than half a read is left. A loop up to 2 times slower than the rate (this VM
+/// switches between about 1.3 and 2.6 iterations/ns; the calibration keeps the
+/// fastest) still ends each step within what is left, so the wait is within half a
+/// read of its length; where the loop is slower still it overshoots by at most one
+/// step. (Until 2026-11-27 a step was sized for all that was left: a loop 1.5 to 2
+/// times slower overshot by up to an eighth of the length, and a partitioned-dm test
+/// saw a 10 ms segment take 12.8 ms of CPU time under ThreadSanitizer.)
+template <class Now, class Spin>
+void spin_steps(std::chrono::nanoseconds length, std::chrono::nanoseconds read, double units_per_ns,
+                Now&& now, Spin&& spin) {
+  using namespace std::chrono_literals;
+  const std::chrono::nanoseconds start = now();
+  const std::chrono::nanoseconds target = length - read;
+  const std::chrono::nanoseconds most = length / 8;
+  for (;;) {
+    const std::chrono::nanoseconds left = target - (now() - start);
+    if (left <= read / 2) return;
+    spin(units_for(std::clamp((left - read) / 2, 0ns, most), units_per_ns));
+  }
+}
+
 /// Whether busy_wait() times waits shorter than kClockedStrand by the monotonic clock
 /// here (its read costs at most kCheapClockRead), rather than counting iterations.
 bool short_waits_are_timed();

@@ -222,30 +222,74 @@ TEST(Segments, AStrandUsesItsLengthOfCpuTimeWhateverTheLoopsSpeed) {
   }
 }
 
-TEST(Segments, AStrandWhoseLoopRunsUpToTwiceSlowerThanItsRateDoesNotOvershoot) {
+/// spin_steps() over a simulated clock: each read costs `read` and returns the time
+/// half-way through it; the loop runs `slower` times slower than the rate the steps are
+/// sized by. Returns how far past `length` the wait ended (negative: short of it) and
+/// how many steps it took.
+namespace {
+struct SimulatedWait {
+  double overshoot_ns;
+  int steps;
+};
+SimulatedWait simulate_wait(std::chrono::nanoseconds length, std::chrono::nanoseconds read, double slower) {
+  constexpr double kRate = 2.0;  // iterations per ns the steps are sized by
+  double t = 0.0;
+  int steps = 0;
+  const auto now = [&] {
+    t += static_cast<double>(read.count()) / 2;
+    const std::chrono::nanoseconds value{static_cast<std::int64_t>(t)};
+    t += static_cast<double>(read.count()) / 2;
+    return value;
+  };
+  const auto spin = [&](std::uint64_t units) {
+    t += static_cast<double>(units) * slower / kRate;
+    ++steps;
+  };
+  takt::apps::spin_steps(length, read, kRate, now, spin);
+  return {t - static_cast<double>(length.count()), steps};
+}
+}  // namespace
+
+TEST(Segments, AWaitWhoseLoopRunsUpToTwiceSlowerThanItsRateEndsWithinHalfARead) {
   // The calibration keeps the loop's fastest rate, and this VM's vCPUs run it 1 to 2
-  // times slower at other moments (1.3 to 2.6 iterations/ns, `takt bench cpus`). A step
-  // sized for all that was left then overshot by up to an eighth of the strand: 10 ms
-  // strands of partitioned-dm ran 10.15 to 10.8 ms of CPU time (work/C 1.015 to 1.077 in
-  // four runs here; 1.28 under ThreadSanitizer in CI). Here the steps are sized for a
-  // rate 1.9 times the loop's speed measured just before: steps of 1.25 ms then take
-  // 2.375 ms, four of them leave 0.5 ms, and a last step sized for that took 0.95 ms
-  // (10.45 ms in all). Steps sized for half of what is left end within it. The least of
-  // 3 tries counts (a VM that charges the time the host took its vCPU away to the
-  // thread's CPU time adds to one).
+  // times slower at other moments (1.3 to 2.6 iterations/ns, `takt bench cpus`). When a
+  // step was sized for all that was left (at most an eighth of the length), a loop 1.9
+  // times slower overshot: steps of 1.25 ms took 2.375 ms, four left 0.5 ms, and a last
+  // step sized for that took 0.95 ms, 10.45 ms of CPU time for a 10 ms strand (what
+  // partitioned-dm's tests saw: work/C 1.015 to 1.077 here, 1.28 under ThreadSanitizer).
+  // Steps sized for half of what is left end within it while the loop is at most 2 times
+  // slower: the wait ends within half a read of its length (the last read starts less
+  // than half a read before the end). Here on a simulated clock, so that no VM's speed
+  // changes between a measurement and the wait decide the result (a test on the real
+  // clock with a rate measured just before failed in CI when it did: 10.53 ms).
+  // Lengths and reads of both clocks busy_wait uses: 10 ms with the thread CPU clock's
+  // ~600 ns reads, 4 us with the monotonic clock's ~40 ns.
   using namespace std::chrono_literals;
-  std::chrono::nanoseconds least = std::chrono::nanoseconds::max();
-  for (int attempt = 0; attempt < 3; ++attempt) {
-    constexpr std::uint64_t units = 5'000'000;
-    const auto m0 = takt::os::thread_cpu_time();
-    takt::apps::busy_units(units);
-    const double now_rate = static_cast<double>(units) / static_cast<double>((takt::os::thread_cpu_time() - m0).count());
-    const auto t0 = takt::os::thread_cpu_time();
-    takt::apps::busy_wait(10ms, now_rate * 1.9);
-    least = std::min(least, takt::os::thread_cpu_time() - t0);
+  for (const auto& [length, read] :
+       {std::pair<std::chrono::nanoseconds, std::chrono::nanoseconds>{10ms, 600ns},
+        std::pair<std::chrono::nanoseconds, std::chrono::nanoseconds>{4us, 40ns}}) {
+    for (const double slower : {0.25, 0.5, 1.0, 1.5, 1.9, 2.0}) {
+      const SimulatedWait wait = simulate_wait(length, read, slower);
+      const double half_read = static_cast<double>(read.count()) / 2;
+      EXPECT_LE(wait.overshoot_ns, half_read) << length << " slower " << slower;
+      EXPECT_GE(wait.overshoot_ns, -half_read) << length << " slower " << slower;
+    }
+    // Where the loop is slower still, the last step ends past the length, by less than
+    // one step (an eighth of the length at the rate, `slower` times that in time).
+    for (const double slower : {2.5, 4.0}) {
+      const SimulatedWait wait = simulate_wait(length, read, slower);
+      EXPECT_LT(wait.overshoot_ns, slower * static_cast<double>((length / 8).count()))
+          << length << " slower " << slower;
+      EXPECT_GE(wait.overshoot_ns, -static_cast<double>(read.count()) / 2) << length << " slower " << slower;
+    }
   }
-  EXPECT_GE(least, 10ms);
-  EXPECT_LE(least, 10200us);
+  // The steps: a 10 ms wait at the rate takes 6 steps of an eighth, then halves the
+  // last 2.5 ms down to half a read (log2(2.5 ms / 300 ns) = 13 more; 18 counted by
+  // hand with the reads); a loop 4 times faster takes more of them (each ends sooner),
+  // still far from one read per few iterations.
+  EXPECT_LE(simulate_wait(10ms, 600ns, 1.0).steps, 20);
+  EXPECT_GE(simulate_wait(10ms, 600ns, 1.0).steps, 16);
+  EXPECT_LE(simulate_wait(10ms, 600ns, 0.25).steps, 100);
 }
 
 TEST(Segments, AShortStrandLastsItsLengthWhateverTheLoopsSpeed) {
