@@ -42,14 +42,16 @@ takt::profiler::ProfileResult profile_of(std::function<void()> body, takt::profi
   return takt::profiler::profile(task, "test", {}, options);
 }
 
-/// Within 5 % below and 5 % or 25 µs above, whichever is more: a span is the longest of
-/// its path's strands, so a few µs of interrupt in any one of 16 leaves lengthen it, and
-/// 5 % of a 200 µs span is only 10 µs.
+/// Within 5 % below and 5 % or 50 µs above, whichever is more: a span is the longest of
+/// its path's strands, so a few µs of interrupt in any one of 16 leaves lengthen it (a
+/// VM's exits, the host's stolen time: the 7 jobs take only ~30 ms, so one noisy stretch
+/// can reach all of them), and 5 % of a 200 µs span is only 10 µs. The faults this
+/// tells apart are a strand's length or more (a 200 µs leaf counted twice).
 void expect_within_5_percent(nanoseconds measured, nanoseconds expected, const char* what) {
   const double ratio = static_cast<double>(measured.count()) / static_cast<double>(expected.count());
   EXPECT_GT(ratio, 0.95) << what << ": " << measured.count() << " ns measured, " << expected.count()
                          << " expected";
-  EXPECT_LT(measured, std::max(expected * 105 / 100, expected + std::chrono::microseconds(25)))
+  EXPECT_LT(measured, std::max(expected * 105 / 100, expected + std::chrono::microseconds(50)))
       << what << ": " << measured.count() << " ns measured, " << expected.count() << " expected";
 }
 
