@@ -37,6 +37,13 @@ function(takt_add_test name)
   add_executable(${name} ${ARG_SOURCES} ${PROJECT_SOURCE_DIR}/tests/support/default_signals.cpp)
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gtest_main GTest::gmock)
   target_compile_definitions(${name} PRIVATE TAKT_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+  # Tests keep line tables and function names (-g1: a failure's backtrace and a
+  # ThreadSanitizer report still name file and line) but not the locations of local
+  # variables, whose tracking through optimised code was about a quarter of a test's
+  # compile time (analysis_commands_test.cpp 33-37 s with -g, 26 s with -g1), and tests
+  # are most of CI's build. The debug preset keeps full -g; the layers and the takt
+  # program keep -g in every preset.
+  target_compile_options(${name} PRIVATE $<$<CONFIG:RelWithDebInfo>:-g1>)
   # One label at most: gtest_discover_tests writes the properties out as a flat list, so
   # a second label would be read as a property name and shift every property after it.
   # Tests are named "<executable>.<suite>.<test>"; select an executable with -R.
