@@ -205,8 +205,12 @@ struct PoolState {
 
   [[nodiscard]] Block* block(std::uint32_t index) const noexcept { return &blocks[index]; }
   static Block* strand_block(const ext::SuspendedStrand& strand) noexcept { return strand.block_; }
+  static std::uint32_t suspension(const ext::SuspendedStrand& strand) noexcept { return strand.suspension_; }
+  /// The handle of `strand`, handed to a yield policy now (its suspension count made odd).
   static ext::SuspendedStrand handle(Block* strand) noexcept {
-    return ext::SuspendedStrand(strand, std::chrono::nanoseconds(strand->suspended_key));
+    const std::uint32_t suspension = strand->suspension.load(std::memory_order_relaxed) + 1;
+    strand->suspension.store(suspension, std::memory_order_release);
+    return ext::SuspendedStrand(strand, std::chrono::nanoseconds(strand->suspended_key), suspension);
   }
   void start_threads();
   void stop();

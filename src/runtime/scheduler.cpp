@@ -89,12 +89,24 @@ Block* prepare_root(Worker* w, Level* level, ext::Job* job) noexcept {
 
 /// Prepares a handed-back strand to continue on `level`: the level's blocks for depths
 /// 1..k go to the reserve, the strand's children use the rest.
-Block* prepare_resume(Worker* w, Level* level, Block* strand) noexcept {
+Block* prepare_resume(Worker* w, Level* level, const ext::SuspendedStrand& handle) noexcept {
   PoolState& pool = *w->pool;
+  Block* strand = PoolState::strand_block(handle);
   if (strand < &pool.blocks[0] || strand >= &pool.blocks[0] + pool.block_count) {
     // A policy bug; continuing would run a strand on another pool's memory.
     std::fprintf(stderr, "takt: fatal: a suspended strand was given to pool '%s', which did not suspend it\n",
                  pool.config.name.c_str());
+    std::abort();
+  }
+  // The handle in force only once: a second give-back (or a stale handle of an earlier
+  // suspension) would run the strand twice, or run one that is running or finished.
+  std::uint32_t expected = PoolState::suspension(handle);
+  if (!strand->suspension.compare_exchange_strong(expected, expected + 1, std::memory_order_acq_rel)) {
+    std::fprintf(
+        stderr,
+        "takt: fatal: pool '%s': a suspended strand was given back that is not with the policy now (an "
+        "ext::SuspendedStrand must be given back exactly once)\n",
+        pool.config.name.c_str());
     std::abort();
   }
   std::size_t k = strand->depth.load(std::memory_order_relaxed);
@@ -111,7 +123,7 @@ Block* prepare_resume(Worker* w, Level* level, Block* strand) noexcept {
 
 Block* prepare_work(Worker* w, Level* level, const ext::Work& work) noexcept {
   if (work.job != nullptr) return prepare_root(w, level, work.job);  // counted by whoever handed it out
-  return prepare_resume(w, level, PoolState::strand_block(work.strand));
+  return prepare_resume(w, level, work.strand);
 }
 
 /// After the running strand switched back to the scheduler: act on its request and

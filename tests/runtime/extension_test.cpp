@@ -722,4 +722,54 @@ TEST(ExtensionDeathTest, AWorkWithAJobAndAStrandEndsTheProcess) {
       "strand");
 }
 
+TEST(ExtensionDeathTest, AStrandGivenBackTwiceEndsTheProcess) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        // A strand handed back to a policy, then given back twice by a work source.
+        // Until 2026-11-28 the second give-back entered the strand's block again: the
+        // strand's continuation ran twice (or a finished one ran again).
+        auto c = config(2);
+        c.suspended_strands = 1;
+        Pool pool(c);
+        Preemptor policy;
+        FunctionJob b(10ns, [] {});
+        policy.next_job = &b;
+        pool.extension().set_yield_policy(&policy);
+        FunctionJob a(20ns, [&] {
+          pool.extension().request_yield(static_cast<std::size_t>(takt::current_worker()));
+          takt::Scope scope;
+          scope.spawn([] {});
+          scope.sync();
+        });
+        pool.extension().submit(a);
+        for (int i = 0; i < 300'000 && !b.done.load(); ++i) std::this_thread::sleep_for(100us);
+        if (!b.done.load()) std::_Exit(5);  // the yield did not happen: the test fails
+        SuspendedStrand strand;
+        for (int i = 0; i < 50000 && !strand; ++i) {
+          {
+            std::lock_guard lock(policy.mutex);
+            if (!policy.handed_back.empty()) strand = policy.handed_back.front();
+          }
+          if (!strand) std::this_thread::sleep_for(100us);
+        }
+        if (!strand) std::_Exit(3);  // nothing was handed back: no message, the test fails
+        struct Twice final : takt::ext::WorkSource {
+          SuspendedStrand strand;
+          std::atomic<int> given{0};
+          Work take(std::size_t) noexcept override {
+            Work w;
+            if (given.fetch_add(1) < 2) w.strand = strand;
+            return w;
+          }
+        } source;
+        source.strand = strand;
+        pool.extension().set_work_source(&source);
+        std::this_thread::sleep_for(30s);  // the fatal message comes first (at once)
+        std::_Exit(4);                     // none came: the test fails, and does not hang
+      },
+      ::testing::KilledBySignal(SIGABRT),
+      "takt: fatal: pool 'test': a suspended strand was given back that is not with the policy now");
+}
+
 }  // namespace

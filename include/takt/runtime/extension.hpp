@@ -60,7 +60,8 @@ class Job {
 /// A strand suspended at a yield point and handed to the yield policy (PAWS rule F). Its
 /// continuation stays valid on its own coroutine stack; give it back to the pool (from
 /// WorkSource::take or YieldPolicy::preempt) to resume it on any worker of the same pool.
-/// A handle must be given back exactly once.
+/// A handle must be given back exactly once: one given back again (or given to another
+/// pool) ends the process with a message, since the strand would run twice.
 class SuspendedStrand {
  public:
   SuspendedStrand() = default;
@@ -70,9 +71,11 @@ class SuspendedStrand {
 
  private:
   friend struct takt::detail::PoolState;
-  SuspendedStrand(detail::Block* block, std::chrono::nanoseconds key) : block_(block), key_(key) {}
+  SuspendedStrand(detail::Block* block, std::chrono::nanoseconds key, std::uint32_t suspension)
+      : block_(block), key_(key), suspension_(suspension) {}
   detail::Block* block_ = nullptr;
   std::chrono::nanoseconds key_{};
+  std::uint32_t suspension_ = 0;  ///< the block's suspension count when handed out (odd)
 };
 
 /// Something for an idle worker to run: a new job (not in flight) or a suspended strand,

@@ -91,6 +91,11 @@ struct alignas(64) Block {
   std::uint32_t queued_epoch = 0;  ///< epoch of the continuation in the central queue
   std::int64_t queued_key = 0;     ///< its computation's key, which a thief's level takes
   bool queued = false;
+  /// Hand-outs and give-backs of this strand to and from a yield policy: odd while a
+  /// policy holds it. A SuspendedStrand carries the odd value of its hand-out; giving it
+  /// back advances the count by one, so a handle given back twice (or a stale one, from
+  /// an earlier suspension) is told from the one in force.
+  std::atomic<std::uint32_t> suspension{0};
   // -- per computation / profiling ----------------------------------------------------
   ext::Job* job = nullptr;        ///< the job of a root strand
   std::int64_t suspended_key = 0; ///< key of a handed-back strand
