@@ -151,10 +151,10 @@ StackMemory::StackMemory(std::size_t stacks, std::size_t stack_size, std::size_t
     const int error = errno;
     const unsigned long long limit_kib = os::address_space_limit_kib();
     throw takt::Error(fmt::format(
-        "pool '{}': cannot map {} bytes of coroutine stacks ({}); lower StaticMemory::depth or stack_size, "
-        "or "
-        "the number of workers{}",
-        pool_name, bytes_, std::strerror(error),
+        "pool '{}': cannot map {} bytes of coroutine stacks ({}); lower {}{}", pool_name, bytes_,
+        std::strerror(error),
+        measure_options ? "MeasureOptions::max_depth, stack_size or large_stack_size (takt::measure)"
+                        : "StaticMemory::depth or stack_size, or the number of workers",
         limit_kib != 0
             ? fmt::format(
                   ", or raise this process's address-space limit (ulimit -v, {} KiB here{})", limit_kib,
