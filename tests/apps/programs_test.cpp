@@ -277,6 +277,7 @@ TEST(Segments, AWaitWhoseLoopRunsUpToTwiceSlowerThanItsRateEndsWithinHalfARead) 
       const SimulatedWait wait = simulate_wait(length, read, slower);
       const double half_read = static_cast<double>(read.count()) / 2;
       EXPECT_LE(wait.overshoot_ns, half_read) << length << " slower " << slower;
+      // The stop rule (less than half a read left), whatever the steps' sizes.
       EXPECT_GE(wait.overshoot_ns, -half_read) << length << " slower " << slower;
     }
     // Where the loop is slower still, the last step ends past the length, by less than
@@ -288,10 +289,11 @@ TEST(Segments, AWaitWhoseLoopRunsUpToTwiceSlowerThanItsRateEndsWithinHalfARead) 
       EXPECT_GE(wait.overshoot_ns, -static_cast<double>(read.count()) / 2) << length << " slower " << slower;
     }
   }
-  // The steps: a 10 ms wait at the rate takes 6 steps of an eighth, then halves the
-  // last 2.5 ms down to half a read (log2(2.5 ms / 300 ns) = 13 more; 18 counted by
-  // hand with the reads); a loop 4 times faster takes more of them (each ends sooner),
-  // still far from one read per few iterations.
+  // The steps: a 10 ms wait at the rate takes 6 steps of an eighth, a seventh of
+  // 1.247 ms, then halves what is left (less a read each time) down to half a read: 11
+  // more, 18 in all (traced by hand; fewer than log2(2.5 ms / 300 ns) = 13 halvings,
+  // since each step also takes a read off); a loop 4 times faster takes more of them
+  // (each ends sooner), still far from one read per few iterations.
   EXPECT_LE(simulate_wait(10ms, 600ns, 1.0).steps, 20);
   EXPECT_GE(simulate_wait(10ms, 600ns, 1.0).steps, 16);
   EXPECT_LE(simulate_wait(10ms, 600ns, 0.25).steps, 100);
