@@ -644,6 +644,44 @@ TEST(Extension, AJobSubmittedWhileInFlightIsAnErrorAndMayBeSubmittedAgainOnceFin
   EXPECT_EQ(runs.load(), 2);
 }
 
+/// For the death tests of giving a strand back: a pool of 2 workers whose job `a`
+/// yields to `b` at its first spawn, its strand handed back to `policy` and kept there
+/// (the policy is not the pool's work source). strand() returns it, or ends the
+/// process with exit code 5 (no yield happened) or 3 (nothing handed back): no fatal
+/// message then, so the death test fails.
+struct OneSuspendedStrand {
+  OneSuspendedStrand() {
+    policy.next_job = &b;
+    pool.extension().set_yield_policy(&policy);
+    pool.extension().submit(a);
+  }
+  SuspendedStrand strand() {
+    for (int i = 0; i < 300'000 && !b.done.load(); ++i) std::this_thread::sleep_for(100us);
+    if (!b.done.load()) std::_Exit(5);
+    for (int i = 0; i < 50000; ++i) {
+      {
+        std::lock_guard lock(policy.mutex);
+        if (!policy.handed_back.empty()) return policy.handed_back.front();
+      }
+      std::this_thread::sleep_for(100us);
+    }
+    std::_Exit(3);
+  }
+  static takt::PoolConfig one_suspended(takt::PoolConfig c) {
+    c.suspended_strands = 1;
+    return c;
+  }
+  Pool pool{one_suspended(config(2))};
+  Preemptor policy;
+  FunctionJob b{10ns, [] {}};
+  FunctionJob a{20ns, [this] {
+                  pool.extension().request_yield(static_cast<std::size_t>(takt::current_worker()));
+                  takt::Scope scope;
+                  scope.spawn([] {});
+                  scope.sync();
+                }};
+};
+
 TEST(ExtensionDeathTest, APolicyHandingOutAJobInFlightEndsTheProcess) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_EXIT(
@@ -680,32 +718,9 @@ TEST(ExtensionDeathTest, AWorkWithAJobAndAStrandEndsTheProcess) {
   EXPECT_EXIT(
       {
         // A strand handed back to a policy, then given out together with a job.
-        auto c = config(2);
-        c.suspended_strands = 1;
-        Pool pool(c);
-        Preemptor policy;
-        FunctionJob b(10ns, [] {});
+        OneSuspendedStrand suspended;
+        const SuspendedStrand strand = suspended.strand();
         FunctionJob other(10ns, [] {});
-        policy.next_job = &b;
-        pool.extension().set_yield_policy(&policy);
-        FunctionJob a(20ns, [&] {
-          pool.extension().request_yield(static_cast<std::size_t>(takt::current_worker()));
-          takt::Scope scope;
-          scope.spawn([] {});
-          scope.sync();
-        });
-        pool.extension().submit(a);
-        for (int i = 0; i < 300'000 && !b.done.load(); ++i) std::this_thread::sleep_for(100us);
-        if (!b.done.load()) std::_Exit(5);  // the yield did not happen: the test fails
-        SuspendedStrand strand;
-        for (int i = 0; i < 50000 && !strand; ++i) {
-          {
-            std::lock_guard lock(policy.mutex);
-            if (!policy.handed_back.empty()) strand = policy.handed_back.front();
-          }
-          if (!strand) std::this_thread::sleep_for(100us);
-        }
-        if (!strand) std::_Exit(3);  // nothing was handed back: no message, the test fails
         struct Both final : takt::ext::WorkSource {
           Work work;
           std::atomic<bool> given{false};
@@ -713,7 +728,7 @@ TEST(ExtensionDeathTest, AWorkWithAJobAndAStrandEndsTheProcess) {
         } source;
         source.work.job = &other;
         source.work.strand = strand;
-        pool.extension().set_work_source(&source);
+        suspended.pool.extension().set_work_source(&source);
         std::this_thread::sleep_for(30s);  // the fatal message comes first (at once)
         std::_Exit(4);                     // none came: the test fails, and does not hang
       },
@@ -729,31 +744,8 @@ TEST(ExtensionDeathTest, AStrandGivenBackTwiceEndsTheProcess) {
         // A strand handed back to a policy, then given back twice by a work source.
         // Until 2026-11-28 the second give-back entered the strand's block again: the
         // strand's continuation ran twice (or a finished one ran again).
-        auto c = config(2);
-        c.suspended_strands = 1;
-        Pool pool(c);
-        Preemptor policy;
-        FunctionJob b(10ns, [] {});
-        policy.next_job = &b;
-        pool.extension().set_yield_policy(&policy);
-        FunctionJob a(20ns, [&] {
-          pool.extension().request_yield(static_cast<std::size_t>(takt::current_worker()));
-          takt::Scope scope;
-          scope.spawn([] {});
-          scope.sync();
-        });
-        pool.extension().submit(a);
-        for (int i = 0; i < 300'000 && !b.done.load(); ++i) std::this_thread::sleep_for(100us);
-        if (!b.done.load()) std::_Exit(5);  // the yield did not happen: the test fails
-        SuspendedStrand strand;
-        for (int i = 0; i < 50000 && !strand; ++i) {
-          {
-            std::lock_guard lock(policy.mutex);
-            if (!policy.handed_back.empty()) strand = policy.handed_back.front();
-          }
-          if (!strand) std::this_thread::sleep_for(100us);
-        }
-        if (!strand) std::_Exit(3);  // nothing was handed back: no message, the test fails
+        OneSuspendedStrand suspended;
+        const SuspendedStrand strand = suspended.strand();
         struct Twice final : takt::ext::WorkSource {
           SuspendedStrand strand;
           std::atomic<int> given{0};
@@ -764,7 +756,7 @@ TEST(ExtensionDeathTest, AStrandGivenBackTwiceEndsTheProcess) {
           }
         } source;
         source.strand = strand;
-        pool.extension().set_work_source(&source);
+        suspended.pool.extension().set_work_source(&source);
         std::this_thread::sleep_for(30s);  // the fatal message comes first (at once)
         std::_Exit(4);                     // none came: the test fails, and does not hang
       },
