@@ -39,10 +39,11 @@ function(takt_add_test name)
   target_compile_definitions(${name} PRIVATE TAKT_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
   # Tests keep line tables and function names (-g1: a failure's backtrace and a
   # ThreadSanitizer report still name file and line) but not the locations of local
-  # variables, whose tracking through optimised code was about a quarter of a test's
-  # compile time (analysis_commands_test.cpp 33-37 s with -g, 26 s with -g1), and tests
-  # are most of CI's build. The debug preset keeps full -g; the layers and the takt
-  # program keep -g in every preset.
+  # variables, whose tracking through optimised code is costly in some test files
+  # (analysis_commands_test.cpp 33-37 s with -g, 26 s with -g1; all tests' objects of a
+  # fresh clone's release build 1,101 -> 967 s of CPU), and tests are most of CI's
+  # build. The debug preset keeps full -g; the layers and the takt program keep -g in
+  # every preset.
   target_compile_options(${name} PRIVATE $<$<CONFIG:RelWithDebInfo>:-g1>)
   # One label at most: gtest_discover_tests writes the properties out as a flat list, so
   # a second label would be read as a property name and shift every property after it.
