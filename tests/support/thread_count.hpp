@@ -25,26 +25,6 @@ inline std::size_t thread_count() {
   return n;
 }
 
-/// The count once it has stayed the same for 50 ms (at most 2 s): threads joined just
-/// before have left the list by then.
-inline std::size_t settled_thread_count() {
-  using namespace std::chrono_literals;
-  const auto give_up = std::chrono::steady_clock::now() + 2s;
-  std::size_t last = thread_count();
-  auto since = std::chrono::steady_clock::now();
-  while (std::chrono::steady_clock::now() < give_up) {
-    std::this_thread::sleep_for(1ms);
-    const std::size_t now = thread_count();
-    if (now != last) {
-      last = now;
-      since = std::chrono::steady_clock::now();
-    } else if (std::chrono::steady_clock::now() - since >= 50ms) {
-      break;
-    }
-  }
-  return last;
-}
-
 /// Reads the count until `holds(count)` or 2 s have passed; returns the last count read
 /// (so a thread still running at the end fails the caller's check on it, and a joined
 /// one still listed for a moment does not).
@@ -58,6 +38,20 @@ std::size_t thread_count_once(Holds holds) {
     count = thread_count();
   }
   return count;
+}
+
+/// The count once it has stayed the same for 50 ms (at most 2 s): threads joined just
+/// before have left the list by then.
+inline std::size_t settled_thread_count() {
+  using namespace std::chrono_literals;
+  std::size_t last = thread_count();
+  auto since = std::chrono::steady_clock::now();
+  return thread_count_once([&](std::size_t now) {
+    if (now == last) return std::chrono::steady_clock::now() - since >= 50ms;
+    last = now;
+    since = std::chrono::steady_clock::now();
+    return false;
+  });
 }
 
 }  // namespace takt::testing
