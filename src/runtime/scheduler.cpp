@@ -378,7 +378,10 @@ Block* won(Worker* w, Level* mine, Level* from, Block* strand, std::uint32_t epo
     // The child running below the continuation is now detached: count it in the join,
     // then settle the offer into the scope's pool unless that child claimed it already.
     Scope& scope = *strand->push_scope;
-    ScopeState::stolen(scope) = true;
+    if (!ScopeState::stolen(scope)) {
+      ScopeState::stolen(scope) = true;
+      ++strand->open_stolen_scopes;
+    }
     ScopeState::join(scope).fetch_add(1, std::memory_order_relaxed);
     if (settle_offer(pool, strand, epoch, traded)) {
       if (auto* hook = after_settle_for_testing.load(std::memory_order_relaxed)) [[unlikely]]

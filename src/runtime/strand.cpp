@@ -89,6 +89,20 @@ void refill(Worker* w, Block* sub, Block* self) noexcept {
   w->level->head = sub;
 }
 
+/// The strand on `self` returns while a Scope of it that a thief took the continuation
+/// of is not synced (a Scope kept beyond the function that spawned into it): a child of
+/// that scope may still run, and the computation would go on (or end) without it.
+[[noreturn, gnu::noinline, gnu::cold]] void strand_kept_a_scope_open(const Worker* w) noexcept {
+  std::fprintf(
+      stderr,
+      "takt: fatal: pool '%s': a strand returned while a takt::Scope it spawned into was not synced, "
+      "and a thief had taken its continuation, so a child of that scope may still run; the "
+      "computation cannot go on without it. Sync the scope before the strand returns: keep a Scope a "
+      "local variable of the function that spawns into it (its destructor syncs)\n",
+      w->pool->config.name.c_str());
+  std::abort();
+}
+
 /// A spawned child returned: give control back to the parent, or join. `Observed`
 /// strands report the parent's resumption to the observer.
 template <bool Observed>
@@ -103,7 +117,10 @@ template <bool Observed>
     switch_to<EhSides::incoming>(parent->context, self->context, w->eh);  // this strand has finished
     return;
   }
-  // Detached: a thief took the parent's continuation. Arrive at the join.
+  // Detached: a thief took the parent's continuation (or this strand's: a strand with
+  // a stolen continuation is `migrated`, so its end comes here). Arrive at the join.
+  if (self->open_stolen_scopes != 0) [[unlikely]]
+    strand_kept_a_scope_open(w);
   std::int64_t after = ScopeState::join(scope).fetch_sub(1, std::memory_order_acq_rel) - 1;
   if (after == ScopeState::kSync) {
     // Last: the parent is parked at its sync; continue it on this worker, its children
@@ -121,6 +138,8 @@ template <bool Observed>
 /// A root strand returned: its block heads the worker's chain again.
 void root_done(Worker* w, Block* self, std::exception_ptr error) noexcept {
   PoolState& pool = *w->pool;
+  if (self->open_stolen_scopes != 0) [[unlikely]]
+    strand_kept_a_scope_open(w);
   w->level->head = self;
   ext::Job* job = self->job;
   self->job = nullptr;
@@ -445,6 +464,7 @@ void Scope::sync_slow(bool ending) {
     // Every child has joined; the counter is ours again.
     join_.store(0, std::memory_order_relaxed);
     stolen_ = false;
+    --self->open_stolen_scopes;
     w = detail::worker_of(self);
   }
   if (observe) {

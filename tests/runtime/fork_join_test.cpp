@@ -854,4 +854,53 @@ TEST(RuntimeDeathTest, AScopeEndedByAnotherStrandWithAStolenChildEndsTheProcess)
       "takt::Scope::~Scope\\(\\) called from code that is not the strand that made the scope");
 }
 
+// A Scope kept beyond its strand (here in a std::optional the test owns): the strand
+// spawns into it, a thief takes the continuation, and the strand returns without a sync
+// while the child still runs. The computation would go on (and `run` return) without
+// the child; the strand's end ends the process instead. `nested`: the strand is a child
+// of the root (its end is a join), else the root (its end finishes the job). Without
+// the check the run returns and the process exits 4.
+void return_with_a_stolen_open_scope(bool nested) {
+  Pool pool(config(2));
+  std::optional<takt::Scope> kept;
+  std::atomic<bool> continued{false};
+  auto keep = [&] {
+    kept.emplace();
+    kept->spawn([&] {
+      const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (!continued.load()) {
+        if (std::chrono::steady_clock::now() > give_up) std::_Exit(3);
+        std::this_thread::sleep_for(std::chrono::microseconds(50));
+      }
+      for (;;) std::this_thread::sleep_for(std::chrono::milliseconds(1));  // still running
+    });
+    continued = true;  // runs only once stolen: the child waits for it
+  };
+  pool.run([&] {
+    if (!nested) {
+      keep();
+      return 0;
+    }
+    // The other worker steals the root's continuation first (the oldest), which parks
+    // at the sync; then this strand's.
+    takt::Scope scope;
+    scope.spawn(keep);
+    scope.sync();
+    return 0;
+  });
+  std::_Exit(4);
+}
+
+TEST(RuntimeDeathTest, AStrandReturningWithAnOpenScopeAThiefContinuedEndsTheProcess) {
+  if (takt::os::allowed_cpus().size() < 2) GTEST_SKIP() << "one CPU: the continuation is never stolen";
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  for (bool nested : {false, true}) {
+    SCOPED_TRACE(nested ? "a child strand" : "the root strand");
+    EXPECT_EXIT(
+        return_with_a_stolen_open_scope(nested), ::testing::KilledBySignal(SIGABRT),
+        "takt: fatal: pool '[^']*': a strand returned while a takt::Scope it spawned into was not synced, "
+        "and a thief had taken its continuation");
+  }
+}
+
 }  // namespace

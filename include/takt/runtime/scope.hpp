@@ -38,7 +38,9 @@ void child_entry(Block* self, void* closure);
 ///
 /// A Scope belongs to the strand that made it: only that strand may spawn, sync or end
 /// it. A child spawning into (or syncing) its parent's Scope, as oneTBB's task_group
-/// allows, gets takt::Error; it makes a Scope of its own for its children.
+/// allows, gets takt::Error; it makes a Scope of its own for its children. Keep a Scope
+/// a local variable of the function that spawns: a strand that returns with one open
+/// whose continuation a thief took ends the process with a message (a child may still run).
 class Scope {
  public:
   Scope() noexcept : self_(detail::current_block()), uncaught_(uncaught_here(self_)) {}

@@ -5,6 +5,7 @@
 #include "takt/runtime/detail/context.hpp"
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 
 namespace takt {
@@ -69,6 +70,11 @@ struct alignas(64) Block {
   bool migrated = false;          ///< stolen, resumed by a join, or handed back since it started
   std::uint8_t special = 0;       ///< 0: a plain child; else kRootStrand and/or kObservedStrand
   bool ready = false;             ///< pushed by a yield (no child detached from it)
+  /// This strand's Scopes whose continuation a thief took and that are not synced since
+  /// (a thief counts one when it marks a scope stolen, its sync's park uncounts it): a
+  /// strand that returns with one still counted would let the computation go on without
+  /// a child that may still run, so that ends the process (strand_kept_a_scope_open).
+  std::uint32_t open_stolen_scopes = 0;
   // -- shared ------------------------------------------------------------------------
   /// Resource-trading word (epoch << 32 | state): state 0 = no offer, ~0 = settled,
   /// else the index + 1 of the head of the sub-chain a thief traded in for it.
@@ -106,6 +112,9 @@ struct alignas(64) Block {
   char* stack_lo = nullptr;
   char* stack_hi = nullptr;
 };
+// Four cache lines, the strand's own fields in the first two (the static memory a pool
+// reports counts them: MemoryFootprint).
+static_assert(sizeof(Block) == 256 && offsetof(Block, offer) == 128, "a field added to Block grew it");
 
 /// True when `sp` lies in [block.stack_limit, block.stack_hi), the fast path of spawn and
 /// sync (one compare: an address below stack_limit wraps around to a large distance).
