@@ -89,17 +89,16 @@ void refill(Worker* w, Block* sub, Block* self) noexcept {
   w->level->head = sub;
 }
 
-/// The strand on `self` returns while a Scope of it that a thief took the continuation
-/// of is not synced (a Scope kept beyond the function that spawned into it): a child of
+/// The strand on `self` ends (returns or throws) while a Scope of it whose continuation
+/// a thief took is not synced since (a Scope kept beyond the function that spawned into it): a child of
 /// that scope may still run, and the computation would go on (or end) without it.
 [[noreturn, gnu::noinline, gnu::cold]] void strand_kept_a_scope_open(const Worker* w) noexcept {
-  std::fprintf(
-      stderr,
-      "takt: fatal: pool '%s': a strand returned while a takt::Scope it spawned into was not synced, "
-      "and a thief had taken its continuation, so a child of that scope may still run; the "
-      "computation cannot go on without it. Sync the scope before the strand returns: keep a Scope a "
-      "local variable of the function that spawns into it (its destructor syncs)\n",
-      w->pool->config.name.c_str());
+  std::fprintf(stderr,
+               "takt: fatal: pool '%s': a strand ended while a takt::Scope it spawned into was not synced, "
+               "and a thief had taken its continuation, so a child of that scope may still run; the "
+               "computation cannot go on without it. Sync the scope before the strand ends: keep a Scope a "
+               "local variable of the function that spawns into it (its destructor syncs)\n",
+               w->pool->config.name.c_str());
   std::abort();
 }
 

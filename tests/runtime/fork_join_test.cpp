@@ -860,8 +860,8 @@ TEST(RuntimeDeathTest, AScopeEndedByAnotherStrandWithAStolenChildEndsTheProcess)
 // the child; the strand's end ends the process instead. `nested`: the strand is a child
 // of the root (its end is a join), else the root (its end finishes the job). Without
 // the check the run returns and the process exits 4.
-void return_with_a_stolen_open_scope(bool nested) {
-  Pool pool(config(2));
+void return_with_a_stolen_open_scope(takt::testing::Variant variant, bool nested) {
+  Pool pool(config(2, variant));
   std::optional<takt::Scope> kept;
   std::atomic<bool> continued{false};
   auto keep = [&] {
@@ -894,12 +894,14 @@ void return_with_a_stolen_open_scope(bool nested) {
 TEST(RuntimeDeathTest, AStrandReturningWithAnOpenScopeAThiefContinuedEndsTheProcess) {
   if (takt::os::allowed_cpus().size() < 2) GTEST_SKIP() << "one CPU: the continuation is never stolen";
   GTEST_FLAG_SET(death_test_style, "threadsafe");
-  for (bool nested : {false, true}) {
-    SCOPED_TRACE(nested ? "a child strand" : "the root strand");
-    EXPECT_EXIT(
-        return_with_a_stolen_open_scope(nested), ::testing::KilledBySignal(SIGABRT),
-        "takt: fatal: pool '[^']*': a strand returned while a takt::Scope it spawned into was not synced, "
-        "and a thief had taken its continuation");
+  for (const takt::testing::Variant& variant : takt::testing::variants()) {  // every strategy reaches won()
+    for (bool nested : {false, true}) {
+      SCOPED_TRACE(takt::testing::name(variant) + (nested ? ", a child strand" : ", the root strand"));
+      EXPECT_EXIT(
+          return_with_a_stolen_open_scope(variant, nested), ::testing::KilledBySignal(SIGABRT),
+          "takt: fatal: pool '[^']*': a strand ended while a takt::Scope it spawned into was not synced, "
+          "and a thief had taken its continuation");
+    }
   }
 }
 

@@ -67,7 +67,7 @@ struct alignas(64) Block {
   std::uint32_t epoch = 0;        ///< bumped each time the continuation is pushed
   std::uint32_t parent_epoch = 0; ///< parent's epoch when it spawned this strand
   std::uint32_t index = 0;        ///< position in the pool's block table
-  bool migrated = false;          ///< stolen, resumed by a join, or handed back since it started
+  bool migrated = false;          ///< stolen or handed back since it started
   std::uint8_t special = 0;       ///< 0: a plain child; else kRootStrand and/or kObservedStrand
   bool ready = false;             ///< pushed by a yield (no child detached from it)
   /// This strand's Scopes whose continuation a thief took and that are not synced since
