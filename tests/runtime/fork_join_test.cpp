@@ -774,6 +774,16 @@ TEST(Runtime, ASyncInTheStacksHeadroomIsTheStrandsOwn) {
   }
 }
 
+// A child's wait until its parent's continuation has run on the other worker (so was
+// stolen): at most 10 s, else the process exits 3.
+void wait_until_continued(const std::atomic<bool>& continued) {
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!continued.load()) {
+    if (std::chrono::steady_clock::now() > give_up) std::_Exit(3);
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+}
+
 // The parent spawns a child that waits until the parent's continuation runs on the other
 // worker (so stolen; at most 10 s, else the child exits 3), then `end` ends the scope
 // where it cannot wait for the child.
@@ -786,11 +796,7 @@ void end_scope_with_a_stolen_child(End end) {
     std::optional<takt::Scope> scope;
     scope.emplace();
     scope->spawn([&] {
-      const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-      while (!continued.load()) {
-        if (std::chrono::steady_clock::now() > give_up) std::_Exit(3);
-        std::this_thread::sleep_for(std::chrono::microseconds(50));
-      }
+      wait_until_continued(continued);
       end(scope, true);
     });
     continued = true;
@@ -867,11 +873,7 @@ void return_with_a_stolen_open_scope(takt::testing::Variant variant, bool nested
   auto keep = [&] {
     kept.emplace();
     kept->spawn([&] {
-      const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-      while (!continued.load()) {
-        if (std::chrono::steady_clock::now() > give_up) std::_Exit(3);
-        std::this_thread::sleep_for(std::chrono::microseconds(50));
-      }
+      wait_until_continued(continued);
       for (;;) std::this_thread::sleep_for(std::chrono::milliseconds(1));  // still running
     });
     continued = true;  // runs only once stolen: the child waits for it
