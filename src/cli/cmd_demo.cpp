@@ -24,6 +24,7 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <string_view>
 
 namespace takt::cli {
 namespace {
@@ -47,10 +48,29 @@ int run_demo(const DemoOptions& options) {
   using Clock = std::chrono::steady_clock;
   const os::CpuSet cpus = os::allowed_cpus();
   fmt::print("takt demo: a work-stealing pool with static memory on CPUs {}\n\n", cpus.to_string());
+  std::fflush(stdout);  // what is printed stays printed if a signal ends takt below
 
-  // Size the pool the P³LS³ way: one serial measurement run of the biggest computation.
+  // SIGINT/SIGTERM: the step in flight ends (a measurement run or a computation cannot
+  // be cut short), the rest is not run, and what ran is printed and written; then takt
+  // ends by the signal. From the first step on: the sizing runs take seconds at large n.
+  platform::StopOnSignal stop(
+      "\ntakt demo runtime: stopping after the computation in flight; a third Ctrl-C ends takt at once\n");
+  nlohmann::json out = platform::provenance();
+  auto stopped = [&](std::string_view not_run) {
+    stop.measured();
+    out["stopped_by"] = stop.signal_name();
+    fmt::print("\nstopped by {}: {} not run\n", stop.signal_name(), not_run);
+    if (!options.json.empty()) platform::write_json_file(options.json, out);
+    return exit_ok;
+  };
+
+  // Size the pool the P³LS³ way: one serial measurement run of each computation.
   Measurement fib_need = measure([n = options.fib_n] { return apps::fib(n); });
+  out["measurement"] = {{"fib_depth", fib_need.depth}, {"fib_peak_stack_bytes", fib_need.peak_stack_bytes}};
+  if (stop.requested()) return stopped("UTS's measurement run, fib and UTS");
   Measurement uts_need = measure([] { return apps::uts(apps::uts_p3ls3); });
+  out["measurement"]["uts_depth"] = uts_need.depth;
+  out["measurement"]["uts_peak_stack_bytes"] = uts_need.peak_stack_bytes;
   PoolConfig config;
   config.cpus = cpus;
   config.memory.depth = std::max(fib_need.depth, uts_need.depth);
@@ -58,18 +78,14 @@ int run_demo(const DemoOptions& options) {
   config.name = "demo";
   fmt::print("measurement run: fib({}) needs depth {}, UTS needs depth {}; peak stack {} bytes\n", options.fib_n,
              fib_need.depth, uts_need.depth, std::max(fib_need.peak_stack_bytes, uts_need.peak_stack_bytes));
+  std::fflush(stdout);
+  if (stop.requested()) return stopped("fib and UTS");
   Pool pool(config);
   MemoryFootprint m = pool.memory();
   fmt::print("static memory: P = {} workers x R_S = {} blocks of {} bytes = {:.1f} MiB bound ({:.1f} MiB allocated)\n\n",
              m.workers, m.depth, m.block_bytes, m.bound_bytes / 1048576.0, m.total_bytes / 1048576.0);
+  std::fflush(stdout);
 
-  std::fflush(stdout);  // what is printed stays printed if a signal ends takt below
-
-  // SIGINT/SIGTERM: the computation in flight ends (it cannot be cut short), the rest is
-  // not run, and what ran is printed and written; then takt ends by the signal.
-  platform::StopOnSignal stop(
-      "\ntakt demo runtime: stopping after the computation in flight; a third Ctrl-C ends takt at once\n");
-  nlohmann::json out = platform::provenance();
   pool.reset_statistics();  // idle time counts from here, not from the pool's start
   auto t0 = Clock::now();
   std::uint64_t fib = pool.run([n = options.fib_n] { return apps::fib(n); });
@@ -79,13 +95,7 @@ int run_demo(const DemoOptions& options) {
   print_statistics(pool);
   std::fflush(stdout);
   out["fib"] = {{"n", options.fib_n}, {"value", fib}, {"ms", fib_ms}};
-  if (stop.requested()) {
-    stop.measured();
-    out["stopped_by"] = stop.signal_name();
-    fmt::print("\nstopped by {}: UTS not run\n", stop.signal_name());
-    if (!options.json.empty()) platform::write_json_file(options.json, out);
-    return exit_ok;
-  }
+  if (stop.requested()) return stopped("UTS");
 
   pool.reset_statistics();
   t0 = Clock::now();

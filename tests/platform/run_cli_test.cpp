@@ -680,6 +680,28 @@ TEST_F(RunCommand, DemoRuntimeStoppedDuringFibKeepsFibAndEndsByTheSignal) {
   EXPECT_FALSE(j.contains("uts"));
 }
 
+TEST_F(RunCommand, DemoRuntimeStoppedWhileSizingThePoolWritesWhatItMeasuredAndEndsByTheSignal) {
+  // SIGINT during fib(38)'s serial measurement run (about 3 s here), sent once the first
+  // line is out: the run ends, nothing else runs, the sizing so far is printed and
+  // written, and takt ends by the signal. Until 2026-11-28 the signal's default action
+  // ended takt there, with no output and no JSON.
+  const fs::path json = dir_ / "demo.json";
+  const takt::testing::Interrupted r = signal_takt_when(
+      {"demo", "runtime", "--fib", "38", "--json", json.string()}, [](const std::string& out, auto) {
+        return out.find("takt demo: a work-stealing pool") != std::string::npos;
+      });
+  const takt::testing::Outcome& o = r.outcome;
+  ASSERT_TRUE(r.signalled) << o.out << o.err;
+  EXPECT_EQ(o.status, 128 + SIGINT) << o.err;
+  EXPECT_NE(o.out.find("stopped by SIGINT: UTS's measurement run, fib and UTS not run"), std::string::npos)
+      << o.out;
+  const nlohmann::json j = read_json(json);
+  EXPECT_EQ(j["stopped_by"], "SIGINT");
+  EXPECT_EQ(j["measurement"]["fib_depth"], 38);  // fib(n) spawns to depth n (docs/programs.md)
+  EXPECT_FALSE(j.contains("fib"));
+  EXPECT_FALSE(j.contains("uts"));
+}
+
 TEST_F(RunCommand, DemoRunsTheBuiltInSetAndSaysWhichPrivilegesItHad) {
   const fs::path json = dir_ / "demo.json";
   const Outcome r = takt("demo --duration 500ms --json " + json.string());
