@@ -3,6 +3,7 @@
 #include "cli/analyze_report.hpp"
 #include "cli/command.hpp"
 #include "model/task_set_parser.hpp"
+#include "os/diagnostics.hpp"
 #include "platform/run.hpp"
 #include "sched/topology_spec.hpp"
 #include "takt/error.hpp"
@@ -40,7 +41,7 @@ int run_analyze(const AnalyzeArgs& a) {
         *choice.options.cores);
   }
   analysis::AnalysisResult result = analysis::analyse(set, choice.options);
-  if (!note.empty()) fmt::print(stderr, "{}", note);  // stderr: the JSON on stdout stays one document
+  if (!note.empty()) os::to_stderr("{}", note);  // stderr: the JSON on stdout stays one document
   if (a.json) {
     write_analysis_json(stdout, set, result);
   } else {

@@ -5,6 +5,7 @@
 #include "cli/command.hpp"
 #include "model/task_set_parser.hpp"
 #include "model/task_set_writer.hpp"
+#include "os/diagnostics.hpp"
 #include "platform/metrics_json.hpp"
 #include "platform/percentile.hpp"
 #include "platform/stop_flag.hpp"
@@ -257,8 +258,8 @@ int run_bench(const BenchArgs& a) {
   }
   if (!a.json_file.empty()) save(complete, complete || !invalid.empty() ? "" : signal);
   if (!invalid.empty()) {
-    fmt::print(stderr, "takt: error: {}{}\n", invalid,
-               a.json_file.empty() ? "" : "; the rows measured are written to " + a.json_file);
+    os::to_stderr("takt: error: {}{}\n", invalid,
+                  a.json_file.empty() ? "" : "; the rows measured are written to " + a.json_file);
     return exit_bad_input;
   }
   if (!complete) {
@@ -267,9 +268,8 @@ int run_bench(const BenchArgs& a) {
       left += fmt::format("{}{}/{}", left.empty() ? "" : ", ", row["set"].get<std::string>(),
                           row["policy"].get<std::string>());
     }
-    fmt::print(stderr, "takt bench analyze: stopped by {}: {} of {} rows measured{}; not measured: {}\n",
-               signal, results.size(), rows, a.json_file.empty() ? "" : " and written to " + a.json_file,
-               left);
+    os::to_stderr("takt bench analyze: stopped by {}: {} of {} rows measured{}; not measured: {}\n", signal,
+                  results.size(), rows, a.json_file.empty() ? "" : " and written to " + a.json_file, left);
   } else {
     stop.say_if_it_came_too_late("bench analyze", "row", "every row was measured");
   }

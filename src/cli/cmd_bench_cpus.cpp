@@ -1,6 +1,7 @@
 // `takt bench cpus`: the busy loop's speed per CPU, alone and with every CPU busy.
 #include "bench/cpus/cpu_speed.hpp"
 #include "cli/command.hpp"
+#include "os/diagnostics.hpp"
 #include "platform/metrics_json.hpp"
 #include "platform/stop_flag.hpp"
 
@@ -37,9 +38,9 @@ int run_cpus(const CpusArgs& a) {
     fmt::print("results written to {}{}\n", a.json, r.complete ? "" : " (partial)");
   }
   if (!r.complete) {
-    fmt::print(stderr,
-               "takt bench cpus: stopped by {}: {} of {} CPU(s) measured alone, none with every CPU busy\n",
-               signal, bench::cpus_measured_alone(r), r.cpus.size());
+    os::to_stderr(
+        "takt bench cpus: stopped by {}: {} of {} CPU(s) measured alone, none with every CPU busy\n", signal,
+        bench::cpus_measured_alone(r), r.cpus.size());
   } else {
     stop.say_if_it_came_too_late("bench cpus", "measurement", "every CPU was measured");
   }

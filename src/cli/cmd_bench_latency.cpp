@@ -2,6 +2,7 @@
 // cyclictest.
 #include "bench/latency/latency_bench.hpp"
 #include "cli/command.hpp"
+#include "os/diagnostics.hpp"
 #include "platform/metrics_json.hpp"
 #include "platform/stop_flag.hpp"
 #include "takt/error.hpp"
@@ -67,7 +68,7 @@ constexpr std::string_view kStopNotice =
         if (!options.fifo && !options.other) {
           throw OptionError("--no-fifo and --no-other leave nothing to measure; give at most one");
         }
-        options.progress = [](const std::string& line) { fmt::print(stderr, "takt: {}\n", line); };
+        options.progress = [](const std::string& line) { os::to_stderr("takt: {}\n", line); };
         bench::LatencyCheckpoint checkpoint;
         if (platform::takes_checkpoints(o->json)) {
           // Write the output first: a wrong path should not cost a whole run; then after
@@ -94,8 +95,8 @@ constexpr std::string_view kStopNotice =
           for (const auto& c : report.conditions) {
             if (c.cyclictest.stopped) cut += fmt::format("; {}'s {} ended early", c.name, c.cyclictest.tool);
           }
-          fmt::print(stderr, "takt bench latency: stopped by {}; the measurements made are printed{}{}\n",
-                     report.stopped_by, o->json.empty() ? "" : " and written to " + o->json, cut);
+          os::to_stderr("takt bench latency: stopped by {}; the measurements made are printed{}{}\n",
+                        report.stopped_by, o->json.empty() ? "" : " and written to " + o->json, cut);
         } else {
           signals.say_if_it_came_too_late("bench latency", "measurement", "the results are complete");
         }

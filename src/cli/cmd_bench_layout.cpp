@@ -2,6 +2,7 @@
 // two workers' chains (docs/runtime.md, "Block layout").
 #include "bench/layout/block_layout.hpp"
 #include "cli/command.hpp"
+#include "os/diagnostics.hpp"
 #include "platform/metrics_json.hpp"
 #include "platform/stop_flag.hpp"
 
@@ -37,8 +38,8 @@ int run_layout(const LayoutArgs& a) {
     fmt::print("results written to {}{}\n", a.json, r.complete ? "" : " (partial)");
   }
   if (!r.complete) {
-    fmt::print(stderr, "takt bench layout: stopped by {}: {} run(s) per row kept\n", r.stopped_by,
-               r.rows.front().samples_ms.size());
+    os::to_stderr("takt bench layout: stopped by {}: {} run(s) per row kept\n", r.stopped_by,
+                  r.rows.front().samples_ms.size());
   } else {
     stop.say_if_it_came_too_late("bench layout", "run", "every row was measured");
   }

@@ -2,6 +2,7 @@
 #include "bench/policies/policies_bench.hpp"
 #include "cli/command.hpp"
 #include "model/duration.hpp"
+#include "os/diagnostics.hpp"
 #include "platform/metrics_json.hpp"
 #include "platform/signal_stop.hpp"
 #include "takt/error.hpp"
@@ -66,7 +67,7 @@ struct Options {
         options.min_jobs = o->min_jobs;
         options.cyclictest = std::chrono::nanoseconds(static_cast<std::int64_t>(o->cyclictest_seconds * 1e9));
         options.run_cyclictest = !o->no_cyclictest;
-        options.progress = [](const std::string& line) { fmt::print(stderr, "takt: {}\n", line); };
+        options.progress = [](const std::string& line) { os::to_stderr("takt: {}\n", line); };
         if (std::string problem = bench::policies_bench_machine_problem(options); !problem.empty()) {
           throw OptionError(problem);
         }
@@ -96,9 +97,9 @@ struct Options {
         }
         if (!report.stopped.empty() && platform::first_handled_signal() != 0) {
           // Asked for: not an error; takt ends by the signal (finish_command).
-          fmt::print(stderr, "takt bench policies: {}; the tables and files hold the sets run\n", report.stopped);
+          os::to_stderr("takt bench policies: {}; the tables and files hold the sets run\n", report.stopped);
         } else if (!report.stopped.empty()) {
-          fmt::print(stderr, "takt: error: {}\n", report.stopped);
+          os::to_stderr("takt: error: {}\n", report.stopped);
           return exit_bad_input;
         }
         return exit_ok;

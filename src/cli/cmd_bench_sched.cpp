@@ -1,6 +1,7 @@
 // takt bench sched: the scheduling framework's costs (per pipeline stage, against the number of PEs).
 #include "bench/sched/sched_bench.hpp"
 #include "cli/command.hpp"
+#include "os/diagnostics.hpp"
 #include "platform/metrics_json.hpp"
 #include "platform/stop_flag.hpp"
 #include "takt/error.hpp"
@@ -147,7 +148,7 @@ Action configure(CLI::App& app) {
     options->scaling = !(*skip)[1];
     options->idle = !(*skip)[2];
     options->baselines = !(*skip)[3];
-    options->progress = [](const std::string& line) { fmt::print(stderr, "  {}\n", line); };
+    options->progress = [](const std::string& line) { os::to_stderr("  {}\n", line); };
     // Write the output first: a wrong path should not cost a whole run. (A stream or FIFO
     // gets the last document only.)
     if (platform::takes_checkpoints(*json_path)) {
@@ -172,8 +173,8 @@ Action configure(CLI::App& app) {
       fmt::print("wrote {}{}\n", *json_path, stopped ? " (partial: complete is false)" : "");
     }
     if (stopped) {
-      fmt::print(stderr, "takt bench sched: stopped by {}; the measurements made are printed{}\n",
-                 signals.signal_name(), json_path->empty() ? "" : " and written to " + *json_path);
+      os::to_stderr("takt bench sched: stopped by {}; the measurements made are printed{}\n",
+                    signals.signal_name(), json_path->empty() ? "" : " and written to " + *json_path);
     } else {
       signals.say_if_it_came_too_late("bench sched", "measurement", "the results are complete");
     }

@@ -4,6 +4,7 @@
 #include "model/rtpt.hpp"
 #include "model/task_set_parser.hpp"
 #include "model/task_set_writer.hpp"
+#include "os/diagnostics.hpp"
 #include "platform/metrics_json.hpp"
 #include "takt/error.hpp"
 
@@ -39,8 +40,7 @@ int run_convert(const ConvertArgs& a) {
     fmt::print("{}", text);
   } else {
     platform::write_text_file(a.output, text);
-    fmt::print(stderr, "wrote {} ({} task{})\n", a.output, set.tasks.size(),
-               set.tasks.size() == 1 ? "" : "s");
+    os::to_stderr("wrote {} ({} task{})\n", a.output, set.tasks.size(), set.tasks.size() == 1 ? "" : "s");
   }
   return exit_ok;
 }

@@ -7,6 +7,7 @@
 #include "model/duration.hpp"
 #include "model/task_set_parser.hpp"
 #include "os/cpu.hpp"
+#include "os/diagnostics.hpp"
 #include "os/realtime.hpp"
 #include "platform/metrics_json.hpp"
 #include "platform/metrics_table.hpp"
@@ -201,7 +202,7 @@ int run_platform_demo(const PlatformDemoOptions& options) {
                                     "then `takt profile --update FILE` and `takt run FILE`"));
   std::fflush(stdout);
   if (!result.output_errors.empty()) {
-    fmt::print(stderr, "takt: error: {}\n", result.output_errors);
+    os::to_stderr("takt: error: {}\n", result.output_errors);
     return exit_bad_input;
   }
   if (!options.no_cyclictest && platform::floor_after_run_wanted(result)) {

@@ -8,6 +8,7 @@
 #include "model/program_profile.hpp"
 #include "model/task_set_parser.hpp"
 #include "model/task_set_writer.hpp"
+#include "os/diagnostics.hpp"
 #include "platform/metrics_json.hpp"
 #include "takt/error.hpp"
 #include "takt/program.hpp"
@@ -128,17 +129,17 @@ int run_generate(const GenerateArgs& a) {
       if (std::find(unknown.begin(), unknown.end(), t.program) == unknown.end()) unknown.push_back(t.program);
     }
     for (const std::string& program : unknown) {
-      fmt::print(stderr,
-                 "takt generate: warning: program '{}' of {} is neither a known program ({}) nor a shared "
-                 "object's path: takt analyze reads the set, takt run refuses it\n",
-                 program, a.programs, fmt::join(programs().names(), ", "));
+      os::to_stderr(
+          "takt generate: warning: program '{}' of {} is neither a known program ({}) nor a shared "
+          "object's path: takt analyze reads the set, takt run refuses it\n",
+          program, a.programs, fmt::join(programs().names(), ", "));
     }
   }
   if (a.output.empty()) {
     fmt::print("{}", text);
   } else {
     platform::write_text_file(a.output, text);
-    fmt::print(stderr, "wrote {} ({})\n", a.output, g.summary.substr(g.summary.rfind('\n') + 1));
+    os::to_stderr("wrote {} ({})\n", a.output, g.summary.substr(g.summary.rfind('\n') + 1));
   }
   return exit_ok;
 }

@@ -10,6 +10,7 @@
 #include "model/yaml_reader.hpp"
 #include "os/clock.hpp"
 #include "os/cpu.hpp"
+#include "os/diagnostics.hpp"
 #include "platform/metrics_json.hpp"
 #include "platform/run.hpp"
 #include "platform/stop_flag.hpp"
@@ -136,7 +137,7 @@ profiler::ProfileOptions options_of(const ProfileArgs& a) {
     }
   }
   if (isatty(STDERR_FILENO) != 0) {
-    o.progress = [](std::string_view line) { fmt::print(stderr, "  ... {}\n", line); };
+    o.progress = [](std::string_view line) { os::to_stderr("  ... {}\n", line); };
   }
   return o;
 }
@@ -252,9 +253,9 @@ void write_measurements(const std::string& path, const std::vector<model::Measur
   const std::string updated = model::update_measurements(text, path, updates);
   platform::write_text_file(path, updated);
   for (const auto& u : updates) {
-    fmt::print(stderr, "wrote work {}, span {}, burdened_span {} for task '{}' into {}\n",
-               model::format_duration(*u.work), model::format_duration(*u.span),
-               model::format_duration(*u.burdened_span), u.task, path);
+    os::to_stderr("wrote work {}, span {}, burdened_span {} for task '{}' into {}\n",
+                  model::format_duration(*u.work), model::format_duration(*u.span),
+                  model::format_duration(*u.burdened_span), u.task, path);
   }
 }
 
@@ -316,7 +317,7 @@ int profile_file(const ProfileArgs& a, const profiler::ProfileOptions& o) {
   for (std::size_t i = 0; i < chosen.size(); ++i) {
     const model::Task& t = *chosen[i];
     if (t.program.empty()) {
-      fmt::print(stderr, "task '{}' names no program: not profiled\n", t.name);
+      os::to_stderr("task '{}' names no program: not profiled\n", t.name);
       continue;
     }
     const std::vector<std::string>& args = arguments[i];
@@ -356,7 +357,7 @@ int profile_file(const ProfileArgs& a, const profiler::ProfileOptions& o) {
       done.push_back({key, std::move(measured), error});
       if (!error.empty()) {
         failed.emplace_back(t.name, fmt::format("{}: task '{}': {}", t.marks.task.where(a.update), t.name, error));
-        fmt::print(stderr, "task '{}': not profiled: {}\n", t.name, error);
+        os::to_stderr("task '{}': not profiled: {}\n", t.name, error);
         continue;
       }
       result = &*done.back().result;
@@ -382,7 +383,7 @@ int profile_file(const ProfileArgs& a, const profiler::ProfileOptions& o) {
   }
   signals.measured();
   for (auto& [task, message] : take_out_invalid(a.update, updates)) {
-    fmt::print(stderr, "task '{}': measured, but not written: {}\n", task, message);
+    os::to_stderr("task '{}': measured, but not written: {}\n", task, message);
     failed.emplace_back(task, message);
   }
   auto failure_summary = [&failed] {
@@ -412,18 +413,18 @@ int profile_file(const ProfileArgs& a, const profiler::ProfileOptions& o) {
     if (partial.empty() && left.empty()) {
       signals.say_if_it_came_too_late("profile", "job", "every task was measured");
     } else {
-      fmt::print(stderr, "takt profile: stopped by {}; writing the tasks measured{}{}\n", signals.signal_name(),
-                 partial.empty() ? std::string() : ", some on fewer jobs: " + partial,
-                 left.empty() ? std::string() : "; not profiled, left as they are: " + left);
+      os::to_stderr("takt profile: stopped by {}; writing the tasks measured{}{}\n", signals.signal_name(),
+                    partial.empty() ? std::string() : ", some on fewer jobs: " + partial,
+                    left.empty() ? std::string() : "; not profiled, left as they are: " + left);
     }
   }
   if (updates.empty()) throw Error("no task of " + a.update + " names a program to profile");
   write_measurements(a.update, updates);
   if (!failed.empty()) {
-    fmt::print(stderr,
-               "takt: error: {} task(s) of {} could not be profiled or written and keep their values (the "
-               "others are written above); fix them and run `takt profile --update {}` again:{}\n",
-               failed.size(), a.update, a.update, failure_summary());
+    os::to_stderr(
+        "takt: error: {} task(s) of {} could not be profiled or written and keep their values (the "
+        "others are written above); fix them and run `takt profile --update {}` again:{}\n",
+        failed.size(), a.update, a.update, failure_summary());
     return exit_bad_input;
   }
   return exit_ok;
@@ -509,8 +510,8 @@ int run_profile(const ProfileArgs& a) {
                               signals.signal_name(),
                               a.update.empty() && a.profiles.empty() ? "reported" : "written"));
     }
-    fmt::print(stderr, "takt profile: stopped by {} after {} of {} jobs; the results are of those jobs\n",
-               signals.signal_name(), result.jobs, result.jobs_requested);
+    os::to_stderr("takt profile: stopped by {} after {} of {} jobs; the results are of those jobs\n",
+                  signals.signal_name(), result.jobs, result.jobs_requested);
   }
   // The results are printed before anything is written: a failing update keeps them.
   if (a.json) {
@@ -528,15 +529,15 @@ int run_profile(const ProfileArgs& a) {
   if (!a.profiles.empty() && result.stopped) {
     // The file's one header says how many jobs every entry was measured on: an entry of
     // fewer could not be told apart. Its values are printed above.
-    fmt::print(stderr,
-               "takt profile: not added to {}: measured on {} of the {} jobs its entries are measured on; run "
-               "it again to add it\n",
-               a.profiles, result.jobs, result.jobs_requested);
+    os::to_stderr(
+        "takt profile: not added to {}: measured on {} of the {} jobs its entries are measured on; run "
+        "it again to add it\n",
+        a.profiles, result.jobs, result.jobs_requested);
   } else if (!a.profiles.empty()) {
     const std::string name = a.name.empty() ? profiler::default_profile_name(result) : a.name;
     profiler::update_profiles_file(a.profiles, profiler::program_profile(result, name),
                                    profiles_header(a, profiler::profiled_cpus(o)));
-    fmt::print(stderr, "wrote program profile '{}' into {}\n", name, a.profiles);
+    os::to_stderr("wrote program profile '{}' into {}\n", name, a.profiles);
   }
   return exit_ok;
 }

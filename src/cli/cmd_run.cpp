@@ -4,6 +4,7 @@
 #include "cli/command.hpp"
 #include "model/duration.hpp"
 #include "model/task_set_parser.hpp"
+#include "os/diagnostics.hpp"
 #include "platform/run.hpp"
 #include "platform/run_floor.hpp"
 #include "policies/policy_registry.hpp"
@@ -39,10 +40,10 @@ int run_run(const RunArgs& a) {
 
   const AnalysisChoice choice = analysis_choice(set, a.policy, a.fit, a.delta, a.cores);
   const analysis::AnalysisOptions& options = choice.options;
-  fmt::print(stderr, "{}", choice.note);
+  os::to_stderr("{}", choice.note);
   if (choice.cores_assumed) {
-    fmt::print(stderr, "takt run: the task set names no cores; using the {} CPU(s) this process may use\n",
-               *options.cores);
+    os::to_stderr("takt run: the task set names no cores; using the {} CPU(s) this process may use\n",
+                  *options.cores);
   }
 
   platform::RunOptions run;
@@ -59,11 +60,10 @@ int run_run(const RunArgs& a) {
   for (const model::Task& t : set.tasks) (void)platform::program_arguments(t, set.source);
   analysis::AnalysisResult verdict = analysis::analyse(set, options);
   if (!verdict.schedulable) {
-    fmt::print(stderr, "takt run: the task set is NOT SCHEDULABLE under {}:\n",
-               model::to_string(verdict.policy));
+    os::to_stderr("takt run: the task set is NOT SCHEDULABLE under {}:\n", model::to_string(verdict.policy));
     for (const analysis::Finding& f : verdict.reasons()) {
-      fmt::print(stderr, "  - {}: {}: {}\n", f.task.empty() ? std::string("task set") : "task '" + f.task + "'",
-                 f.test, f.detail);
+      os::to_stderr("  - {}: {}: {}\n", f.task.empty() ? std::string("task set") : "task '" + f.task + "'",
+                    f.test, f.detail);
     }
     if (!a.force) {
       // --force runs the set anyway, but only tasks that name a program can run at all.
@@ -72,31 +72,30 @@ int run_run(const RunArgs& a) {
         if (t.program.empty()) without_program += (without_program.empty() ? "'" : ", '") + t.name + "'";
       }
       if (without_program.empty()) {
-        fmt::print(stderr,
-                   "takt run: not running it (pass --force to run it anyway and measure the misses)\n");
+        os::to_stderr("takt run: not running it (pass --force to run it anyway and measure the misses)\n");
       } else {
-        fmt::print(stderr,
-                   "takt run: not running it (--force runs it anyway, but only when every task names a "
-                   "program, and these name none: {}; give each a `program:`, e.g. `program: segments` with "
-                   "`segments:`, docs/writing-tasks.md)\n",
-                   without_program);
+        os::to_stderr(
+            "takt run: not running it (--force runs it anyway, but only when every task names a "
+            "program, and these name none: {}; give each a `program:`, e.g. `program: segments` with "
+            "`segments:`, docs/writing-tasks.md)\n",
+            without_program);
       }
       return exit_unschedulable;
     }
-    fmt::print(stderr, "takt run: running it anyway (--force)\n");
+    os::to_stderr("takt run: running it anyway (--force)\n");
   }
 
   std::unique_ptr<platform::Policy> policy = policies::make_policy(verdict.policy);
   platform::RunResult result = platform::run_task_set(set, verdict, *policy, run);
   int code = exit_ok;
   if (!result.output_errors.empty()) {
-    fmt::print(stderr, "takt: error: {}\n", result.output_errors);
+    os::to_stderr("takt: error: {}\n", result.output_errors);
     code = exit_bad_input;
   }
   if (result.jobs_left_running) {
     // A job that never finished still runs on one of the policy's threads; the results
     // are written, so end here instead of waiting for it.
-    fmt::print(stderr, "takt run: a job was still running at the end (abandoned); exiting without waiting\n");
+    os::to_stderr("takt run: a job was still running at the end (abandoned); exiting without waiting\n");
     std::_Exit(finish_command(code));
   }
   if (!a.no_cyclictest && platform::floor_after_run_wanted(result)) {

@@ -5,6 +5,7 @@
 #include "model/task_set.hpp"
 #include "model/yaml_reader.hpp"
 #include "os/cpu.hpp"
+#include "os/diagnostics.hpp"
 #include "platform/metrics_json.hpp"
 #include "platform/signal_stop.hpp"
 
@@ -14,6 +15,8 @@
 #include <fmt/core.h>
 #include <fmt/format.h>
 
+#include <fcntl.h>
+#include <unistd.h>
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
@@ -353,6 +356,22 @@ namespace {
 /// Whether the command that runs can write its output to a file instead (-o FILE): set
 /// by run_main() once it knows the command.
 bool command_has_output_option = false;
+/// A standard descriptor takt was started without (takt ... 2>&-) gets /dev/null, opened
+/// for reading only, in its place: otherwise the first file takt opens would become
+/// descriptor 1 or 2 and take its table or its messages (a JSON file holding a
+/// warning). A write to it still fails with EBADF, as on the closed descriptor: a closed
+/// stdout is reported when something was written to it (check_standard_output), and
+/// messages to a closed stderr are lost (os::to_stderr).
+void hold_standard_descriptors() noexcept {
+  for (int fd : {STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO}) {
+    if (::fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+    const int null = ::open("/dev/null", O_RDONLY);  // the lowest free descriptor: fd
+    if (null >= 0 && null != fd) {
+      (void)::dup2(null, fd);
+      (void)::close(null);
+    }
+  }
+}
 
 using Apps = std::map<std::vector<std::string>, CLI::App*>;
 
@@ -518,10 +537,10 @@ int check_standard_output(int code) {
   if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
     const int error = errno;
     // A closed standard output (takt ... >&-) is no matter of space.
-    fmt::print(stderr, "takt: error: writing to standard output failed ({}); {}{}\n", std::strerror(error),
-               error == EBADF ? "it is closed: leave it open or redirect it to a file"
-                              : "redirect it to a file or folder with space",
-               command_has_output_option ? ", or give -o FILE" : "");
+    os::to_stderr("takt: error: writing to standard output failed ({}); {}{}\n", std::strerror(error),
+                  error == EBADF ? "it is closed: leave it open or redirect it to a file"
+                                 : "redirect it to a file or folder with space",
+                  command_has_output_option ? ", or give -o FILE" : "");
     code = code == exit_ok ? exit_bad_input : code;
   }
   std::fflush(stderr);
@@ -533,6 +552,7 @@ int run_main(int argc, char** argv) {
   // with nothing said and FILE.partial left behind; ignored, the write fails with EFBIG
   // and takt reports it, writing its other outputs.
   std::signal(SIGXFSZ, SIG_IGN);
+  hold_standard_descriptors();
   CLI::App app{"takt: a real-time platform for parallel tasks on Linux.\n"
                "Analyse a task set, grant it cores, release its jobs on time and run each\n"
                "job's fork-join parallelism by work stealing.",
@@ -603,15 +623,15 @@ int run_main(int argc, char** argv) {
         const bool positionals = !at->get_options([](const CLI::Option* o) { return o->get_positional(); }).empty();
         const bool commands = !at->get_subcommands([](CLI::App*) { return true; }).empty();
         if (has_action(at) && (positionals || !commands)) break;
-        fmt::print(stderr, "takt: error: '{}' is not a command of {}; the commands are: {} (see {} --help)\n",
-                   word, path, names(at), path);
+        os::to_stderr("takt: error: '{}' is not a command of {}; the commands are: {} (see {} --help)\n",
+                      word, path, names(at), path);
         return exit_bad_input;
       }
       at = sub;
       path += " " + word;
     }
     if (all_words && !has_action(at)) {
-      fmt::print(stderr, "takt: error: {} needs a command: {} (see {} --help)\n", path, names(at), path);
+      os::to_stderr("takt: error: {} needs a command: {} (see {} --help)\n", path, names(at), path);
       return exit_bad_input;
     }
   }
@@ -633,8 +653,7 @@ int run_main(int argc, char** argv) {
       }
     }
     const std::string path = command_path(words);
-    fmt::print(stderr, "takt: error: {}\nRun '{} --help' for the options and what they take.\n", message,
-               path);
+    os::to_stderr("takt: error: {}\nRun '{} --help' for the options and what they take.\n", message, path);
     return exit_bad_input;
   };
   // Two ways in which CLI11 takes the next word as an option's value: `--name=` with
@@ -730,20 +749,20 @@ int run_main(int argc, char** argv) {
       command_has_output_option = it->first->get_option_no_throw("--output") != nullptr;
       code = it->second();
     } else {
-      fmt::print(stderr, "takt: error: no subcommand given; see takt --help\n");
+      os::to_stderr("takt: error: no subcommand given; see takt --help\n");
     }
   } catch (const OptionError& e) {
     code = command_line_error(e.what());
   } catch (const takt::Error& e) {
-    fmt::print(stderr, "takt: error: {}\n", e.what());
+    os::to_stderr("takt: error: {}\n", e.what());
     code = exit_bad_input;
   } catch (const std::bad_alloc&) {
-    fmt::print(stderr,
-               "takt: error: out of memory (an allocation failed); give smaller sizes or fewer tasks, jobs or "
-               "repetitions, or raise the limit on memory (ulimit -v)\n");
+    os::to_stderr(
+        "takt: error: out of memory (an allocation failed); give smaller sizes or fewer tasks, jobs or "
+        "repetitions, or raise the limit on memory (ulimit -v)\n");
     code = exit_bad_input;
   } catch (const std::exception& e) {
-    fmt::print(stderr, "takt: internal error: {}\n", e.what());
+    os::to_stderr("takt: internal error: {}\n", e.what());
     code = 3;
   }
   return finish_command(code);

@@ -28,7 +28,7 @@ void emit(std::string_view message) {
   if (sink()) {
     sink()(message);
   } else {
-    fmt::print(stderr, "takt: warning: {}\n", message);
+    to_stderr("takt: warning: {}\n", message);
     std::fflush(stderr);
   }
 }

@@ -1,10 +1,36 @@
-// Warnings to the user: one line on stderr, optionally only once per key.
+// Warnings to the user: one line on stderr, optionally only once per key; stderr
+// output that never throws.
 #pragma once
 
+#include <fmt/core.h>
+
+#include <cstdio>
 #include <functional>
+#include <string>
 #include <string_view>
+#include <utility>
 
 namespace takt::os {
+
+/// fmt::print(out, ...) that never throws, for messages (stderr, or a stream a caller
+/// gave for them): one that cannot be written (the stream closed, on a full device, a
+/// pipe whose reader has gone) is lost, and the command goes on to write its results.
+/// fmt::print throws std::system_error there, which ended takt with std::terminate
+/// when it came from the error report itself.
+template <class... T>
+void print_message(std::FILE* out, fmt::format_string<T...> format, T&&... args) noexcept {
+  try {
+    const std::string text = fmt::format(format, std::forward<T>(args)...);
+    (void)std::fwrite(text.data(), 1, text.size(), out);
+  } catch (...) {  // out of memory formatting it: the message is lost too
+  }
+}
+
+/// print_message(stderr, ...).
+template <class... T>
+void to_stderr(fmt::format_string<T...> format, T&&... args) noexcept {
+  print_message(stderr, format, std::forward<T>(args)...);
+}
 
 /// Prints "takt: warning: <message>" on stderr (or to the sink installed by tests).
 void warn(std::string_view message);

@@ -224,14 +224,15 @@ void warn_withheld(const nlohmann::json& details) {
 
 /// Says which job held the run after its last release and what the limit was.
 void report_stall(std::FILE* messages, const Stall& stall, const std::vector<PeriodicTask>& tasks) {
-  fmt::print(messages,
-             "takt run: job {} of task '{}' still runs, and no job has been released or finished for {} "
-             "since the last release of the run (the limit: the longest deadline or declared work C of "
-             "the tasks, plus the drain time, plus 0.5 s = {}); abandoning the jobs still running. A job "
-             "that runs far beyond its declared work C never ends or has a C too small: fix its program "
-             "or measure C (takt profile --update FILE)\n",
-             stall.job, tasks[stall.task].name, model::display_duration(stall.quiet),
-             model::display_duration(stall.patience));
+  os::print_message(
+      messages,
+      "takt run: job {} of task '{}' still runs, and no job has been released or finished for {} "
+      "since the last release of the run (the limit: the longest deadline or declared work C of "
+      "the tasks, plus the drain time, plus 0.5 s = {}); abandoning the jobs still running. A job "
+      "that runs far beyond its declared work C never ends or has a C too small: fix its program "
+      "or measure C (takt profile --update FILE)\n",
+      stall.job, tasks[stall.task].name, model::display_duration(stall.quiet),
+      model::display_duration(stall.patience));
   std::fflush(messages);
 }
 
@@ -507,17 +508,18 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
                                  : *config.jobs_per_task == 1
                                      ? std::string("1 job per task")
                                      : fmt::format("{} jobs per task", *config.jobs_per_task);
-      fmt::print(options.messages, "takt run: {} task(s) under {} for {}, overrun \"{}\"; {}\n",
-                 set.tasks.size(), policy.name(), length, to_string(config.overrun), cores.describe());
-      fmt::print(options.messages, "takt run: {}\n", realtime.describe());
+      os::print_message(options.messages, "takt run: {} task(s) under {} for {}, overrun \"{}\"; {}\n",
+                        set.tasks.size(), policy.name(), length, to_string(config.overrun), cores.describe());
+      os::print_message(options.messages, "takt run: {}\n", realtime.describe());
       // A task first released at or after the end releases nothing: say so before the
       // run, not only as 0 jobs in the table.
       for (const model::Task& t : set.tasks) {
         if (config.duration && t.offset >= *config.duration) {
-          fmt::print(options.messages,
-                     "takt run: warning: task '{}' is first released at its offset {}, at or after the run's "
-                     "end ({}): it releases no job; run longer (--duration) or lower its offset\n",
-                     t.name, model::format_duration(t.offset), model::format_duration(*config.duration));
+          os::print_message(
+              options.messages,
+              "takt run: warning: task '{}' is first released at its offset {}, at or after the run's "
+              "end ({}): it releases no job; run longer (--duration) or lower its offset\n",
+              t.name, model::format_duration(t.offset), model::format_duration(*config.duration));
         }
       }
       std::fflush(options.messages);

@@ -2,6 +2,7 @@
 // between measurements.
 #pragma once
 
+#include "os/diagnostics.hpp"
 #include "platform/signal_stop.hpp"
 #include "platform/stoppable.hpp"
 
@@ -58,7 +59,7 @@ class StopOnSignal {
   /// nothing when no signal came.
   void say_if_it_came_too_late(std::string_view command, std::string_view step, std::string_view outcome) const {
     if (requested()) {
-      fmt::print(stderr, "takt {}: {} came after the last {}: {}\n", command, signal_name(), step, outcome);
+      os::to_stderr("takt {}: {} came after the last {}: {}\n", command, signal_name(), step, outcome);
     }
   }
 

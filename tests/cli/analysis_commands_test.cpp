@@ -689,6 +689,37 @@ TEST_F(Commands, OutputThatCannotBeWrittenIsAnErrorNotSuccess) {
   }
 }
 
+TEST_F(Commands, AStandardErrorThatCannotBeWrittenLosesTheMessagesNotTheResults) {
+  // stderr on /dev/full (every write fails, ENOSPC) or closed (2>&-): a message takt
+  // cannot write is lost; the command still ends as it would, with its results written.
+  // Until 2026-11-28 fmt::print threw there, and the error report's own print ended takt
+  // with std::terminate (SIGABRT, exit 134; nothing written).
+  if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
+  auto status_of = [](const std::string& args) {
+    const int raw = std::system((std::string(TAKT_BINARY) + " " + args).c_str());
+    return WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
+  };
+  for (const char* err : {"2>/dev/full", "2>&-"}) {
+    SCOPED_TRACE(err);
+    // An error: its message is lost, its exit code is not.
+    EXPECT_EQ(status_of("analyze " + example("10-run.yaml") + " --policy nonesuch >/dev/null " + err), 1);
+    // Messages on the way (takt generate's summary), then the result.
+    const fs::path set = dir_ / "generated.yaml";
+    fs::remove(set);
+    EXPECT_EQ(status_of("generate --method rtws --cores 2 --utilization 1.2 -o " + set.string() + " " + err),
+              0);
+    EXPECT_TRUE(fs::exists(set));
+    // takt run prints its CPUs and privileges on stderr before the first release.
+    const fs::path json = dir_ / "run.json";
+    fs::remove(json);
+    EXPECT_EQ(status_of("run " + example("10-run.yaml") + " --duration 100ms --no-cyclictest --json " +
+                        json.string() + " >/dev/null " + err),
+              0);
+    ASSERT_TRUE(fs::exists(json));
+    EXPECT_GT(nlohmann::json::parse(takt::testing::slurp(json))["totals"]["jobs"].get<int>(), 0);
+  }
+}
+
 TEST_F(Commands, WholeNumberOptionsSayWhatTheyExpect) {
   Outcome r = takt("analyze " + example("01-one-task.yaml") + " --cores 0");
   EXPECT_EQ(r.status, 1);
