@@ -1,5 +1,6 @@
 // The run loop of `takt run`: a parsed and analysed task set run under one policy, with every result written.
 #include "platform/run.hpp"
+#include "platform/run_report.hpp"
 
 #include "apps/programs.hpp"
 #include "apps/segments.hpp"
@@ -446,35 +447,19 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
     for (std::uint32_t t = 0; t < engine->tasks().size(); ++t) input.engine_counts.push_back(engine->counts(t));
     result.metrics = compute_metrics(input);
 
-    std::vector<std::string> failures;
-    if (options.json) {
-      try {
-        nlohmann::json document = metrics_to_json(result.metrics);
-        document.update(started);
-        document["policy"] = details;
-        document["policy"]["name"] = policy.name();
-        document["cores"] = {{"cpus", cores.all().to_string()},
-                             {"isolated", cores.isolated().to_string()},
-                             {"description", cores.describe()}};
-        write_json_file(*options.json, document);
-        result.json_document = std::move(document);
-      } catch (const std::exception& e) {
-        failures.emplace_back(e.what());
-      }
-    }
-    if (options.trace) {
-      try {
-        write_trace(*options.trace, engine->tasks(), events, info.origin, result.metrics.system.events_dropped,
-                    result.metrics.jobs, &result.metrics.run);
-      } catch (const std::exception& e) {
-        failures.emplace_back(e.what());
-      }
-    }
-    if (options.table != nullptr) {
-      std::fputs(format_table(result.metrics).c_str(), options.table);
-      std::fflush(options.table);
-    }
-    result.output_errors = fmt::format("{}", fmt::join(failures, "; "));
+    result.output_errors = write_run_outputs(
+        result.metrics, engine->tasks(), events, info.origin, {options.json, options.trace, options.table},
+        [&](const RunMetrics& metrics) {
+          nlohmann::json document = metrics_to_json(metrics);
+          document.update(started);
+          document["policy"] = details;
+          document["policy"]["name"] = policy.name();
+          document["cores"] = {{"cpus", cores.all().to_string()},
+                               {"isolated", cores.isolated().to_string()},
+                               {"description", cores.describe()}};
+          return document;
+        },
+        &result.json_document);
   };
 
   std::optional<SignalStop> own_signals;

@@ -9,10 +9,57 @@
 #include <fmt/core.h>
 #include <fmt/format.h>
 
+#include <filesystem>
+#include <new>
 #include <string>
 #include <vector>
 
 namespace takt::platform {
+
+std::string write_run_outputs(const RunMetrics& metrics, std::span<const PeriodicTask> tasks,
+                              std::span<const Event> events, std::chrono::nanoseconds origin,
+                              const ReportOutputs& outputs,
+                              const std::function<nlohmann::json(const RunMetrics&)>& document,
+                              std::optional<nlohmann::json>* written) {
+  std::vector<std::string> failures;
+  // A document is built whole in memory before it is written: one too large for the
+  // memory left is named with what makes it large, not as a bare "std::bad_alloc".
+  auto failed = [&failures, &metrics](const char* option, const std::filesystem::path& path) {
+    try {
+      throw;
+    } catch (const std::bad_alloc&) {
+      failures.push_back(fmt::format(
+          "{} {}: out of memory (an allocation failed) building it: it holds every job of the run ({} jobs); "
+          "give a shorter --duration or fewer --jobs, leave this output out, or raise the limit on memory "
+          "(ulimit -v)",
+          option, path.string(), metrics.jobs.size()));
+    } catch (const std::exception& e) {
+      failures.emplace_back(e.what());
+    }
+  };
+  if (outputs.json) {
+    try {
+      nlohmann::json json = document ? document(metrics) : metrics_to_json(metrics);
+      write_json_file(*outputs.json, json);
+      if (written != nullptr) *written = std::move(json);
+    } catch (...) {
+      failed("--json", *outputs.json);
+    }
+  }
+  if (outputs.trace) {
+    try {
+      write_trace(*outputs.trace, tasks, events, origin, metrics.system.events_dropped, metrics.jobs,
+                  &metrics.run);
+    } catch (...) {
+      failed("--trace", *outputs.trace);
+    }
+  }
+  if (outputs.table != nullptr) {
+    std::fputs(format_table(metrics).c_str(), outputs.table);
+    std::fflush(outputs.table);
+  }
+  return fmt::format("{}", fmt::join(failures, "; "));
+}
 
 RunMetrics report_run(std::span<const PeriodicTask> tasks, const Recorder& recorder, const RunInfo& run,
                       std::optional<SystemSample> before, std::optional<SystemSample> after,
@@ -20,30 +67,13 @@ RunMetrics report_run(std::span<const PeriodicTask> tasks, const Recorder& recor
   const std::vector<Event> events = recorder.events();
   RunMetrics metrics =
       compute_metrics(metrics_input(tasks, events, recorder, run, std::move(before), std::move(after)));
-
-  std::vector<std::string> failures;
-  if (outputs.json) {
-    try {
-      nlohmann::json document = metrics_to_json(metrics);
-      document.update(provenance());  // its date: when the file is written
-      write_json_file(*outputs.json, document);
-    } catch (const std::exception& e) {
-      failures.emplace_back(e.what());
-    }
-  }
-  if (outputs.trace) {
-    try {
-      write_trace(*outputs.trace, tasks, events, run.origin, metrics.system.events_dropped, metrics.jobs,
-                  &metrics.run);
-    } catch (const std::exception& e) {
-      failures.emplace_back(e.what());
-    }
-  }
-  if (outputs.table != nullptr) {
-    std::fputs(format_table(metrics).c_str(), outputs.table);
-    std::fflush(outputs.table);
-  }
-  if (!failures.empty()) throw Error(fmt::format("{}", fmt::join(failures, "; ")));
+  const std::string failures =
+      write_run_outputs(metrics, tasks, events, run.origin, outputs, [](const RunMetrics& m) {
+        nlohmann::json json = metrics_to_json(m);
+        json.update(provenance());  // its date: when the file is written
+        return json;
+      });
+  if (!failures.empty()) throw Error(failures);
   return metrics;
 }
 

@@ -15,6 +15,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <new>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -1088,4 +1090,35 @@ TEST(RunReport, WritesEveryOutputEvenWhenOneFails) {
   EXPECT_EQ(back["totals"]["jobs"], 1) << "the JSON was written before the trace failed";
   EXPECT_GT(std::ftell(table), 0) << "the table was printed too";
   std::fclose(table);
+}
+
+TEST(RunReport, AJsonDocumentTooLargeForTheMemoryLeftIsNamedWithWhatToChange) {
+  // A document is built whole before it is written; running out of memory there was
+  // reported as "std::bad_alloc". The trace and the table are still written.
+  std::vector<PeriodicTask> tasks{PeriodicTask{"A", 10ms, 10ms, 0ms, 1}};
+  Recorder recorder({1, 64});
+  ThreadRecorder* rec = recorder.attach("lane");
+  rec->job_start(0, 0, 0ns, 10us);
+  rec->job_finish(0, 0, 0ns, 10ms, 2ms, false);
+  RunInfo info;
+  info.end = 5ms;
+  const std::vector<Event> events = recorder.events();
+  const RunMetrics metrics =
+      compute_metrics(metrics_input(tasks, events, recorder, info, std::nullopt, std::nullopt));
+  const auto dir = std::filesystem::temp_directory_path();
+  ReportOutputs outputs;
+  outputs.json = dir / "takt_report_oom.json";
+  outputs.trace = dir / "takt_report_oom_trace.json";
+  std::filesystem::remove(*outputs.trace);
+  std::optional<nlohmann::json> written;
+  const std::string failures = write_run_outputs(
+      metrics, tasks, events, info.origin, outputs,
+      [](const RunMetrics&) -> nlohmann::json { throw std::bad_alloc(); }, &written);
+  EXPECT_EQ(failures,
+            "--json " + outputs.json->string() +
+                ": out of memory (an allocation failed) building it: it holds every job of the run (1 "
+                "jobs); give a shorter --duration or fewer --jobs, leave this output out, or raise the "
+                "limit on memory (ulimit -v)");
+  EXPECT_FALSE(written.has_value());
+  EXPECT_TRUE(std::filesystem::exists(*outputs.trace)) << "the trace is written after the JSON failed";
 }
