@@ -8,10 +8,12 @@
 #include <fcntl.h>
 #include <fmt/core.h>
 #include <linux/fs.h>
+#include <linux/magic.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -360,6 +362,16 @@ void check_writable(const std::filesystem::path& path) {
   const fs::path target = write_target(path);
   const fs::file_status status = fs::status(target, ec);
   if (fs::is_directory(status)) throw folder_error(path);
+  // A file of /proc or /sys is a kernel setting, not a place for results: writing the
+  // JSON there would change the setting (--json /proc/sys/kernel/hostname renamed the
+  // machine). Pipes and terminals reached through /proc/self/fd are not regular files.
+  if (struct statfs fs_info{}; fs::is_regular_file(status) && ::statfs(target.c_str(), &fs_info) == 0 &&
+                               (fs_info.f_type == PROC_SUPER_MAGIC || fs_info.f_type == SYSFS_MAGIC)) {
+    throw Error(
+        fmt::format("cannot write '{}': it is a file of the kernel's {} interface, not one to hold "
+                    "results (writing it would change a kernel setting); give a path of a file on disk",
+                    path.string(), fs_info.f_type == PROC_SUPER_MAGIC ? "/proc" : "/sys"));
+  }
   if (fs::exists(status) && !fs::is_regular_file(status)) {
     if (::access(target.c_str(), W_OK) == 0) return;
     throw Error(fmt::format("cannot write '{}': {}", path.string(), std::strerror(errno)));

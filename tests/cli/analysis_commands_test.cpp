@@ -720,6 +720,21 @@ TEST_F(Commands, AStandardErrorThatCannotBeWrittenLosesTheMessagesNotTheResults)
   }
 }
 
+TEST_F(Commands, AnOutputFileOfTheKernelsProcOrSysInterfaceIsRefused) {
+  // Writing results into /proc or /sys would change a kernel setting (--json
+  // /proc/sys/kernel/hostname renamed the machine, exit 0). /proc/self/comm, takt's own
+  // name, is the harmless one to try: without the check takt renames only itself.
+  const Outcome r = takt("demo runtime --fib 5 --json /proc/self/comm");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(
+      r.err.find("--json: cannot write '/proc/self/comm': it is a file of the kernel's /proc interface, "
+                 "not one to hold results"),
+      std::string::npos)
+      << r.err;
+  // Standard output reached through /proc/self/fd (a pipe here) is still fine.
+  EXPECT_EQ(takt("demo runtime --fib 5 --json /dev/stdout").status, 0);
+}
+
 TEST_F(Commands, WholeNumberOptionsSayWhatTheyExpect) {
   Outcome r = takt("analyze " + example("01-one-task.yaml") + " --cores 0");
   EXPECT_EQ(r.status, 1);
