@@ -38,6 +38,29 @@ std::size_t scalar_end(std::string_view text, std::size_t begin, bool in_flow) {
   return i;
 }
 
+// The end of a block scalar (`>-`, `|`, `>2`...) whose indicator is at `begin`, the
+// value of a key at column `indent`: its header line, then every line that is blank or
+// indented deeper than the key (the scalar's content), less trailing blank lines; the
+// line break after it stays.
+std::size_t block_scalar_end(std::string_view text, std::size_t begin, std::size_t indent) {
+  std::size_t end = scalar_end(text, begin, false);  // the header: indicators, up to a comment
+  std::size_t line = text.find('\n', begin);
+  const std::size_t header_line_end = line == std::string_view::npos ? text.size() : line;
+  if (end > header_line_end) end = header_line_end;
+  while (line != std::string_view::npos) {
+    const std::size_t start = line + 1;
+    std::size_t i = start;
+    while (i < text.size() && text[i] == ' ') ++i;
+    const std::size_t next = text.find('\n', start);
+    const std::size_t stop = next == std::string_view::npos ? text.size() : next;
+    const bool blank = text.substr(i, stop - i).find_first_not_of(" \t\r") == std::string_view::npos;
+    if (!blank && i - start <= indent) break;
+    if (!blank) end = stop > start && text[stop - 1] == '\r' ? stop - 1 : stop;
+    line = next;
+  }
+  return end;
+}
+
 // A YAML comment begins with '#' at the start of a line or after white space.
 bool starts_comment(std::string_view text, std::size_t i) {
   return text[i] == '#' && (i == 0 || std::string_view(" \t\r\n").find(text[i - 1]) != std::string_view::npos);
@@ -174,7 +197,16 @@ std::string update_measurements(std::string_view text, const std::string& source
                                 ? std::string(1, text[begin])
                                 : std::string();
         if (quote.empty() && key_mark != marks.keys.end() && quote_at(key_mark->second) == "\"") quote = "\"";
-        edits.push_back({begin, scalar_end(text, begin, flow), quote + written + quote});
+        std::size_t end = scalar_end(text, begin, flow);
+        if (!flow && quote.empty() && begin < text.size() && (text[begin] == '>' || text[begin] == '|')) {
+          // A block scalar (work: >- and the value on the next line): its lines, those
+          // indented deeper than the key's column, go too.
+          const std::size_t key_at = key_mark != marks.keys.end() ? at(key_mark->second) : begin;
+          const std::size_t newline = text.rfind('\n', key_at);
+          const std::size_t indent = key_at - (newline == std::string_view::npos ? 0 : newline + 1);
+          end = block_scalar_end(text, begin, indent);
+        }
+        edits.push_back({begin, end, quote + written + quote});
       } else {
         added.push_back(key_quote + std::string(key) + key_quote + ": " + value_quote + written +
                         value_quote);

@@ -42,6 +42,45 @@ tasks:
   EXPECT_EQ(after, expected);
 }
 
+TEST(MeasurementUpdate, ABlockScalarIsReplacedWithItsLines) {
+  // `work: >-` with the value on the lines below (valid YAML, read as "20ms"): the
+  // indicator and the content lines are replaced, the next key and task stay. Until
+  // 2026-11-28 only the indicator was, leaving "work: 31ms\n      1ms", which reads as
+  // "31ms 1ms", and the update was refused with "unknown unit".
+  const std::string before =
+      "tasks:\n"
+      "  - name: heat\n"
+      "    period: 100ms\n"
+      "    work: >-   # folded\n"
+      "      20ms\n"
+      "\n"
+      "    span: |-\n"
+      "       2ms\n"
+      "  - work: >2-\n"
+      "      1ms\n"
+      "    name: other\n"
+      "    period: 50ms\n"
+      "    span: 1ms\n";
+  const std::string after = update_measurements(
+      before, "t.yaml", {{"heat", 31ms, 2100us, std::nullopt}, {"other", 3ms, 2ms, std::nullopt}});
+  const std::string expected =
+      "tasks:\n"
+      "  - name: heat\n"
+      "    period: 100ms\n"
+      "    work: 31ms\n"
+      "\n"
+      "    span: 2.1ms\n"
+      "  - work: 3ms\n"
+      "    name: other\n"
+      "    period: 50ms\n"
+      "    span: 2ms\n";
+  EXPECT_EQ(after, expected);
+  // What it wrote reads back as written.
+  const auto set = takt::model::parse_task_set(after, "t.yaml");
+  EXPECT_EQ(set.tasks.at(0).work(), 31ms);
+  EXPECT_EQ(set.tasks.at(1).work(), 3ms);
+}
+
 TEST(MeasurementUpdate, AddsMissingKeysToABlockMapping) {
   const std::string before = R"(tasks:
   - name: seg
