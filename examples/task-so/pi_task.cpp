@@ -50,6 +50,9 @@ class PiTask {
   static std::uint64_t parse(const std::string& text, const std::string& option) {
     try {
       std::size_t used = 0;
+      // stoull takes "-5" as 2^64 - 5 (a run that never ends): digits only.
+      if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
+        throw std::invalid_argument(text);
       unsigned long long v = std::stoull(text, &used);
       if (used != text.size()) throw std::invalid_argument(text);
       return v;

@@ -56,8 +56,8 @@ int run_layout(const LayoutArgs& a) {
       auto a = std::make_shared<LayoutArgs>();
       app.add_option("--runs", a->options.runs,
                      "Timed runs per row, in three rounds of fresh pools (default 30)")
-          ->check(CLI::Range(1, 100000));
-      app.add_option("--fib-n", a->options.fib_n, "n of fib (default 30)")->check(CLI::Range(8, 40));
+          ->check(whole_in_range(1, 100000));
+      app.add_option("--fib-n", a->options.fib_n, "n of fib (default 30)")->check(whole_in_range(8, 40));
       app.add_option("--json", a->json, "Write the results as JSON to FILE")
           ->type_name("FILE")
           ->check(output_file());

@@ -50,6 +50,17 @@ TEST_F(BenchLayout, EveryLayoutIsMeasuredWithNoneOneAndSixBlocksExchanged) {
   EXPECT_NE(o.out.find("position order"), std::string::npos) << o.out;
 }
 
+TEST_F(BenchLayout, OptionsOutOfRangeSayWhatTheyExpect) {
+  // CLI11's own words were "Value 0 not in range 1 to 100000".
+  takt::testing::Outcome o = takt("bench layout --runs 0");
+  EXPECT_EQ(o.status, 1);
+  EXPECT_NE(o.err.find("--runs: expects a whole number from 1 to 100000, not '0'"), std::string::npos)
+      << o.err;
+  o = takt("bench layout --fib-n 41");
+  EXPECT_EQ(o.status, 1);
+  EXPECT_NE(o.err.find("--fib-n: expects a whole number from 8 to 40, not '41'"), std::string::npos) << o.err;
+}
+
 TEST_F(BenchLayout, OneAllowedCpuIsRefusedWithWhatToChange) {
   const takt::testing::Outcome o = takt("bench layout --fib-n 10 --runs 1", "taskset -c 0");
   EXPECT_EQ(o.status, 1) << o.out << o.err;

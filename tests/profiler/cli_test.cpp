@@ -400,6 +400,11 @@ TEST_F(ProfileCommand, ASharedObjectTaskUsesTheRuntimeOfTheTaktProgram) {
   const nlohmann::json j = nlohmann::json::parse(o.out);
   EXPECT_EQ(j["spawns"], 63);
   EXPECT_GT(j["parallelism"].get<double>(), 2.0);
+  // A negative count is refused at init (std::stoull took "-5" as 2^64 - 5: a job that
+  // never ended).
+  o = takt(std::string("profile ") + TAKT_PI_TASK_SO + " --jobs 1" + kBurdens + " -- --intervals -5");
+  EXPECT_EQ(o.status, 1) << o.err;
+  EXPECT_NE(o.err.find("--intervals needs a whole number, got '-5'"), std::string::npos) << o.err;
 }
 
 TEST_F(ProfileCommand, UpdateOfAJsonTaskSetKeepsItJson) {
