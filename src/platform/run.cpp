@@ -206,7 +206,8 @@ namespace {
 
 /// A distributor of the topology that withheld jobs (no output takes them) keeps them
 /// until an AFFINITY notification moves them; without one they never run, and the run
-/// only shows misses. Say which instance did it and what to change.
+/// only shows misses. Say which instance did it and what to change; so for a filter
+/// that let none of its jobs through.
 void warn_withheld(const nlohmann::json& details) {
   if (!details.contains("scheduler")) return;
   for (const nlohmann::json& instance : details["scheduler"]) {
@@ -220,6 +221,19 @@ void warn_withheld(const nlohmann::json& details) {
                     "one never runs. Add an `unassigned:` output or route by a value every job has",
                     instance.value("component", std::string("?")),
                     instance.value("instance", std::string("?")), withheld));
+  }
+  // A filter that let none of the jobs it was offered through: on a path that every
+  // job takes, no job ever runs, and the run shows only misses.
+  for (const nlohmann::json& instance : details["scheduler"]) {
+    if (instance.value("component", std::string()) != "filter") continue;
+    const nlohmann::json counters = instance.value("counters", nlohmann::json::object());
+    const std::uint64_t offered = counters.value("offered", 0ULL);
+    if (offered == 0 || counters.value("passed", 0ULL) != 0) continue;
+    os::warn(
+        fmt::format("the topology's filter '{}' let none of the {} job(s) it was offered through (its "
+                    "criteria match none of them); jobs that only reach a dispatcher through it never "
+                    "run: check its clusters, pes, priority or relative_deadline criteria",
+                    instance.value("instance", std::string("?")), offered));
   }
 }
 

@@ -370,6 +370,32 @@ TEST_F(RunCommand, ATopologyThatWithholdsEveryJobIsNamedInAWarning) {
   EXPECT_NE(r.err.find("Add an `unassigned:` output"), std::string::npos) << r.err;
 }
 
+TEST_F(RunCommand, AFilterThatLetsNoJobThroughIsNamedInAWarning) {
+  // Every job passes the filter on its way to the dispatcher, and no job is bound to PE
+  // 7: none ever runs. The run said nothing about why (only misses) until 2026-11-28.
+  const fs::path set =
+      write("filtered.yaml",
+            "global: {cores: 2, policy: gedf-paws}\n"
+            "tasks:\n"
+            "  - {name: a, period: 10ms, program: segments, segments: [{length: 1ms}]}\n"
+            "topology:\n"
+            "  pipes: {admitted: one, kept: one}\n"
+            "  entry: admitted\n"
+            "  instances:\n"
+            "    only: {component: filter, input: admitted, output: kept, params: {pes: [7]}}\n"
+            "  pes: {terminal: kept}\n");
+  const Outcome r = takt("run --no-cyclictest " + set.string() + " --duration 100ms", "TAKT_NO_RT=1");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("the topology's filter 'only' let none of the "), std::string::npos) << r.err;
+  // A filter that lets the jobs through is not named.
+  std::string passing = takt::testing::slurp(set);
+  passing.replace(passing.find("pes: [7]"), 8, "relative_deadline_at_most: 1s");
+  const fs::path kept = write("kept.yaml", passing);
+  const Outcome ok = takt("run --no-cyclictest " + kept.string() + " --duration 100ms", "TAKT_NO_RT=1");
+  EXPECT_EQ(ok.status, 0) << ok.err;
+  EXPECT_EQ(ok.err.find("let none of the"), std::string::npos) << ok.err;
+}
+
 TEST_F(RunCommand, AReleaseGateInATopologyForwardsEveryReleasedJob) {
   // release-gate forwards a task once TIME has reached its release. The platform sent
   // no TIME: the gate's time stayed at 0, every job (released at an absolute monotonic

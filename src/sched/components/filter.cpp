@@ -4,6 +4,7 @@
 #include "takt/error.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <limits>
 
 namespace takt::sched::components {
@@ -32,11 +33,20 @@ class Filter final : public Instance {
     if (p.has("relative_deadline_at_most")) relative_deadline_max_ = p.duration("relative_deadline_at_most");
   }
 
+  /// Tasks offered to the filter and those it let through (counted when added): one
+  /// that lets none through is named after a run (platform::run, warn_withheld).
+  std::vector<std::pair<std::string, std::uint64_t>> counters() const override {
+    return {{"offered", offered_.load(std::memory_order_relaxed)},
+            {"passed", passed_.load(std::memory_order_relaxed)}};
+  }
+
   void pipe_update(Pipe& input, Writer& out) override {
     input.for_each_change([&](Task& task, Change change, std::int64_t key) {
+      if (change == Change::added) offered_.fetch_add(1, std::memory_order_relaxed);
       if (!matches(task)) return;
       switch (change) {
         case Change::added:
+          passed_.fetch_add(1, std::memory_order_relaxed);
           out.add(*out_, task, key);
           break;
         case Change::removed:
@@ -69,6 +79,8 @@ class Filter final : public Instance {
   std::int64_t priority_max_ = std::numeric_limits<std::int64_t>::max();
   std::int64_t priority_min_ = std::numeric_limits<std::int64_t>::min();
   Time relative_deadline_max_ = Time::max();
+  std::atomic<std::uint64_t> offered_{0};
+  std::atomic<std::uint64_t> passed_{0};
 };
 
 }  // namespace
