@@ -1064,14 +1064,20 @@ TEST(Metrics, ARunStoppedBeforeItsFirstReleaseLastedNothing) {
   EXPECT_EQ(format_table(m).rfind("run: 0.00 s", 0), 0u) << format_table(m);
 }
 
-TEST(RunReport, WritesEveryOutputEvenWhenOneFails) {
-  std::vector<PeriodicTask> tasks{PeriodicTask{"A", 10ms, 10ms, 0ms, 1}};
-  Recorder recorder({1, 64});
+// One job of task 0, released at 0 and finished at 10 ms, in a run that ended at 5 ms.
+RunInfo record_one_job(Recorder& recorder) {
   ThreadRecorder* rec = recorder.attach("lane");
   rec->job_start(0, 0, 0ns, 10us);
   rec->job_finish(0, 0, 0ns, 10ms, 2ms, false);
   RunInfo info;
   info.end = 5ms;
+  return info;
+}
+
+TEST(RunReport, WritesEveryOutputEvenWhenOneFails) {
+  std::vector<PeriodicTask> tasks{PeriodicTask{"A", 10ms, 10ms, 0ms, 1}};
+  Recorder recorder({1, 64});
+  const RunInfo info = record_one_job(recorder);
   const auto json = std::filesystem::temp_directory_path() / "takt_report_test.json";
   std::filesystem::remove(json);
   std::FILE* table = std::tmpfile();
@@ -1097,11 +1103,7 @@ TEST(RunReport, AJsonDocumentTooLargeForTheMemoryLeftIsNamedWithWhatToChange) {
   // reported as "std::bad_alloc". The trace and the table are still written.
   std::vector<PeriodicTask> tasks{PeriodicTask{"A", 10ms, 10ms, 0ms, 1}};
   Recorder recorder({1, 64});
-  ThreadRecorder* rec = recorder.attach("lane");
-  rec->job_start(0, 0, 0ns, 10us);
-  rec->job_finish(0, 0, 0ns, 10ms, 2ms, false);
-  RunInfo info;
-  info.end = 5ms;
+  const RunInfo info = record_one_job(recorder);
   const std::vector<Event> events = recorder.events();
   const RunMetrics metrics =
       compute_metrics(metrics_input(tasks, events, recorder, info, std::nullopt, std::nullopt));

@@ -39,6 +39,26 @@ class RunCommand : public takt::testing::CommandTest {
     return nlohmann::json::parse(in);
   }
 
+  /// One gedf-paws task (a 1 ms strand every 10 ms) on two cores under a topology of
+  /// these `pipes`, `instances` (YAML flow mappings) and PE `terminal`, run for 100 ms
+  /// without real-time privileges.
+  Outcome run_under_topology(const std::string& name, const std::string& pipes, const std::string& instances,
+                             const std::string& terminal) {
+    const fs::path set = write(name + ".yaml",
+                               "global: {cores: 2, policy: gedf-paws}\n"
+                               "tasks:\n"
+                               "  - {name: a, period: 10ms, program: segments, segments: "
+                               "[{length: 1ms}]}\n"
+                               "topology:\n"
+                               "  pipes: " +
+                                   pipes +
+                                   "\n"
+                                   "  entry: admitted\n"
+                                   "  instances:\n" +
+                                   instances + "  pes: {terminal: " + terminal + "}\n");
+    return takt("run --no-cyclictest " + set.string() + " --duration 100ms", "TAKT_NO_RT=1");
+  }
+
   /// A set of one task on one core (one 1 ms strand every 10 ms).
   fs::path write_one_core_set() {
     return write("one.yaml",
@@ -353,18 +373,11 @@ TEST_F(RunCommand, AnOutputThatIsATasksSharedObjectIsRefused) {
 TEST_F(RunCommand, ATopologyThatWithholdsEveryJobIsNamedInAWarning) {
   // gedf-paws jobs carry no PE; a distributor by PE without an `unassigned:` output
   // withholds them, so no job ever runs. The run says which instance did it.
-  const fs::path set = write("withheld.yaml",
-                             "global: {cores: 2, policy: gedf-paws}\n"
-                             "tasks:\n"
-                             "  - {name: a, period: 10ms, program: segments, segments: [{length: 1ms}]}\n"
-                             "topology:\n"
-                             "  pipes: {admitted: one, local: per-pe}\n"
-                             "  entry: admitted\n"
-                             "  instances:\n"
-                             "    place: {component: distributor, input: admitted, outputs: \"local[*]\", "
-                             "params: {by: pe}}\n"
-                             "  pes: {terminal: \"local[pe]\"}\n");
-  const Outcome r = takt("run --no-cyclictest " + set.string() + " --duration 100ms", "TAKT_NO_RT=1");
+  const Outcome r =
+      run_under_topology("withheld", "{admitted: one, local: per-pe}",
+                         "    place: {component: distributor, input: admitted, outputs: \"local[*]\", "
+                         "params: {by: pe}}\n",
+                         "\"local[pe]\"");
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.err.find("the topology's distributor 'place' withheld a job"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("Add an `unassigned:` output"), std::string::npos) << r.err;
@@ -373,25 +386,16 @@ TEST_F(RunCommand, ATopologyThatWithholdsEveryJobIsNamedInAWarning) {
 TEST_F(RunCommand, AFilterThatLetsNoJobThroughIsNamedInAWarning) {
   // Every job passes the filter on its way to the dispatcher, and no job is bound to PE
   // 7: none ever runs. The run said nothing about why (only misses) until 2026-11-28.
-  const fs::path set =
-      write("filtered.yaml",
-            "global: {cores: 2, policy: gedf-paws}\n"
-            "tasks:\n"
-            "  - {name: a, period: 10ms, program: segments, segments: [{length: 1ms}]}\n"
-            "topology:\n"
-            "  pipes: {admitted: one, kept: one}\n"
-            "  entry: admitted\n"
-            "  instances:\n"
-            "    only: {component: filter, input: admitted, output: kept, params: {pes: [7]}}\n"
-            "  pes: {terminal: kept}\n");
-  const Outcome r = takt("run --no-cyclictest " + set.string() + " --duration 100ms", "TAKT_NO_RT=1");
+  auto run_filtered = [&](const std::string& criteria) {
+    return run_under_topology(
+        "filtered", "{admitted: one, kept: one}",
+        "    only: {component: filter, input: admitted, output: kept, params: {" + criteria + "}}\n", "kept");
+  };
+  const Outcome r = run_filtered("pes: [7]");
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.err.find("the topology's filter 'only' let none of the "), std::string::npos) << r.err;
   // A filter that lets the jobs through is not named.
-  std::string passing = takt::testing::slurp(set);
-  passing.replace(passing.find("pes: [7]"), 8, "relative_deadline_at_most: 1s");
-  const fs::path kept = write("kept.yaml", passing);
-  const Outcome ok = takt("run --no-cyclictest " + kept.string() + " --duration 100ms", "TAKT_NO_RT=1");
+  const Outcome ok = run_filtered("relative_deadline_at_most: 1s");
   EXPECT_EQ(ok.status, 0) << ok.err;
   EXPECT_EQ(ok.err.find("let none of the"), std::string::npos) << ok.err;
 }
