@@ -48,15 +48,15 @@ void print_statistics(const Pool& pool) {
 int run_demo(const DemoOptions& options) {
   using Clock = std::chrono::steady_clock;
   const os::CpuSet cpus = os::allowed_cpus();
-  fmt::print("takt demo: a work-stealing pool with static memory on CPUs {}\n\n", cpus.to_string());
-  std::fflush(stdout);  // what is printed stays printed if a signal ends takt below
-
   // SIGINT/SIGTERM: the step in flight ends (a measurement run or a computation cannot
   // be cut short), the rest is not run, and what ran is printed and written; then takt
-  // ends by the signal. From the first step on: the sizing runs take seconds at large n.
+  // ends by the signal. From the first line on (the sizing runs take seconds at large n).
   platform::StopOnSignal stop(
       "\ntakt demo runtime: stopping after the computation in flight; a third Ctrl-C ends takt at once\n");
   nlohmann::json out = platform::provenance();
+  fmt::print("takt demo: a work-stealing pool with static memory on CPUs {}\n\n", cpus.to_string());
+  std::fflush(stdout);  // what is printed stays printed if a signal ends takt below
+
   auto stopped = [&](std::string_view not_run) {
     stop.measured();
     out["stopped_by"] = stop.signal_name();

@@ -161,6 +161,18 @@ std::string update_measurements(std::string_view text, const std::string& source
     const std::size_t task_begin =
         marks.task.offset >= 0 ? skip_properties(at(marks.task), [](std::string_view) {}) : text.size();
     bool flow = task_begin < text.size() && text[task_begin] == '{';
+    // The end of the value of `key` that starts at `begin` (after its properties): its
+    // scalar, and for a block scalar (work: >- and the value on the lines below) those
+    // lines too, the ones indented deeper than the key's column.
+    auto value_end = [&](std::size_t begin, std::string_view key) {
+      if (flow || begin >= text.size() || (text[begin] != '>' && text[begin] != '|')) {
+        return scalar_end(text, begin, flow);
+      }
+      const auto key_mark = marks.keys.find(key);
+      const std::size_t key_at = key_mark != marks.keys.end() ? at(key_mark->second) : begin;
+      const std::size_t newline = text.rfind('\n', key_at);
+      return block_scalar_end(text, begin, key_at - (newline == std::string_view::npos ? 0 : newline + 1));
+    };
     // Quoted as the file quotes: a replaced value as the value it replaces (or, a bare
     // `0`, as its key if that has double quotes: JSON), a new key as the task's `name`
     // key and a new value as its `period` value (in JSON both are).
@@ -197,16 +209,7 @@ std::string update_measurements(std::string_view text, const std::string& source
                                 ? std::string(1, text[begin])
                                 : std::string();
         if (quote.empty() && key_mark != marks.keys.end() && quote_at(key_mark->second) == "\"") quote = "\"";
-        std::size_t end = scalar_end(text, begin, flow);
-        if (!flow && quote.empty() && begin < text.size() && (text[begin] == '>' || text[begin] == '|')) {
-          // A block scalar (work: >- and the value on the next line): its lines, those
-          // indented deeper than the key's column, go too.
-          const std::size_t key_at = key_mark != marks.keys.end() ? at(key_mark->second) : begin;
-          const std::size_t newline = text.rfind('\n', key_at);
-          const std::size_t indent = key_at - (newline == std::string_view::npos ? 0 : newline + 1);
-          end = block_scalar_end(text, begin, indent);
-        }
-        edits.push_back({begin, end, quote + written + quote});
+        edits.push_back({begin, value_end(begin, key), quote + written + quote});
       } else {
         added.push_back(key_quote + std::string(key) + key_quote + ": " + value_quote + written +
                         value_quote);
@@ -240,18 +243,22 @@ std::string update_measurements(std::string_view text, const std::string& source
       edits.push_back({where, where, insertion});
     } else {
       for (const std::string& entry : added) insertion += indent + entry + eol;
-      // After the line of the task's last timing value: those values are durations,
-      // one line long (on the key's line, or on the next: `span:` then `1ms`), and
-      // `period` is always there; a new key line at the mapping's indentation may stand
-      // between any two keys.
+      // After the line where the task's last timing value ends: those values are
+      // durations (on the key's line, on the next: `span:` then `1ms`, or a block
+      // scalar's lines: `span: >-` then `1ms`), and `period` is always there; a new key
+      // line at the mapping's indentation may stand between any two keys. (Inserted
+      // inside a block scalar's lines, it would be cut by that value's replacement.)
       std::size_t last = 0;
       for (const char* key : {"period", "deadline", "offset", "work", "span", "burdened_span"}) {
         auto it = marks.keys.find(key);
         if (it != marks.keys.end()) last = std::max(last, at(it->second));
       }
-      for (const SourceMark* value :
-           {&marks.period, &marks.deadline, &marks.offset, &marks.work, &marks.span, &marks.burdened_span}) {
-        if (value->offset >= 0) last = std::max(last, at(*value));
+      const std::pair<const char*, const SourceMark*> values[] = {
+          {"period", &marks.period}, {"deadline", &marks.deadline}, {"offset", &marks.offset},
+          {"work", &marks.work},     {"span", &marks.span},         {"burdened_span", &marks.burdened_span}};
+      for (const auto& [key, value] : values) {
+        if (value->offset < 0) continue;
+        last = std::max(last, value_end(skip_properties(at(*value), [](std::string_view) {}), key));
       }
       const std::size_t end = line_end(text, last);
       if (end == text.size() && !text.empty() && text.back() != '\n') insertion.insert(0, eol);

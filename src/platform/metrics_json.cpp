@@ -322,8 +322,14 @@ std::filesystem::path write_target(const std::filesystem::path& path) {
     const fs::path next = fs::read_symlink(target, ec);
     if (ec) return target;
     // A /proc file-descriptor link to what has no path ("pipe:[87400]", "socket:[...]":
-    // /dev/stdout of a pipeline, a shell's >(...)): the link itself opens it.
-    if (!next.is_absolute() && target.string().rfind("/proc/", 0) == 0) return target;
+    // /dev/stdout of a pipeline, a shell's >(...), which names /dev/fd/63, a link in
+    // /dev/fd, itself a link to /proc/self/fd): the link itself opens it.
+    if (!next.is_absolute()) {
+      if (target.string().rfind("/proc/", 0) == 0) return target;
+      std::error_code parent_error;
+      const fs::path parent = fs::canonical(target.parent_path(), parent_error);
+      if (!parent_error && parent.string().rfind("/proc/", 0) == 0) return target;
+    }
     if (links == kMaxLinks) {
       throw Error(fmt::format("cannot write '{}': its symbolic links go round in a loop; point the "
                               "link at a file",
@@ -461,6 +467,10 @@ std::FILE* standard_stream_file(const std::filesystem::path& path) {
   struct stat file {};
   if (::stat(path.c_str(), &file) != 0) return nullptr;
   for (std::FILE* stream : {stdout, stderr}) {
+    // A stream takt was started without has /dev/null, read-only, in its place
+    // (cli::run_main): `--json /dev/null` is then no write through it.
+    const int flags = ::fcntl(::fileno(stream), F_GETFL);
+    if (flags == -1 || (flags & O_ACCMODE) == O_RDONLY) continue;
     struct stat s {};
     if (::fstat(::fileno(stream), &s) == 0 && s.st_dev == file.st_dev && s.st_ino == file.st_ino) return stream;
   }

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <new>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace takt::platform {
@@ -24,15 +25,17 @@ std::string write_run_outputs(const RunMetrics& metrics, std::span<const Periodi
   std::vector<std::string> failures;
   // A document is built whole in memory before it is written: one too large for the
   // memory left is named with what makes it large, not as a bare "std::bad_alloc".
-  auto failed = [&failures, &metrics](const char* option, const std::filesystem::path& path) {
+  auto failed = [&failures, &metrics, &events](const char* option, const std::filesystem::path& path) {
     try {
       throw;
     } catch (const std::bad_alloc&) {
+      const bool json = std::string_view(option) == "--json";
       failures.push_back(fmt::format(
-          "{} {}: out of memory (an allocation failed) building it: it holds every job of the run ({} jobs); "
-          "give a shorter --duration or fewer --jobs, leave this output out, or raise the limit on memory "
+          "{} {}: out of memory (an allocation failed) building it: it holds every {} of the run ({} of "
+          "them); "
+          "give a shorter --duration (or fewer --jobs), leave this output out, or raise the limit on memory "
           "(ulimit -v)",
-          option, path.string(), metrics.jobs.size()));
+          option, path.string(), json ? "job" : "event", json ? metrics.jobs.size() : events.size()));
     } catch (const std::exception& e) {
       failures.emplace_back(e.what());
     }

@@ -716,6 +716,8 @@ TEST_F(Commands, AStandardErrorThatCannotBeWrittenLosesTheMessagesNotTheResults)
                         json.string() + " >/dev/null " + err),
               0);
     ASSERT_TRUE(fs::exists(json));
+    // /dev/null on a closed stderr's number is no standard stream to write --json through.
+    EXPECT_EQ(status_of("demo runtime --fib 5 --json /dev/null >/dev/null " + std::string(err)), 0);
     EXPECT_GT(nlohmann::json::parse(takt::testing::slurp(json))["totals"]["jobs"].get<int>(), 0);
   }
 }
@@ -731,8 +733,15 @@ TEST_F(Commands, AnOutputFileOfTheKernelsProcOrSysInterfaceIsRefused) {
                  "not one to hold results"),
       std::string::npos)
       << r.err;
-  // Standard output reached through /proc/self/fd (a pipe here) is still fine.
+  // Standard output reached through /proc/self/fd (a file here: takt() redirects it) is still fine;
+  // so is a pipe (bash's >(...), a /dev/fd link to a pipe).
   EXPECT_EQ(takt("demo runtime --fib 5 --json /dev/stdout").status, 0);
+  const fs::path err = dir_ / "pipe.err";
+  const int piped =
+      std::system(("bash -c '" + std::string(TAKT_BINARY) +
+                   " demo runtime --fib 5 --json >(cat > /dev/null) >/dev/null 2>" + err.string() + "'")
+                      .c_str());
+  EXPECT_EQ(WIFEXITED(piped) ? WEXITSTATUS(piped) : -1, 0) << takt::testing::slurp(err);
 }
 
 TEST_F(Commands, WholeNumberOptionsSayWhatTheyExpect) {

@@ -45,8 +45,9 @@ tasks:
 TEST(MeasurementUpdate, ABlockScalarIsReplacedWithItsLines) {
   // `work: >-` with the value on the lines below (valid YAML, read as "20ms"): the
   // indicator and the content lines are replaced, the next key and task stay. Until
-  // 2026-11-28 only the indicator was, leaving "work: 31ms\n      1ms", which reads as
-  // "31ms 1ms", and the update was refused with "unknown unit".
+  // 2026-11-28 only the indicator was, leaving "work: 31ms\n      20ms", which reads as
+  // "31ms 20ms", and the update was refused with "unknown unit". A key the task lacks
+  // goes after the last value's lines, not inside them (where the replacement cut it).
   const std::string before =
       "tasks:\n"
       "  - name: heat\n"
@@ -62,7 +63,7 @@ TEST(MeasurementUpdate, ABlockScalarIsReplacedWithItsLines) {
       "    period: 50ms\n"
       "    span: 1ms\n";
   const std::string after = update_measurements(
-      before, "t.yaml", {{"heat", 31ms, 2100us, std::nullopt}, {"other", 3ms, 2ms, std::nullopt}});
+      before, "t.yaml", {{"heat", 31ms, 2100us, 2600us}, {"other", 3ms, 2ms, std::nullopt}});
   const std::string expected =
       "tasks:\n"
       "  - name: heat\n"
@@ -70,6 +71,7 @@ TEST(MeasurementUpdate, ABlockScalarIsReplacedWithItsLines) {
       "    work: 31ms\n"
       "\n"
       "    span: 2.1ms\n"
+      "    burdened_span: 2.6ms\n"
       "  - work: 3ms\n"
       "    name: other\n"
       "    period: 50ms\n"

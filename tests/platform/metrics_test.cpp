@@ -1118,8 +1118,8 @@ TEST(RunReport, AJsonDocumentTooLargeForTheMemoryLeftIsNamedWithWhatToChange) {
       [](const RunMetrics&) -> nlohmann::json { throw std::bad_alloc(); }, &written);
   EXPECT_EQ(failures,
             "--json " + outputs.json->string() +
-                ": out of memory (an allocation failed) building it: it holds every job of the run (1 "
-                "jobs); give a shorter --duration or fewer --jobs, leave this output out, or raise the "
+                ": out of memory (an allocation failed) building it: it holds every job of the run (1 of "
+                "them); give a shorter --duration (or fewer --jobs), leave this output out, or raise the "
                 "limit on memory (ulimit -v)");
   EXPECT_FALSE(written.has_value());
   EXPECT_TRUE(std::filesystem::exists(*outputs.trace)) << "the trace is written after the JSON failed";
