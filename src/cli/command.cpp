@@ -762,8 +762,15 @@ int run_main(int argc, char** argv) {
         "repetitions, or raise the limit on memory (ulimit -v)\n");
     code = exit_bad_input;
   } catch (const std::exception& e) {
-    os::to_stderr("takt: internal error: {}\n", e.what());
-    code = 3;
+    if (std::ferror(stdout)) {
+      // fmt::print(stdout) throws once stdio's buffer cannot be written (a closed or
+      // full standard output, more than a buffer's worth printed): what failed is the
+      // output, which check_standard_output (in finish_command) reports with what to change.
+      code = exit_bad_input;
+    } else {
+      os::to_stderr("takt: internal error: {}\n", e.what());
+      code = 3;
+    }
   }
   return finish_command(code);
 }
