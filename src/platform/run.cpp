@@ -211,29 +211,27 @@ namespace {
 void warn_withheld(const nlohmann::json& details) {
   if (!details.contains("scheduler")) return;
   for (const nlohmann::json& instance : details["scheduler"]) {
-    const std::uint64_t withheld =
-        instance.value("counters", nlohmann::json::object()).value("withheld", 0ULL);
-    if (withheld == 0) continue;
-    os::warn(
-        fmt::format("the topology's {} '{}' withheld a job {} time(s): none of its outputs takes a job "
-                    "without a cluster or PE value, or with one beyond its outputs, and it has no "
-                    "`unassigned:` output; a withheld job waits for an AFFINITY notification and without "
-                    "one never runs. Add an `unassigned:` output or route by a value every job has",
-                    instance.value("component", std::string("?")),
-                    instance.value("instance", std::string("?")), withheld));
-  }
-  // A filter that let none of the jobs it was offered through: on a path that every
-  // job takes, no job ever runs, and the run shows only misses.
-  for (const nlohmann::json& instance : details["scheduler"]) {
-    if (instance.value("component", std::string()) != "filter") continue;
     const nlohmann::json counters = instance.value("counters", nlohmann::json::object());
+    const std::string name = instance.value("instance", std::string("?"));
+    if (const std::uint64_t withheld = counters.value("withheld", 0ULL); withheld != 0) {
+      os::warn(
+          fmt::format("the topology's {} '{}' withheld a job {} time(s): none of its outputs takes a job "
+                      "without a cluster or PE value, or with one beyond its outputs, and it has no "
+                      "`unassigned:` output; a withheld job waits for an AFFINITY notification and without "
+                      "one never runs. Add an `unassigned:` output or route by a value every job has",
+                      instance.value("component", std::string("?")), name, withheld));
+    }
+    // A filter that let none of the jobs it was offered through: on a path that every
+    // job takes, no job ever runs, and the run shows only misses.
     const std::uint64_t offered = counters.value("offered", 0ULL);
-    if (offered == 0 || counters.value("passed", 0ULL) != 0) continue;
-    os::warn(
-        fmt::format("the topology's filter '{}' let none of the {} job(s) it was offered through (its "
-                    "criteria match none of them); jobs that only reach a dispatcher through it never "
-                    "run: check its clusters, pes, priority or relative_deadline criteria",
-                    instance.value("instance", std::string("?")), offered));
+    if (instance.value("component", std::string()) == "filter" && offered != 0 &&
+        counters.value("passed", 0ULL) == 0) {
+      os::warn(
+          fmt::format("the topology's filter '{}' let none of the {} job(s) it was offered through (its "
+                      "criteria match none of them); jobs that only reach a dispatcher through it never "
+                      "run: check its clusters, pes, priority or relative_deadline criteria",
+                      name, offered));
+    }
   }
 }
 

@@ -12,7 +12,6 @@
 #include <filesystem>
 #include <new>
 #include <string>
-#include <string_view>
 #include <vector>
 
 namespace takt::platform {
@@ -25,17 +24,17 @@ std::string write_run_outputs(const RunMetrics& metrics, std::span<const Periodi
   std::vector<std::string> failures;
   // A document is built whole in memory before it is written: one too large for the
   // memory left is named with what makes it large, not as a bare "std::bad_alloc".
-  auto failed = [&failures, &metrics, &events](const char* option, const std::filesystem::path& path) {
+  // `holds`: what the document has one entry for, `count` of them.
+  auto failed = [&failures](const char* option, const std::filesystem::path& path, const char* holds,
+                            std::size_t count) {
     try {
       throw;
     } catch (const std::bad_alloc&) {
-      const bool json = std::string_view(option) == "--json";
       failures.push_back(fmt::format(
           "{} {}: out of memory (an allocation failed) building it: it holds every {} of the run ({} of "
-          "them); "
-          "give a shorter --duration (or fewer --jobs), leave this output out, or raise the limit on memory "
-          "(ulimit -v)",
-          option, path.string(), json ? "job" : "event", json ? metrics.jobs.size() : events.size()));
+          "them); give a shorter --duration (or fewer --jobs), leave this output out, or raise the limit on "
+          "memory (ulimit -v)",
+          option, path.string(), holds, count));
     } catch (const std::exception& e) {
       failures.emplace_back(e.what());
     }
@@ -46,7 +45,7 @@ std::string write_run_outputs(const RunMetrics& metrics, std::span<const Periodi
       write_json_file(*outputs.json, json);
       if (written != nullptr) *written = std::move(json);
     } catch (...) {
-      failed("--json", *outputs.json);
+      failed("--json", *outputs.json, "job", metrics.jobs.size());
     }
   }
   if (outputs.trace) {
@@ -54,7 +53,7 @@ std::string write_run_outputs(const RunMetrics& metrics, std::span<const Periodi
       write_trace(*outputs.trace, tasks, events, origin, metrics.system.events_dropped, metrics.jobs,
                   &metrics.run);
     } catch (...) {
-      failed("--trace", *outputs.trace);
+      failed("--trace", *outputs.trace, "event", events.size());
     }
   }
   if (outputs.table != nullptr) {
