@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <thread>
 #include <vector>
@@ -52,7 +53,19 @@ std::uint64_t stress_round(int thieves, std::uint64_t items, std::size_t capacit
     rng ^= rng << 17;
     return rng;
   };
+  // On a loaded machine (CI runs two tests at once on two CPUs) a started thief may not
+  // run at all while the owner goes through a round in a few milliseconds. Halfway, with
+  // items in the deque and none stolen yet, the owner waits up to a second for a thief to
+  // take one, then goes on: the rest of the round races owner and thieves for real.
+  bool waited = false;
   while (next <= items || !mirror.empty()) {
+    if (!waited && next > items / 2 && !mirror.empty()) {
+      waited = true;
+      const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+      while (stolen.load(std::memory_order_relaxed) == 0 && std::chrono::steady_clock::now() < give_up) {
+        std::this_thread::yield();
+      }
+    }
     bool push = next <= items && (mirror.empty() || random() % 3 != 0) && mirror.size() < limit;
     if (push) {
       deque.push(next);
