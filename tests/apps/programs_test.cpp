@@ -331,6 +331,7 @@ TEST(Segments, AShortStrandLastsItsLengthWhateverTheLoopsSpeed) {
       most = std::max(most, used);
     }
     EXPECT_GE(most, 3200us) << "factor " << factor;
-    EXPECT_LE(least, factor > 1 ? 10ms : 6ms) << "factor " << factor;
+    // 4 ms of strands plus each call's clock reads (up to ~0.2 us each under ThreadSanitizer).
+    EXPECT_LE(least, factor > 1 ? 10ms : 8ms) << "factor " << factor;
   }
 }

@@ -335,11 +335,16 @@ TEST(SegmentsProgram, RunsEveryStrandOfEverySegment) {
   // the job uses 600 us, each of the 5 waits up to half a clock read short (~0.3 us;
   // more where the read cost was measured at a slow moment: 5 us each are allowed); one
   // strand left out would leave 500 us.
-  const auto t0 = takt::os::thread_cpu_time();
-  task.run(takt::Job{});
-  const auto used = takt::os::thread_cpu_time() - t0;
-  EXPECT_GE(used, 575us);
-  EXPECT_LE(used, 600us * 4);
+  // The upper bound holds in one of 3 tries (a VM that charges the time the host took
+  // its vCPU away to the thread's CPU time adds that to a try).
+  takt::testing::expect_held_in_some_run(3, [&] {
+    const auto t0 = takt::os::thread_cpu_time();
+    task.run(takt::Job{});
+    const auto used = takt::os::thread_cpu_time() - t0;
+    EXPECT_GE(used, 575us);
+    return used <= 600us * 4 ? std::string()
+                             : "used " + std::to_string(used.count()) + " ns (at most 2400 us)";
+  });
   EXPECT_THROW(task.run_strand(takt::Job{}, 2, 0), std::out_of_range);
 }
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <new>
 #include <vector>
@@ -48,7 +49,9 @@ void expect_no_allocation_in_runs_with_steals(bool caller_joins) {
   std::uint64_t steals = 0;
   allocations = 0;
   counting = true;
-  for (int round = 0; round < 20 && steals < 3; ++round) {
+  // Rounds until steals happened: at least 20, for up to 10 s (a loaded machine).
+  const auto tries_end = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  for (int round = 0; (round < 20 || std::chrono::steady_clock::now() < tries_end) && steals < 3; ++round) {
     fib_result = pool.run([] { return takt::apps::fib(24); });
     uts_result = pool.run([] { return takt::apps::uts(takt::apps::uts_p3ls3); });
     for (int r = 0; r < 20; ++r) pool.run([&] { takt::apps::matmul(a.data(), b.data(), c.data(), n); });

@@ -603,7 +603,7 @@ TEST(CentralizedGreedy, AStolenContinuationKeepsItsComputationsKey) {
     takt::Scope scope;
     scope.spawn([&] {
       child_worker = takt::current_worker();
-      (void)wait_for(continued, 2000ms);  // until the continuation ran elsewhere
+      (void)wait_for(continued, 10'000ms);  // until the continuation ran elsewhere (a loaded machine: long)
     });
     continuation_worker = takt::current_worker();
     (void)pool.extension().running_key(static_cast<std::size_t>(continuation_worker), key);

@@ -122,9 +122,10 @@ TEST(PoolStatistics, ReadableWhileTheComputationRuns) {
     }
   });
   int runs = 0;
-  // At least 5 runs; more (up to 500) until the reader, a third thread on two workers'
-  // CPUs, has been scheduled during one.
-  while (runs < 5 || (!saw_between.load() && runs < 500)) {
+  // At least 5 runs; more (up to 500, and for at least 10 s) until the reader, a third
+  // thread on two workers' CPUs, has been scheduled during one.
+  const auto tries_end = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (runs < 5 || (!saw_between.load() && (runs < 500 || std::chrono::steady_clock::now() < tries_end))) {
     pool.run([] { return takt::apps::fib(22); });
     ++runs;
   }
@@ -309,13 +310,16 @@ TEST(Trading, APartyWaitingForItsTradedSubChainSleeps) {
   g_thief_held = false;
   bool held = false;
   const auto wall = std::chrono::steady_clock::now();
-  const double cpu = process_cpu_ms();
-  pool.run([&held] {
+  // Counted from when the child sees the thief held: the polling before it (longer when
+  // the thief waits for a CPU on a loaded machine) is not the waiting measured.
+  double cpu = 0;
+  pool.run([&held, &cpu] {
     takt::Scope scope;
-    scope.spawn([&held] {  // holds its worker until the thief of the continuation is in the window
+    scope.spawn([&held, &cpu] {  // holds its worker until the thief of the continuation is in the window
       for (int i = 0; i < 100000 && !g_thief_held.load(); ++i)
         std::this_thread::sleep_for(std::chrono::microseconds(50));
       held = g_thief_held.load();
+      cpu = process_cpu_ms();
     });
     scope.sync();
   });

@@ -252,7 +252,9 @@ TEST(PriorityAware, ThiefStealsFromTheHighestPriorityDequeOfABusyWorker) {
   pool.extension().set_work_source(&source);
   job_w.wait();
   // Let worker 1 steal (it is idle now); then let C finish.
-  for (int i = 0; i < 2000 && log.get().size() < 2; ++i) std::this_thread::sleep_for(1ms);
+  // Up to 10 s: on a loaded machine worker 1 may wait long for a CPU.
+  const auto give_up = std::chrono::steady_clock::now() + 10s;
+  while (log.get().size() < 2 && std::chrono::steady_clock::now() < give_up) std::this_thread::sleep_for(1ms);
   observed = true;
   job_a.wait();
   job_b.wait();
