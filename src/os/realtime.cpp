@@ -21,6 +21,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
+#include <string>
 #include <string_view>
 #include <thread>
 
@@ -305,15 +307,132 @@ std::string current_policy() {
   }
 }
 
-bool lock_memory() {
+namespace {
+
+/// The number after `key` in a "key: value kB" file (/proc/meminfo, /proc/self/status),
+/// times `unit`; nullopt where the key is missing.
+std::optional<std::uint64_t> proc_field(const char* path, std::string_view key, std::uint64_t unit) {
+  std::FILE* f = std::fopen(path, "r");
+  if (f == nullptr) return std::nullopt;
+  std::optional<std::uint64_t> value;
+  char line[256];
+  while (std::fgets(line, sizeof line, f) != nullptr) {
+    const std::string_view l(line);
+    if (l.size() > key.size() && l.substr(0, key.size()) == key && l[key.size()] == ':') {
+      value = std::strtoull(line + key.size() + 1, nullptr, 10) * unit;
+      break;
+    }
+  }
+  std::fclose(f);
+  return value;
+}
+
+/// One number read from a cgroup file; nullopt for "max", a missing file or no number.
+std::optional<std::uint64_t> cgroup_number(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "r");
+  if (f == nullptr) return std::nullopt;
+  unsigned long long v = 0;
+  const bool read = std::fscanf(f, "%llu", &v) == 1;
+  std::fclose(f);
+  return read ? std::optional<std::uint64_t>(v) : std::nullopt;
+}
+
+/// The room left under the memory.max of this process's cgroup (v2), nullopt where it
+/// has none or it cannot be read.
+std::optional<std::uint64_t> cgroup_room() {
+  std::FILE* f = std::fopen("/proc/self/cgroup", "r");
+  if (f == nullptr) return std::nullopt;
+  std::string dir;
+  char line[4096];
+  while (std::fgets(line, sizeof line, f) != nullptr) {
+    std::string_view l(line);
+    if (l.substr(0, 3) != "0::") continue;
+    l.remove_prefix(3);
+    while (!l.empty() && (l.back() == '\n' || l.back() == '\r')) l.remove_suffix(1);
+    dir = "/sys/fs/cgroup" + std::string(l);
+    break;
+  }
+  std::fclose(f);
+  if (dir.empty()) return std::nullopt;
+  const std::optional<std::uint64_t> max = cgroup_number(dir + "/memory.max");
+  const std::optional<std::uint64_t> current = cgroup_number(dir + "/memory.current");
+  if (!max || !current) return std::nullopt;
+  return *max > *current ? *max - *current : 0;
+}
+
+}  // namespace
+
+MemoryForLocking measure_memory_for_locking() {
+  MemoryForLocking m;
+  std::uint64_t accessible = 0;
+  if (std::FILE* f = std::fopen("/proc/self/maps", "r")) {
+    char line[4096];
+    while (std::fgets(line, sizeof line, f) != nullptr) {
+      unsigned long long begin = 0, end = 0;
+      char perms[5] = {};
+      if (std::sscanf(line, "%llx-%llx %4s", &begin, &end, perms) == 3 && end > begin &&
+          (perms[0] != '-' || perms[1] != '-' || perms[2] != '-')) {
+        accessible += end - begin;
+      }
+      // A line longer than the buffer (a long path) continues in the next read.
+      while (std::strchr(line, '\n') == nullptr && std::fgets(line, sizeof line, f) != nullptr) {
+      }
+    }
+    std::fclose(f);
+  }
+  const std::uint64_t resident = proc_field("/proc/self/status", "VmRSS", 1024).value_or(0);
+  m.to_populate = accessible > resident ? accessible - resident : 0;
+  m.available = proc_field("/proc/meminfo", "MemAvailable", 1024).value_or(0);
+  if (const std::optional<std::uint64_t> room = cgroup_room();
+      room && (m.available == 0 || *room < m.available)) {
+    m.available = *room;
+    m.cgroup_limited = true;
+  }
+  m.threads = static_cast<std::uint32_t>(proc_field("/proc/self/status", "Threads", 1).value_or(0));
+  pthread_attr_t attr;
+  if (pthread_getattr_default_np(&attr) == 0) {
+    std::size_t size = 0;
+    if (pthread_attr_getstacksize(&attr, &size) == 0) m.thread_stack = size;
+    pthread_attr_destroy(&attr);
+  }
+  return m;
+}
+
+std::string locking_refusal(const MemoryForLocking& m) {
+  if (m.available == 0 && !m.cgroup_limited) return "";  // not known: lock as asked
+  if (m.to_populate <= m.available - m.available / 8) return "";
+  constexpr std::uint64_t MiB = 1 << 20;
+  std::string stacks;
+  if (m.threads > 1 && m.thread_stack > 0) {
+    stacks = fmt::format(" ({} threads, each with a stack of {} MiB, ulimit -s)", m.threads,
+                         (m.thread_stack + MiB - 1) / MiB);
+  }
+  return fmt::format(
+      "locking would make {} MiB resident{} where {} MiB {}; run fewer tasks (each "
+      "light task of federated and each partitioned-dm team member has a thread), lower the thread "
+      "stack size (ulimit -s), or set TAKT_NO_RT=1",
+      (m.to_populate + MiB - 1) / MiB, stacks, m.available / MiB,
+      m.cgroup_limited ? "are left under this process's cgroup (memory.max)"
+                       : "are available (MemAvailable)");
+}
+
+bool lock_memory(std::string* why) {
   if (realtime_forced_off()) {
     warn_once("mlock", "TAKT_NO_RT is set: memory is not locked (page faults may delay jobs)");
+    if (why) *why = "TAKT_NO_RT";
+    return false;
+  }
+  if (const std::string refusal = locking_refusal(measure_memory_for_locking()); !refusal.empty()) {
+    warn_once("mlock", "memory is not locked: " + refusal + " (page faults may delay jobs)");
+    if (why) *why = "too little memory to lock it";
     return false;
   }
   if (mlockall(MCL_CURRENT | MCL_FUTURE) != 0) {
+    const int err = errno;
     warn_once("mlock", fmt::format("cannot lock memory ({}): page faults may delay jobs. Run as root or "
                                    "raise RLIMIT_MEMLOCK (ulimit -l)",
-                                   std::strerror(errno)));
+                                   std::strerror(err)));
+    if (why) *why = err == ENOMEM ? "RLIMIT_MEMLOCK" : std::strerror(err);
     return false;
   }
   return true;

@@ -100,8 +100,34 @@ class PiMutex {
   pthread_mutex_t mutex_;
 };
 
-/// mlockall(MCL_CURRENT | MCL_FUTURE). Without the privilege, warns once, returns false.
-bool lock_memory();
+/// What locking this process's memory now would take, against what is free: mlockall
+/// makes every page of every accessible mapping resident, a thread's whole stack (8 MiB
+/// under the usual ulimit -s) too, used or not.
+struct MemoryForLocking {
+  /// Bytes of the mappings that can be accessed (those mlockall populates) not yet
+  /// resident: their sum less VmRSS, an estimate.
+  std::uint64_t to_populate = 0;
+  /// MemAvailable of /proc/meminfo, or the room left under this process's cgroup
+  /// (memory.max less memory.current) where that is smaller; 0 where neither is known.
+  std::uint64_t available = 0;
+  bool cgroup_limited = false;     ///< `available` is the cgroup's room
+  std::uint32_t threads = 0;       ///< this process's threads
+  std::uint64_t thread_stack = 0;  ///< a new thread's stack size (pthread's default, from ulimit -s)
+};
+
+/// Reads the numbers of MemoryForLocking for this process now.
+MemoryForLocking measure_memory_for_locking();
+
+/// Why locking `m` would not be wise ("" where it is): the pages to populate would take
+/// more than seven eighths of the memory available (an eighth is left for everything
+/// else: the run's own later allocations, other processes). The text gives both sizes
+/// and what to change (fewer tasks or threads, a smaller ulimit -s, TAKT_NO_RT=1).
+std::string locking_refusal(const MemoryForLocking& m);
+
+/// mlockall(MCL_CURRENT | MCL_FUTURE). Without the privilege, or where locking would take
+/// nearly all the memory left (locking_refusal), warns once and returns false; `why`,
+/// when given, then gets the reason in a few words.
+bool lock_memory(std::string* why = nullptr);
 /// munlockall(): after a run, so that under a finite RLIMIT_MEMLOCK the results (event
 /// copies, metrics) can still grow the process.
 void unlock_memory() noexcept;

@@ -33,7 +33,10 @@ RealtimeSettings RealtimeSettings::probe() {
 std::string RealtimeSettings::describe() const {
   if (fifo) {
     return fmt::format("real-time: SCHED_FIFO (takt's levels {}..{}), memory {}", fifo::rank_lowest,
-                       fifo::dispatch, lock_memory ? "locked (mlockall)" : "not locked (mlockall refused)");
+                       fifo::dispatch,
+                       lock_memory          ? std::string("locked (mlockall)")
+                       : not_locked.empty() ? std::string("not locked (mlockall refused)")
+                                            : "not locked (" + not_locked + ")");
   }
   if (forced_off) {
     return "real-time: off (TAKT_NO_RT is set): every thread runs in SCHED_OTHER with unlocked memory, so "

@@ -36,6 +36,9 @@ int rank_priority(int rank, int ranks);
 struct RealtimeSettings {
   bool fifo = false;          ///< threads are raised to SCHED_FIFO
   bool lock_memory = false;   ///< mlockall is applied
+  /// Why the run's own mlockall was not done although the probe allowed it (os::lock_memory's
+  /// reason, e.g. "too little memory to lock it"); "" otherwise.
+  std::string not_locked;
   bool forced_off = false;    ///< TAKT_NO_RT asked for the fallback
   std::string privileges;     ///< os::privileges().summary()
   os::CpuSet isolated;        ///< isolated CPUs of this machine (reported)

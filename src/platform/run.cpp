@@ -492,13 +492,15 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
       signals = &own_signals.emplace(*engine);
     }
     if (signals) signals_at_start = signals->signals_received();
-    if (options.lock_memory && realtime.lock_memory && !os::lock_memory()) {
+    if (std::string why; options.lock_memory && realtime.lock_memory && !os::lock_memory(&why)) {
       // The probe compares the mappings with RLIMIT_MEMLOCK; the process may have mapped
-      // more since (the run's threads). Report what the run got, not what the probe saw.
+      // more since (the run's threads), or locking them would take nearly all the memory
+      // left. Report what the run got, not what the probe saw.
       realtime.lock_memory = false;
+      realtime.not_locked = why;
       os::Privileges got = os::privileges();
       got.mlock = false;
-      realtime.privileges = got.summary() + " (refused for this process: RLIMIT_MEMLOCK)";
+      realtime.privileges = got.summary() + " (not for this process: " + why + ")";
     }
     if (options.messages != nullptr) {
       const std::string length = config.duration ? model::format_duration(*config.duration)

@@ -96,8 +96,10 @@ struct RunResult {
   os::CpuSet cpus;
   /// The real-time facilities the run had (RealtimeSettings after the run's own
   /// mlockall): SCHED_FIFO or not, and the privileges line as the run reported it
-  /// ("..., mlockall no (refused for this process: RLIMIT_MEMLOCK)" where the probe
-  /// found the mappings under the limit but the run, with its threads, went over it).
+  /// ("..., mlockall no (not for this process: RLIMIT_MEMLOCK)" where the probe found
+  /// the mappings under the limit but the run, with its threads, went over it; "...: too
+  /// little memory to lock it)" where locking would have taken nearly all the memory left,
+  /// os::locking_refusal).
   bool fifo = false;
   std::string privileges;
   /// The metrics JSON document as written to RunOptions::json (none without one, or

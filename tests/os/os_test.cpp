@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -303,6 +304,126 @@ TEST(Realtime, ThePrivilegesSayWhyMlockallIsRefusedWhereTheLimitDecided) {
   p.memlock.limited = false;
   EXPECT_NE(p.summary().find("mlockall no"), std::string::npos);
   EXPECT_EQ(p.summary().find("RLIMIT_MEMLOCK"), std::string::npos);
+}
+
+TEST(Realtime, LockingThatWouldTakeNearlyAllTheMemoryLeftIsDeclinedWithSizesAndRemedies) {
+  // 200 threads of a federated run with 8 MiB stacks: 1,700 MiB to populate where
+  // 1,024 MiB are available. Seven eighths of 8 GiB (7 GiB) fits exactly, a byte more
+  // does not; an unknown amount available (0, no cgroup) locks as asked.
+  constexpr std::uint64_t MiB = 1 << 20;
+  takt::os::MemoryForLocking m;
+  m.to_populate = 1700 * MiB;
+  m.available = 1024 * MiB;
+  m.threads = 200;
+  m.thread_stack = 8 * MiB;
+  const std::string refusal = takt::os::locking_refusal(m);
+  EXPECT_NE(refusal.find("locking would make 1700 MiB resident (200 threads, each with a stack of 8 MiB, "
+                         "ulimit -s) where 1024 MiB are available (MemAvailable); run fewer tasks"),
+            std::string::npos)
+      << refusal;
+  EXPECT_NE(refusal.find("run fewer tasks"), std::string::npos) << refusal;
+  EXPECT_NE(refusal.find("TAKT_NO_RT=1"), std::string::npos) << refusal;
+  m.available = 8192 * MiB;
+  m.to_populate = 7168 * MiB;
+  EXPECT_EQ(takt::os::locking_refusal(m), "");
+  m.to_populate += 1;
+  EXPECT_NE(takt::os::locking_refusal(m), "");
+  m.available = 0;
+  EXPECT_EQ(takt::os::locking_refusal(m), "") << "nothing known about the memory left";
+  // A cgroup with no room left (memory.current at memory.max) is known, not unknown.
+  m.cgroup_limited = true;
+  m.to_populate = 4 * MiB;
+  EXPECT_NE(takt::os::locking_refusal(m).find("are left under this process's cgroup (memory.max)"),
+            std::string::npos)
+      << takt::os::locking_refusal(m);
+}
+
+TEST(Realtime, WhatLockingWouldPopulateCountsAccessibleMappingsLessWhatIsResident) {
+  // A fresh 64 MiB mapping, untouched: mlockall would populate all of it. Half of it
+  // made inaccessible (PROT_NONE, as guard pages and malloc's reserves are): mlockall
+  // leaves that alone. 16 MiB of the rest touched: resident, nothing left to populate
+  // there. Each step is checked against the one before, with 2 MiB for whatever else
+  // the process mapped or touched meanwhile. Threads are counted.
+#if defined(TAKT_TSAN)
+  GTEST_SKIP() << "ThreadSanitizer's shadow memory of the touched pages grows the resident set too";
+#endif
+  constexpr std::uint64_t MiB = 1 << 20;
+  constexpr std::uint64_t slack = 2 * MiB;
+  auto near = [](std::uint64_t got, std::uint64_t want) {
+    return got + slack >= want && got <= want + slack;
+  };
+  const takt::os::MemoryForLocking before = takt::os::measure_memory_for_locking();
+  EXPECT_GT(before.thread_stack, 0u);
+  EXPECT_GT(before.available, 0u) << "MemAvailable read from /proc/meminfo";
+  auto* p = static_cast<char*>(
+      ::mmap(nullptr, 64 * MiB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  ASSERT_NE(p, MAP_FAILED);
+  const takt::os::MemoryForLocking mapped = takt::os::measure_memory_for_locking();
+  EXPECT_TRUE(near(mapped.to_populate, before.to_populate + 64 * MiB))
+      << before.to_populate << " then " << mapped.to_populate;
+  ASSERT_EQ(::mprotect(p + 32 * MiB, 32 * MiB, PROT_NONE), 0);
+  const takt::os::MemoryForLocking half = takt::os::measure_memory_for_locking();
+  EXPECT_TRUE(near(half.to_populate + 32 * MiB, mapped.to_populate))
+      << mapped.to_populate << " then " << half.to_populate;
+  for (std::uint64_t i = 0; i < 16 * MiB; i += 4096) p[i] = 1;
+  const takt::os::MemoryForLocking touched = takt::os::measure_memory_for_locking();
+  EXPECT_TRUE(near(touched.to_populate + 16 * MiB, half.to_populate))
+      << half.to_populate << " then " << touched.to_populate;
+  ::munmap(p, 64 * MiB);
+
+  std::atomic<bool> done{false};
+  std::atomic<int> waiting{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 4; ++i) {
+    threads.emplace_back([&] {
+      waiting.fetch_add(1);
+      while (!done.load()) std::this_thread::sleep_for(1ms);
+    });
+  }
+  while (waiting.load() < 4) std::this_thread::yield();
+  const takt::os::MemoryForLocking during = takt::os::measure_memory_for_locking();
+  done = true;
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(during.threads, before.threads + 4);
+}
+
+TEST(Realtime, LockMemoryDeclinesWhereLockingWouldTakeMoreThanIsAvailable) {
+  // A child maps (without touching it) twice the memory available: mlockall would have to
+  // populate all of it. lock_memory() declines and says why. Should it try anyway, the
+  // child's RLIMIT_MEMLOCK (half the mapping, CAP_IPC_LOCK dropped) makes the kernel
+  // refuse at once with ENOMEM, and the reason read is "RLIMIT_MEMLOCK" (exit 13).
+#if defined(TAKT_TSAN)
+  GTEST_SKIP() << "forks a multi-threaded process";
+#else
+  const std::uint64_t available = takt::os::measure_memory_for_locking().available;
+  if (available == 0) GTEST_SKIP() << "MemAvailable not known here";
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const std::size_t size = static_cast<std::size_t>(2 * available);
+    void* p =
+        ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) ::_exit(10);
+    __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+    __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3]{};
+    if (::syscall(SYS_capget, &header, data) != 0) ::_exit(11);
+    data[CAP_IPC_LOCK / 32].effective &= ~(1u << (CAP_IPC_LOCK % 32));
+    if (::syscall(SYS_capset, &header, data) != 0) ::_exit(11);
+    rlimit limit{};
+    if (::getrlimit(RLIMIT_MEMLOCK, &limit) != 0) ::_exit(12);
+    limit.rlim_max = std::min<rlim_t>(limit.rlim_max, size / 2);  // raising it may be refused
+    limit.rlim_cur = limit.rlim_max;
+    if (::setrlimit(RLIMIT_MEMLOCK, &limit) != 0) ::_exit(12);
+    (void)takt::os::set_warning_sink([](std::string_view) {});
+    std::string why;
+    const bool locked = takt::os::lock_memory(&why);
+    if (locked) ::_exit(14);
+    ::_exit(why == "too little memory to lock it" ? 0 : 13);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "10: mmap failed, 13: mlockall was tried, 14: memory was locked";
+#endif
 }
 
 TEST(Realtime, ThePrivilegesSayWhySchedDeadlineWasRefused) {
