@@ -57,8 +57,10 @@ double parse_utilization(const std::string& text, int cores) {
     }
   }
   if (!decimal || used == 0 || used != number.size() || !(value > 0) || !std::isfinite(value)) {
-    throw OptionError("--utilization '" + text +
-                      "' is not a positive number; write e.g. 1.5 (cores) or 60% (of --cores)");
+    throw OptionError(
+        "--utilization '" + text +
+        "' is not a positive decimal number (digits with at most one '.', no exponent); write e.g. "
+        "1.5 (cores), 0.000001 or 60% (of --cores)");
   }
   const double utilization = percent ? value / 100.0 * cores : value;
   if (utilization > cores) {  // analysis::generate refuses it too; here it is the options' fault

@@ -95,7 +95,9 @@ int run_run(const RunArgs& a) {
   if (result.jobs_left_running) {
     // A job that never finished still runs on one of the policy's threads; the results
     // are written, so end here instead of waiting for it.
-    os::to_stderr("takt run: a job was still running at the end (abandoned); exiting without waiting\n");
+    os::to_stderr(
+        "takt run: a job released before the end had not finished (abandoned: it may still run or wait to); "
+        "exiting without waiting for it\n");
     std::_Exit(finish_command(code));
   }
   if (!a.no_cyclictest && platform::floor_after_run_wanted(result)) {

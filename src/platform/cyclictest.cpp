@@ -431,8 +431,9 @@ CyclictestResult run_cyclictest(const CyclictestOptions& o) {
     r.reason = note;
     if (p.interrupted) {
       r.stopped = true;
-      r.reason += (r.reason.empty() ? "" : "; ") +
-                  std::string("stopped early (SIGINT passed on to cyclictest): the samples until then");
+      r.reason += (r.reason.empty() ? "" : "; ") + std::string(
+                                                       "stopped early (takt was asked to stop and stopped "
+                                                       "cyclictest with SIGINT): the samples until then");
     }
   } catch (const Error& e) {
     r.reason = fmt::format("cannot read cyclictest's output: {}", e.what());

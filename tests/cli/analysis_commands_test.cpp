@@ -328,7 +328,9 @@ TEST_F(Commands, GenerateIsReproducibleAndValid) {
   for (const char* odd : {"inf", "0x1p1", "' 1'", "1e0", "1..5", "."}) {
     Outcome r = takt(std::string("generate --method paws --cores 2 --utilization ") + odd);
     EXPECT_EQ(r.status, 1) << odd;
-    EXPECT_NE(r.err.find("is not a positive number"), std::string::npos) << odd << ": " << r.err;
+    EXPECT_NE(r.err.find("is not a positive decimal number (digits with at most one '.', no exponent)"),
+              std::string::npos)
+        << odd << ": " << r.err;
   }
   EXPECT_EQ(takt("generate --method paws --cores 2 --utilization 1.5").status, 0);
   EXPECT_EQ(takt("generate --method paws --cores 2 --utilization 60%").status, 0);
