@@ -93,7 +93,10 @@ void run_condition(const LatencyBenchOptions& o, const std::vector<int>& cpus, b
     return;
   }
   c.ran = true;
-  const bool locked = fifo && priv.mlock && os::lock_memory();
+  std::string why;
+  // Up to 2 threads per core at once (the largest barrier team), each with its stack.
+  const bool locked =
+      fifo && priv.mlock && os::lock_memory(&why, static_cast<std::uint32_t>(2 * cpus.size()));
   // Unlocked again when the condition ends: the SCHED_OTHER condition after it measures
   // what takt does without privileges, memory unlocked included.
   struct Unlock {
@@ -103,11 +106,12 @@ void run_condition(const LatencyBenchOptions& o, const std::vector<int>& cpus, b
     }
   } unlock{locked};
   if (fifo && priv.mlock && !locked) {
-    // The probe locks one page; mlockall of the whole process can still exceed
-    // RLIMIT_MEMLOCK. Report what the measurements got.
+    // The probe compares the mappings with RLIMIT_MEMLOCK; mlockall of the whole process
+    // can still exceed it, or take nearly all the memory left. Report what the
+    // measurements got.
     os::Privileges got = priv;
     got.mlock = false;
-    report.privileges = got.summary() + " (refused for this process: RLIMIT_MEMLOCK)";
+    report.privileges = got.summary() + " (not for this process: " + why + ")";
   }
   const unsigned p = static_cast<unsigned>(cpus.size());
   os::CpuSet cpu_set;

@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <algorithm>
 #include <cerrno>
@@ -73,6 +74,16 @@ bool same_file(const std::string& a, const std::string& b) {
   return !ec && ca == cb;
 }
 
+/// Whether `path` is this process's standard input and that is a pipe, a FIFO or a
+/// socket (`--json /dev/stdin` under `cmd | takt ...`): what takt wrote there would go
+/// into its own input, where nothing reads it (and a full pipe would block the write).
+bool is_standard_input_pipe(const std::string& path) {
+  struct stat in {};
+  struct stat file {};
+  if (::fstat(STDIN_FILENO, &in) != 0 || !(S_ISFIFO(in.st_mode) || S_ISSOCK(in.st_mode))) return false;
+  return ::stat(path.c_str(), &file) == 0 && file.st_dev == in.st_dev && file.st_ino == in.st_ino;
+}
+
 /// Refuses file options of one command that name the same file: an output that is an
 /// input would destroy the input, and the second of two outputs would replace the first.
 /// Returns the message, or "" when every file is named once.
@@ -113,6 +124,14 @@ std::string check_files(CLI::App& command) {
             out.option, out.path, in.input, in.path == out.path ? std::string() : " ('" + in.path + "')",
             out.option);
       }
+    }
+  }
+  for (const File& out : outputs) {
+    if (is_standard_input_pipe(out.path)) {
+      return fmt::format(
+          "{}: '{}' is this command's standard input, a pipe: what takt wrote there would go back into its "
+          "own input, where nothing reads it; give {} a file, or /dev/stdout",
+          out.option, out.path, out.option);
     }
   }
   for (std::size_t i = 0; i < outputs.size(); ++i) {

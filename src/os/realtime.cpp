@@ -337,33 +337,75 @@ std::optional<std::uint64_t> cgroup_number(const std::string& path) {
   return read ? std::optional<std::uint64_t>(v) : std::nullopt;
 }
 
-/// The room left under the memory.max of this process's cgroup (v2), nullopt where it
-/// has none or it cannot be read.
+/// The number after `key` in a cgroup's memory.stat ("key value" lines), 0 if missing.
+std::uint64_t memory_stat(const std::string& dir, std::string_view key) {
+  std::FILE* f = std::fopen((dir + "/memory.stat").c_str(), "r");
+  if (f == nullptr) return 0;
+  std::uint64_t value = 0;
+  char line[256];
+  while (std::fgets(line, sizeof line, f) != nullptr) {
+    const std::string_view l(line);
+    if (l.size() > key.size() && l.substr(0, key.size()) == key && l[key.size()] == ' ') {
+      value = std::strtoull(line + key.size() + 1, nullptr, 10);
+      break;
+    }
+  }
+  std::fclose(f);
+  return value;
+}
+
+/// The least room left under a memory.max of this process's cgroup (v2) and its
+/// ancestors up to the root of the hierarchy: memory.max less memory.current, where the
+/// file cache of memory.stat (active_file, inactive_file) counts as free, as the kernel
+/// reclaims it before it fails an allocation (and as MemAvailable counts it). Nullopt
+/// where no level has a limit or none can be read (cgroup v1).
 std::optional<std::uint64_t> cgroup_room() {
   std::FILE* f = std::fopen("/proc/self/cgroup", "r");
   if (f == nullptr) return std::nullopt;
-  std::string dir;
+  std::string relative;
+  bool found = false;
   char line[4096];
   while (std::fgets(line, sizeof line, f) != nullptr) {
     std::string_view l(line);
     if (l.substr(0, 3) != "0::") continue;
     l.remove_prefix(3);
     while (!l.empty() && (l.back() == '\n' || l.back() == '\r')) l.remove_suffix(1);
-    dir = "/sys/fs/cgroup" + std::string(l);
+    relative = std::string(l);
+    found = true;
     break;
   }
   std::fclose(f);
-  if (dir.empty()) return std::nullopt;
-  const std::optional<std::uint64_t> max = cgroup_number(dir + "/memory.max");
-  const std::optional<std::uint64_t> current = cgroup_number(dir + "/memory.current");
-  if (!max || !current) return std::nullopt;
-  return *max > *current ? *max - *current : 0;
+  if (!found) return std::nullopt;
+  std::optional<std::uint64_t> least;
+  // From the process's own cgroup up to the root ("/"), whose files exist only inside a
+  // cgroup namespace (a container's own limit).
+  for (;;) {
+    while (relative.size() > 1 && relative.back() == '/') relative.pop_back();
+    const std::string dir = "/sys/fs/cgroup" + (relative == "/" ? std::string() : relative);
+    const std::optional<std::uint64_t> max = cgroup_number(dir + "/memory.max");
+    const std::optional<std::uint64_t> current = cgroup_number(dir + "/memory.current");
+    if (max && current) {
+      const std::uint64_t cache = memory_stat(dir, "active_file") + memory_stat(dir, "inactive_file");
+      const std::uint64_t used = *current > cache ? *current - cache : 0;
+      const std::uint64_t room = *max > used ? *max - used : 0;
+      if (!least || room < *least) least = room;
+    }
+    if (relative.empty() || relative == "/") break;
+    const std::size_t slash = relative.rfind('/');
+    relative = slash == 0 || slash == std::string::npos ? "/" : relative.substr(0, slash);
+  }
+  return least;
 }
 
 }  // namespace
 
-MemoryForLocking measure_memory_for_locking() {
+std::uint32_t process_thread_count() {
+  return static_cast<std::uint32_t>(proc_field("/proc/self/status", "Threads", 1).value_or(0));
+}
+
+MemoryForLocking measure_memory_for_locking(std::uint32_t threads_to_come) {
   MemoryForLocking m;
+  m.threads_to_come = threads_to_come;
   std::uint64_t accessible = 0;
   if (std::FILE* f = std::fopen("/proc/self/maps", "r")) {
     char line[4096];
@@ -388,13 +430,14 @@ MemoryForLocking measure_memory_for_locking() {
     m.available = *room;
     m.cgroup_limited = true;
   }
-  m.threads = static_cast<std::uint32_t>(proc_field("/proc/self/status", "Threads", 1).value_or(0));
+  m.threads = process_thread_count();
   pthread_attr_t attr;
   if (pthread_getattr_default_np(&attr) == 0) {
     std::size_t size = 0;
     if (pthread_attr_getstacksize(&attr, &size) == 0) m.thread_stack = size;
     pthread_attr_destroy(&attr);
   }
+  m.to_populate += static_cast<std::uint64_t>(threads_to_come) * m.thread_stack;
   return m;
 }
 
@@ -403,9 +446,13 @@ std::string locking_refusal(const MemoryForLocking& m) {
   if (m.to_populate <= m.available - m.available / 8) return "";
   constexpr std::uint64_t MiB = 1 << 20;
   std::string stacks;
-  if (m.threads > 1 && m.thread_stack > 0) {
-    stacks = fmt::format(" ({} threads, each with a stack of {} MiB, ulimit -s)", m.threads,
-                         (m.thread_stack + MiB - 1) / MiB);
+  if (const std::uint64_t threads = std::uint64_t{m.threads} + m.threads_to_come;
+      threads > 1 && m.thread_stack > 0) {
+    stacks =
+        fmt::format(" ({} threads{}, each with a stack of {} MiB, ulimit -s)", threads,
+                    m.threads_to_come == 0 ? std::string()
+                                           : fmt::format(", {} of them still to start", m.threads_to_come),
+                    (m.thread_stack + MiB - 1) / MiB);
   }
   return fmt::format(
       "locking would make {} MiB resident{} where {} MiB {}; run fewer tasks (each "
@@ -416,22 +463,24 @@ std::string locking_refusal(const MemoryForLocking& m) {
                        : "are available (MemAvailable)");
 }
 
-bool lock_memory(std::string* why) {
+bool lock_memory(std::string* why, std::uint32_t threads_to_come) {
   if (realtime_forced_off()) {
     warn_once("mlock", "TAKT_NO_RT is set: memory is not locked (page faults may delay jobs)");
     if (why) *why = "TAKT_NO_RT";
     return false;
   }
-  if (const std::string refusal = locking_refusal(measure_memory_for_locking()); !refusal.empty()) {
-    warn_once("mlock", "memory is not locked: " + refusal + " (page faults may delay jobs)");
+  if (const std::string refusal = locking_refusal(measure_memory_for_locking(threads_to_come));
+      !refusal.empty()) {
+    warn_once("mlock-memory", "memory is not locked: " + refusal + " (page faults may delay jobs)");
     if (why) *why = "too little memory to lock it";
     return false;
   }
   if (mlockall(MCL_CURRENT | MCL_FUTURE) != 0) {
     const int err = errno;
-    warn_once("mlock", fmt::format("cannot lock memory ({}): page faults may delay jobs. Run as root or "
-                                   "raise RLIMIT_MEMLOCK (ulimit -l)",
-                                   std::strerror(err)));
+    warn_once("mlock-refused",
+              fmt::format("cannot lock memory ({}): page faults may delay jobs. Run as root or "
+                          "raise RLIMIT_MEMLOCK (ulimit -l)",
+                          std::strerror(err)));
     if (why) *why = err == ENOMEM ? "RLIMIT_MEMLOCK" : std::strerror(err);
     return false;
   }

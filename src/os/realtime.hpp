@@ -102,21 +102,28 @@ class PiMutex {
 
 /// What locking this process's memory now would take, against what is free: mlockall
 /// makes every page of every accessible mapping resident, a thread's whole stack (8 MiB
-/// under the usual ulimit -s) too, used or not.
+/// under the usual ulimit -s) too, used or not; with MCL_FUTURE a thread started later
+/// has its stack populated as it is made.
 struct MemoryForLocking {
-  /// Bytes of the mappings that can be accessed (those mlockall populates) not yet
-  /// resident: their sum less VmRSS, an estimate.
+  /// Bytes to make resident: those of the mappings that can be accessed less VmRSS (an
+  /// estimate), plus a whole stack for each of `threads_to_come`.
   std::uint64_t to_populate = 0;
-  /// MemAvailable of /proc/meminfo, or the room left under this process's cgroup
-  /// (memory.max less memory.current) where that is smaller; 0 where neither is known.
+  /// MemAvailable of /proc/meminfo, or the room left under this process's cgroup or one
+  /// of its ancestors (cgroup v2: memory.max less memory.current, the file cache counted
+  /// as free as MemAvailable does) where that is smaller; 0 where neither is known.
   std::uint64_t available = 0;
-  bool cgroup_limited = false;     ///< `available` is the cgroup's room
-  std::uint32_t threads = 0;       ///< this process's threads
+  bool cgroup_limited = false;        ///< `available` is a cgroup's room
+  std::uint32_t threads = 0;          ///< this process's threads now
+  std::uint32_t threads_to_come = 0;  ///< threads the caller will start once memory is locked
   std::uint64_t thread_stack = 0;  ///< a new thread's stack size (pthread's default, from ulimit -s)
 };
 
-/// Reads the numbers of MemoryForLocking for this process now.
-MemoryForLocking measure_memory_for_locking();
+/// This process's threads now (Threads of /proc/self/status; 0 if unknown).
+std::uint32_t process_thread_count();
+
+/// Reads the numbers of MemoryForLocking for this process now; `threads_to_come` more
+/// threads will start after the lock.
+MemoryForLocking measure_memory_for_locking(std::uint32_t threads_to_come = 0);
 
 /// Why locking `m` would not be wise ("" where it is): the pages to populate would take
 /// more than seven eighths of the memory available (an eighth is left for everything
@@ -124,10 +131,13 @@ MemoryForLocking measure_memory_for_locking();
 /// and what to change (fewer tasks or threads, a smaller ulimit -s, TAKT_NO_RT=1).
 std::string locking_refusal(const MemoryForLocking& m);
 
-/// mlockall(MCL_CURRENT | MCL_FUTURE). Without the privilege, or where locking would take
-/// nearly all the memory left (locking_refusal), warns once and returns false; `why`,
-/// when given, then gets the reason in a few words.
-bool lock_memory(std::string* why = nullptr);
+/// mlockall(MCL_CURRENT | MCL_FUTURE), for a process that will start `threads_to_come`
+/// more threads. Without the privilege, or where locking would take nearly all the
+/// memory left (locking_refusal), warns once per reason and returns false; `why`, when
+/// given, then gets the reason in a few words ("TAKT_NO_RT", "too little memory to lock
+/// it", "RLIMIT_MEMLOCK").
+bool lock_memory(std::string* why = nullptr, std::uint32_t threads_to_come = 0);
+
 /// munlockall(): after a run, so that under a finite RLIMIT_MEMLOCK the results (event
 /// copies, metrics) can still grow the process.
 void unlock_memory() noexcept;

@@ -1094,6 +1094,26 @@ TEST_F(Commands, FileOptionsThatNameTheSameFileAreRefusedBeforeAnythingRuns) {
   EXPECT_EQ(takt::testing::slurp(rtpt), rtpt_text);
   EXPECT_EQ(takt::testing::slurp(programs), programs_text);
 
+  // Standard input, a pipe here (`cmd | takt ...`): the results would go back into
+  // takt's own input.
+  for (const auto& [args, option] :
+       {std::pair{"run " + file + " --jobs 1 --json /dev/stdin", std::string("--json")},
+        std::pair{std::string("generate --method paws --cores 2 --utilization 1 -o /dev/stdin"),
+                  std::string("--output")}}) {
+    Outcome r = takt(args, "true |");
+    EXPECT_EQ(r.status, 1) << args;
+    EXPECT_NE(r.err.find(option + ": '/dev/stdin' is this command's standard input, a pipe: what takt wrote "
+                                  "there would go back into its own input"),
+              std::string::npos)
+        << args << ": " << r.err;
+  }
+  // Standard input that is not a pipe (here a file) is no such case: it is written.
+  write("in.yaml", "");
+  Outcome from_file = takt("generate --method paws --cores 2 --utilization 1 -o /dev/stdin",
+                           "exec <" + (dir_ / "in.yaml").string() + ";");
+  EXPECT_EQ(from_file.status, 0) << from_file.err;
+  EXPECT_NE(takt::testing::slurp(dir_ / "in.yaml").find("tasks:"), std::string::npos);
+
   // The same existing file through a hard link and through a symbolic link.
   write("old.json", "{}\n");
   fs::create_hard_link(dir_ / "old.json", dir_ / "hard.json");

@@ -383,6 +383,37 @@ TEST_F(RunCommand, ATopologyThatWithholdsEveryJobIsNamedInAWarning) {
   EXPECT_NE(r.err.find("Add an `unassigned:` output"), std::string::npos) << r.err;
 }
 
+TEST_F(RunCommand, MemoryThatLockingWouldNearlyExhaustIsLeftUnlockedWithAWarning) {
+  // Thread stacks of a third of the memory available (ulimit -s): the run's threads (the
+  // main one, a lane, an executor, the progress line, more still to start) would make
+  // more resident than that when locked, and mlockall populated them until the kernel's
+  // out-of-memory killer ended takt with no message. Now memory is left unlocked, one
+  // warning says why, and the run and its outputs say so.
+  if (!takt::os::privileges().mlock || takt::os::realtime_forced_off()) {
+    GTEST_SKIP() << "this process may not lock its memory: the run would not try";
+  }
+  const std::uint64_t available = takt::os::measure_memory_for_locking().available;
+  if (available == 0) GTEST_SKIP() << "the memory available is not known here";
+  const std::uint64_t stack_kib = available / 3 / 1024;
+  const fs::path json = dir_ / "unlocked.json";
+  const Outcome r = takt(
+      "run --no-cyclictest " + write_one_core_set().string() + " --duration 100ms --json " + json.string(),
+      "ulimit -s " + std::to_string(stack_kib) + " &&");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("takt: warning: memory is not locked: locking would make "), std::string::npos)
+      << r.err;
+  EXPECT_NE(
+      r.err.find("each with a stack of " + std::to_string((stack_kib + 1023) / 1024) + " MiB, ulimit -s)"),
+      std::string::npos)
+      << r.err;
+  const nlohmann::json m = read_json(json);
+  EXPECT_NE(m["run"]["privileges"].get<std::string>().find(
+                "mlockall no (not for this process: too little memory to lock it)"),
+            std::string::npos)
+      << m["run"]["privileges"];
+  EXPECT_EQ(m["tasks"][0]["jobs"], 10);
+}
+
 TEST_F(RunCommand, AFilterThatLetsNoJobThroughIsNamedInAWarning) {
   // Every job passes the filter on its way to the dispatcher, and no job is bound to PE
   // 7: none ever runs. The run said nothing about why (only misses) until 2026-11-28.
