@@ -4,6 +4,7 @@
 #include "os/cpu.hpp"
 #include "os/diagnostics.hpp"
 #include "os/thread_start.hpp"
+#include "os/usage.hpp"
 #include "takt/error.hpp"
 
 #include <fmt/core.h>
@@ -309,24 +310,6 @@ std::string current_policy() {
 
 namespace {
 
-/// The number after `key` in a "key: value kB" file (/proc/meminfo, /proc/self/status),
-/// times `unit`; nullopt where the key is missing.
-std::optional<std::uint64_t> proc_field(const char* path, std::string_view key, std::uint64_t unit) {
-  std::FILE* f = std::fopen(path, "r");
-  if (f == nullptr) return std::nullopt;
-  std::optional<std::uint64_t> value;
-  char line[256];
-  while (std::fgets(line, sizeof line, f) != nullptr) {
-    const std::string_view l(line);
-    if (l.size() > key.size() && l.substr(0, key.size()) == key && l[key.size()] == ':') {
-      value = std::strtoull(line + key.size() + 1, nullptr, 10) * unit;
-      break;
-    }
-  }
-  std::fclose(f);
-  return value;
-}
-
 /// One number read from a cgroup file; nullopt for "max", a missing file or no number.
 std::optional<std::uint64_t> cgroup_number(const std::string& path) {
   std::FILE* f = std::fopen(path.c_str(), "r");
@@ -335,23 +318,6 @@ std::optional<std::uint64_t> cgroup_number(const std::string& path) {
   const bool read = std::fscanf(f, "%llu", &v) == 1;
   std::fclose(f);
   return read ? std::optional<std::uint64_t>(v) : std::nullopt;
-}
-
-/// The number after `key` in a cgroup's memory.stat ("key value" lines), 0 if missing.
-std::uint64_t memory_stat(const std::string& dir, std::string_view key) {
-  std::FILE* f = std::fopen((dir + "/memory.stat").c_str(), "r");
-  if (f == nullptr) return 0;
-  std::uint64_t value = 0;
-  char line[256];
-  while (std::fgets(line, sizeof line, f) != nullptr) {
-    const std::string_view l(line);
-    if (l.size() > key.size() && l.substr(0, key.size()) == key && l[key.size()] == ' ') {
-      value = std::strtoull(line + key.size() + 1, nullptr, 10);
-      break;
-    }
-  }
-  std::fclose(f);
-  return value;
 }
 
 /// The least room left under a memory.max of this process's cgroup (v2) and its
@@ -385,7 +351,8 @@ std::optional<std::uint64_t> cgroup_room() {
     const std::optional<std::uint64_t> max = cgroup_number(dir + "/memory.max");
     const std::optional<std::uint64_t> current = cgroup_number(dir + "/memory.current");
     if (max && current) {
-      const std::uint64_t cache = memory_stat(dir, "active_file") + memory_stat(dir, "inactive_file");
+      const std::uint64_t cache = key_number(dir + "/memory.stat", "active_file", 1, ' ').value_or(0) +
+                                  key_number(dir + "/memory.stat", "inactive_file", 1, ' ').value_or(0);
       const std::uint64_t used = *current > cache ? *current - cache : 0;
       const std::uint64_t room = *max > used ? *max - used : 0;
       if (!least || room < *least) least = room;
@@ -400,7 +367,7 @@ std::optional<std::uint64_t> cgroup_room() {
 }  // namespace
 
 std::uint32_t process_thread_count() {
-  return static_cast<std::uint32_t>(proc_field("/proc/self/status", "Threads", 1).value_or(0));
+  return static_cast<std::uint32_t>(key_number("/proc/self/status", "Threads", 1).value_or(0));
 }
 
 MemoryForLocking measure_memory_for_locking(std::uint32_t threads_to_come) {
@@ -422,9 +389,9 @@ MemoryForLocking measure_memory_for_locking(std::uint32_t threads_to_come) {
     }
     std::fclose(f);
   }
-  const std::uint64_t resident = proc_field("/proc/self/status", "VmRSS", 1024).value_or(0);
+  const std::uint64_t resident = key_number("/proc/self/status", "VmRSS", 1024).value_or(0);
   m.to_populate = accessible > resident ? accessible - resident : 0;
-  m.available = proc_field("/proc/meminfo", "MemAvailable", 1024).value_or(0);
+  m.available = key_number("/proc/meminfo", "MemAvailable", 1024).value_or(0);
   if (const std::optional<std::uint64_t> room = cgroup_room();
       room && (m.available == 0 || *room < m.available)) {
     m.available = *room;

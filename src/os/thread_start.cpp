@@ -1,11 +1,12 @@
 #include "os/thread_start.hpp"
 
+#include "os/usage.hpp"
+
 #include <fmt/core.h>
 #include <sys/resource.h>
 
 #include <algorithm>
 #include <cstdlib>
-#include <fstream>
 #include <string>
 
 namespace takt::os {
@@ -13,11 +14,7 @@ namespace {
 
 /// Kibibytes of memory this process has locked (VmLck of /proc/self/status), 0 if unknown.
 long long locked_kib() {
-  std::ifstream status("/proc/self/status");
-  for (std::string line; std::getline(status, line);) {
-    if (line.rfind("VmLck:", 0) == 0) return std::atoll(line.c_str() + 6);
-  }
-  return 0;
+  return static_cast<long long>(key_number("/proc/self/status", "VmLck").value_or(0));
 }
 
 /// Where a limit on memory, not on threads, may be what refused the thread: pthread_create

@@ -4,6 +4,8 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -55,5 +57,22 @@ std::chrono::nanoseconds ticks_to_time(long long ticks, long hz) {
 std::vector<std::chrono::nanoseconds> cpu_busy_times() { return proc_stat_times(false); }
 
 std::vector<std::chrono::nanoseconds> cpu_steal_times() { return proc_stat_times(true); }
+
+std::optional<std::uint64_t> key_number(const std::string& path, std::string_view key, std::uint64_t unit,
+                                        char separator) {
+  std::FILE* f = std::fopen(path.c_str(), "r");
+  if (f == nullptr) return std::nullopt;
+  std::optional<std::uint64_t> value;
+  char line[256];  // a longer line (Groups:) comes in pieces, none of which starts with a key
+  while (std::fgets(line, sizeof line, f) != nullptr) {
+    const std::string_view l(line);
+    if (l.size() > key.size() && l.substr(0, key.size()) == key && l[key.size()] == separator) {
+      value = std::strtoull(line + key.size() + 1, nullptr, 10) * unit;
+      break;
+    }
+  }
+  std::fclose(f);
+  return value;
+}
 
 }  // namespace takt::os

@@ -1,7 +1,11 @@
-// Resource usage: context switches and per-CPU busy time.
+// Resource usage: context switches, per-CPU busy time, numbers of /proc files.
 #pragma once
 
 #include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
 #include <vector>
 
 namespace takt::os {
@@ -27,5 +31,11 @@ std::vector<std::chrono::nanoseconds> cpu_steal_times();
 /// `ticks` clock ticks of /proc/stat at `hz` ticks per second (sysconf(_SC_CLK_TCK)),
 /// exactly, without overflow for any tick count a CPU can reach.
 std::chrono::nanoseconds ticks_to_time(long long ticks, long hz);
+
+/// The number after `key` and `separator` on a line of a "key: value" file
+/// (/proc/meminfo, /proc/self/status: "VmRSS:  1234 kB"; a cgroup's memory.stat with
+/// separator ' '), times `unit`; nullopt where the file or the key is missing.
+std::optional<std::uint64_t> key_number(const std::string& path, std::string_view key, std::uint64_t unit = 1,
+                                        char separator = ':');
 
 }  // namespace takt::os

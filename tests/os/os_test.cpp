@@ -26,6 +26,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <system_error>
 #include <thread>
@@ -559,6 +560,26 @@ TEST(FutexLock, AHighPriorityWaiterLetsALowPriorityHolderOnItsCpuFinish) {
   }
   low.join();
   high.join();
+}
+
+TEST(Usage, KeyNumbersAreReadFromProcStyleFiles) {
+  // /proc/self/status's "VmRSS:\t  1234 kB" in bytes, a cgroup memory.stat's
+  // "active_file 4096"; a key that is only the start of another (VmRSSx) or missing is
+  // no match.
+  char name[] = "/tmp/takt-key-number-XXXXXX";
+  const int fd = ::mkstemp(name);
+  ASSERT_GE(fd, 0);
+  const std::string text = "VmRSSx:\t9 kB\nVmRSS:\t  1234 kB\nThreads:\t5\nactive_file 4096\n";
+  ASSERT_EQ(::write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+  ::close(fd);
+  EXPECT_EQ(takt::os::key_number(name, "VmRSS", 1024), std::optional<std::uint64_t>(1234 * 1024));
+  EXPECT_EQ(takt::os::key_number(name, "Threads"), std::optional<std::uint64_t>(5));
+  EXPECT_EQ(takt::os::key_number(name, "active_file", 1, ' '), std::optional<std::uint64_t>(4096));
+  EXPECT_EQ(takt::os::key_number(name, "active_file"), std::nullopt) << "':' is not its separator";
+  EXPECT_EQ(takt::os::key_number(name, "VmLck"), std::nullopt);
+  ::unlink(name);
+  EXPECT_EQ(takt::os::key_number("/nonexistent/takt", "VmRSS"), std::nullopt);
+  EXPECT_TRUE(takt::os::key_number("/proc/self/status", "Threads").has_value());
 }
 
 TEST(Usage, TicksBecomeTimeWithoutOverflow) {
