@@ -57,7 +57,8 @@ int run_analyze(const AnalyzeArgs& a) {
     [](CLI::App& app) -> Action {
       auto args = std::make_shared<AnalyzeArgs>();
       app.add_option("file", args->file, "Task-set file (YAML or JSON; see docs/task-set-format.md)")
-          ->required();
+          ->required()
+          ->check(input_file("the task-set file"));
       app.add_option("--policy", args->policy,
                      "federated, federated-greedy, partitioned-dm or gedf-paws (default: global.policy)");
       app.add_option(

@@ -16,7 +16,9 @@
 #include <fmt/format.h>
 
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 #include <algorithm>
 #include <cerrno>
@@ -84,6 +86,15 @@ bool is_standard_input_pipe(const std::string& path) {
   return ::stat(path.c_str(), &file) == 0 && file.st_dev == in.st_dev && file.st_ino == in.st_ino;
 }
 
+/// Whether `path` is a named FIFO (mkfifo), not a pipe reached through /dev/fd (a shell's
+/// <(...)) or /proc: opening it for reading waits until a program opens it for writing.
+bool is_named_fifo(const std::string& path) {
+  struct stat file {};
+  struct statfs fs_info {};
+  return ::stat(path.c_str(), &file) == 0 && S_ISFIFO(file.st_mode) &&
+         ::statfs(path.c_str(), &fs_info) == 0 && fs_info.f_type != PIPEFS_MAGIC;
+}
+
 /// Refuses file options of one command that name the same file: an output that is an
 /// input would destroy the input, and the second of two outputs would replace the first.
 /// Returns the message, or "" when every file is named once.
@@ -142,6 +153,15 @@ std::string check_files(CLI::App& command) {
             "each its own file",
             outputs[i].option, outputs[i].path, outputs[j].option, outputs[j].path);
       }
+    }
+  }
+  // A named FIFO with no writer yet would hold the command in open() with nothing said.
+  for (const File& in : inputs) {
+    if (is_named_fifo(in.path)) {
+      os::to_stderr(
+          "takt: {} '{}' is a FIFO: reading it waits until a program opens it for writing "
+          "(Ctrl-C stops)\n",
+          in.input, in.path);
     }
   }
   return {};

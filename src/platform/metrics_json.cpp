@@ -362,9 +362,42 @@ std::optional<Unreplaceable> unreplaceable_attribute(const std::filesystem::path
 }
 }  // namespace
 
+namespace {
+/// 1 or 2 where `path` names takt's standard output or error through /proc/self/fd
+/// (/dev/stdout, /dev/fd/2, /proc/self/fd/1), followed link by link; 0 otherwise.
+int standard_descriptor_named(const std::filesystem::path& path) {
+  namespace fs = std::filesystem;
+  const fs::path own_fds = fs::path("/proc") / std::to_string(::getpid()) / "fd";
+  fs::path p = path;
+  for (int links = 0; links < 40; ++links) {
+    std::error_code ec;
+    const fs::path parent = fs::canonical(p.has_parent_path() ? p.parent_path() : fs::path("."), ec);
+    if (!ec && parent == own_fds && (p.filename() == "1" || p.filename() == "2")) {
+      return p.filename() == "1" ? 1 : 2;
+    }
+    if (!fs::is_symlink(fs::symlink_status(p, ec))) return 0;
+    const fs::path next = fs::read_symlink(p, ec);
+    if (ec) return 0;
+    p = next.is_absolute() ? next : p.parent_path() / next;
+  }
+  return 0;
+}
+}  // namespace
+
 void check_writable(const std::filesystem::path& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
+  // Standard output or error that takt was started without (>&-) holds a read-only
+  // /dev/null (cli::run_main): what went there would be lost, or fail only at the end.
+  if (const int fd = standard_descriptor_named(path); fd != 0) {
+    const int flags = ::fcntl(fd, F_GETFL);
+    if (flags == -1 || (flags & O_ACCMODE) == O_RDONLY) {
+      throw Error(
+          fmt::format("cannot write '{}': it is takt's standard {}, which is closed (started with "
+                      "{}>&-) or not open for writing; give a file",
+                      path.string(), fd == 1 ? "output" : "error", fd));
+    }
+  }
   const fs::path target = write_target(path);
   const fs::file_status status = fs::status(target, ec);
   if (fs::is_directory(status)) throw folder_error(path);

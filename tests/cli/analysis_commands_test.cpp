@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -736,6 +737,33 @@ TEST_F(Commands, AStandardErrorThatCannotBeWrittenLosesTheMessagesNotTheResults)
   }
 }
 
+TEST_F(Commands, AnOutputOnAClosedStandardOutputIsRefusedBeforeTheRun) {
+  // `--json /dev/stdout >&-`: standard output closed, so /dev/stdout is the read-only
+  // /dev/null takt puts in its place; the run went ahead and the JSON was lost at the
+  // end. Now it is refused first, naming the stream; /dev/null itself is still fine there.
+  const fs::path err = dir_ / "closed.err";
+  const std::string base =
+      std::string(TAKT_BINARY) + " run " + example("10-run.yaml") + " --duration 100ms --no-cyclictest";
+  for (const char* out : {"/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"}) {
+    const int raw = std::system((base + " --json " + out + " >&- 2>" + err.string()).c_str());
+    EXPECT_EQ(WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, 1) << out;
+    const std::string e = takt::testing::slurp(err);
+    EXPECT_NE(e.find(std::string("--json: cannot write '") + out +
+                     "': it is takt's standard output, which is closed (started with 1>&-) or not open for "
+                     "writing; give a file"),
+              std::string::npos)
+        << e;
+    EXPECT_EQ(e.find(" task(s) under "), std::string::npos) << "refused before the run: " << e;
+  }
+  const int raw = std::system((base + " --trace /dev/stderr 2>&- >/dev/null").c_str());
+  EXPECT_EQ(WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, 1);
+  // It runs (and fails at the end only because its table cannot be printed).
+  (void)std::system((base + " --json /dev/null >&- 2>" + err.string()).c_str());
+  const std::string e = takt::testing::slurp(err);
+  EXPECT_NE(e.find(" task(s) under "), std::string::npos) << e;
+  EXPECT_EQ(e.find("which is closed"), std::string::npos) << e;
+}
+
 TEST_F(Commands, AnOutputFileOfTheKernelsProcOrSysInterfaceIsRefused) {
   // Writing results into /proc or /sys would change a kernel setting (--json
   // /proc/sys/kernel/hostname renamed the machine, exit 0). /proc/self/comm, takt's own
@@ -1038,6 +1066,34 @@ TEST_F(Commands, EveryOutputFileOptionIsCheckedBeforeTheCommandWorks) {
     EXPECT_EQ(r.out, "") << args;
   }
   EXPECT_FALSE(fs::exists(dir_ / "none"));
+}
+
+TEST_F(Commands, ATaskSetFifoSaysThatReadingItWaitsForAWriter) {
+  // A FIFO as the task-set file: open() waits until a program opens it for writing, and
+  // takt sat there with nothing said. Now a line says so first; here the writer comes
+  // 300 ms later and the set is read. A pipe of a shell's <(...) gets no such line.
+  const fs::path set = write("set.yaml", takt::testing::slurp(example("01-one-task.yaml")));
+  const fs::path fifo = dir_ / "set.fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const Outcome r =
+      takt("analyze " + fifo.string(), "(sleep 0.3; cat " + set.string() + " > " + fifo.string() + ") & ");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("takt: the task-set file '" + fifo.string() +
+                       "' is a FIFO: reading it waits until a program opens it for writing (Ctrl-C stops)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.out.find("1 task(s), policy federated"), std::string::npos) << r.out;
+  // With no writer, Ctrl-C ends the wait (and takt, by the signal).
+  const takt::testing::Interrupted stopped =
+      signal_takt_after({"run", fifo.string(), "--jobs", "1"}, std::chrono::milliseconds(300));
+  ASSERT_TRUE(stopped.signalled);
+  EXPECT_EQ(stopped.outcome.status, 128 + SIGINT) << stopped.outcome.err;
+  EXPECT_LT(stopped.after_signal, std::chrono::seconds(5));
+  EXPECT_NE(stopped.outcome.err.find("is a FIFO: reading it waits"), std::string::npos)
+      << stopped.outcome.err;
+  const Outcome piped = takt("analyze /dev/stdin", "cat " + set.string() + " |");
+  EXPECT_EQ(piped.status, 0) << piped.err;
+  EXPECT_EQ(piped.err.find("is a FIFO"), std::string::npos) << piped.err;
 }
 
 TEST_F(Commands, FileOptionsThatNameTheSameFileAreRefusedBeforeAnythingRuns) {
