@@ -660,27 +660,31 @@ TEST_F(ProfileCommand, CtrlCEndsTheMeasurementAndKeepsTheJobsMeasured) {
 }
 
 TEST_F(ProfileCommand, CtrlCDuringAnUpdateWritesTheTasksMeasuredAndNamesTheOthers) {
-  // 'quick' takes milliseconds, 'long' 100 jobs of 2 x 40 ms, stopped after 2 s: 'quick'
-  // and the jobs of 'long' measured by then are written, 'later' keeps its values.
+  // 'quick' takes milliseconds, 'long' 200 jobs of 2 x 40 ms (16 s), stopped after 3 s
+  // (up to ~2.5 s of start-up and 'quick' on a loaded machine still leave 'long' jobs
+  // measured): 'quick' and the jobs of 'long' measured by then are written, 'later'
+  // keeps its values.
   const std::filesystem::path file = dir_ / "three.yaml";
   std::ofstream(file)
       << "tasks:\n"
          "  - {name: quick, period: 1s, program: segments, segments: [{length: 100us}], work: 9ms, span: 9ms}\n"
          "  - {name: long, period: 1s, program: segments, segments: [{length: 40ms}], work: 9ms, span: 9ms}\n"
          "  - {name: later, period: 1s, program: segments, segments: [{length: 41ms}], work: 9ms, span: 9ms}\n";
-  const std::vector<std::string> args{
-      "profile", "--update", file.string(), "--jobs", "100", "--burden-spawn", "2us", "--burden-sync", "1us"};
-  Outcome o = signal_takt_after(args, std::chrono::seconds(2)).outcome;
+  const std::vector<std::string> args{"profile",        "--update", file.string(),   "--jobs", "200",
+                                      "--burden-spawn", "2us",      "--burden-sync", "1us"};
+  Outcome o = signal_takt_after(args, std::chrono::seconds(3)).outcome;
   ASSERT_EQ(o.status, kEndedBySigint) << o.err;
   EXPECT_NE(o.err.find("stopped by SIGINT; writing the tasks measured, some on fewer jobs: 'long' ("),
             std::string::npos)
       << o.err;
-  EXPECT_NE(o.err.find("of 100 jobs); not profiled, left as they are: 'later'"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("of 200 jobs); not profiled, left as they are: 'later'"), std::string::npos) << o.err;
   const auto set = takt::model::parse_task_set_file(file.string());
   ASSERT_EQ(set.tasks.size(), 3u);
   using std::chrono::milliseconds;
   ASSERT_TRUE(set.tasks[0].measured_work && set.tasks[1].measured_work && set.tasks[2].measured_work);
-  EXPECT_LT(*set.tasks[0].measured_work, milliseconds(9)) << "quick: measured";
+  // Measured: no longer the 9 ms written (its max over 100 us jobs may exceed 9 ms where a
+  // job was preempted on a loaded machine, so no bound from above).
+  EXPECT_NE(*set.tasks[0].measured_work, milliseconds(9)) << "quick: measured";
   EXPECT_GE(*set.tasks[1].measured_work, milliseconds(40)) << "long: measured";
   EXPECT_EQ(*set.tasks[2].measured_work, milliseconds(9)) << "later: left as it was";
   EXPECT_FALSE(set.tasks[2].burdened_span) << "later: nothing added";
