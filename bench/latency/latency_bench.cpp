@@ -94,9 +94,7 @@ void run_condition(const LatencyBenchOptions& o, const std::vector<int>& cpus, b
   }
   c.ran = true;
   std::string why;
-  // Up to 2 threads per core at once (the largest barrier team), each with its stack.
-  const bool locked =
-      fifo && priv.mlock && os::lock_memory(&why, static_cast<std::uint32_t>(2 * cpus.size()));
+  const bool locked = fifo && priv.mlock && os::lock_memory(&why);
   // Unlocked again when the condition ends: the SCHED_OTHER condition after it measures
   // what takt does without privileges, memory unlocked included.
   struct Unlock {

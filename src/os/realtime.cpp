@@ -370,9 +370,8 @@ std::uint32_t process_thread_count() {
   return static_cast<std::uint32_t>(key_number("/proc/self/status", "Threads", 1).value_or(0));
 }
 
-MemoryForLocking measure_memory_for_locking(std::uint32_t threads_to_come) {
+MemoryForLocking measure_memory_for_locking() {
   MemoryForLocking m;
-  m.threads_to_come = threads_to_come;
   std::uint64_t accessible = 0;
   if (std::FILE* f = std::fopen("/proc/self/maps", "r")) {
     char line[4096];
@@ -404,7 +403,6 @@ MemoryForLocking measure_memory_for_locking(std::uint32_t threads_to_come) {
     if (pthread_attr_getstacksize(&attr, &size) == 0) m.thread_stack = size;
     pthread_attr_destroy(&attr);
   }
-  m.to_populate += static_cast<std::uint64_t>(threads_to_come) * m.thread_stack;
   return m;
 }
 
@@ -413,36 +411,31 @@ std::string locking_refusal(const MemoryForLocking& m) {
   if (m.to_populate <= m.available - m.available / 8) return "";
   constexpr std::uint64_t MiB = 1 << 20;
   std::string stacks;
-  if (const std::uint64_t threads = std::uint64_t{m.threads} + m.threads_to_come;
-      threads > 1 && m.thread_stack > 0) {
-    stacks =
-        fmt::format(" ({} threads{}, each with a stack of {} MiB, ulimit -s)", threads,
-                    m.threads_to_come == 0 ? std::string()
-                                           : fmt::format(", {} of them still to start", m.threads_to_come),
-                    (m.thread_stack + MiB - 1) / MiB);
+  if (m.threads > 1 && m.thread_stack > 0) {
+    stacks = fmt::format(" ({} threads, each with a stack of {} MiB, ulimit -s)", m.threads,
+                         (m.thread_stack + MiB - 1) / MiB);
   }
   return fmt::format(
       "locking would make {} MiB resident{} where {} MiB {}; run fewer tasks (each "
-      "light task of federated and each partitioned-dm team member has a thread), lower the thread "
-      "stack size (ulimit -s), or set TAKT_NO_RT=1",
+      "light task of federated has a thread of its own), lower the thread stack size (ulimit -s), or set "
+      "TAKT_NO_RT=1",
       (m.to_populate + MiB - 1) / MiB, stacks, m.available / MiB,
       m.cgroup_limited ? "are left under this process's cgroup (memory.max)"
                        : "are available (MemAvailable)");
 }
 
-bool lock_memory(std::string* why, std::uint32_t threads_to_come) {
+bool lock_memory(std::string* why) {
   if (realtime_forced_off()) {
     warn_once("mlock", "TAKT_NO_RT is set: memory is not locked (page faults may delay jobs)");
     if (why) *why = "TAKT_NO_RT";
     return false;
   }
-  if (const std::string refusal = locking_refusal(measure_memory_for_locking(threads_to_come));
-      !refusal.empty()) {
+  if (const std::string refusal = locking_refusal(measure_memory_for_locking()); !refusal.empty()) {
     warn_once("mlock-memory", "memory is not locked: " + refusal + " (page faults may delay jobs)");
     if (why) *why = "too little memory to lock it";
     return false;
   }
-  if (mlockall(MCL_CURRENT | MCL_FUTURE) != 0) {
+  if (mlockall(MCL_CURRENT) != 0) {
     const int err = errno;
     warn_once("mlock-refused",
               fmt::format("cannot lock memory ({}): page faults may delay jobs. Run as root or "
@@ -451,6 +444,11 @@ bool lock_memory(std::string* why, std::uint32_t threads_to_come) {
     if (why) *why = err == ENOMEM ? "RLIMIT_MEMLOCK" : std::strerror(err);
     return false;
   }
+  // Without MCL_CURRENT the call leaves the mappings locked above as they are. With
+  // MCL_FUTURE alone, each thread started later (the lanes, partitioned-dm's team
+  // members) had its whole stack zeroed and locked as it was made: 60 such threads took
+  // over 100 ms, after the release clock had started, and the first jobs missed.
+  if (mlockall(MCL_FUTURE | MCL_ONFAULT) != 0) (void)mlockall(MCL_CURRENT | MCL_FUTURE);
   return true;
 }
 

@@ -102,28 +102,26 @@ class PiMutex {
 
 /// What locking this process's memory now would take, against what is free: mlockall
 /// makes every page of every accessible mapping resident, a thread's whole stack (8 MiB
-/// under the usual ulimit -s) too, used or not; with MCL_FUTURE a thread started later
-/// has its stack populated as it is made.
+/// under the usual ulimit -s) too, used or not. (Mappings made after the lock are
+/// locked page by page as they are touched: lock_memory.)
 struct MemoryForLocking {
   /// Bytes to make resident: those of the mappings that can be accessed less VmRSS (an
-  /// estimate), plus a whole stack for each of `threads_to_come`.
+  /// estimate).
   std::uint64_t to_populate = 0;
   /// MemAvailable of /proc/meminfo, or the room left under this process's cgroup or one
   /// of its ancestors (cgroup v2: memory.max less memory.current, the file cache counted
   /// as free as MemAvailable does) where that is smaller; 0 where neither is known.
   std::uint64_t available = 0;
-  bool cgroup_limited = false;        ///< `available` is a cgroup's room
-  std::uint32_t threads = 0;          ///< this process's threads now
-  std::uint32_t threads_to_come = 0;  ///< threads the caller will start once memory is locked
+  bool cgroup_limited = false;     ///< `available` is a cgroup's room
+  std::uint32_t threads = 0;       ///< this process's threads now
   std::uint64_t thread_stack = 0;  ///< a new thread's stack size (pthread's default, from ulimit -s)
 };
 
 /// This process's threads now (Threads of /proc/self/status; 0 if unknown).
 std::uint32_t process_thread_count();
 
-/// Reads the numbers of MemoryForLocking for this process now; `threads_to_come` more
-/// threads will start after the lock.
-MemoryForLocking measure_memory_for_locking(std::uint32_t threads_to_come = 0);
+/// Reads the numbers of MemoryForLocking for this process now.
+MemoryForLocking measure_memory_for_locking();
 
 /// Why locking `m` would not be wise ("" where it is): the pages to populate would take
 /// more than seven eighths of the memory available (an eighth is left for everything
@@ -131,12 +129,15 @@ MemoryForLocking measure_memory_for_locking(std::uint32_t threads_to_come = 0);
 /// and what to change (fewer tasks or threads, a smaller ulimit -s, TAKT_NO_RT=1).
 std::string locking_refusal(const MemoryForLocking& m);
 
-/// mlockall(MCL_CURRENT | MCL_FUTURE), for a process that will start `threads_to_come`
-/// more threads. Without the privilege, or where locking would take nearly all the
+/// Locks the process's memory: mlockall(MCL_CURRENT) makes every page mapped now
+/// resident, then mlockall(MCL_FUTURE | MCL_ONFAULT) locks what is mapped later page by
+/// page as it is touched, so that a thread started after the lock does not wait while
+/// its whole stack is made resident (on a kernel without MCL_ONFAULT, before Linux 4.4:
+/// MCL_FUTURE alone). Without the privilege, or where locking would take nearly all the
 /// memory left (locking_refusal), warns once per reason and returns false; `why`, when
 /// given, then gets the reason in a few words ("TAKT_NO_RT", "too little memory to lock
 /// it", "RLIMIT_MEMLOCK").
-bool lock_memory(std::string* why = nullptr, std::uint32_t threads_to_come = 0);
+bool lock_memory(std::string* why = nullptr);
 
 /// munlockall(): after a run, so that under a finite RLIMIT_MEMLOCK the results (event
 /// copies, metrics) can still grow the process.

@@ -406,10 +406,6 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
     (void)state.release();  // leaked on purpose: a job still runs on it (RunState)
     return true;
   };
-  // The threads prepare() starts exist when memory is locked; those of plan() that it
-  // does not start (lanes, partitioned-dm's team members: run() starts them) and the
-  // progress line's come after, each with a whole stack locked as it is made.
-  const std::uint32_t threads_before_prepare = os::process_thread_count();
   try {
     policy.prepare(ctx);
   } catch (...) {
@@ -496,13 +492,7 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
       signals = &own_signals.emplace(*engine);
     }
     if (signals) signals_at_start = signals->signals_received();
-    const std::uint32_t threads_now = os::process_thread_count();
-    const std::size_t started =
-        threads_now > threads_before_prepare ? threads_now - threads_before_prepare : 0;
-    const auto threads_to_come =
-        static_cast<std::uint32_t>((plan.threads > started ? plan.threads - started : 0) + 1);
-    if (std::string why;
-        options.lock_memory && realtime.lock_memory && !os::lock_memory(&why, threads_to_come)) {
+    if (std::string why; options.lock_memory && realtime.lock_memory && !os::lock_memory(&why)) {
       // The probe compares the mappings with RLIMIT_MEMLOCK; the process may have mapped
       // more since (the run's threads), or locking them would take nearly all the memory
       // left. Report what the run got, not what the probe saw.

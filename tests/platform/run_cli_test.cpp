@@ -384,17 +384,17 @@ TEST_F(RunCommand, ATopologyThatWithholdsEveryJobIsNamedInAWarning) {
 }
 
 TEST_F(RunCommand, MemoryThatLockingWouldNearlyExhaustIsLeftUnlockedWithAWarning) {
-  // Thread stacks of a third of the memory available (ulimit -s): the run's threads (the
-  // main one, a lane, an executor, the progress line, more still to start) would make
-  // more resident than that when locked, and mlockall populated them until the kernel's
-  // out-of-memory killer ended takt with no message. Now memory is left unlocked, one
+  // Thread stacks of nine tenths of the memory available (ulimit -s): the thread of the
+  // task's executor, there at the lock, would make more resident than seven eighths of
+  // it when locked, and mlockall populated such stacks until the kernel's out-of-memory
+  // killer ended takt with no message. Now memory is left unlocked, one
   // warning says why, and the run and its outputs say so.
   if (!takt::os::privileges().mlock || takt::os::realtime_forced_off()) {
     GTEST_SKIP() << "this process may not lock its memory: the run would not try";
   }
   const std::uint64_t available = takt::os::measure_memory_for_locking().available;
   if (available == 0) GTEST_SKIP() << "the memory available is not known here";
-  const std::uint64_t stack_kib = available / 3 / 1024;
+  const std::uint64_t stack_kib = available / 10 * 9 / 1024;
   const fs::path json = dir_ / "unlocked.json";
   const Outcome r = takt(
       "run --no-cyclictest " + write_one_core_set().string() + " --duration 100ms --json " + json.string(),
