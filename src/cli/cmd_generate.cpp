@@ -60,7 +60,7 @@ double parse_utilization(const std::string& text, int cores) {
     throw OptionError(
         "--utilization '" + text +
         "' is not a positive decimal number (digits with at most one '.', no exponent); write e.g. "
-        "1.5 (cores), 0.000001 or 60% (of --cores)");
+        "1.5 (cores), 0.25 or 60% (of --cores)");
   }
   const double utilization = percent ? value / 100.0 * cores : value;
   if (utilization > cores) {  // analysis::generate refuses it too; here it is the options' fault

@@ -96,7 +96,8 @@ int run_run(const RunArgs& a) {
     // A job that never finished still runs on one of the policy's threads; the results
     // are written, so end here instead of waiting for it.
     os::to_stderr(
-        "takt run: a job released before the end had not finished (abandoned: it may still run or wait to); "
+        "takt run: a job released before the end had not finished (abandoned: it may still be running, or "
+        "waiting to run); "
         "exiting without waiting for it\n");
     std::_Exit(finish_command(code));
   }

@@ -76,14 +76,16 @@ bool same_file(const std::string& a, const std::string& b) {
   return !ec && ca == cb;
 }
 
-/// Whether `path` is this process's standard input and that is a pipe, a FIFO or a
-/// socket (`--json /dev/stdin` under `cmd | takt ...`): what takt wrote there would go
-/// into its own input, where nothing reads it (and a full pipe would block the write).
-bool is_standard_input_pipe(const std::string& path) {
+/// "a pipe" or "a socket" where `path` is this process's standard input and that is a
+/// pipe, a FIFO or a socket (`--json /dev/stdin` under `cmd | takt ...`): what takt wrote
+/// there would go into its own input, where nothing reads it (and a full pipe would block
+/// the write); "" otherwise.
+std::string_view standard_input_pipe(const std::string& path) {
   struct stat in {};
   struct stat file {};
-  if (::fstat(STDIN_FILENO, &in) != 0 || !(S_ISFIFO(in.st_mode) || S_ISSOCK(in.st_mode))) return false;
-  return ::stat(path.c_str(), &file) == 0 && file.st_dev == in.st_dev && file.st_ino == in.st_ino;
+  if (::fstat(STDIN_FILENO, &in) != 0 || !(S_ISFIFO(in.st_mode) || S_ISSOCK(in.st_mode))) return "";
+  if (::stat(path.c_str(), &file) != 0 || file.st_dev != in.st_dev || file.st_ino != in.st_ino) return "";
+  return S_ISSOCK(in.st_mode) ? "a socket" : "a pipe";
 }
 
 /// Whether `path` is a named FIFO (mkfifo), not a pipe reached through /dev/fd (a shell's
@@ -138,11 +140,11 @@ std::string check_files(CLI::App& command) {
     }
   }
   for (const File& out : outputs) {
-    if (is_standard_input_pipe(out.path)) {
+    if (const std::string_view kind = standard_input_pipe(out.path); !kind.empty()) {
       return fmt::format(
-          "{}: '{}' is this command's standard input, a pipe: what takt wrote there would go back into its "
-          "own input, where nothing reads it; give {} a file, or /dev/stdout",
-          out.option, out.path, out.option);
+          "{}: '{}' is this command's standard input, {}: what takt wrote there would go back into its "
+          "own input, where nothing reads it; give {} a file",
+          out.option, out.path, kind, out.option);
     }
   }
   for (std::size_t i = 0; i < outputs.size(); ++i) {
@@ -404,6 +406,7 @@ bool command_has_output_option = false;
 void hold_standard_descriptors() noexcept {
   for (int fd : {STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO}) {
     if (::fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+    os::note_started_without(fd);
     const int null = ::open("/dev/null", O_RDONLY);  // the lowest free descriptor: fd
     if (null >= 0 && null != fd) {
       (void)::dup2(null, fd);

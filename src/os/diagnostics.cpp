@@ -1,6 +1,8 @@
 // Warnings to the user: one line on stderr, optionally only once per key.
 #include "os/diagnostics.hpp"
 
+#include <atomic>
+
 #include <fmt/core.h>
 
 #include <cstdio>
@@ -56,6 +58,18 @@ WarningSink set_warning_sink(WarningSink s) {
 void reset_warnings_for_testing() {
   std::lock_guard guard(lock());
   seen().clear();
+}
+
+namespace {
+std::atomic<unsigned> closed_at_start{0};  // bit fd for fd 0..2
+}  // namespace
+
+void note_started_without(int fd) noexcept {
+  if (fd >= 0 && fd <= 2) closed_at_start.fetch_or(1u << fd, std::memory_order_relaxed);
+}
+
+bool started_without(int fd) noexcept {
+  return fd >= 0 && fd <= 2 && (closed_at_start.load(std::memory_order_relaxed) & (1u << fd)) != 0;
 }
 
 }  // namespace takt::os

@@ -46,4 +46,10 @@ WarningSink set_warning_sink(WarningSink sink);
 /// Forgets which keys warn_once() has seen (tests only).
 void reset_warnings_for_testing();
 
+/// Standard descriptors (0, 1, 2) the process was started without (closed, as by >&-),
+/// which now hold a read-only /dev/null in their place (cli::run_main puts it there and
+/// says so here): a path naming one (/dev/stdin) is no file to write.
+void note_started_without(int fd) noexcept;
+[[nodiscard]] bool started_without(int fd) noexcept;
+
 }  // namespace takt::os

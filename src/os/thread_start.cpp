@@ -3,9 +3,11 @@
 #include "os/usage.hpp"
 
 #include <fmt/core.h>
+#include <pthread.h>
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <string>
 
@@ -24,6 +26,21 @@ std::string memory_note() {
     return fmt::format(
         "; or its stack did not fit the address-space limit (ulimit -v, {} KiB here): raise it, or unset it",
         kib);
+  }
+  // A stack larger than the machine's memory (ulimit -s set very high) is refused by
+  // the kernel's overcommit check.
+  pthread_attr_t attr;
+  std::size_t stack = 0;
+  if (::pthread_getattr_default_np(&attr) == 0) {
+    (void)::pthread_attr_getstacksize(&attr, &stack);
+    ::pthread_attr_destroy(&attr);
+  }
+  if (const std::uint64_t total = key_number("/proc/meminfo", "MemTotal", 1024).value_or(0);
+      total != 0 && stack >= total / 2) {
+    return fmt::format(
+        "; or its stack ({} MiB, the thread stack size of ulimit -s) did not fit this machine's {} MiB of "
+        "memory: lower ulimit -s (8192 KiB is usual)",
+        stack >> 20, total >> 20);
   }
   rlimit memlock{};
   if (locked_kib() > 0 && ::getrlimit(RLIMIT_MEMLOCK, &memlock) == 0 && memlock.rlim_cur != RLIM_INFINITY) {

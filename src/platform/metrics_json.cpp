@@ -2,6 +2,7 @@
 #include "platform/metrics_json.hpp"
 
 #include "os/clock.hpp"
+#include "os/diagnostics.hpp"
 #include "takt/error.hpp"
 #include "takt/version.hpp"
 
@@ -363,8 +364,9 @@ std::optional<Unreplaceable> unreplaceable_attribute(const std::filesystem::path
 }  // namespace
 
 namespace {
-/// 1 or 2 where `path` names takt's standard output or error through /proc/self/fd
-/// (/dev/stdout, /dev/fd/2, /proc/self/fd/1), followed link by link; 0 otherwise.
+/// 0, 1 or 2 where `path` names takt's standard input, output or error through
+/// /proc/self/fd (/dev/stdin, /dev/stdout, /dev/fd/2, /proc/self/fd/1), followed link by
+/// link; -1 otherwise.
 int standard_descriptor_named(const std::filesystem::path& path) {
   namespace fs = std::filesystem;
   const fs::path own_fds = fs::path("/proc") / std::to_string(::getpid()) / "fd";
@@ -372,15 +374,15 @@ int standard_descriptor_named(const std::filesystem::path& path) {
   for (int links = 0; links < 40; ++links) {
     std::error_code ec;
     const fs::path parent = fs::canonical(p.has_parent_path() ? p.parent_path() : fs::path("."), ec);
-    if (!ec && parent == own_fds && (p.filename() == "1" || p.filename() == "2")) {
-      return p.filename() == "1" ? 1 : 2;
+    if (!ec && parent == own_fds && (p.filename() == "0" || p.filename() == "1" || p.filename() == "2")) {
+      return p.filename().string()[0] - '0';
     }
-    if (!fs::is_symlink(fs::symlink_status(p, ec))) return 0;
+    if (!fs::is_symlink(fs::symlink_status(p, ec))) return -1;
     const fs::path next = fs::read_symlink(p, ec);
-    if (ec) return 0;
+    if (ec) return -1;
     p = next.is_absolute() ? next : p.parent_path() / next;
   }
-  return 0;
+  return -1;
 }
 }  // namespace
 
@@ -389,13 +391,18 @@ void check_writable(const std::filesystem::path& path) {
   std::error_code ec;
   // Standard output or error that takt was started without (>&-) holds a read-only
   // /dev/null (cli::run_main): what went there would be lost, or fail only at the end.
-  if (const int fd = standard_descriptor_named(path); fd != 0) {
+  if (const int fd = standard_descriptor_named(path); fd >= 0) {
     const int flags = ::fcntl(fd, F_GETFL);
-    if (flags == -1 || (flags & O_ACCMODE) == O_RDONLY) {
-      throw Error(
-          fmt::format("cannot write '{}': it is takt's standard {}, which is closed (started with "
-                      "{}>&-) or not open for writing; give a file",
-                      path.string(), fd == 1 ? "output" : "error", fd));
+    // Standard input is read-only as a rule: only one takt was started without counts.
+    if (os::started_without(fd) || flags == -1 || (fd != 0 && (flags & O_ACCMODE) == O_RDONLY)) {
+      throw Error(fmt::format(
+          "cannot write '{}': it is takt's standard {}, which is closed (started with {}{}&-) or not open "
+          "for writing; give a file",
+          path.string(),
+          fd == 0   ? "input"
+          : fd == 1 ? "output"
+                    : "error",
+          fd, fd == 0 ? '<' : '>'));
     }
   }
   const fs::path target = write_target(path);

@@ -42,9 +42,11 @@ std::string RealtimeSettings::describe() const {
     return "real-time: off (TAKT_NO_RT is set): every thread runs in SCHED_OTHER with unlocked memory, so "
            "timing is best effort; unset TAKT_NO_RT to use SCHED_FIFO";
   }
+  // Where the run declined to lock (too little memory), a higher RLIMIT_MEMLOCK would not help.
   return "real-time: not available (" + privileges +
          "): every thread runs in SCHED_OTHER, so timing is best effort; run as root or grant "
-         "CAP_SYS_NICE and an RLIMIT_RTPRIO of at least 90 (and RLIMIT_MEMLOCK for mlockall)";
+         "CAP_SYS_NICE and an RLIMIT_RTPRIO of at least 90" +
+         (not_locked.empty() || not_locked == "RLIMIT_MEMLOCK" ? " (and RLIMIT_MEMLOCK for mlockall)" : "");
 }
 
 bool enter_realtime(const RealtimeSettings& settings, const os::CpuSet& cpus, int priority) {

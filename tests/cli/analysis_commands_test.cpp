@@ -757,6 +757,14 @@ TEST_F(Commands, AnOutputOnAClosedStandardOutputIsRefusedBeforeTheRun) {
   }
   const int raw = std::system((base + " --trace /dev/stderr 2>&- >/dev/null").c_str());
   EXPECT_EQ(WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, 1);
+  // A closed standard input holds the same read-only /dev/null: the JSON went there, lost.
+  const int in = std::system((base + " --json /dev/stdin <&- >/dev/null 2>" + err.string()).c_str());
+  EXPECT_EQ(WIFEXITED(in) ? WEXITSTATUS(in) : -1, 1);
+  EXPECT_NE(
+      takt::testing::slurp(err).find("--json: cannot write '/dev/stdin': it is takt's standard input, which "
+                                     "is closed (started with 0<&-)"),
+      std::string::npos)
+      << takt::testing::slurp(err);
   // It runs (and fails at the end only because its table cannot be printed).
   (void)std::system((base + " --json /dev/null >&- 2>" + err.string()).c_str());
   const std::string e = takt::testing::slurp(err);
