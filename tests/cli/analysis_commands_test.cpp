@@ -432,7 +432,7 @@ TEST_F(Commands, LargeStrandTablesStayWithinMemory) {
     const std::string command = "ulimit -v 400000; " + std::string(TAKT_BINARY) + " " + args + " >" +
                                 out.string() + " 2>" + (dir_ / "stderr").string();
     const int raw = std::system(command.c_str());
-    return WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+    return takt::testing::exit_status(raw);
   };
   ASSERT_EQ(limited("analyze " + set.string() + " --json", json_out), 0) << takt::testing::slurp(dir_ / "stderr");
   auto j = nlohmann::json::parse(std::ifstream(json_out));
@@ -654,7 +654,7 @@ TEST_F(Commands, OutputThatCannotBeWrittenIsAnErrorNotSuccess) {
                               " generate --method rtws --cores 2 --utilization 1.2 >/dev/full 2>" +
                               err.string();
   const int raw = std::system(command.c_str());
-  EXPECT_EQ(WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, 1);
+  EXPECT_EQ(takt::testing::exit_status(raw), 1);
   EXPECT_NE(takt::testing::slurp(err).find("writing to standard output failed"), std::string::npos)
       << takt::testing::slurp(err);
   EXPECT_NE(takt::testing::slurp(err).find(", or give -o FILE"), std::string::npos) << takt::testing::slurp(err);
@@ -664,7 +664,7 @@ TEST_F(Commands, OutputThatCannotBeWrittenIsAnErrorNotSuccess) {
   const int closed = std::system(
       (std::string(TAKT_BINARY) + " generate --method rtws --cores 2 --utilization 1.2 >&- 2>" + err.string())
           .c_str());
-  EXPECT_EQ(WIFEXITED(closed) ? WEXITSTATUS(closed) : -1, 1);
+  EXPECT_EQ(takt::testing::exit_status(closed), 1);
   EXPECT_NE(
       takt::testing::slurp(err).find("(Bad file descriptor); it is closed: leave it open or redirect it to a "
                                      "file, or give -o FILE"),
@@ -675,7 +675,7 @@ TEST_F(Commands, OutputThatCannotBeWrittenIsAnErrorNotSuccess) {
   const int analyze = std::system(
       (std::string(TAKT_BINARY) + " analyze " + example("07-unschedulable.yaml") + " >/dev/full 2>" + err.string())
           .c_str());
-  EXPECT_EQ(WIFEXITED(analyze) ? WEXITSTATUS(analyze) : -1, 2);
+  EXPECT_EQ(takt::testing::exit_status(analyze), 2);
   EXPECT_NE(takt::testing::slurp(err).find("writing to standard output failed"), std::string::npos)
       << takt::testing::slurp(err);
   EXPECT_EQ(takt::testing::slurp(err).find("give -o"), std::string::npos) << takt::testing::slurp(err);
@@ -686,7 +686,7 @@ TEST_F(Commands, OutputThatCannotBeWrittenIsAnErrorNotSuccess) {
   ASSERT_EQ(takt("generate --method rtws --cores 512 --utilization 400 -o " + big.string()).status, 0);
   const int midway =
       std::system((std::string(TAKT_BINARY) + " analyze " + big.string() + " >&- 2>" + err.string()).c_str());
-  EXPECT_EQ(WIFEXITED(midway) ? WEXITSTATUS(midway) : -1, 1) << takt::testing::slurp(err);
+  EXPECT_EQ(takt::testing::exit_status(midway), 1) << takt::testing::slurp(err);
   EXPECT_NE(takt::testing::slurp(err).find("writing to standard output failed (Bad file descriptor)"),
             std::string::npos)
       << takt::testing::slurp(err);
@@ -695,7 +695,7 @@ TEST_F(Commands, OutputThatCannotBeWrittenIsAnErrorNotSuccess) {
   for (const char* args : {"--help", "--version", "run --help", "bench runtime --help"}) {
     const int status =
         std::system((std::string(TAKT_BINARY) + " " + args + " >/dev/full 2>" + err.string()).c_str());
-    EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 1) << args;
+    EXPECT_EQ(takt::testing::exit_status(status), 1) << args;
     EXPECT_NE(takt::testing::slurp(err).find("writing to standard output failed"), std::string::npos)
         << args << ": " << takt::testing::slurp(err);
     // No file option takes the help or the version: none is suggested.
@@ -712,7 +712,7 @@ TEST_F(Commands, AStandardErrorThatCannotBeWrittenLosesTheMessagesNotTheResults)
   if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
   auto status_of = [](const std::string& args) {
     const int raw = std::system((std::string(TAKT_BINARY) + " " + args).c_str());
-    return WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
+    return takt::testing::exit_status(raw);
   };
   for (const char* err : {"2>/dev/full", "2>&-"}) {
     SCOPED_TRACE(err);
@@ -746,7 +746,7 @@ TEST_F(Commands, AnOutputOnAClosedStandardOutputIsRefusedBeforeTheRun) {
       std::string(TAKT_BINARY) + " run " + example("10-run.yaml") + " --duration 100ms --no-cyclictest";
   for (const char* out : {"/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"}) {
     const int raw = std::system((base + " --json " + out + " >&- 2>" + err.string()).c_str());
-    EXPECT_EQ(WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, 1) << out;
+    EXPECT_EQ(takt::testing::exit_status(raw), 1) << out;
     const std::string e = takt::testing::slurp(err);
     EXPECT_NE(e.find(std::string("--json: cannot write '") + out +
                      "': it is takt's standard output, which is closed (started with 1>&-) or not open for "
@@ -756,10 +756,10 @@ TEST_F(Commands, AnOutputOnAClosedStandardOutputIsRefusedBeforeTheRun) {
     EXPECT_EQ(e.find(" task(s) under "), std::string::npos) << "refused before the run: " << e;
   }
   const int raw = std::system((base + " --trace /dev/stderr 2>&- >/dev/null").c_str());
-  EXPECT_EQ(WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, 1);
+  EXPECT_EQ(takt::testing::exit_status(raw), 1);
   // A closed standard input holds the same read-only /dev/null: the JSON went there, lost.
   const int in = std::system((base + " --json /dev/stdin <&- >/dev/null 2>" + err.string()).c_str());
-  EXPECT_EQ(WIFEXITED(in) ? WEXITSTATUS(in) : -1, 1);
+  EXPECT_EQ(takt::testing::exit_status(in), 1);
   EXPECT_NE(
       takt::testing::slurp(err).find("--json: cannot write '/dev/stdin': it is takt's standard input, which "
                                      "is closed (started with 0<&-)"),
@@ -791,7 +791,7 @@ TEST_F(Commands, AnOutputFileOfTheKernelsProcOrSysInterfaceIsRefused) {
       std::system(("bash -c '" + std::string(TAKT_BINARY) +
                    " demo runtime --fib 5 --json >(cat > /dev/null) >/dev/null 2>" + err.string() + "'")
                       .c_str());
-  EXPECT_EQ(WIFEXITED(piped) ? WEXITSTATUS(piped) : -1, 0) << takt::testing::slurp(err);
+  EXPECT_EQ(takt::testing::exit_status(piped), 0) << takt::testing::slurp(err);
 }
 
 TEST_F(Commands, WholeNumberOptionsSayWhatTheyExpect) {

@@ -21,7 +21,7 @@ class InstallTest : public takt::testing::CommandTest {
     const fs::path log = dir_ / "log";
     takt::testing::Outcome r;
     const int raw = std::system((command + " >" + log.string() + " 2>&1").c_str());
-    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+    r.status = takt::testing::exit_status(raw);
     r.out = slurp(log);
     return r;
   }

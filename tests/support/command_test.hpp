@@ -37,6 +37,13 @@ struct Interrupted {
   std::chrono::steady_clock::duration after_signal{};
 };
 
+/// std::system's status decoded: the command's exit code, 128 + N where signal N ended
+/// it, -1 where it could not be run.
+inline int exit_status(int raw) {
+  if (raw == -1) return -1;
+  return WIFEXITED(raw) ? WEXITSTATUS(raw) : WIFSIGNALED(raw) ? 128 + WTERMSIG(raw) : -1;
+}
+
 inline std::string slurp(const std::filesystem::path& p) {
   std::ifstream in(p);
   std::stringstream s;
@@ -61,7 +68,7 @@ class CommandTest : public ::testing::Test {
         env + " " + std::string(TAKT_BINARY) + " " + args + " >" + out.string() + " 2>" + err.string();
     Outcome r;
     const int raw = std::system(command.c_str());
-    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+    r.status = exit_status(raw);
     r.out = slurp(out);
     r.err = slurp(err);
     return r;
@@ -111,7 +118,7 @@ class CommandTest : public ::testing::Test {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     if (r.signalled) r.after_signal = Clock::now() - signalled_at;
-    r.outcome.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : WIFSIGNALED(raw) ? 128 + WTERMSIG(raw) : -1;
+    r.outcome.status = exit_status(raw);
     r.outcome.out = slurp(out);
     r.outcome.err = slurp(err);
     return r;
