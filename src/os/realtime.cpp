@@ -397,12 +397,7 @@ MemoryForLocking measure_memory_for_locking() {
     m.cgroup_limited = true;
   }
   m.threads = process_thread_count();
-  pthread_attr_t attr;
-  if (pthread_getattr_default_np(&attr) == 0) {
-    std::size_t size = 0;
-    if (pthread_attr_getstacksize(&attr, &size) == 0) m.thread_stack = size;
-    pthread_attr_destroy(&attr);
-  }
+  m.thread_stack = default_thread_stack();
   return m;
 }
 

@@ -29,12 +29,7 @@ std::string memory_note() {
   }
   // A stack larger than the machine's memory (ulimit -s set very high) is refused by
   // the kernel's overcommit check.
-  pthread_attr_t attr;
-  std::size_t stack = 0;
-  if (::pthread_getattr_default_np(&attr) == 0) {
-    (void)::pthread_attr_getstacksize(&attr, &stack);
-    ::pthread_attr_destroy(&attr);
-  }
+  const std::size_t stack = default_thread_stack();
   if (const std::uint64_t total = key_number("/proc/meminfo", "MemTotal", 1024).value_or(0);
       total != 0 && stack >= total / 2) {
     return fmt::format(
@@ -54,6 +49,16 @@ std::string memory_note() {
 }
 
 }  // namespace
+
+std::size_t default_thread_stack() {
+  pthread_attr_t attr;
+  std::size_t stack = 0;
+  if (::pthread_getattr_default_np(&attr) == 0) {
+    if (::pthread_attr_getstacksize(&attr, &stack) != 0) stack = 0;
+    ::pthread_attr_destroy(&attr);
+  }
+  return stack;
+}
 
 unsigned long long address_space_limit_kib() {
   rlimit as{};

@@ -4,6 +4,7 @@
 
 #include "takt/error.hpp"
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -21,6 +22,10 @@ std::string thread_start_error(std::string_view what, const std::system_error& e
 /// This process's address-space limit (RLIMIT_AS, `ulimit -v`) in KiB, 0 where there is
 /// none: a mapping that does not fit it fails with ENOMEM, as if memory had run out.
 unsigned long long address_space_limit_kib();
+
+/// The stack size of a thread started now without attributes (pthread's default, taken
+/// from ulimit -s at process start), in bytes; 0 if it cannot be read.
+std::size_t default_thread_stack();
 
 /// std::thread(body), throwing takt::Error(thread_start_error(what, ...)) when the thread
 /// cannot be created (the limit on threads or processes, ulimit -u or the cgroup's
