@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include <alloca.h>
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -26,6 +27,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <vector>
 
 namespace takt::os {
 namespace {
@@ -320,51 +322,170 @@ std::optional<std::uint64_t> cgroup_number(const std::string& path) {
   return read ? std::optional<std::uint64_t>(v) : std::nullopt;
 }
 
-/// The least room left under a memory.max of this process's cgroup (v2) and its
-/// ancestors up to the root of the hierarchy: memory.max less memory.current, where the
-/// file cache of memory.stat (active_file, inactive_file) counts as free, as the kernel
-/// reclaims it before it fails an allocation (and as MemAvailable counts it). Nullopt
-/// where no level has a limit or none can be read (cgroup v1).
-std::optional<std::uint64_t> cgroup_room() {
-  std::FILE* f = std::fopen("/proc/self/cgroup", "r");
-  if (f == nullptr) return std::nullopt;
-  std::string relative;
-  bool found = false;
-  char line[4096];
-  while (std::fgets(line, sizeof line, f) != nullptr) {
-    std::string_view l(line);
-    if (l.substr(0, 3) != "0::") continue;
-    l.remove_prefix(3);
-    while (!l.empty() && (l.back() == '\n' || l.back() == '\r')) l.remove_suffix(1);
-    relative = std::string(l);
-    found = true;
-    break;
+/// The whole text of a small file of /proc ("" where it cannot be read).
+std::string proc_text(const char* path) {
+  std::string text;
+  if (std::FILE* f = std::fopen(path, "r")) {
+    char buffer[4096];
+    std::size_t n = 0;
+    while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0) text.append(buffer, n);
+    std::fclose(f);
   }
-  std::fclose(f);
-  if (!found) return std::nullopt;
-  std::optional<std::uint64_t> least;
-  // From the process's own cgroup up to the root ("/"), whose files exist only inside a
-  // cgroup namespace (a container's own limit).
+  return text;
+}
+
+/// The fields of one line of text split at `separator`.
+std::vector<std::string_view> fields(std::string_view line, char separator) {
+  std::vector<std::string_view> out;
   for (;;) {
-    while (relative.size() > 1 && relative.back() == '/') relative.pop_back();
-    const std::string dir = "/sys/fs/cgroup" + (relative == "/" ? std::string() : relative);
-    const std::optional<std::uint64_t> max = cgroup_number(dir + "/memory.max");
-    const std::optional<std::uint64_t> current = cgroup_number(dir + "/memory.current");
-    if (max && current) {
-      const std::uint64_t cache = key_number(dir + "/memory.stat", "active_file", 1, ' ').value_or(0) +
-                                  key_number(dir + "/memory.stat", "inactive_file", 1, ' ').value_or(0);
-      const std::uint64_t used = *current > cache ? *current - cache : 0;
-      const std::uint64_t room = *max > used ? *max - used : 0;
+    const std::size_t at = line.find(separator);
+    out.push_back(line.substr(0, at));
+    if (at == std::string_view::npos) return out;
+    line.remove_prefix(at + 1);
+  }
+}
+
+/// A path of /proc/self/mountinfo with its octal escapes ("\040" for a space) undone.
+std::string unescape_mount_path(std::string_view path) {
+  std::string out;
+  for (std::size_t i = 0; i < path.size(); ++i) {
+    if (path[i] == '\\' && i + 3 < path.size() && path[i + 1] >= '0' && path[i + 1] <= '3' &&
+        path[i + 2] >= '0' && path[i + 2] <= '7' && path[i + 3] >= '0' && path[i + 3] <= '7') {
+      out += static_cast<char>((path[i + 1] - '0') * 64 + (path[i + 2] - '0') * 8 + (path[i + 3] - '0'));
+      i += 3;
+    } else {
+      out += path[i];
+    }
+  }
+  return out;
+}
+
+/// Where one cgroup hierarchy is mounted: the folder of its root and the cgroup path that
+/// root stands for (not "/" where a container sees only its own part of the hierarchy).
+struct CgroupMount {
+  std::string point;
+  std::string root;
+};
+
+/// The mount of the cgroup v2 hierarchy (`v1_controller` empty) or of the v1 hierarchy
+/// that holds `v1_controller`, from the text of /proc/self/mountinfo:
+/// "ID PARENT MAJ:MIN ROOT POINT OPTIONS [OPTIONAL...] - FSTYPE SOURCE SUPER_OPTIONS".
+std::optional<CgroupMount> find_cgroup_mount(std::string_view mountinfo, std::string_view v1_controller) {
+  for (std::string_view line : fields(mountinfo, '\n')) {
+    const std::vector<std::string_view> f = fields(line, ' ');
+    std::size_t dash = 6;
+    while (dash < f.size() && f[dash] != "-") ++dash;
+    if (f.size() < 5 || dash + 3 >= f.size()) continue;
+    const std::string_view type = f[dash + 1];
+    if (v1_controller.empty() ? type != "cgroup2" : type != "cgroup") continue;
+    if (!v1_controller.empty()) {
+      const std::vector<std::string_view> options = fields(f[dash + 3], ',');
+      if (std::find(options.begin(), options.end(), v1_controller) == options.end()) continue;
+    }
+    return CgroupMount{unescape_mount_path(f[4]), unescape_mount_path(f[3])};
+  }
+  return std::nullopt;
+}
+
+/// This process's cgroup path in the v2 hierarchy (`v1_controller` empty: the line
+/// "0::PATH") or in the v1 hierarchy of `v1_controller` ("N:memory,...:PATH"), from the
+/// text of /proc/self/cgroup.
+std::optional<std::string> find_cgroup_path(std::string_view cgroups, std::string_view v1_controller) {
+  for (std::string_view line : fields(cgroups, '\n')) {
+    while (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    const std::size_t first = line.find(':');
+    const std::size_t second = first == std::string_view::npos ? first : line.find(':', first + 1);
+    if (second == std::string_view::npos) continue;
+    const std::string_view controllers = line.substr(first + 1, second - first - 1);
+    if (v1_controller.empty()) {
+      if (line.substr(0, first) != "0" || !controllers.empty()) continue;
+    } else {
+      const std::vector<std::string_view> names = fields(controllers, ',');
+      if (std::find(names.begin(), names.end(), v1_controller) == names.end()) continue;
+    }
+    return std::string(line.substr(second + 1));
+  }
+  return std::nullopt;
+}
+
+/// One hierarchy's limit files: cgroup v2's memory.max and memory.current, v1's
+/// memory.limit_in_bytes and memory.usage_in_bytes (whose "no limit" is a number near
+/// 2^63); both count the file cache of memory.stat as free (v2: active_file and
+/// inactive_file; v1: total_active_file and total_inactive_file). In v1 a parent's
+/// limit covers its children only where its memory.use_hierarchy is 1 (always so since
+/// Linux 5.16; v2 always).
+struct CgroupMemoryFiles {
+  const char* limit;
+  const char* usage;
+  const char* active_file;
+  const char* inactive_file;
+  const char* use_hierarchy;  ///< nullptr: every ancestor's limit counts
+};
+constexpr CgroupMemoryFiles kCgroupV2{"memory.max", "memory.current", "active_file", "inactive_file",
+                                      nullptr};
+constexpr CgroupMemoryFiles kCgroupV1{"memory.limit_in_bytes", "memory.usage_in_bytes", "total_active_file",
+                                      "total_inactive_file", "memory.use_hierarchy"};
+
+/// The least room left under a limit of the cgroup `path` and its ancestors, up to the
+/// root of the hierarchy mounted as `mount`; nullopt where no level has a limit or none
+/// can be read.
+std::optional<std::uint64_t> least_room(std::string path, const CgroupMount& mount,
+                                        const CgroupMemoryFiles& files) {
+  std::string root = mount.root;
+  while (root.size() > 1 && root.back() == '/') root.pop_back();
+  // A path outside the mount's root (or outside a cgroup namespace: "/../x") has no folder.
+  if (path.find("/..") != std::string::npos) return std::nullopt;
+  if (root != "/" &&
+      (path.compare(0, root.size(), root) != 0 || (path.size() > root.size() && path[root.size()] != '/'))) {
+    return std::nullopt;
+  }
+  // The folder of a cgroup path below the mount's root.
+  auto folder = [&](const std::string& cgroup) {
+    const std::string relative = root == "/" ? cgroup : cgroup.substr(root.size());
+    return mount.point + (relative == "/" ? std::string() : relative);
+  };
+  std::optional<std::uint64_t> least;
+  // From the process's own cgroup up to the mount's root: the hierarchy's root, or a
+  // container's own cgroup (its limit) where that is all it sees.
+  for (;;) {
+    while (path.size() > 1 && path.back() == '/') path.pop_back();
+    const std::string dir = folder(path);
+    const std::optional<std::uint64_t> limit = cgroup_number(dir + "/" + files.limit);
+    const std::optional<std::uint64_t> usage = cgroup_number(dir + "/" + files.usage);
+    // v1 writes "no limit" as the largest page count in bytes (9223372036854771712).
+    if (limit && usage && *limit < (std::uint64_t{1} << 62)) {
+      const std::string stat = dir + "/memory.stat";
+      const std::uint64_t cache = key_number(stat, files.active_file, 1, ' ').value_or(0) +
+                                  key_number(stat, files.inactive_file, 1, ' ').value_or(0);
+      const std::uint64_t used = *usage > cache ? *usage - cache : 0;
+      const std::uint64_t room = *limit > used ? *limit - used : 0;
       if (!least || room < *least) least = room;
     }
-    if (relative.empty() || relative == "/") break;
-    const std::size_t slash = relative.rfind('/');
-    relative = slash == 0 || slash == std::string::npos ? "/" : relative.substr(0, slash);
+    if (path.size() <= root.size() || path == "/") break;
+    const std::size_t slash = path.rfind('/');
+    path = slash == 0 || slash == std::string::npos ? "/" : path.substr(0, slash);
+    // v1: a parent that does not account its children's memory does not limit them.
+    if (files.use_hierarchy != nullptr && cgroup_number(folder(path) + "/" + files.use_hierarchy) == 0u)
+      break;
   }
   return least;
 }
 
 }  // namespace
+
+std::optional<CgroupRoom> cgroup_memory_room(std::string_view cgroups, std::string_view mountinfo) {
+  std::optional<CgroupRoom> least;
+  auto consider = [&](std::string_view v1_controller, const CgroupMemoryFiles& files) {
+    const std::optional<std::string> path = find_cgroup_path(cgroups, v1_controller);
+    const std::optional<CgroupMount> mount = find_cgroup_mount(mountinfo, v1_controller);
+    if (!path || !mount) return;
+    const std::optional<std::uint64_t> room = least_room(*path, *mount, files);
+    if (room && (!least || *room < least->bytes)) least = CgroupRoom{*room, files.limit};
+  };
+  consider("", kCgroupV2);
+  consider("memory", kCgroupV1);
+  return least;
+}
 
 std::uint32_t process_thread_count() {
   return static_cast<std::uint32_t>(key_number("/proc/self/status", "Threads", 1).value_or(0));
@@ -391,10 +512,11 @@ MemoryForLocking measure_memory_for_locking() {
   const std::uint64_t resident = key_number("/proc/self/status", "VmRSS", 1024).value_or(0);
   m.to_populate = accessible > resident ? accessible - resident : 0;
   m.available = key_number("/proc/meminfo", "MemAvailable", 1024).value_or(0);
-  if (const std::optional<std::uint64_t> room = cgroup_room();
-      room && (m.available == 0 || *room < m.available)) {
-    m.available = *room;
-    m.cgroup_limited = true;
+  if (const std::optional<CgroupRoom> room =
+          cgroup_memory_room(proc_text("/proc/self/cgroup"), proc_text("/proc/self/mountinfo"));
+      room && (m.available == 0 || room->bytes < m.available)) {
+    m.available = room->bytes;
+    m.cgroup_limit = room->limit;
   }
   m.threads = process_thread_count();
   m.thread_stack = default_thread_stack();
@@ -402,7 +524,7 @@ MemoryForLocking measure_memory_for_locking() {
 }
 
 std::string locking_refusal(const MemoryForLocking& m) {
-  if (m.available == 0 && !m.cgroup_limited) return "";  // not known: lock as asked
+  if (m.available == 0 && m.cgroup_limit.empty()) return "";  // not known: lock as asked
   if (m.to_populate <= m.available - m.available / 8) return "";
   constexpr std::uint64_t MiB = 1 << 20;
   std::string stacks;
@@ -415,8 +537,8 @@ std::string locking_refusal(const MemoryForLocking& m) {
       "light task of federated has a thread of its own), lower the thread stack size (ulimit -s), or set "
       "TAKT_NO_RT=1",
       (m.to_populate + MiB - 1) / MiB, stacks, m.available / MiB,
-      m.cgroup_limited ? "are left under this process's cgroup (memory.max)"
-                       : "are available (MemAvailable)");
+      m.cgroup_limit.empty() ? std::string("are available (MemAvailable)")
+                             : fmt::format("are left under this process's cgroup ({})", m.cgroup_limit));
 }
 
 bool lock_memory(std::string* why) {

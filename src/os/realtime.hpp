@@ -9,7 +9,9 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace takt::os {
 
@@ -109,13 +111,32 @@ struct MemoryForLocking {
   /// estimate).
   std::uint64_t to_populate = 0;
   /// MemAvailable of /proc/meminfo, or the room left under this process's cgroup or one
-  /// of its ancestors (cgroup v2: memory.max less memory.current, the file cache counted
-  /// as free as MemAvailable does) where that is smaller; 0 where neither is known.
+  /// of its ancestors (cgroup_memory_room) where that is smaller; 0 where neither is known.
   std::uint64_t available = 0;
-  bool cgroup_limited = false;     ///< `available` is a cgroup's room
+  /// The cgroup file whose limit gives `available` ("memory.max", "memory.limit_in_bytes");
+  /// "" where it is MemAvailable.
+  std::string cgroup_limit;
   std::uint32_t threads = 0;       ///< this process's threads now
   std::uint64_t thread_stack = 0;  ///< a new thread's stack size (pthread's default, from ulimit -s)
 };
+
+/// The room a cgroup memory limit leaves: `bytes` more can be used before the limit of
+/// the file `limit` is reached.
+struct CgroupRoom {
+  std::uint64_t bytes = 0;
+  std::string limit;
+};
+
+/// The least room left under a memory limit of the cgroup a process is in or one of its
+/// ancestors, from the text of its /proc/PID/cgroup and /proc/PID/mountinfo: in the
+/// cgroup v2 hierarchy (memory.max less memory.current) and in the v1 hierarchy of the
+/// memory controller (memory.limit_in_bytes less memory.usage_in_bytes), each found
+/// where mountinfo says it is mounted (/sys/fs/cgroup, /sys/fs/cgroup/unified,
+/// /sys/fs/cgroup/memory, or a container's own mounts). The file cache (memory.stat's
+/// active_file and inactive_file; v1: total_active_file, total_inactive_file) counts as
+/// free, as the kernel reclaims it before it fails an allocation and as MemAvailable
+/// counts it. Nullopt where no level has a limit or none can be read.
+std::optional<CgroupRoom> cgroup_memory_room(std::string_view cgroups, std::string_view mountinfo);
 
 /// This process's threads now (Threads of /proc/self/status; 0 if unknown).
 std::uint32_t process_thread_count();

@@ -23,8 +23,11 @@
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <cstdint>
 #include <cstdlib>
 #include <ctime>
+#include <filesystem>
+#include <fstream>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -332,11 +335,147 @@ TEST(Realtime, LockingThatWouldTakeNearlyAllTheMemoryLeftIsDeclinedWithSizesAndR
   m.available = 0;
   EXPECT_EQ(takt::os::locking_refusal(m), "") << "nothing known about the memory left";
   // A cgroup with no room left (memory.current at memory.max) is known, not unknown.
-  m.cgroup_limited = true;
+  m.cgroup_limit = "memory.max";
   m.to_populate = 4 * MiB;
   EXPECT_NE(takt::os::locking_refusal(m).find("are left under this process's cgroup (memory.max)"),
             std::string::npos)
       << takt::os::locking_refusal(m);
+  m.cgroup_limit = "memory.limit_in_bytes";
+  EXPECT_NE(takt::os::locking_refusal(m).find("are left under this process's cgroup (memory.limit_in_bytes)"),
+            std::string::npos)
+      << takt::os::locking_refusal(m);
+}
+
+namespace {
+
+/// A folder of fake cgroup hierarchies for cgroup_memory_room, removed at the end.
+class FakeCgroups {
+ public:
+  FakeCgroups()
+      : root_(std::filesystem::temp_directory_path() /
+              ("takt-cgroups-" + std::to_string(::getpid()) + "-" +
+               ::testing::UnitTest::GetInstance()->current_test_info()->name())) {
+    std::filesystem::create_directories(root_);
+  }
+  ~FakeCgroups() { std::filesystem::remove_all(root_); }
+  FakeCgroups(const FakeCgroups&) = delete;
+  FakeCgroups& operator=(const FakeCgroups&) = delete;
+  /// Writes `text` into the file `relative` below the fake root, making its folders.
+  void write(const std::string& relative, const std::string& text) const {
+    const std::filesystem::path file = root_ / relative;
+    std::filesystem::create_directories(file.parent_path());
+    std::ofstream(file) << text;
+  }
+  std::string path(const std::string& relative) const { return (root_ / relative).string(); }
+
+ private:
+  std::filesystem::path root_;
+};
+
+constexpr std::uint64_t kMiB = 1 << 20;
+
+}  // namespace
+
+TEST(Realtime, CgroupV1MemoryLimitsOfTheCgroupAndItsAncestorsAreRead) {
+  // The hybrid layout of a systemd machine (cgroup v2 at /sys/fs/cgroup/unified without
+  // the memory controller, v1 memory at /sys/fs/cgroup/memory); the process is in
+  // /jobs/a/b, with no limit of its own (v1 writes none as 9223372036854771712), while
+  // /jobs/a allows 1024 MiB and has 600 MiB in use of which 100 MiB are file cache:
+  // 1024 - (600 - 100) = 524 MiB left. /jobs allows 4096 MiB with 3800 in use, 300 of
+  // them cache: 4096 - 3500 = 596 MiB, more than 524. The root has no files (as on a
+  // machine; its usage is the whole machine's).
+  FakeCgroups fake;
+  const std::string unlimited = "9223372036854771712\n";
+  fake.write("memory/jobs/a/b/memory.limit_in_bytes", unlimited);
+  fake.write("memory/jobs/a/b/memory.usage_in_bytes", std::to_string(200 * kMiB) + "\n");
+  fake.write("memory/jobs/a/b/memory.stat", "cache 0\ntotal_active_file 0\ntotal_inactive_file 0\n");
+  fake.write("memory/jobs/a/memory.limit_in_bytes", std::to_string(1024 * kMiB) + "\n");
+  fake.write("memory/jobs/a/memory.usage_in_bytes", std::to_string(600 * kMiB) + "\n");
+  fake.write("memory/jobs/a/memory.stat", "cache 104857600\ntotal_active_file " + std::to_string(60 * kMiB) +
+                                              "\ntotal_inactive_file " + std::to_string(40 * kMiB) + "\n");
+  fake.write("memory/jobs/memory.limit_in_bytes", std::to_string(4096 * kMiB) + "\n");
+  fake.write("memory/jobs/memory.usage_in_bytes", std::to_string(3800 * kMiB) + "\n");
+  fake.write("memory/jobs/memory.stat", "total_active_file " + std::to_string(300 * kMiB) + "\n");
+  fake.write("unified/jobs/a/b/cgroup.procs", "1\n");  // v2 without the memory controller
+  const std::string cgroups = "9:name=systemd:/\n4:memory:/jobs/a/b\n3:cpuset:/\n0::/jobs/a/b\n";
+  const std::string mountinfo =
+      "31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755\n"
+      "34 31 0:31 / " +
+      fake.path("cpuset") +
+      " rw,relatime - cgroup cgroup rw,cpuset\n"
+      "35 31 0:32 / " +
+      fake.path("memory") +
+      " rw,relatime - cgroup cgroup rw,memory\n"
+      "41 31 0:38 / " +
+      fake.path("unified") + " rw,relatime - cgroup2 cgroup2 rw\n";
+  const std::optional<takt::os::CgroupRoom> room = takt::os::cgroup_memory_room(cgroups, mountinfo);
+  ASSERT_TRUE(room.has_value());
+  EXPECT_EQ(room->bytes, 524 * kMiB);
+  EXPECT_EQ(room->limit, "memory.limit_in_bytes");
+  // /jobs at 3600 MiB: 3600 - 3500 = 100 MiB left there, the least. Unless /jobs does not
+  // account its children (memory.use_hierarchy 0, before Linux 5.16): then its limit
+  // does not hold for them, and /jobs/a's 524 MiB are what is left.
+  fake.write("memory/jobs/memory.limit_in_bytes", std::to_string(3600 * kMiB) + "\n");
+  EXPECT_EQ(takt::os::cgroup_memory_room(cgroups, mountinfo).value_or(takt::os::CgroupRoom{}).bytes,
+            100 * kMiB);
+  fake.write("memory/jobs/memory.use_hierarchy", "0\n");
+  EXPECT_EQ(takt::os::cgroup_memory_room(cgroups, mountinfo).value_or(takt::os::CgroupRoom{}).bytes,
+            524 * kMiB);
+  fake.write("memory/jobs/memory.use_hierarchy", "1\n");
+  EXPECT_EQ(takt::os::cgroup_memory_room(cgroups, mountinfo).value_or(takt::os::CgroupRoom{}).bytes,
+            100 * kMiB);
+  // No level limited: nothing known.
+  fake.write("memory/jobs/a/memory.limit_in_bytes", unlimited);
+  fake.write("memory/jobs/memory.limit_in_bytes", unlimited);
+  EXPECT_FALSE(takt::os::cgroup_memory_room(cgroups, mountinfo).has_value());
+  // Usage over the limit (charged before reclaim): no room, not a wrapped-around number.
+  fake.write("memory/jobs/a/b/memory.limit_in_bytes", std::to_string(100 * kMiB) + "\n");
+  const std::optional<takt::os::CgroupRoom> full = takt::os::cgroup_memory_room(cgroups, mountinfo);
+  ASSERT_TRUE(full.has_value());
+  EXPECT_EQ(full->bytes, 0u);
+}
+
+TEST(Realtime, CgroupV2MemoryLimitsAreFoundWhereTheHierarchyIsMountedAndTheLeastRoomWins) {
+  // A container: the v2 hierarchy is mounted with its root at the container's cgroup
+  // /ctr/c1 (mountinfo's fourth field), at a folder whose name has a space (written
+  // "\040"); the process is in /ctr/c1/job. /ctr/c1 allows 2048 MiB with 1500 in use, of
+  // which 200 MiB are file cache (active_file 120 + inactive_file 80): 2048 - 1300 =
+  // 748 MiB. The job's own memory.max is "max". /ctr, above the mount's root, is not
+  // visible and not read. A v1 memory hierarchy also limits the process, to 900 MiB
+  // with 100 in use: 800 MiB, more than 748, so v2's limit is the one named.
+  FakeCgroups fake;
+  fake.write("v2 root/job/memory.max", "max\n");
+  fake.write("v2 root/job/memory.current", std::to_string(1000 * kMiB) + "\n");
+  fake.write("v2 root/memory.max", std::to_string(2048 * kMiB) + "\n");
+  fake.write("v2 root/memory.current", std::to_string(1500 * kMiB) + "\n");
+  fake.write("v2 root/memory.stat", "anon 1\nactive_file " + std::to_string(120 * kMiB) + "\ninactive_file " +
+                                        std::to_string(80 * kMiB) + "\n");
+  fake.write("memory.max", "1\n");  // a file above the mount's root: must not be read
+  fake.write("memory.current", "0\n");
+  fake.write("v1/memory.limit_in_bytes", std::to_string(900 * kMiB) + "\n");
+  fake.write("v1/memory.usage_in_bytes", std::to_string(100 * kMiB) + "\n");
+  std::string escaped = fake.path("v2 root");
+  escaped.replace(escaped.find(' '), 1, "\\040");
+  const std::string mountinfo = "50 40 0:40 /ctr/c1 " + escaped +
+                                " rw,nosuid shared:9 master:1 - cgroup2 cgroup2 rw,nsdelegate\n"
+                                "51 40 0:41 / " +
+                                fake.path("v1") + " rw - cgroup cgroup rw,memory,hugetlb\n";
+  const std::string cgroups = "5:hugetlb,memory:/\n0::/ctr/c1/job\n";
+  const std::optional<takt::os::CgroupRoom> room = takt::os::cgroup_memory_room(cgroups, mountinfo);
+  ASSERT_TRUE(room.has_value());
+  EXPECT_EQ(room->bytes, 748 * kMiB);
+  EXPECT_EQ(room->limit, "memory.max");
+  // A cgroup outside the mount's root (a path of another container, or "/.." outside a
+  // cgroup namespace) has no folder here: only v1's limit is left.
+  for (const char* outside : {"0::/ctr/c10/job\n", "0::/ctr/other\n", "0::/../ctr/c1/job\n"}) {
+    const std::optional<takt::os::CgroupRoom> v1 =
+        takt::os::cgroup_memory_room(std::string("5:hugetlb,memory:/\n") + outside, mountinfo);
+    ASSERT_TRUE(v1.has_value()) << outside;
+    EXPECT_EQ(v1->bytes, 800 * kMiB) << outside;
+    EXPECT_EQ(v1->limit, "memory.limit_in_bytes") << outside;
+  }
+  // Nothing mounted: nothing known.
+  EXPECT_FALSE(takt::os::cgroup_memory_room(cgroups, "").has_value());
 }
 
 TEST(Realtime, WhatLockingWouldPopulateCountsAccessibleMappingsLessWhatIsResident) {
