@@ -492,6 +492,17 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
       signals = &own_signals.emplace(*engine);
     }
     if (signals) signals_at_start = signals->signals_received();
+    if (options.messages != nullptr) {
+      const std::string length = config.duration ? model::format_duration(*config.duration)
+                                 : *config.jobs_per_task == 1
+                                     ? std::string("1 job per task")
+                                     : fmt::format("{} jobs per task", *config.jobs_per_task);
+      os::print_message(options.messages, "takt run: {} task(s) under {} for {}, overrun \"{}\"; {}\n",
+                        set.tasks.size(), policy.name(), length, to_string(config.overrun), cores.describe());
+      std::fflush(options.messages);
+    }
+    // Locked after the run's first line, so that a warning about locking follows it, and
+    // before the second, which says what the run got.
     if (std::string why; options.lock_memory && realtime.lock_memory && !os::lock_memory(&why)) {
       // The probe compares the mappings with RLIMIT_MEMLOCK; the process may have mapped
       // more since (the run's threads), or locking them would take nearly all the memory
@@ -503,12 +514,6 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
       realtime.privileges = got.summary() + " (not for this process: " + why + ")";
     }
     if (options.messages != nullptr) {
-      const std::string length = config.duration ? model::format_duration(*config.duration)
-                                 : *config.jobs_per_task == 1
-                                     ? std::string("1 job per task")
-                                     : fmt::format("{} jobs per task", *config.jobs_per_task);
-      os::print_message(options.messages, "takt run: {} task(s) under {} for {}, overrun \"{}\"; {}\n",
-                        set.tasks.size(), policy.name(), length, to_string(config.overrun), cores.describe());
       os::print_message(options.messages, "takt run: {}\n", realtime.describe());
       // A task first released at or after the end releases nothing: say so before the
       // run, not only as 0 jobs in the table.

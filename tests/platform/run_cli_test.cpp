@@ -406,6 +406,14 @@ TEST_F(RunCommand, MemoryThatLockingWouldNearlyExhaustIsLeftUnlockedWithAWarning
       r.err.find("each with a stack of " + std::to_string((stack_kib + 1023) / 1024) + " MiB, ulimit -s)"),
       std::string::npos)
       << r.err;
+  // In the order of a run's steps: the run's first line, the warning, then the line of
+  // what the run got (it was printed before the first line until 2026-11-29).
+  const std::size_t first = r.err.find("takt run: 1 task(s) under");
+  const std::size_t warning = r.err.find("takt: warning: memory is not locked");
+  const std::size_t got = r.err.find("takt run: real-time:");
+  EXPECT_LT(first, warning) << r.err;
+  EXPECT_LT(warning, got) << r.err;
+  EXPECT_NE(got, std::string::npos) << r.err;
   const nlohmann::json m = read_json(json);
   EXPECT_NE(m["run"]["privileges"].get<std::string>().find(
                 "mlockall no (not for this process: too little memory to lock it)"),
