@@ -2,9 +2,10 @@
 #include "analysis/generator_methods.hpp"
 #include "takt/error.hpp"
 
-#include <charconv>
-
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <string>
 
 namespace takt::analysis {
 namespace {
@@ -60,10 +61,15 @@ GeneratedSet generate_paws(const GeneratorOptions& options, Random& random) {
   const double high = options.utilization;
   const double low = high - 0.02 * options.cores;
   if (high < kMinTaskUtilization) {
-    // The value in cores (to 6 digits, as %g): 0.0001, not 0.000.
-    char given[32];
-    const auto written = std::to_chars(given, given + sizeof given, high, std::chars_format::general, 6);
-    throw Error("paws tasks have u ≥ 0.1; a total utilization of " + std::string(given, written.ptr) +
+    // The value in cores as the decimal --utilization takes (6 significant digits, no
+    // exponent): 0.0000000001, not 1e-10, which --utilization would refuse.
+    const int digits = std::clamp(5 - static_cast<int>(std::floor(std::log10(high))), 0, 330);
+    char buffer[400];
+    std::snprintf(buffer, sizeof buffer, "%.*f", digits, high);
+    std::string given = buffer;
+    while (given.find('.') != std::string::npos && (given.back() == '0' || given.back() == '.'))
+      given.pop_back();
+    throw Error("paws tasks have u ≥ 0.1; a total utilization of " + given +
                 " is below one task: give --utilization of at least 0.1");
   }
   for (int attempt = 0; attempt < kMaxRestarts; ++attempt) {

@@ -479,6 +479,20 @@ TEST(Generators, RejectImpossibleRequests) {
         "paws tasks have u ≥ 0.1; a total utilization of 0.0001 is below one task: give --utilization of "
         "at least 0.1");
   }
+  // As the decimal --utilization takes, never with an exponent (it read 1e-10), to 6
+  // significant digits: 0.0123456789 → 0.0123457; 0.05 (in binary 0.05000000000000000277)
+  // → 0.05.
+  for (const auto& [u, text] :
+       {std::pair{1e-10, "0.0000000001"}, std::pair{0.0123456789, "0.0123457"}, std::pair{0.05, "0.05"}}) {
+    try {
+      (void)generate(options(GeneratorMethod::paws, 2, u, 1));
+      ADD_FAILURE() << "expected takt::Error for " << text;
+    } catch (const takt::Error& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string("a total utilization of ") + text + " is below"),
+                std::string::npos)
+          << e.what();
+    }
+  }
   EXPECT_THROW((void)generate(options(GeneratorMethod::rtws, 2, 0.01, 1)), takt::Error);
   // More cores than takt supports: refused up front (the set used to be generated and then
   // rejected when read back, at "<generated>:6:10").
