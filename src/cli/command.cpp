@@ -737,6 +737,14 @@ int run_main(int argc, char** argv) {
       }
     }
   }
+  // CLI11 prints the version as soon as it reads --version, whatever follows it (takt
+  // --version run x.yaml ran nothing and said nothing of the rest).
+  if (argc > 2 && std::string_view(argv[1]) == "--version") {
+    return command_line_error(
+        fmt::format("--version takes nothing after it, not '{}'; write `takt --version` "
+                    "alone, or leave --version out to run a command",
+                    argv[2]));
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1002,6 +1002,15 @@ TEST_F(Commands, CommandLineErrorsStartWithTheErrorPrefixAndNameTheHelpToRead) {
   r = takt("--version");
   EXPECT_EQ(r.status, 0);
   EXPECT_EQ(r.out.rfind("takt ", 0), 0u) << r.out;
+  // Words after --version: CLI11 printed the version and ignored them (exit 0), so
+  // `takt --version run set.yaml` ran nothing and said nothing of it.
+  r = takt("--version run set.yaml");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err.rfind(
+                "takt: error: --version takes nothing after it, not 'run'; write `takt --version` alone", 0),
+            0u)
+      << r.err;
 }
 
 TEST_F(Commands, BenchPoliciesWritesItsMarkdownTablesWhole) {
