@@ -242,6 +242,7 @@ void Federated::prepare(RunContext& ctx) {
     slots_.push_back(std::make_unique<JobSlot>(static_cast<std::uint32_t>(i), *ctx.tasks[i], ctx.timing[i],
                                                ctx.engine, *scheduler_,
                                                ctx.set.tasks[i].priority.value_or(JobSlot::kNoPriority)));
+    slots_.back()->check_entry(cluster_of_task_[i], name(), ctx.set.tasks[i].name);
   }
   platform::Recorder& recorder = *ctx.recorder;
   const platform::RealtimeSettings& realtime = ctx.realtime;

@@ -146,6 +146,7 @@ void GedfPaws::prepare(RunContext& ctx) {
                                                ctx.set.tasks[i].priority.value_or(JobSlot::kNoPriority)));
     keys_[i].store(-1, std::memory_order_relaxed);
     waiting_keys_[i].store(-1, std::memory_order_relaxed);
+    slots_.back()->check_entry(0, name(), ctx.set.tasks[i].name);
   }
   entry_count_ = std::min(kMaxSuspended, ctx.tasks.size() + workers_);
   entries_.reset(new StrandEntry[entry_count_]);

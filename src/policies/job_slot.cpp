@@ -63,6 +63,23 @@ void JobSlot::fill(const platform::Release& release, int cluster, std::chrono::n
   entry_.pe = sched::kAny;
 }
 
+void JobSlot::check_entry(int cluster, std::string_view policy, std::string_view name) {
+  sched::Task probe;
+  probe.id = entry_.id;
+  probe.cluster = cluster;
+  probe.pe = sched::kAny;
+  try {
+    scheduler_.check_entry(probe);
+  } catch (const takt::Error&) {
+    const sched::TopologySpec spec = scheduler_.spec();
+    throw takt::Error(fmt::format(
+        "the entry of topology '{}' ({}) cannot take the jobs of task '{}': {} admits each job bound to no "
+        "PE, in cluster {}; write the entry as one pipe (entry: NAME) or as a family indexed by cluster "
+        "(entry: \"NAME[cluster]\")",
+        spec.name, spec.entry.text(), name, policy, cluster));
+  }
+}
+
 void JobSlot::admit() {
   scheduler_.notify(sched::topics::time, sched::TimeMessage{engine_.now()});
   scheduler_.admit(entry_);

@@ -71,6 +71,12 @@ class JobSlot final : public ext::Job {
   /// and its runtime priority key (PriorityKeys: deadline order, unique per task).
   void fill(const platform::Release& release, int cluster, std::chrono::nanoseconds key) noexcept;
 
+  /// Before the run: throws takt::Error where the topology's entry cannot take this
+  /// task's jobs as fill() makes them (bound to no PE, in `cluster`), naming the task
+  /// `name`, the policy and what to write instead. Without it, the first release threw
+  /// on the release lane and ended the process.
+  void check_entry(int cluster, std::string_view policy, std::string_view name);
+
   /// On the lane, after fill(): admits entry() to the topology, after a TIME message
   /// with the time now. The lane admits a job once it is released, and time-driven
   /// components (release-gate) forward a task only once TIME has reached its release.

@@ -200,6 +200,18 @@ void PartitionedDm::assign(const RunContext& ctx) {
     t.release = s.release;
     t.deadline = s.release + s.deadline;
     t.payload = const_cast<analysis::StrandAssignment*>(&s);
+    if (k == 0) {
+      try {
+        scheduler_->check_entry(t);
+      } catch (const takt::Error&) {
+        const sched::TopologySpec spec = scheduler_->spec();
+        throw Error(
+            fmt::format("the entry of topology '{}' ({}) cannot take the strands of partitioned-dm, which "
+                        "admits each strand bound to its core (pe) and to no cluster; write the entry as "
+                        "one pipe (entry: NAME) or as a family indexed by pe (entry: \"NAME[pe]\")",
+                        spec.name, spec.entry.text()));
+      }
+    }
     scheduler_->admit(t);
   }
   // Each core takes its strands, the cores in turn, until none gets any more.

@@ -150,6 +150,11 @@ void Scheduler::check_attached(const Task& task, const char* call) const {
 
 // --- runtime-system adapter --------------------------------------------------------
 
+void Scheduler::check_entry(const Task& task) {
+  SharedSwapGuard guard(lock_);
+  (void)topology_->entry_for(task);
+}
+
 void Scheduler::admit(Task& task) {
   SharedSwapGuard guard(lock_);
   if (task.attached()) {

@@ -90,6 +90,11 @@ class Scheduler final : public RuntimeSystemAdapter {
   /// decisions).
   Task* peek(int pe);
 
+  /// Throws takt::Error, as admit() would, where the entry cannot route `task` (a
+  /// family indexed by pe or cluster of which the task names no element); changes
+  /// nothing. For an owner to refuse, before anything runs, tasks it would admit later.
+  void check_entry(const Task& task);
+
   // --- adaptive topology -----------------------------------------------------------
   /// Replaces the component of instance `name` (every element of a per-pe /
   /// per-cluster family) by `component` with `params`, keeping its pipes, while

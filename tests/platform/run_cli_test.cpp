@@ -383,6 +383,86 @@ TEST_F(RunCommand, ATopologyThatWithholdsEveryJobIsNamedInAWarning) {
   EXPECT_NE(r.err.find("Add an `unassigned:` output"), std::string::npos) << r.err;
 }
 
+TEST_F(RunCommand, AnEntryIndexedByPeIsRefusedBeforeTheRunByThePoliciesThatAdmitUnboundJobs) {
+  // federated, federated-greedy and gedf-paws admit each job bound to no PE, so an entry
+  // indexed by pe cannot route it: the first release threw on the release lane and the
+  // process ended by std::terminate (exit 134, no JSON) until 2026-11-29. Now the run is
+  // refused before it starts, naming the task, the policy and what to write. By cluster
+  // it runs (gedf-paws: one cluster, 0; federated: a cluster per heavy task or core).
+  auto set_with_entry = [&](const std::string& entry) {
+    return write("entry.yaml",
+                 "global: {cores: 2}\n"
+                 "tasks:\n"
+                 "  - {name: a, period: 10ms, program: segments, segments: [{length: 1ms}]}\n"
+                 "topology:\n"
+                 "  name: routed\n"
+                 "  pipes: {admitted: " +
+                     std::string(entry == "admitted"       ? "one"
+                                 : entry == "admitted[pe]" ? "per-pe"
+                                                           : "per-cluster") +
+                     ", ordered: one}\n"
+                     "  entry: \"" +
+                     entry +
+                     "\"\n"
+                     "  instances:\n"
+                     "    merge: {component: mux, inputs: \"" +
+                     std::string(entry == "admitted" ? "admitted" : "admitted[*]") +
+                     "\", output: ordered}\n"
+                     "  pes: {terminal: ordered}\n");
+  };
+  for (const std::string policy : {"gedf-paws", "federated", "federated-greedy"}) {
+    const fs::path json = dir_ / "entry.json";
+    const Outcome r = takt("run --no-cyclictest " + set_with_entry("admitted[pe]").string() + " --policy " +
+                               policy + " --duration 100ms --json " + json.string(),
+                           "TAKT_NO_RT=1");
+    EXPECT_EQ(r.status, 1) << policy << ": " << r.err;
+    EXPECT_NE(
+        r.err.find("takt: error: the entry of topology 'routed' (admitted[pe]) cannot take the jobs of "
+                   "task 'a': " +
+                   policy + " admits each job bound to no PE, in cluster 0; write the entry as one pipe"),
+        std::string::npos)
+        << policy << ": " << r.err;
+    EXPECT_EQ(r.err.find("terminate"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(json)) << policy << ": refused before the run";
+    for (const std::string entry : {"admitted[cluster]", "admitted"}) {
+      const Outcome ok = takt("run --no-cyclictest " + set_with_entry(entry).string() + " --policy " +
+                                  policy + " --duration 100ms --json " + json.string(),
+                              "TAKT_NO_RT=1");
+      ASSERT_EQ(ok.status, 0) << policy << ", " << entry << ": " << ok.err;
+      const nlohmann::json m = read_json(json);
+      EXPECT_EQ(m["tasks"][0]["jobs"], 10) << policy << ", " << entry;
+      fs::remove(json);
+    }
+  }
+  // partitioned-dm admits each strand bound to its core and to no cluster: an entry
+  // indexed by cluster cannot route it. The message said "task 0 has cluster -1 ...
+  // give the task a value from 0 to 0" (no strand has a cluster to give) until
+  // 2026-11-29. By pe, or one pipe, it runs.
+  {
+    const fs::path json = dir_ / "entry.json";
+    const Outcome r = takt("run --no-cyclictest " + set_with_entry("admitted[cluster]").string() +
+                               " --policy partitioned-dm --duration 100ms --json " + json.string(),
+                           "TAKT_NO_RT=1");
+    EXPECT_EQ(r.status, 1) << r.err;
+    EXPECT_NE(
+        r.err.find("takt: error: the entry of topology 'routed' (admitted[cluster]) cannot take the strands "
+                   "of partitioned-dm, which admits each strand bound to its core (pe) and to no cluster; "
+                   "write the entry as one pipe"),
+        std::string::npos)
+        << r.err;
+    EXPECT_FALSE(fs::exists(json));
+  }
+  for (const std::string entry : {"admitted[pe]", "admitted"}) {
+    const fs::path json = dir_ / "entry.json";
+    const Outcome ok = takt("run --no-cyclictest " + set_with_entry(entry).string() +
+                                " --policy partitioned-dm --duration 100ms --json " + json.string(),
+                            "TAKT_NO_RT=1");
+    ASSERT_EQ(ok.status, 0) << entry << ": " << ok.err;
+    EXPECT_EQ(read_json(json)["tasks"][0]["jobs"], 10) << entry;
+    fs::remove(json);
+  }
+}
+
 TEST_F(RunCommand, MemoryThatLockingWouldNearlyExhaustIsLeftUnlockedWithAWarning) {
   // Thread stacks of nine tenths of the memory available (ulimit -s): the thread of the
   // task's executor, there at the lock, would make more resident than seven eighths of
