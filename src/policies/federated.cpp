@@ -124,8 +124,10 @@ class Federated final : public platform::Policy {
   std::vector<std::unique_ptr<Cluster>> clusters_;
   std::vector<int> cluster_of_task_;
   std::vector<std::string> task_names_;
-  std::unique_ptr<sched::Scheduler> scheduler_;
+  /// Declared before scheduler_, so that the jobs outlive it: its destructor writes into
+  /// tasks still attached.
   std::vector<std::unique_ptr<JobSlot>> slots_;
+  std::unique_ptr<sched::Scheduler> scheduler_;
   platform::ReleaseEngine* engine_ = nullptr;
   PriorityKeys priority_keys_;  ///< the runtime keys of jobs (deadline, then task index)
   platform::RunThreads lanes_;

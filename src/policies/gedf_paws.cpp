@@ -77,7 +77,8 @@ class GedfPaws final : public platform::Policy, ext::WorkSource, ext::YieldPolic
   platform::JobRef job_of_key(nanoseconds key) const noexcept;
 
   std::size_t workers_ = 0;
-  std::unique_ptr<sched::Scheduler> scheduler_;
+  /// The jobs and handed-back strands the scheduler holds (slots_, entries_) are declared
+  /// before it, so that they outlive it: its destructor writes into tasks still attached.
   std::vector<std::unique_ptr<JobSlot>> slots_;
   std::unique_ptr<std::atomic<std::int64_t>[]> keys_;  ///< each slot's current key, for resolve()
   /// Each slot's key while its job is admitted and not yet taken by a worker, else -1.
@@ -87,6 +88,7 @@ class GedfPaws final : public platform::Policy, ext::WorkSource, ext::YieldPolic
   std::vector<nanoseconds> waiting_scratch_;
   std::unique_ptr<StrandEntry[]> entries_;
   std::size_t entry_count_ = 0;
+  std::unique_ptr<sched::Scheduler> scheduler_;
   /// Per worker, the running key a yield request targeted (-1: none pending). A request
   /// is consumed only at a yield point (spawn or sync); a computation that ends without
   /// one leaves it set, so it counts only while the worker still runs that key.

@@ -338,22 +338,27 @@ void Scheduler::install(const std::function<std::unique_ptr<Topology>(const Topo
     for (Task* task : tasks) {
       if (task->state() == TaskState::schedulable) (void)next->entry_for(*task);
     }
-    old = std::move(topology_);
-    old->release_memberships();
-    for (Task* task : tasks) {
-      for (Instance* i : old->data_instances()) i->task_destruct(*task);
-      task->entry_ = nullptr;
-    }
-    old->disconnect(broker_);
-    topology_ = std::move(next);
-    topology_->connect(broker_);
-    tell_time(topology_->instances());
-    for (Task* task : tasks) {
-      for (Instance* i : topology_->data_instances()) i->task_construct(*task);
-    }
-    for (Task* task : tasks) {
-      if (task->state() == TaskState::schedulable) enter(topology_->entry_for(*task), *task);
-    }
+    // From here the old topology is taken apart: a component that throws while the new
+    // one is connected and its per-task data built would leave queued tasks in no pipe
+    // with no entry, so, as in pipe_update, a throw ends the program (noexcept).
+    [&]() noexcept {
+      old = std::move(topology_);
+      old->release_memberships();
+      for (Task* task : tasks) {
+        for (Instance* i : old->data_instances()) i->task_destruct(*task);
+        task->entry_ = nullptr;
+      }
+      old->disconnect(broker_);
+      topology_ = std::move(next);
+      topology_->connect(broker_);
+      tell_time(topology_->instances());
+      for (Task* task : tasks) {
+        for (Instance* i : topology_->data_instances()) i->task_construct(*task);
+      }
+      for (Task* task : tasks) {
+        if (task->state() == TaskState::schedulable) enter(topology_->entry_for(*task), *task);
+      }
+    }();
     reconfigurations_.fetch_add(1, std::memory_order_relaxed);
   }
   old.reset();
@@ -447,45 +452,53 @@ void Scheduler::swap_instance(std::string_view name, std::string_view component,
 
     Exclusive x(lock_);
     const std::vector<Task*> tasks = tasks_by_admission();
-    for (std::size_t k = 0; k < elements.size(); ++k) {
-      const std::size_t e = elements[k];
-      Instance& old = topology.element(e);
-      // The old instance lets go of its per-task data and its subscriptions.
-      if (old.component().uses_task_data) {
-        for (Task* task : tasks) old.task_destruct(*task);
-      }
-      broker_.withdraw(&old);
-      // Its outputs are emptied; the removals wait in the logs for the new adds.
-      std::vector<Pipe*> outputs;
-      for (const PortBinding& binding : old.context().ports) {
-        const PortInfo* port = old.component().find_port(binding.port);
-        if (port->direction != PortInfo::Direction::output) continue;
-        for (Pipe* out : binding.pipes) {
-          outputs.push_back(out);
-          for (Task* task : out->ordered()) out->remove(*task);
+    // From here instances are taken apart and their outputs emptied: a component that
+    // throws while its replacement is connected or builds its per-task data would leave
+    // the topology half swapped and removals pending in pipe logs, so, as in
+    // pipe_update, a throw ends the program (noexcept).
+    retired.reserve(retired.size() + elements.size());
+    auto swap_elements = [&]() noexcept {
+      for (std::size_t k = 0; k < elements.size(); ++k) {
+        const std::size_t e = elements[k];
+        Instance& old = topology.element(e);
+        // The old instance lets go of its per-task data and its subscriptions.
+        if (old.component().uses_task_data) {
+          for (Task* task : tasks) old.task_destruct(*task);
+        }
+        broker_.withdraw(&old);
+        // Its outputs are emptied; the removals wait in the logs for the new adds.
+        std::vector<Pipe*> outputs;
+        for (const PortBinding& binding : old.context().ports) {
+          const PortInfo* port = old.component().find_port(binding.port);
+          if (port->direction != PortInfo::Direction::output) continue;
+          for (Pipe* out : binding.pipes) {
+            outputs.push_back(out);
+            for (Task* task : out->ordered()) out->remove(*task);
+          }
+        }
+        retired.push_back(topology.replace(e, std::move(replacements[k])));
+        Instance& fresh = topology.element(e);
+        fresh.connect(broker_);
+        tell_time({&fresh});
+        if (fresh.component().uses_task_data) {
+          for (Task* task : tasks) fresh.task_construct(*task);
+        }
+        // Every task of its inputs arrives anew; its outputs are flushed after its last
+        // input: first every output's removals, then their adds and moves, so that a
+        // consumer of two of them never meets a task that moved from one to the other
+        // before it left the first (it would hold the task twice).
+        fresh.offer_inputs_as_new();
+        std::sort(outputs.begin(), outputs.end(),
+                  [](const Pipe* a, const Pipe* b) { return a->rank() < b->rank(); });
+        for (Pipe* out : outputs) out->hold_back_arrivals();
+        for (Pipe* out : outputs) flush(*out);
+        for (Pipe* out : outputs) {
+          out->release_arrivals();
+          flush(*out);
         }
       }
-      retired.push_back(topology.replace(e, std::move(replacements[k])));
-      Instance& fresh = topology.element(e);
-      fresh.connect(broker_);
-      tell_time({&fresh});
-      if (fresh.component().uses_task_data) {
-        for (Task* task : tasks) fresh.task_construct(*task);
-      }
-      // Every task of its inputs arrives anew; its outputs are flushed after its last
-      // input: first every output's removals, then their adds and moves, so that a
-      // consumer of two of them never meets a task that moved from one to the other
-      // before it left the first (it would hold the task twice).
-      fresh.offer_inputs_as_new();
-      std::sort(outputs.begin(), outputs.end(),
-                [](const Pipe* a, const Pipe* b) { return a->rank() < b->rank(); });
-      for (Pipe* out : outputs) out->hold_back_arrivals();
-      for (Pipe* out : outputs) flush(*out);
-      for (Pipe* out : outputs) {
-        out->release_arrivals();
-        flush(*out);
-      }
-    }
+    };
+    swap_elements();
     topology.set_instance_spec(new_spec);
     reconfigurations_.fetch_add(1, std::memory_order_relaxed);
   }
