@@ -106,7 +106,6 @@ class Federated final : public platform::Policy {
 
   void build_clusters(const RunContext& ctx);
   void admit(const platform::Release& release);
-  void wake(Cluster& cluster) noexcept;
   void stop_executors() noexcept;
   /// On a shared core: hands jobs from its pipe to idle executors and re-ranks.
   void dispatch(Cluster& cluster) noexcept;
@@ -332,15 +331,14 @@ void Federated::wake_clusters_with_work() {
   // once per job (each earlier deadline moved every later job down a level: n(n+1)/2
   // sched_setscheduler calls for n jobs released in decreasing deadline order).
   for (auto& c : clusters_) {
-    if (scheduler_->peek(c->first_pe) != nullptr) wake(*c);
-  }
-}
-
-void Federated::wake(Cluster& c) noexcept {
-  if (c.heavy) {
-    c.pool->extension().notify_work();
-  } else {
-    dispatch(c);
+    if (c->heavy) {
+      // Any of its cores may hold the work (a topology's per-PE pipes): wakes the one
+      // that can take it.
+      (void)wake_workers_for(c->pool->extension(), *scheduler_, c->first_pe, static_cast<std::size_t>(c->pes),
+                             false);
+    } else if (scheduler_->peek(c->first_pe) != nullptr) {
+      dispatch(*c);
+    }
   }
 }
 

@@ -256,7 +256,7 @@ ext::Work GedfPaws::preempt(const ext::YieldPoint& point) noexcept {
     // it was out of the queue an idle worker may have found the queue empty and gone to
     // sleep: wake one (else it sleeps until its timeout, up to 1 s, beside queued work).
     scheduler_->relinquish(*t);
-    pool_->extension().notify_work();
+    (void)wake_workers_for(pool_->extension(), *scheduler_, 0, workers_, true);
     return {};
   }
   preemptions_.fetch_add(1, std::memory_order_relaxed);
@@ -295,14 +295,17 @@ void GedfPaws::suspended(ext::SuspendedStrand strand) noexcept {
   sched::Task& t = entry->entry;
   t.id = (std::uint64_t{1} << 63) | (entry - entries_.get());
   t.pe = sched::kAny;  // rule F: back to the global queue
-  t.cluster = sched::kAny;
-  t.priority = 0;
+  t.cluster = 0;       // the one cluster, as the jobs' (JobSlot::check_entry checked the entry takes it)
+  // Its job's priority (the task's `priority:`), so that a topology ordering or
+  // filtering by priority treats the strand as its job (with 0, a filter such as
+  // priority_at_least: 1 dropped it, and the job never finished).
+  t.priority = job.valid ? slots_[job.task]->entry().priority : JobSlot::kNoPriority;
   t.deadline =
       job.valid ? slots_[job.task]->release().deadline : priority_keys_.deadline_of(strand.key(), *engine_);
   t.release = job.valid ? slots_[job.task]->release().release : nanoseconds::zero();
   entry->waiting_key.store(strand.key().count(), std::memory_order_release);
   scheduler_->admit(t);
-  pool_->extension().notify_work();
+  (void)wake_workers_for(pool_->extension(), *scheduler_, 0, workers_, true);
 }
 
 void GedfPaws::admit(const platform::Release& release) {
@@ -326,7 +329,7 @@ void GedfPaws::admit(const platform::Release& release) {
     view = worker_view(running, key, yield_key_[w].load(std::memory_order_acquire));
     idle = idle || !view.running;
   }
-  if (idle) ext.notify_work();
+  if (idle) (void)wake_workers_for(ext, *scheduler_, 0, workers_, true);
   std::size_t waiting = 0;
   for (std::size_t i = 0; i < slots_.size(); ++i) {
     const std::int64_t k = waiting_keys_[i].load(std::memory_order_acquire);

@@ -149,4 +149,27 @@ void JobSlot::complete(platform::ThreadRecorder* recorder, std::chrono::nanoseco
   engine_.finished(index_, r.job, at);
 }
 
+bool wake_workers_for(ext::Extension& pool, sched::Scheduler& scheduler, int first_pe, std::size_t workers,
+                      bool even_if_none) noexcept {
+  // One shared queue: every worker would take the same task first.
+  std::size_t able = 0;
+  bool shared = true;
+  const sched::Task* first = nullptr;
+  for (std::size_t k = 0; k < workers; ++k) {
+    const sched::Task* head = scheduler.peek(first_pe + static_cast<int>(k));
+    if (head == nullptr) {
+      shared = false;
+      continue;
+    }
+    if (able++ == 0) first = head;
+    shared = shared && head == first;
+  }
+  if (able > 0 && !shared) {
+    pool.notify_work_all();
+  } else if (able > 0 || even_if_none) {
+    pool.notify_work();
+  }
+  return able > 0;
+}
+
 }  // namespace takt::policies

@@ -121,4 +121,15 @@ class JobSlot final : public ext::Job {
 /// The message of an exception (for job errors); "" for none.
 void describe_exception(std::exception_ptr error, char* out, std::size_t size) noexcept;
 
+/// Wakes the sleeping workers of a pool whose worker k asks `scheduler` for work as PE
+/// `first_pe` + k, after work was admitted: one where every worker would take the same
+/// task first (a shared queue: the first awake takes it, or steals from the one that
+/// does), all where the workers see different work or only some see any (a topology's
+/// per-PE pipes: the one worker notify_work() wakes may not be the PE the work waits
+/// for, which then slept until its timeout, up to a second); where none could yet, one
+/// if `even_if_none` (work a worker may still reach by stealing).
+/// Returns whether any worker could take work now.
+bool wake_workers_for(ext::Extension& pool, sched::Scheduler& scheduler, int first_pe, std::size_t workers,
+                      bool even_if_none) noexcept;
+
 }  // namespace takt::policies

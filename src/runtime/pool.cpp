@@ -485,6 +485,8 @@ void Extension::set_observer(StrandObserver* observer) noexcept {
 
 void Extension::notify_work() noexcept { detail::notify_one(*state_); }
 
+void Extension::notify_work_all() noexcept { detail::notify_all(*state_); }
+
 void Extension::request_yield(std::size_t worker) noexcept {
   if (worker < state_->workers_count) {
     state_->workers[worker]->hooks.fetch_or(detail::hook_yield, std::memory_order_release);

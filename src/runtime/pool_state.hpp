@@ -245,6 +245,9 @@ void wake_caller(PoolState& pool) noexcept;
 /// with sleep(): the sleeper raises `sleepers` and then rescans for work; this reads
 /// `sleepers` with a read-modify-write, so one of the two sees the other (Dekker).
 void notify_one(PoolState& pool) noexcept;
+/// Wakes every sleeping worker (and a sleeping caller): for work only some workers can
+/// take, where the one notify_one wakes may not be among them.
+void notify_all(PoolState& pool) noexcept;
 void set_level(Worker* w, Level* level) noexcept;
 void emit(Worker* w, ext::StrandEvent event) noexcept;
 std::uint64_t new_task_id(Worker* w) noexcept;

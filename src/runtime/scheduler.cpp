@@ -15,6 +15,7 @@
 #include <cassert>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -588,14 +589,20 @@ void wake_caller(PoolState& pool) noexcept {
   os::futex_wake(pool.caller_wake, 1);
 }
 
-void notify_one(PoolState& pool) noexcept {
+namespace {
+void notify(PoolState& pool, int sleepers) noexcept {
   if (pool.sleepers.fetch_add(0, std::memory_order_seq_cst) > 0) {
     pool.idle_epoch.fetch_add(1, std::memory_order_release);
-    os::futex_wake(pool.idle_epoch, 1);
+    os::futex_wake(pool.idle_epoch, sleepers);
     // A caller sleeping as worker 0 (caller_sleep) is woken as well.
     if (pool.caller_sleeping.load(std::memory_order_seq_cst)) wake_caller(pool);
   }
 }
+}  // namespace
+
+void notify_one(PoolState& pool) noexcept { notify(pool, 1); }
+
+void notify_all(PoolState& pool) noexcept { notify(pool, std::numeric_limits<int>::max()); }
 
 void set_level(Worker* w, Level* level) noexcept {
   w->level = level;

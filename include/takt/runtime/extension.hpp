@@ -174,8 +174,12 @@ class Extension {
   void set_yield_policy(YieldPolicy* policy) noexcept;
   /// Installs the strand observer (nullptr removes it). Only while no computation runs.
   void set_observer(StrandObserver* observer) noexcept;
-  /// Tells sleeping workers that the work source has something new.
+  /// Tells sleeping workers that the work source has something new: wakes one, which
+  /// takes it or steals from the worker that does.
   void notify_work() noexcept;
+  /// Wakes every sleeping worker: for new work the source gives only some workers (a
+  /// topology's per-PE pipe), which the one notify_work() wakes may not be.
+  void notify_work_all() noexcept;
   /// Asks `worker` to consult the yield policy at its next spawn or sync.
   void request_yield(std::size_t worker) noexcept;
   /// True and the key of the computation `worker` runs now; false when it is idle.
