@@ -235,6 +235,36 @@ void warn_withheld(const nlohmann::json& details) {
   }
 }
 
+/// A filter that let some jobs through and held back others: a task whose jobs it held
+/// back never runs, and the run showed only that task's misses (the warning above is
+/// for a filter that lets none through). Names each task that released jobs of which
+/// none started, beside the filters that held jobs back.
+void warn_filtered_tasks(const nlohmann::json& details, const RunMetrics& metrics) {
+  if (!details.contains("scheduler")) return;
+  std::string filters;
+  for (const nlohmann::json& instance : details["scheduler"]) {
+    const nlohmann::json counters = instance.value("counters", nlohmann::json::object());
+    const std::uint64_t offered = counters.value("offered", 0ULL), passed = counters.value("passed", 0ULL);
+    if (instance.value("component", std::string()) != "filter" || passed == 0 || passed >= offered) continue;
+    filters += fmt::format("{}'{}' ({} of {} held back)", filters.empty() ? "" : ", ",
+                           instance.value("instance", std::string("?")), offered - passed, offered);
+  }
+  if (filters.empty()) return;
+  std::vector<bool> started(metrics.tasks.size(), false);
+  for (const JobResult& j : metrics.jobs) {
+    if (j.start && j.task < started.size()) started[j.task] = true;
+  }
+  for (std::size_t t = 0; t < metrics.tasks.size(); ++t) {
+    if (started[t] || metrics.tasks[t].released == 0) continue;
+    os::warn(
+        fmt::format("none of the {} released job(s) of task '{}' started, and the topology's filter(s) {} "
+                    "held jobs back: if the task's jobs do not match a filter's criteria (clusters, pes, "
+                    "priority, relative_deadline), they never run; check the criteria and the task's "
+                    "priority",
+                    metrics.tasks[t].released, metrics.tasks[t].name, filters));
+  }
+}
+
 /// Says which job held the run after its last release and what the limit was.
 void report_stall(std::FILE* messages, const Stall& stall, const std::vector<PeriodicTask>& tasks) {
   os::print_message(
@@ -458,6 +488,7 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
     input.events_dropped += unconsidered_left_out;
     for (std::uint32_t t = 0; t < engine->tasks().size(); ++t) input.engine_counts.push_back(engine->counts(t));
     result.metrics = compute_metrics(input);
+    warn_filtered_tasks(details, result.metrics);
 
     result.output_errors = write_run_outputs(
         result.metrics, engine->tasks(), events, info.origin, {options.json, options.trace, options.table},

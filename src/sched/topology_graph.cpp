@@ -275,7 +275,10 @@ class Expander {
       if (pipe.producers.empty()) {
         fail(pipe.consumers.front().mark,
              "pipe '" + pipe.name + "' is dangling: " + user(pipe.consumers.front()) +
-                 " consumes it, but nothing produces it (no instance output, not the entry)");
+                 (pipe.consumers.front().instance >= 0 || pipe.consumers.front().port == "entry"
+                      ? " consumes"
+                      : " consume") +
+                 " it, but nothing produces it (no instance output, not the entry)");
       }
       if (pipe.consumers.empty()) {
         fail(pipe.producers.front().mark,
@@ -413,9 +416,22 @@ class Expander {
   void check_topics() {
     std::map<std::string, int> responders;
     std::size_t data_users = 0;
+    // Per declared instance that keeps per-task data, its elements (a per: family has one
+    // per pe or cluster, each with its own word), in declaration order.
+    std::vector<std::pair<const InstanceSpec*, std::size_t>> data_specs;
     for (int i = 0; i < static_cast<int>(graph_.instances.size()); ++i) {
       const ComponentInfo* info = registry_.find(graph_.instances[i].spec->component);
-      if (info->uses_task_data) ++data_users;
+      if (info->uses_task_data) {
+        ++data_users;
+        const InstanceSpec* spec = graph_.instances[i].spec;
+        auto it = std::find_if(data_specs.begin(), data_specs.end(),
+                               [spec](const auto& d) { return d.first == spec; });
+        if (it == data_specs.end()) {
+          data_specs.emplace_back(spec, 1);
+        } else {
+          ++it->second;
+        }
+      }
       for (const std::string& topic : info->responds) {
         auto [it, inserted] = responders.emplace(topic, i);
         if (!inserted) {
@@ -440,9 +456,19 @@ class Expander {
       }
     }
     if (data_users > kMaxTaskData) {
+      std::string which;
+      for (const auto& [spec, elements] : data_specs) {
+        which += (which.empty() ? "" : ", ") + ("'" + spec->name + "' (" + spec->component);
+        if (spec->per != Multiplicity::one) {
+          which += ", per: " + std::string(spec->per == Multiplicity::per_pe ? "pe" : "cluster") + ", " +
+                   std::to_string(elements) + " elements";
+        }
+        which += ")";
+      }
       fail(spec_.mark, "the topology has " + std::to_string(data_users) +
-                           " instances that keep per-task data; at most " + std::to_string(kMaxTaskData) +
-                           " fit in a task");
+                           " instances that keep per-task data, each element of a per: family counted: " +
+                           which + "; at most " + std::to_string(kMaxTaskData) +
+                           " fit in a task: remove some, or use one instance instead of a per: family");
     }
   }
 

@@ -152,7 +152,10 @@ class Parser {
   const ComponentInfo* component_info(const std::string& name, SourceMark mark) const {
     const ComponentInfo* info = registry_.find(name);
     if (info == nullptr) {
-      fail(mark, "unknown component '" + name + "' (known components: " + join(registry_.names()) + ")");
+      // termination is never declared (it is added to every pipe named in pes:).
+      std::vector<std::string> names = registry_.names();
+      std::erase(names, std::string("termination"));
+      fail(mark, "unknown component '" + name + "' (known components: " + join(names) + ")");
     }
     return info;
   }
@@ -176,7 +179,11 @@ class Parser {
         if (!text.empty() && text.front() != '+' && ec == std::errc() && ptr == end) return v;
       }
       fail(mark_of(n).line >= 0 ? mark_of(n) : mark,
-           what + " must be a decimal integer, got '" + (n.IsScalar() ? n.Scalar() : "?") + "'");
+           what + " must be a decimal integer, got " +
+               (n.IsScalar() ? "'" + n.Scalar() + "'"
+                             : std::string(n.IsSequence() ? "a list"
+                                           : n.IsMap()    ? "a map"
+                                                          : "nothing")));
     };
     switch (param.type) {
       case ParamType::integer:
@@ -319,8 +326,13 @@ class Parser {
         }
         break;
       case I::all:
-        if (where != Where::many_port)
-          fail(ref.mark, context + ": [*] (every pipe of the family) needs a port that takes several pipes");
+        if (where != Where::many_port) {
+          fail(ref.mark,
+               context + ": [*] (every pipe of the family) needs a port that takes several pipes" +
+                   std::string(where == Where::entry ? "; the entry is one pipe, or a family indexed "
+                                                       "by the task ([pe] or [cluster])"
+                                                     : ""));
+        }
         if (!family) fail(ref.mark, context + ": pipe '" + ref.pipe + "' is a single pipe, it has no [*]");
         break;
       case I::fixed:

@@ -49,6 +49,30 @@ std::string build_error(const TopologySpec& spec, const ProcessingElements& pes)
   return "";
 }
 
+TEST(TopologySpec, TooMuchPerTaskDataNamesEachInstanceAndItsElements) {
+  // A load-balancer and two release-gate families per pe: on 4 PEs, 1 + 4 + 4 = 9 words
+  // of per-task data, one more than a task has (kMaxTaskData = 8). The message said only
+  // "the topology has 9 instances", where the file declares 3: it names them now, with
+  // what a per: family counts.
+  const TopologySpec spec =
+      topology(head +
+               "  pipes: {a: one, q0: per-pe, q1: per-pe, q2: per-pe}\n"
+               "  entry: a\n"
+               "  instances:\n"
+               "    lb: {component: load-balancer, inputs: a, outputs: \"q0[*]\"}\n"
+               "    g1: {component: release-gate, per: pe, input: \"q0[#]\", output: \"q1[#]\"}\n"
+               "    g2: {component: release-gate, per: pe, input: \"q1[#]\", output: \"q2[#]\"}\n"
+               "  pes: {terminal: \"q2[pe]\"}\n");
+  EXPECT_NO_THROW(Scheduler(spec, ProcessingElements::uniform(3)));  // 1 + 3 + 3 = 7
+  const std::string message = build_error(spec, ProcessingElements::uniform(4));
+  EXPECT_NE(
+      message.find("the topology has 9 instances that keep per-task data, each element of a per: family "
+                   "counted: 'lb' (load-balancer), 'g1' (release-gate, per: pe, 4 elements), 'g2' "
+                   "(release-gate, per: pe, 4 elements); at most 8 fit in a task"),
+      std::string::npos)
+      << message;
+}
+
 }  // namespace
 
 TEST(TopologySpec, ParsesInstancesPortsAndDefaultParameters) {
@@ -126,6 +150,11 @@ TEST(TopologySpec, UnknownComponent) {
   expect_error(
       head + chain_pipes + chain_a + "    b: {component: edff, input: mid, output: out}\n" + chain_pes, 7,
       {"unknown component 'edff'", "known components:", "edf"});
+  // termination cannot be declared: not offered.
+  EXPECT_EQ(error_of(head + chain_pipes + chain_a + "    b: {component: edff, input: mid, output: out}\n" +
+                     chain_pes)
+                .find("termination"),
+            std::string::npos);
 }
 
 TEST(TopologySpec, UnknownParameter) {
@@ -162,6 +191,12 @@ TEST(TopologySpec, BadParameterValue) {
                    "    b: {component: filter, input: mid, output: out, params: {priority_at_most: 0x10}}\n" +
                    chain_pes,
                7, {"parameter 'priority_at_most' must be a decimal integer, got '0x10'"});
+  // Not a value at all: said "got '?'".
+  expect_error(
+      head + chain_pipes + chain_a +
+          "    b: {component: filter, input: mid, output: out, params: {priority_at_most: {x: 1}}}\n" +
+          chain_pes,
+      7, {"parameter 'priority_at_most' must be a decimal integer, got a map"});
   expect_error(head + chain_pipes + chain_a +
                    "    b: {component: filter, input: mid, output: out, params: {pes: []}}\n" + chain_pes,
                7, {"parameter 'pes' lists nothing"});
@@ -206,6 +241,15 @@ TEST(TopologySpec, DanglingPipes) {
   expect_error(head + "  pipes: {in: one, out: one, extra: one}\n" + "  entry: in\n  instances:\n" +
                    "    a: {component: mux, inputs: [in, extra], output: out}\n" + "  pes: {terminal: out}\n",
                6, {"pipe 'extra' is dangling", "nothing produces it"});
+  expect_error(
+      head + "  pipes: {in: one, out: one, extra: one}\n" + "  entry: in\n  instances:\n" +
+          "    a: {component: edf, input: in, output: out}\n" + "  pes: {terminal: out, pull: [extra]}\n",
+      7, {"pipe 'extra' is dangling: the processing elements (pes:) consume it, but nothing produces it"});
+  // [*] in the entry, which is one pipe or indexed by the task.
+  expect_error(
+      head + "  pipes: {in: per-pe, out: one}\n" + "  entry: \"in[*]\"\n  instances:\n" +
+          "    a: {component: mux, inputs: \"in[*]\", output: out}\n" + "  pes: {terminal: out}\n",
+      4, {"needs a port that takes several pipes; the entry is one pipe, or a family indexed by the task"});
 }
 
 TEST(TopologySpec, DoublyConsumedPipe) {
