@@ -5,12 +5,14 @@
 #include "model/task_set_parser.hpp"
 #include "os/diagnostics.hpp"
 #include "platform/run.hpp"
+#include "policies/builtin_topologies.hpp"
 #include "sched/topology_spec.hpp"
 #include "takt/error.hpp"
 
 #include <fmt/core.h>
 
 #include <memory>
+#include <optional>
 
 namespace takt::cli {
 namespace {
@@ -29,7 +31,8 @@ int run_analyze(const AnalyzeArgs& a) {
   // The analysis does not use a custom topology, but `takt run` does: a topology that
   // cannot be read is bad input here as well. (Whether it fits the machine's processing
   // elements is checked when `takt run` builds it.)
-  if (set.topology) (void)sched::parse_topology(*set.topology, set.source);
+  std::optional<sched::TopologySpec> topology;
+  if (set.topology) topology = sched::parse_topology(*set.topology, set.source);
   // Nor may a segments task's args describe other segments than the ones analysed.
   for (const model::Task& t : set.tasks) (void)platform::program_arguments(t, set.source);
   AnalysisChoice choice = analysis_choice(set, a.policy, a.fit, a.delta, a.cores);
@@ -41,6 +44,8 @@ int run_analyze(const AnalyzeArgs& a) {
         *choice.options.cores);
   }
   analysis::AnalysisResult result = analysis::analyse(set, choice.options);
+  // An entry the policy's jobs cannot take: `takt run` refuses it as it prepares.
+  if (topology) policies::check_entry_for_policy(*topology, model::to_string(result.policy));
   if (!note.empty()) os::to_stderr("{}", note);  // stderr: the JSON on stdout stays one document
   if (a.json) {
     write_analysis_json(stdout, set, result);

@@ -48,4 +48,17 @@ sched::TopologySpec builtin_topology(std::string_view policy) {
   return sched::parse_topology_text(t->yaml, std::string(t->file));
 }
 
+void check_entry_for_policy(const sched::TopologySpec& spec, std::string_view policy) {
+  using Index = sched::PipeRef::Index;
+  const bool pdm = policy == "partitioned-dm";
+  if (spec.entry.index != (pdm ? Index::cluster : Index::pe)) return;
+  throw Error(
+      spec.where(spec.entry.mark) + ": the entry '" + spec.entry.text() + "' routes each job by its " +
+      (pdm ? "cluster, but partitioned-dm admits each strand bound to its core (pe) and to no cluster; "
+             "write the entry as one pipe (entry: NAME) or as a family indexed by pe (entry: \"NAME[pe]\")"
+           : "pe, but " + std::string(policy) +
+                 " admits each job bound to no PE; write the entry as one pipe (entry: NAME) or as a family "
+                 "indexed by cluster (entry: \"NAME[cluster]\")"));
+}
+
 }  // namespace takt::policies

@@ -33,4 +33,11 @@ sched::TopologySpec builtin_topology(std::string_view policy);
 /// "federated, federated-greedy, gedf-paws, partitioned-dm"
 std::string builtin_policy_names();
 
+/// Throws takt::Error (file:line:column) where `spec`'s entry routes by a value the
+/// policy's work does not carry: by pe under federated, federated-greedy and gedf-paws
+/// (jobs are admitted bound to no PE), by cluster under partitioned-dm (strands carry
+/// none). For `takt analyze`, which builds no policy; a run refuses them as it prepares
+/// (JobSlot::check_entry).
+void check_entry_for_policy(const sched::TopologySpec& spec, std::string_view policy);
+
 }  // namespace takt::policies

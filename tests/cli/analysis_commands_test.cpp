@@ -857,6 +857,35 @@ TEST_F(Commands, AnalyzeRejectsATopologyThatTaktRunCouldNotBuild) {
                                                    "  pes: {terminal: admitted}\n")
                             .string());
   EXPECT_EQ(r.status, 0) << r.err;
+  // An entry the policy's work cannot take, as `takt run` refuses it (2026-11-29: analyze
+  // said schedulable): by pe under gedf-paws; by cluster under partitioned-dm.
+  const std::string by_pe =
+      "topology:\n"
+      "  pipes: {admitted: per-pe, merged: one}\n"
+      "  entry: \"admitted[pe]\"\n"
+      "  instances: {m: {component: mux, inputs: \"admitted[*]\", output: merged}}\n"
+      "  pes: {terminal: merged}\n";
+  r = takt("analyze " + write("by-pe.yaml", tasks + by_pe).string());
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(
+      r.err.find("by-pe.yaml:6:10: the entry 'admitted[pe]' routes each job by its pe, but gedf-paws admits "
+                 "each job bound to no PE; write the entry as one pipe"),
+      std::string::npos)
+      << r.err;
+  r = takt("analyze " + write("by-pe.yaml", tasks + by_pe).string() + " --policy partitioned-dm");
+  EXPECT_EQ(r.status, 0) << r.err;
+  std::string by_cluster = by_pe;
+  by_cluster.replace(by_cluster.find("per-pe"), 6, "per-cluster");
+  by_cluster.replace(by_cluster.find("admitted[pe]"), 12, "admitted[cluster]");
+  r = takt("analyze " + write("by-cluster.yaml", tasks + by_cluster).string() + " --policy partitioned-dm");
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(
+      r.err.find("the entry 'admitted[cluster]' routes each job by its cluster, but partitioned-dm admits "
+                 "each strand bound to its core (pe) and to no cluster"),
+      std::string::npos)
+      << r.err;
+  r = takt("analyze " + write("by-cluster.yaml", tasks + by_cluster).string());
+  EXPECT_EQ(r.status, 0) << r.err;
 }
 
 TEST_F(Commands, OptionsThatWouldBeIgnoredAreErrors) {
