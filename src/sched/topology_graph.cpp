@@ -415,14 +415,12 @@ class Expander {
 
   void check_topics() {
     std::map<std::string, int> responders;
-    std::size_t data_users = 0;
     // Per declared instance that keeps per-task data, its elements (a per: family has one
     // per pe or cluster, each with its own word), in declaration order.
     std::vector<std::pair<const InstanceSpec*, std::size_t>> data_specs;
     for (int i = 0; i < static_cast<int>(graph_.instances.size()); ++i) {
       const ComponentInfo* info = registry_.find(graph_.instances[i].spec->component);
       if (info->uses_task_data) {
-        ++data_users;
         const InstanceSpec* spec = graph_.instances[i].spec;
         auto it = std::find_if(data_specs.begin(), data_specs.end(),
                                [spec](const auto& d) { return d.first == spec; });
@@ -455,6 +453,8 @@ class Expander {
         }
       }
     }
+    std::size_t data_users = 0;
+    for (const auto& d : data_specs) data_users += d.second;
     if (data_users > kMaxTaskData) {
       std::string which;
       for (const auto& [spec, elements] : data_specs) {
