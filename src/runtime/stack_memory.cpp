@@ -13,6 +13,8 @@
 #include <array>
 #include <atomic>
 #include <cerrno>
+#include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <mutex>
 #include <vector>
@@ -23,6 +25,16 @@ namespace {
 constexpr std::size_t kAltstackSize = 64 * 1024;
 
 std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to * to; }
+
+/// vm.max_map_count, the kernel's limit on a process's memory mappings; 0 if unknown.
+std::uint64_t map_count_limit() noexcept {
+  std::FILE* f = std::fopen("/proc/sys/vm/max_map_count", "r");
+  if (f == nullptr) return 0;
+  unsigned long long n = 0;
+  if (std::fscanf(f, "%llu", &n) != 1) n = 0;
+  std::fclose(f);
+  return n;
+}
 
 /// What the signal handler needs to explain a guard-page hit (no allocation, no locks).
 struct Region {
@@ -164,8 +176,29 @@ StackMemory::StackMemory(std::size_t stacks, std::size_t stack_size, std::size_t
   }
   base_ = static_cast<char*>(p);
   if (reserve_only) ::madvise(base_, bytes_, MADV_NOHUGEPAGE);
-  for (std::size_t i = 0; i < stacks_; ++i) ::mprotect(base_ + i * stride_, page, PROT_NONE);
-  for (std::size_t i = 0; i < large_; ++i) ::mprotect(base_ + large_offset_ + i * large_stride_, page, PROT_NONE);
+  // Each guard page splits the mapping: about two kernel map entries per stack. Past
+  // vm.max_map_count mprotect fails (ENOMEM), and a stack without its guard page would
+  // overflow into the one below unnoticed.
+  auto guard = [&](char* at, const char* which, std::size_t i, std::size_t count) {
+    if (::mprotect(at, page, PROT_NONE) == 0) return;
+    const int error = errno;
+    ::munmap(base_, bytes_);
+    base_ = nullptr;
+    const std::uint64_t max_maps = map_count_limit();
+    throw takt::Error(fmt::format(
+        "pool '{}': cannot place the guard page of {} stack {} of {} ({}); each stack's guard page costs "
+        "about two of the process's memory mappings{}; lower {}{}",
+        pool_name, which, i, count, std::strerror(error),
+        max_maps != 0 ? fmt::format(", and the kernel allows {} (vm.max_map_count)", max_maps)
+                      : std::string(),
+        measure_options ? "MeasureOptions::max_depth (takt::measure)"
+                        : "StaticMemory::depth, PoolConfig::priority_levels or suspended_strands, or the "
+                          "number of workers",
+        error == ENOMEM ? ", or raise vm.max_map_count (sysctl -w vm.max_map_count=N)" : ""));
+  };
+  for (std::size_t i = 0; i < stacks_; ++i) guard(base_ + i * stride_, "strand", i, stacks_);
+  for (std::size_t i = 0; i < large_; ++i)
+    guard(base_ + large_offset_ + i * large_stride_, "large", i, large_);
 
   auto* region = new Region{base_,         stacks_,       stride_,     stack_size_,     large_,
                             large_offset_, large_stride_, large_size_, measure_options, {}};

@@ -8,11 +8,13 @@
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -415,6 +417,65 @@ TEST(StaticMemory, StacksBeyondTheAddressSpaceLimitNameIt) {
   ASSERT_EQ(::waitpid(pid, &status, 0), pid);
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 0) << "10: setrlimit failed; 11: the limit was not named; 12: no error";
+}
+
+// Every stack's guard page splits the pool's one mapping, about two kernel map entries a
+// stack. Until 2026-11-29 a failing mprotect (ENOMEM past vm.max_map_count) was ignored:
+// the stacks past the limit had no guard page, and an overflow ran silently into the
+// stack below. In a child whose mappings are brought to 20 below the limit, a pool of 200
+// stacks (D = 200, one worker) is refused by name: the guard page, the limit and its
+// value, what to lower.
+TEST(StaticMemory, GuardPagesBeyondTheKernelsMappingLimitAreAClearError) {
+  std::FILE* f = std::fopen("/proc/sys/vm/max_map_count", "r");
+  unsigned long long limit = 0;
+  if (f != nullptr) {
+    if (std::fscanf(f, "%llu", &limit) != 1) limit = 0;
+    std::fclose(f);
+  }
+  if (limit == 0 || limit > 1'000'000)
+    GTEST_SKIP() << "vm.max_map_count unknown or too large to fill: " << limit;
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    std::size_t maps = 0;
+    if (std::FILE* m = std::fopen("/proc/self/maps", "r")) {
+      for (int c; (c = std::fgetc(m)) != EOF;) maps += c == '\n';
+      std::fclose(m);
+    }
+    // Pages alternately readable and not: one map entry each.
+    const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    const std::size_t filler = limit - maps - 20;
+    char* p = static_cast<char*>(
+        ::mmap(nullptr, filler * page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0));
+    if (p == MAP_FAILED) ::_exit(10);
+    for (std::size_t i = 1; i < filler; i += 2) (void)::mprotect(p + i * page, page, PROT_NONE);
+    auto c = config(1);
+    c.memory.depth = 200;
+    c.memory.stack_size = 16 * 1024;
+    c.memory.large_stack_size = 0;
+    c.prefault = false;
+    int code = 12;
+    try {
+      takt::Pool pool(c);
+    } catch (const takt::Error& e) {
+      const std::string what = e.what();
+      code = contains(what, "pool 'test': cannot place the guard page of strand stack ") &&
+                     contains(what,
+                              " of 200 (Cannot allocate memory); each stack's guard page costs about two "
+                              "of the process's memory mappings, and the kernel allows " +
+                                  std::to_string(limit) + " (vm.max_map_count); lower StaticMemory::depth") &&
+                     contains(what, "or raise vm.max_map_count (sysctl -w vm.max_map_count=N)")
+                 ? 0
+                 : 11;
+      if (code != 0) std::fprintf(stderr, "%s\n", what.c_str());
+    }
+    ::munmap(p, filler * page);
+    ::_exit(code);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "10: the filler mapping failed; 11: the message; 12: no error";
 }
 
 // A block keeps its stack's size in 32 bits (the spawn and sync range check), so a pool
