@@ -3,6 +3,7 @@
 
 #include "os/clock.hpp"
 #include "os/realtime.hpp"
+#include "os/thread_start.hpp"
 #include "platform/metrics_json.hpp"
 #include "platform/percentile.hpp"
 #include "takt/error.hpp"
@@ -28,6 +29,7 @@
 #include <cstring>
 #include <map>
 #include <sstream>
+#include <system_error>
 #include <thread>
 
 extern char** environ;
@@ -320,6 +322,9 @@ ProcessOutput run_process(const std::vector<std::string>& args, std::chrono::nan
       kill(pid, SIGINT);
       result.interrupted = true;
     }
+    // Interrupted: revents are the last successful poll's, and a read of a pipe with
+    // nothing in it would block past the deadline.
+    if (rc < 0) continue;
     for (int i = 0; i < 2; ++i) {
       if (!open[i] || (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
       ssize_t n = read(fds[i].fd, buf, sizeof buf);
@@ -389,6 +394,11 @@ CyclictestResult run_cyclictest(const CyclictestOptions& o) {
       return r;
     }
     CyclictestResult probe = run_timer_probe(o);
+    if (!probe.ran) {
+      probe.reason = fmt::format("cyclictest did not run ({}); takt's timer probe could not run either: {}",
+                                 why, probe.reason);
+      return probe;
+    }
     // The probe's own notes (SCHED_FIFO refused to its threads, stopped early) and why
     // it ran in SCHED_OTHER where it was asked for SCHED_FIFO follow.
     std::string notes = note;
@@ -456,27 +466,41 @@ CyclictestResult run_timer_probe(const CyclictestOptions& o) {
   std::vector<std::size_t> taken(cpus.size(), 0);  // samples per thread (fewer when stopped)
   std::vector<std::thread> threads;
   std::atomic<std::size_t> refused{0};  // threads that SCHED_FIFO was refused to (set_fifo warned)
+  std::atomic<bool> abandon{false};     // a thread could not be started: the others end
   const std::chrono::nanoseconds start = os::monotonic_now() + std::chrono::milliseconds(1);
-  for (std::size_t t = 0; t < cpus.size(); ++t) {
-    threads.emplace_back([&, t] {
-      os::CpuSet one;
-      one.add(cpus.cpus()[t]);
-      os::pin_current_thread(one);
-      if (fifo && !os::set_fifo(o.priority)) refused.fetch_add(1);
-      std::chrono::nanoseconds next = start;
-      std::chrono::nanoseconds asked = start;  // when stop_requested was last asked
-      std::size_t i = 0;
-      for (; i < loops; ++i) {
-        next += o.interval;
-        if (o.stop_requested && next - asked >= std::chrono::milliseconds(100)) {
-          asked = next;
-          if (o.stop_requested()) break;
-        }
-        os::sleep_until(next);
-        samples[t][i] = (os::monotonic_now() - next).count();
+  auto sample = [&](std::size_t t) {
+    os::CpuSet one;
+    one.add(cpus.cpus()[t]);
+    os::pin_current_thread(one);
+    if (fifo && !os::set_fifo(o.priority)) refused.fetch_add(1);
+    std::chrono::nanoseconds next = start;
+    std::chrono::nanoseconds asked = start;  // when stop_requested was last asked
+    std::size_t i = 0;
+    for (; i < loops; ++i) {
+      next += o.interval;
+      if (o.stop_requested && next - asked >= std::chrono::milliseconds(100)) {
+        asked = next;
+        if (o.stop_requested()) break;
       }
-      taken[t] = i;
-    });
+      if (abandon.load(std::memory_order_relaxed)) break;
+      os::sleep_until(next);
+      samples[t][i] = (os::monotonic_now() - next).count();
+    }
+    taken[t] = i;
+  };
+  for (std::size_t t = 0; t < cpus.size(); ++t) {
+    try {
+      threads.emplace_back(sample, t);
+    } catch (const std::system_error& e) {
+      // Unwinding past joinable threads would end the process (std::terminate), after
+      // a run whose results are already printed; the caller reports the floor missing.
+      abandon.store(true, std::memory_order_relaxed);
+      for (auto& th : threads) th.join();
+      r.ran = false;
+      r.reason =
+          os::thread_start_error(fmt::format("thread {} of {} of the timer probe", t + 1, cpus.size()), e);
+      return r;
+    }
   }
   for (auto& th : threads) th.join();
   std::vector<std::int64_t> all;

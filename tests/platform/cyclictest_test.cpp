@@ -323,6 +323,58 @@ TEST(Cyclictest, AStopEndsTheTimerProbeWithTheSamplesSoFar) {
   EXPECT_NE(r.reason.find("stopped early"), std::string::npos) << r.reason;
 }
 
+TEST(Cyclictest, ATimerProbeThreadThatCannotStartIsAReasonNotATermination) {
+  // Threads count against RLIMIT_NPROC of their real user, which root does not obey: a
+  // child becomes user nobody with a limit of 2 (itself and one thread) and probes two
+  // CPUs for 10 s. Until 2026-11-29 the second thread's std::system_error unwound past the
+  // first, joinable thread: std::terminate, after a run's results were printed. Now the
+  // first thread is stopped and joined at once and the result says why, called directly
+  // and as run_cyclictest's fallback (which said "measured by takt's timer probe").
+#if defined(TAKT_TSAN)
+  GTEST_SKIP() << "forks a multi-threaded process";
+#else
+  if (::geteuid() != 0)
+    GTEST_SKIP() << "needs root to become an unprivileged user whose thread limit applies";
+  if (takt::os::allowed_cpus().size() < 2) GTEST_SKIP() << "needs two CPUs: one thread starts, one does not";
+  const auto start = std::chrono::steady_clock::now();
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    const rlimit limit{2, 2};
+    if (::setrlimit(RLIMIT_NPROC, &limit) != 0 || ::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(2);
+    CyclictestOptions o;
+    o.duration = 10s;
+    o.interval = 1000us;
+    o.fifo = false;
+    o.cpus = takt::os::CpuSet({takt::os::allowed_cpus()[0], takt::os::allowed_cpus()[1]});
+    const CyclictestResult direct = run_timer_probe(o);
+    if (direct.ran) ::_exit(3);
+    if (direct.reason.find("cannot start thread ") == std::string::npos ||
+        direct.reason.find(" of 2 of the timer probe") == std::string::npos ||
+        direct.reason.find("ulimit -u") == std::string::npos)
+      ::_exit(4);
+    o.program = "/nonexistent/cyclictest";
+    o.probe_fallback = true;
+    const CyclictestResult fallback = run_cyclictest(o);
+    if (fallback.ran) ::_exit(5);
+    if (fallback.reason.find("cyclictest did not run ('/nonexistent/cyclictest' not found in PATH") != 0 ||
+        fallback.reason.find("; takt's timer probe could not run either: cannot start thread ") ==
+            std::string::npos)
+      ::_exit(6);
+    ::_exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status)) << "the child was killed by signal " << WTERMSIG(status)
+                                 << " (std::terminate?)";
+  EXPECT_EQ(WEXITSTATUS(status), 0)
+      << "2: cannot become nobody, 3: the probe ran, 4: the probe's reason, 5: the "
+         "fallback ran, 6: the fallback's reason";
+  // The started thread ended at once (it would have slept 10 s, twice).
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
+#endif
+}
+
 /// Whether process `pid` has ended (gone, or a zombie that no one reaped yet).
 bool ended(pid_t pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
