@@ -3,11 +3,12 @@
 
 #include "takt/error.hpp"
 
+#include <pthread.h>
 #include <atomic>
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
-#include <pthread.h>
 
 namespace takt::platform {
 namespace {
@@ -37,6 +38,13 @@ void give_up(int sig) {
 }
 
 void on_signal(int sig) {
+  // The targets write to stderr (write(2) may fail: EBADF, EPIPE): the interrupted code
+  // may be between a failing call and its read of errno (an EINTR check).
+  const int saved_errno = errno;
+  struct RestoreErrno {
+    int value;
+    ~RestoreErrno() { errno = value; }
+  } restore{saved_errno};
   // seq_cst, as attach()'s load of the count: with the target's store and load below
   // (and attach()'s), a signal either finds the target or is seen by attach().
   const int n = g_count.fetch_add(1, std::memory_order_seq_cst) + 1;

@@ -4,15 +4,19 @@
 #include "platform/metrics.hpp"
 #include "platform/release_engine.hpp"
 #include "platform/signal_stop.hpp"
+#include "platform/stop_flag.hpp"
 #include "takt/error.hpp"
 
 #include "os/clock.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <condition_variable>
 #include <csignal>
 #include <cstdlib>
+#include <cstring>
 #include <deque>
 #include <mutex>
 #include <set>
@@ -221,6 +225,24 @@ TEST(ReleaseEngineThreads, SecondSignalAbandons) {
   EXPECT_TRUE(engine.stop_requested());
   EXPECT_TRUE(engine.abandoned());
   EXPECT_EQ(signals.signals_received(), 2);
+}
+
+TEST(ReleaseEngineThreads, TheSignalHandlerLeavesErrnoAsItFoundIt) {
+  // A StopFlag writes its notice to stderr from the handler; with stderr closed the write
+  // fails (EBADF). Until 2026-11-29 that errno replaced the interrupted code's, which may
+  // be between a failing call and its EINTR check (cyclictest's poll loop, write_all).
+  StopFlag flag("\nnotice\n");
+  SignalStop signals(flag);
+  const int saved = ::dup(STDERR_FILENO);
+  ASSERT_GE(saved, 0);
+  ::close(STDERR_FILENO);
+  errno = EINTR;
+  std::raise(SIGINT);
+  const int after = errno;
+  ::dup2(saved, STDERR_FILENO);
+  ::close(saved);
+  EXPECT_TRUE(flag.requested());
+  EXPECT_EQ(after, EINTR) << std::strerror(after);
 }
 
 TEST(ReleaseEngineThreads, SignalsWithoutATargetAreCountedAndReachTheTargetAttachedLater) {
