@@ -2,6 +2,7 @@
 #include "platform/pool_recording.hpp"
 
 #include <algorithm>
+#include <atomic>
 
 namespace takt::platform {
 
@@ -9,11 +10,7 @@ using Kind = ext::StrandEvent::Kind;
 
 PoolRecording::PoolRecording(std::size_t workers, const os::CpuSet& worker_cpus, Resolver resolver,
                              void* context)
-    : workers_(workers),
-      state_(new WorkerState[workers]),
-      resolver_(resolver),
-      context_(context),
-      table_(new LastWorker[kTableSize]) {
+    : workers_(workers), state_(new WorkerState[workers]), resolver_(resolver), context_(context) {
   for (std::size_t i = 0; i < workers; ++i) {
     cpus_.push_back(worker_cpus.empty() ? -1 : worker_cpus[i % worker_cpus.size()]);
   }
@@ -31,27 +28,45 @@ int PoolRecording::cpu_of(std::size_t worker) const noexcept {
   return worker < cpus_.size() ? cpus_[worker] : -1;
 }
 
-void PoolRecording::remember(std::uint64_t task, std::uint32_t worker, const JobRef& job) noexcept {
-  LastWorker& slot = table_[(task * 0x9E3779B97F4A7C15ULL >> 52) % kTableSize];
-  slot.task.store(0, std::memory_order_relaxed);
-  slot.worker.store(worker, std::memory_order_relaxed);
-  slot.job_task.store(job.task, std::memory_order_relaxed);
-  slot.job.store(job.job, std::memory_order_relaxed);
+void LastWorkerTable::remember(std::uint64_t task, std::uint32_t worker, const JobRef& job) noexcept {
+  Slot& slot = slots_[slot_of(task)];
+  std::uint32_t sequence = slot.sequence.load(std::memory_order_relaxed);
+  // Another worker writes this slot now (a collision): this information is lost.
+  if ((sequence & 1U) != 0 ||
+      !slot.sequence.compare_exchange_strong(sequence, sequence + 1, std::memory_order_relaxed)) {
+    return;
+  }
+  // Each field's store is a release: a reader that sees one of them sees the odd
+  // sequence too (no fences: ThreadSanitizer does not model them).
   slot.task.store(task, std::memory_order_release);
+  slot.worker.store(worker, std::memory_order_release);
+  slot.job_task.store(job.task, std::memory_order_release);
+  slot.job.store(job.job, std::memory_order_release);
+  slot.sequence.store(sequence + 2, std::memory_order_release);
+}
+
+bool LastWorkerTable::read(std::uint64_t task, std::uint32_t& worker, JobRef& job) const noexcept {
+  const Slot& slot = slots_[slot_of(task)];
+  const std::uint32_t before = slot.sequence.load(std::memory_order_acquire);
+  if ((before & 1U) != 0) return false;
+  // Acquire loads: the second read of the sequence stays after them, and reads at least
+  // the odd value of a write whose field one of them saw.
+  const std::uint64_t held = slot.task.load(std::memory_order_acquire);
+  worker = slot.worker.load(std::memory_order_acquire);
+  job = JobRef{true, slot.job_task.load(std::memory_order_acquire), slot.job.load(std::memory_order_acquire)};
+  return slot.sequence.load(std::memory_order_relaxed) == before && held == task;
 }
 
 JobRef PoolRecording::last_job(std::uint64_t task) const noexcept {
-  const LastWorker& slot = table_[(task * 0x9E3779B97F4A7C15ULL >> 52) % kTableSize];
-  if (slot.task.load(std::memory_order_acquire) != task) return {};
-  JobRef job{true, slot.job_task.load(std::memory_order_relaxed), slot.job.load(std::memory_order_relaxed)};
-  if (slot.task.load(std::memory_order_acquire) != task) return {};
-  return job;
+  std::uint32_t worker = 0;
+  JobRef job;
+  return table_.read(task, worker, job) ? job : JobRef{};
 }
 
 int PoolRecording::last_cpu(std::uint64_t task) const noexcept {
-  const LastWorker& slot = table_[(task * 0x9E3779B97F4A7C15ULL >> 52) % kTableSize];
-  if (slot.task.load(std::memory_order_acquire) != task) return -1;
-  return cpu_of(slot.worker.load(std::memory_order_relaxed));
+  std::uint32_t worker = 0;
+  JobRef job;
+  return table_.read(task, worker, job) ? cpu_of(worker) : -1;
 }
 
 void PoolRecording::begin(WorkerState& w, ThreadRecorder* rec, const JobRef& job, std::uint64_t id,
@@ -119,7 +134,7 @@ void PoolRecording::on_event(const ext::StrandEvent& e) noexcept {
     }
     case Kind::spawn:
     case Kind::sync:
-      remember(e.task, e.worker, job);
+      table_.remember(e.task, e.worker, job);
       end(w, rec, job, id, e.time, false);
       break;
     case Kind::task_end:

@@ -48,6 +48,36 @@ constexpr std::uint64_t strand_id(std::uint64_t task, std::uint32_t strand) noex
   return task + (static_cast<std::uint64_t>(strand) << 32);
 }
 
+/// The last worker seen ending a strand of each runtime task (spawn or sync), by hash of
+/// the task id, with that strand's job: where a thief's continuation came from, and whose
+/// it is. Any worker writes and reads at any time. Collisions only lose information: a
+/// sequence lock (odd while written; a writer that finds another writing gives up) keeps
+/// a reader from taking fields of two writes.
+class LastWorkerTable {
+ public:
+  static constexpr std::size_t size = 4096;
+  LastWorkerTable() : slots_(new Slot[size]) {}
+
+  void remember(std::uint64_t task, std::uint32_t worker, const JobRef& job) noexcept;
+  /// The worker and job last remembered for `task`; false where its slot holds another
+  /// task or is being written now.
+  bool read(std::uint64_t task, std::uint32_t& worker, JobRef& job) const noexcept;
+  /// The slot that holds `task` (tasks of the same slot collide).
+  static std::size_t slot_of(std::uint64_t task) noexcept {
+    return (task * 0x9E3779B97F4A7C15ULL >> 52) % size;
+  }
+
+ private:
+  struct Slot {
+    std::atomic<std::uint32_t> sequence{0};
+    std::atomic<std::uint64_t> task{0};
+    std::atomic<std::uint32_t> worker{0};
+    std::atomic<std::uint32_t> job_task{0};
+    std::atomic<std::uint64_t> job{0};
+  };
+  std::unique_ptr<Slot[]> slots_;
+};
+
 class PoolRecording final : public ext::StrandObserver {
  public:
   using Resolver = JobRef (*)(void* context, std::size_t worker) noexcept;
@@ -79,17 +109,6 @@ class PoolRecording final : public ext::StrandObserver {
   void end(WorkerState& w, ThreadRecorder* rec, const JobRef& job, std::uint64_t id, std::chrono::nanoseconds at,
            bool preempted) noexcept;
 
-  /// Last worker seen ending a strand of a runtime task (spawn or sync), by hash of the
-  /// task id: where a thief's continuation came from. Collisions only lose information.
-  struct LastWorker {
-    std::atomic<std::uint64_t> task{0};
-    std::atomic<std::uint32_t> worker{0};
-    std::atomic<std::uint32_t> job_task{0};
-    std::atomic<std::uint64_t> job{0};
-  };
-  static constexpr std::size_t kTableSize = 4096;
-
-  void remember(std::uint64_t task, std::uint32_t worker, const JobRef& job) noexcept;
   [[nodiscard]] int last_cpu(std::uint64_t task) const noexcept;
   /// The job of the worker that last ended a strand of `task` (a thief's continuation
   /// belongs to it; the thief's own key is not set yet when its resume is reported).
@@ -101,7 +120,7 @@ class PoolRecording final : public ext::StrandObserver {
   std::vector<int> cpus_;
   Resolver resolver_;
   void* context_;
-  std::unique_ptr<LastWorker[]> table_;
+  LastWorkerTable table_;
 };
 
 }  // namespace takt::platform
