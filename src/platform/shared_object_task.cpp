@@ -6,6 +6,7 @@
 #include <fmt/core.h>
 
 #include <array>
+#include <cstring>
 #include <stdexcept>
 
 namespace takt {
@@ -30,8 +31,10 @@ constexpr std::size_t error_capacity = 512;
 /// One task of the set, backed by the C descriptor of a shared object.
 class SharedObjectTask final : public Task {
  public:
-  SharedObjectTask(std::shared_ptr<const SharedObject> library, const takt_task_v1* descriptor)
-      : library_(std::move(library)), descriptor_(descriptor) {}
+  /// `program`: the descriptor's name, or the file's stem where it has none.
+  SharedObjectTask(std::shared_ptr<const SharedObject> library, const takt_task_v1* descriptor,
+                   std::string program)
+      : library_(std::move(library)), descriptor_(descriptor), program_(std::move(program)) {}
 
   ~SharedObjectTask() override { finalize(); }
 
@@ -55,8 +58,8 @@ class SharedObjectTask final : public Task {
     std::array<char, error_capacity> error{};
     void* state = nullptr;
     if (descriptor_->init(&c_args, &state, error.data(), error.size()) != TAKT_TASK_OK) {
-      throw Error(fmt::format("task '{}': init of program '{}' ({}) failed: {}", task_name_,
-                              descriptor_->name, library_->path(), message(error)));
+      throw Error(fmt::format("task '{}': init of program '{}' ({}) failed: {}", task_name_, program_,
+                              library_->path(), message(error)));
     }
     state_ = state;
     initialised_ = true;
@@ -89,12 +92,15 @@ class SharedObjectTask final : public Task {
 
  private:
   static std::string message(const std::array<char, error_capacity>& error) {
-    std::string m(error.data());  // the ABI asks for NUL termination; the array is zeroed
+    // The ABI asks for NUL termination; a task that filled the buffer without one is
+    // read no further than its end.
+    std::string m(error.data(), ::strnlen(error.data(), error.size()));
     return m.empty() ? std::string("(the task gave no message)") : m;
   }
 
   std::shared_ptr<const SharedObject> library_;
   const takt_task_v1* descriptor_;
+  std::string program_;
   void* state_ = nullptr;
   bool initialised_ = false;
   std::string task_name_;
@@ -153,8 +159,8 @@ Program load_shared_object(const std::filesystem::path& path) {
   }
   std::string name =
       descriptor->name != nullptr && descriptor->name[0] != '\0' ? descriptor->name : path.stem().string();
-  return Program{name, where, [library, descriptor] {
-                   return std::unique_ptr<Task>(new SharedObjectTask(library, descriptor));
+  return Program{name, where, [library, descriptor, name] {
+                   return std::unique_ptr<Task>(new SharedObjectTask(library, descriptor, name));
                  }};
 }
 

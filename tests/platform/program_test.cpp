@@ -229,4 +229,18 @@ TEST(SharedObject, CxxExceptionsBecomeAbiErrors) {
   task->finalize();
 }
 
+TEST(SharedObject, ANamelessTaskWhoseInitFailsIsNamedByItsFileAndItsMessageEndsAtTheBuffer) {
+  // A descriptor without a name is named by the file's stem; until 2026-11-29 its init
+  // error formatted the null name (fmt's "string pointer is null" replaced the task's
+  // message), and a message filling the 512-byte buffer without a NUL was read past it.
+  const std::filesystem::path so(TAKT_NAMELESS_SO);
+  takt::Program p = takt::load_shared_object(so);
+  EXPECT_EQ(p.name, so.stem().string());
+  auto task = p.create();
+  const std::string m = message_of([&] { task->init({"camera", {}, 1}); });
+  EXPECT_TRUE(contains(m, "task 'camera': init of program '" + so.stem().string() + "' (")) << m;
+  EXPECT_TRUE(contains(m, ") failed: " + std::string(512, 'x'))) << m;
+  EXPECT_FALSE(contains(m, std::string(513, 'x'))) << "read past the buffer: " << m.size() << " characters";
+}
+
 #endif  // TAKT_C_TASK_SO
