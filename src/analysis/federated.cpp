@@ -176,25 +176,27 @@ FederatedResult analyse_federated(const model::TaskSet& set, const FederatedOpti
     std::optional<i128> n;
     if (options.delta) {
       g.span_used = t.burdened_span_or_span();
-      const std::string lhat = t.burdened_span ? "L̂" : "L (no burdened_span given)";
+      // Without a burdened span, eq. 3 takes the span: said once, after the formula.
+      const std::string lhat = t.burdened_span ? "L̂" : "L";
+      const std::string lhat_note = t.burdened_span ? "" : " (L: no burdened_span given)";
       n = overhead_cores(g.work, g.span_used, g.deadline, *options.delta);
       const std::string delta_text = options.delta->to_string();
       const i128 p = options.delta->numerator, q = options.delta->denominator;
       const std::string delta_lhat =
           delta_text + "·" + format_duration(g.span_used) + " = " + exact_duration(p * wide(g.span_used), q);
       if (!n) {
-        g.formula = "none: D ≤ δ·" + lhat;
+        g.formula = "none: D ≤ δ·" + lhat + lhat_note;
         const double need = options.delta->value() * static_cast<double>(g.span_used.count());
         result.findings.push_back(
             {t.name, "rtws eq. 3", false, static_cast<double>(g.deadline.count()) - need, "ns",
              "D = " + format_duration(g.deadline) + " ≤ δ·" + lhat + " = " + delta_lhat +
                  ": no number of cores meets the deadline under work stealing (short by " +
-                 exact_duration(p * wide(g.span_used) - q * wide(g.deadline), q) + ")"});
+                 exact_duration(p * wide(g.span_used) - q * wide(g.deadline), q) + ")" + lhat_note});
       } else {
         g.formula = "n = ⌈(C + D − δ·" + lhat + ")/(D − δ·" + lhat + ")⌉ = ⌈(" + format_duration(g.work) +
                     " + " + format_duration(g.deadline) + " − " + delta_text + "·" +
                     format_duration(g.span_used) + ")/(" + format_duration(g.deadline) + " − " + delta_text +
-                    "·" + format_duration(g.span_used) + ")⌉ = " + decimal(*n);
+                    "·" + format_duration(g.span_used) + ")⌉ = " + decimal(*n) + lhat_note;
         g.expected_response_ns =
             expected_response_bound(g.work, g.span_used, g.deadline, *options.delta, saturated(*n));
       }

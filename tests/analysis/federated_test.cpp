@@ -225,10 +225,21 @@ TEST(FederatedAssignment, FormulasShowDurationsExactly) {
   auto e =
       analyse_federated(short_set, {Cores::of_count(4), Decimal::parse("1.7"), takt::model::Fit::worst_fit});
   ASSERT_FALSE(e.findings.empty());
-  EXPECT_NE(e.findings[0].detail.find("δ·L (no burdened_span given) = 1.7·6.000001ms = 10200001.7ns"),
-            std::string::npos)
+  EXPECT_NE(e.findings[0].detail.find("δ·L = 1.7·6.000001ms = 10200001.7ns"), std::string::npos)
       << e.findings[0].detail;
-  EXPECT_NE(e.findings[0].detail.find("(short by 200001.7ns)"), std::string::npos) << e.findings[0].detail;
+  EXPECT_NE(e.findings[0].detail.find("(short by 200001.7ns) (L: no burdened_span given)"), std::string::npos)
+      << e.findings[0].detail;
+  EXPECT_EQ(e.grants[0].formula, "none: D ≤ δ·L (L: no burdened_span given)");
+  // Where eq. 3 gives a count, the note follows the formula once (it was repeated inside
+  // it, after each δ·L): C = 12 ms, L = 4 ms, D = 10 ms, δ = 1.25:
+  // n = ⌈(12 + 10 − 5)/(10 − 5)⌉ = ⌈17/5⌉ = 4.
+  auto counted =
+      takt::model::parse_task_set("tasks: [{name: s, period: 10ms, work: 12ms, span: 4ms}]\n", "f.yaml");
+  auto n =
+      analyse_federated(counted, {Cores::of_count(4), Decimal::parse("1.25"), takt::model::Fit::worst_fit});
+  EXPECT_EQ(n.grants[0].formula,
+            "n = ⌈(C + D − δ·L)/(D − δ·L)⌉ = ⌈(12ms + 10ms − 1.25·4ms)/(10ms − 1.25·4ms)⌉ = 4 (L: no "
+            "burdened_span given)");
 }
 
 TEST(FederatedAssignment, ConstrainedDeadlineHighTaskWithUtilizationBelowOne) {
