@@ -44,7 +44,7 @@ GlobalEdfResult analyse_global_edf(const model::TaskSet& set, const model::Cores
   for (int k = 0; k < m; ++k) r.core_ids.push_back(cores.id(k));
 
   if (set.tasks.empty()) {
-    r.schedulable = r.gfb_holds = r.capacity_holds = true;
+    r.schedulable = r.gfb_holds = r.capacity_holds = r.capacity_utilization_holds = true;
     r.gfb_bound = m;
     r.capacity_bound = m / kGlobalEdfCapacityBound;
     return r;
@@ -103,6 +103,7 @@ GlobalEdfResult analyse_global_edf(const model::TaskSet& set, const model::Cores
   const bool utilization_ok = exact_ok ? *exact_ok : std::nextafter(total.upper_bound() * b_up, kInf) <= m;
   bool spans_ok = true;
   for (std::size_t i = 0; i < r.tasks.size(); ++i) spans_ok = spans_ok && r.tasks[i].span_ok;
+  r.capacity_utilization_holds = utilization_ok;
   r.capacity_holds = utilization_ok && spans_ok;
   // Admission is the GFB test alone. Li et al.'s bound is proved for a greedy, fully
   // preemptive global EDF; takt's gedf-paws preempts only at spawn and sync points (a

@@ -35,6 +35,8 @@ struct GlobalEdfResult {
   /// Li et al.: Σu ≤ m / 2.618 and L_i ≤ D_i / 2.618 for every task. Information
   /// only: not part of `schedulable` (see analyse_global_edf).
   bool capacity_holds = false;
+  /// Its first condition alone: Σu ≤ m / 2.618 (the second is each task's span_ok).
+  bool capacity_utilization_holds = false;
   double capacity_bound = 0;  ///< m / 2.618
   std::vector<GlobalEdfTask> tasks;
   std::vector<Finding> findings;

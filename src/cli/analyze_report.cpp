@@ -4,6 +4,7 @@
 #include "model/duration.hpp"
 
 #include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <limits>
@@ -193,6 +194,7 @@ void global_edf_json(json& out, const analysis::GlobalEdfResult& r) {
                       {"capacity_augmentation",
                        {{"factor", analysis::kGlobalEdfCapacityBound},
                         {"holds", r.capacity_holds},
+                        {"utilization_holds", r.capacity_utilization_holds},
                         {"utilization_bound", r.capacity_bound}}}};
 }
 
@@ -381,8 +383,21 @@ std::string global_edf_text(const analysis::GlobalEdfResult& r) {
   out += "GFB test (paws §2" + note + "): " + sum + " = " + number(r.total_density) + ", " + top + " = " +
          number(r.max_density) + ", m − (m−1)·" + top + " = " + number(r.gfb_bound) +
          (r.gfb_holds ? " — holds\n" : " — does not hold\n");
+  // Which condition fails: the sum, or the spans of the tasks named.
+  std::vector<std::string> long_spans;
+  for (const analysis::GlobalEdfTask& t : r.tasks) {
+    if (!t.span_ok) long_spans.push_back("'" + t.name + "'");
+  }
+  std::string spans;
+  if (!long_spans.empty()) {
+    const std::size_t shown = std::min<std::size_t>(long_spans.size(), 5);
+    spans = "; L > D/2.618 for " +
+            fmt::format("{}", fmt::join(long_spans.begin(), long_spans.begin() + shown, ", "));
+    if (long_spans.size() > shown) spans += " and " + std::to_string(long_spans.size() - shown) + " more";
+  }
   out += "capacity bound 2.618 (Li et al." + note + "): " + (r.densities ? "Σ C/D" : "Σu") + " = " +
-         number(r.total_density) + ", m/2.618 = " + number(r.capacity_bound) +
+         number(r.total_density) + (r.capacity_utilization_holds ? " ≤ " : " > ") +
+         "m/2.618 = " + number(r.capacity_bound) + spans +
          (r.capacity_holds ? " — holds" : " — does not hold") +
          " (information only: proved for fully preemptive global EDF, which gedf-paws is not; the "
          "verdict below is the GFB test's)\n";

@@ -196,7 +196,7 @@ TEST_F(Commands, GedfPawsAdmitsByGfbAloneAndReportsTheCapacityBound) {
   Outcome r = takt("analyze " + write("cap.yaml", one).string());
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(
-      r.out.find("capacity bound 2.618 (Li et al.): Σu = 3.000, m/2.618 = 3.056 — holds (information "
+      r.out.find("capacity bound 2.618 (Li et al.): Σu = 3.000 ≤ m/2.618 = 3.056 — holds (information "
                  "only: proved for fully preemptive global EDF, which gedf-paws is not; the verdict below "
                  "is the GFB test's)"),
       std::string::npos)
@@ -211,6 +211,36 @@ TEST_F(Commands, GedfPawsAdmitsByGfbAloneAndReportsTheCapacityBound) {
   EXPECT_FALSE(j["gedf_paws"]["gfb"]["holds"].get<bool>());
   ASSERT_EQ(j["reasons"].size(), 1u);
   EXPECT_EQ(j["reasons"][0]["test"], "GFB: u_max ≤ 1");
+}
+
+TEST_F(Commands, GedfPawsCapacityBoundSaysWhichConditionFails) {
+  // m = 8, D = T = 10 ms, C = 20, 4 and 5 ms: Σu = 2.9 ≤ 8/2.618 = 3.056 holds, but task
+  // c's L = 5 ms > D/2.618 = 3.82 ms fails the bound; the line read "Σu = 2.900, m/2.618 =
+  // 3.056 — does not hold", which looked like the sum failing.
+  const std::string set =
+      "global: {cores: 8, policy: gedf-paws}\n"
+      "tasks:\n"
+      "  - {name: a, period: 10ms, work: 20ms, span: 1ms}\n"
+      "  - {name: b, period: 10ms, work: 4ms, span: 1ms}\n"
+      "  - {name: c, period: 10ms, work: 5ms, span: 5ms}\n";
+  Outcome r = takt("analyze " + write("span.yaml", set).string());
+  EXPECT_NE(
+      r.out.find("capacity bound 2.618 (Li et al.): Σu = 2.900 ≤ m/2.618 = 3.056; L > D/2.618 for 'c' — "
+                 "does not hold"),
+      std::string::npos)
+      << r.out;
+  r = takt("analyze " + write("span.yaml", set).string() + " --json");
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_FALSE(j["gedf_paws"]["capacity_augmentation"]["holds"].get<bool>());
+  EXPECT_TRUE(j["gedf_paws"]["capacity_augmentation"]["utilization_holds"].get<bool>());
+  EXPECT_FALSE(j["tasks"][2]["span_within_capacity_bound"].get<bool>());
+  // Σu = 3.5 > 3.056: the sum fails, every span is within.
+  const std::string heavy =
+      "global: {cores: 8, policy: gedf-paws}\n"
+      "tasks:\n"
+      "  - {name: a, period: 10ms, work: 35ms, span: 1ms}\n";
+  r = takt("analyze " + write("sum.yaml", heavy).string());
+  EXPECT_NE(r.out.find("Σu = 3.500 > m/2.618 = 3.056 — does not hold"), std::string::npos) << r.out;
 }
 
 TEST_F(Commands, AnalyzeOverridesPolicyAndCores) {
