@@ -507,6 +507,29 @@ TEST(Generators, RejectImpossibleRequests) {
   }
 }
 
+TEST(Generators, DefaultProfilesAreTheCilkPlusMediansOfRtwsTableII) {
+  // rtws Table II, Cilk Plus column (med., max, 99th per.) in seconds: work = the median
+  // on 1 core, span = the median on 30 cores. Cholesky 32.31 / 1.23, LU 16.76 / 0.64,
+  // Heat 51.70 / 2.62 (the test above compares the code with a file written from it).
+  const auto profiles = takt::analysis::default_rtws_profiles();
+  ASSERT_EQ(profiles.size(), 3u);
+  const struct {
+    const char* program;
+    std::vector<std::string> args;
+    std::chrono::milliseconds work, span;
+  } table[] = {{"cholesky", {"3000", "32"}, 32310ms, 1230ms},
+               {"lu", {"2048", "32"}, 16760ms, 640ms},
+               {"heat", {"4096", "1024", "800"}, 51700ms, 2620ms}};
+  for (std::size_t i = 0; i < 3; ++i) {
+    SCOPED_TRACE(table[i].program);
+    EXPECT_EQ(profiles[i].program, table[i].program);
+    EXPECT_EQ(profiles[i].args, table[i].args);
+    EXPECT_EQ(profiles[i].work, table[i].work);
+    EXPECT_EQ(profiles[i].span, table[i].span);
+    EXPECT_FALSE(profiles[i].burdened_span.has_value());
+  }
+}
+
 TEST(Generators, DefaultProfilesMatchTheShippedExample) {
   const std::string path = std::string(TAKT_SOURCE_DIR) + "/examples/profiles/rtws-table2.yaml";
   const std::string expected = takt::model::write_program_profiles(
