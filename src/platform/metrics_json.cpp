@@ -276,6 +276,17 @@ void write_in_place(const std::filesystem::path& shown, const std::filesystem::p
   }
 }
 
+/// A file that exists but cannot be opened for writing.
+Error protected_error(const std::filesystem::path& path, const std::filesystem::path& target, int error) {
+  return Error(
+      fmt::format("cannot write '{}': {}{}", path.string(), std::strerror(error),
+                  error == EACCES || error == EPERM
+                      ? fmt::format("; the file is write-protected (make it writable, chmod u+w '{}', "
+                                    "or give another path)",
+                                    target.string())
+                      : std::string()));
+}
+
 Error folder_error(const std::filesystem::path& path) {
   return Error(fmt::format("cannot write '{}': it is a folder; give a file name", path.string()));
 }
@@ -441,7 +452,9 @@ void check_writable(const std::filesystem::path& path) {
       ::close(fd);
       return;
     }
-    error = errno;  // a read-only file may still be replaced through the temporary file
+    // Write-protected (or on a read-only file system): refused, as a shell's > refuses
+    // it, although a rename through FILE.partial could replace it (until 2026-11-29 it did).
+    throw protected_error(path, target, errno);
   }
   const fs::path folder = target.has_parent_path() ? target.parent_path() : fs::path(".");
   const fs::file_status folder_status = fs::status(folder, ec);
@@ -553,6 +566,19 @@ void write_text_file(const std::filesystem::path& path, std::string_view text) {
     }
     return;
   }
+  // A file that is there is replaced with its permissions and owner, as a shell's >
+  // keeps them; one it cannot be written is refused (check_writable says the same before
+  // a run). One with other names (hard links) is written in place, so that every name
+  // reads the new text; so is one whose owner takt cannot give the new file.
+  struct stat old {};
+  const bool replacing = fs::is_regular_file(status) && ::stat(target.c_str(), &old) == 0;
+  if (replacing) {
+    if (::access(target.c_str(), W_OK) != 0) throw protected_error(path, target, errno);
+    if (old.st_nlink > 1) {
+      write_in_place(path, target, text);
+      return;
+    }
+  }
   fs::path tmp = target;
   tmp += ".partial";
   check_temporary(path, tmp);
@@ -578,6 +604,18 @@ void write_text_file(const std::filesystem::path& path, std::string_view text) {
     check_temporary(path, tmp);  // put there since the check above
     throw Error(fmt::format("cannot write '{}': {}; check that the folder exists and is writable",
                             path.string(), std::strerror(error)));
+  }
+  if (replacing) {
+    const bool owner_kept =
+        (old.st_uid == ::geteuid() && old.st_gid == ::getegid()) || ::fchown(fd, old.st_uid, old.st_gid) == 0;
+    if (!owner_kept) {
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      write_in_place(path, target, text);
+      return;
+    }
+    // After fchown, which clears the set-user-ID and set-group-ID bits.
+    (void)::fchmod(fd, old.st_mode & 07777);
   }
   if (auto* hook = while_temporary_exists_for_testing.load(std::memory_order_relaxed)) [[unlikely]] hook(tmp);
   error = write_all(fd, text);

@@ -600,6 +600,72 @@ int in_child(F child) {
 
 }  // namespace
 
+// A file that is there is replaced as a shell's > would write it: with its permissions,
+// its owner and its other names (hard links). Until 2026-11-29 the rename of FILE.partial
+// left a private 0600 task set 0644 (readable by everyone), a 0755 file 0644, a hard
+// link with the old text, and a root-owned file owned by the user who wrote it.
+TEST(TextFile, AReplacedFileKeepsItsPermissionsAndItsHardLinks) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fresh_dir("takt_text_mode_");
+  for (const fs::perms mode : {fs::perms(0600), fs::perms(0755), fs::perms(0640)}) {
+    write_text_file(dir / "set.yaml", "old\n");
+    fs::permissions(dir / "set.yaml", mode);
+    write_text_file(dir / "set.yaml", "new\n");
+    EXPECT_EQ(fs::status(dir / "set.yaml").permissions(), mode) << static_cast<int>(mode);
+    EXPECT_EQ(read_all(dir / "set.yaml"), "new\n");
+  }
+  write_text_file(dir / "a.yaml", "old\n");
+  fs::create_hard_link(dir / "a.yaml", dir / "b.yaml");
+  write_text_file(dir / "a.yaml", "new\n");
+  EXPECT_EQ(read_all(dir / "b.yaml"), "new\n") << "the other name of the file";
+  EXPECT_EQ(fs::hard_link_count(dir / "a.yaml"), 2u);
+  EXPECT_FALSE(fs::exists(dir / "a.yaml.partial"));
+  fs::remove_all(dir);
+}
+
+TEST(TextFile, AWriteProtectedFileIsRefusedAndAnotherUsersFileKeepsItsOwner) {
+  // Root may write any file: a child becomes user nobody, in a folder anyone may write.
+  namespace fs = std::filesystem;
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to become another user";
+  const fs::path dir = fresh_dir("takt_text_owner_");
+  fs::permissions(dir, fs::perms::all);
+  write_text_file(dir / "protected.yaml", "keep\n");
+  fs::permissions(dir / "protected.yaml", fs::perms(0444));
+  write_text_file(dir / "shared.yaml", "old\n");
+  fs::permissions(dir / "shared.yaml", fs::perms(0666));
+  const int status = in_child([&] {
+    if (::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(2);
+    for (int step = 0; step < 2; ++step) {
+      try {
+        if (step == 0) {
+          check_writable(dir / "protected.yaml");
+        } else {
+          write_text_file(dir / "protected.yaml", "lost\n");
+        }
+        ::_exit(3 + step);
+      } catch (const takt::Error& e) {
+        if (std::string(e.what()).find("Permission denied; the file is write-protected (make it writable, "
+                                       "chmod u+w") == std::string::npos) {
+          ::_exit(5);
+        }
+      }
+    }
+    write_text_file(dir / "shared.yaml", "new\n");
+  });
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0)
+      << "2: cannot become nobody; 3, 4: the protected file was not refused (check, "
+         "write); 5: the message";
+  EXPECT_EQ(read_all(dir / "protected.yaml"), "keep\n");
+  EXPECT_EQ(read_all(dir / "shared.yaml"), "new\n");
+  struct stat shared {};
+  ASSERT_EQ(::stat((dir / "shared.yaml").c_str(), &shared), 0);
+  EXPECT_EQ(shared.st_uid, 0u) << "root's file stays root's";
+  EXPECT_EQ(shared.st_mode & 07777, 0666u);
+  EXPECT_FALSE(fs::exists(dir / "shared.yaml.partial"));
+  fs::remove_all(dir);
+}
+
 // A command without a handler (takt generate, convert, analyze) ended by Ctrl-C while
 // it writes: the signal takes effect once the file is in place. Before, SIGINT's default
 // action ended takt with FILE.partial beside the old FILE.
