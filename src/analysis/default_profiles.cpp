@@ -22,13 +22,20 @@ std::string default_rtws_profiles_header() {
 std::vector<model::ProgramProfile> default_rtws_profiles() {
   using std::chrono::milliseconds;
   return {
-      {"cholesky-3000", "cholesky", {"3000", "32"}, milliseconds(32310), milliseconds(1230), std::nullopt},
-      {"lu-2048", "lu", {"2048", "32"}, milliseconds(16760), milliseconds(640), std::nullopt},
+      {"cholesky-3000",
+       "cholesky",
+       {"3000", "32"},
+       milliseconds(32310),
+       milliseconds(1230),
+       std::nullopt,
+       std::nullopt},
+      {"lu-2048", "lu", {"2048", "32"}, milliseconds(16760), milliseconds(640), std::nullopt, std::nullopt},
       {"heat-4096x1024",
        "heat",
        {"4096", "1024", "800"},
        milliseconds(51700),
        milliseconds(2620),
+       std::nullopt,
        std::nullopt},
   };
 }

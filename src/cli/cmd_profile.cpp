@@ -259,14 +259,12 @@ void write_measurements(const std::string& path, const std::vector<model::Measur
   }
 }
 
-std::string profiles_header(const ProfileArgs& a, const os::CpuSet& cpus) {
-  return fmt::format(
-      "Program profiles for `takt generate --method rtws --programs FILE`, measured on\n"
-      "{} ({}) by `takt profile PROGRAM ARGS... --jobs {} --profiles FILE`\n"
-      "(examples/profiles/measure.sh runs all of them): work = {} of the jobs' T1 on one\n"
-      "worker; span and burdened span from the strand events of one-worker runs (docs/profiling.md).",
-      machine_description(cpus), os::utc_now("%Y-%m-%d"), a.jobs,
-      a.percentile >= 100 ? std::string("the maximum") : fmt::format("the p{:g}", a.percentile));
+std::string profiles_header() {
+  return "Program profiles for `takt generate --method rtws --programs FILE`, measured by\n"
+         "`takt profile PROGRAM ARGS... --profiles FILE` (examples/profiles/measure.sh runs all of\n"
+         "them): work = the value of each entry's `measured:` percentile (100: the maximum) over its\n"
+         "jobs' T1 on one worker; span and burdened span from the strand events of one-worker runs;\n"
+         "`measured:` also gives the machine and the date (docs/profiling.md).";
 }
 
 /// Profiles every distinct program and arguments of the task-set file (or the task
@@ -526,18 +524,17 @@ int run_profile(const ProfileArgs& a) {
     }
     write_measurements(a.update, updates);
   }
-  if (!a.profiles.empty() && result.stopped) {
-    // The file's one header says how many jobs every entry was measured on: an entry of
-    // fewer could not be told apart. Its values are printed above.
-    os::to_stderr(
-        "takt profile: not added to {}: measured on {} of the {} jobs its entries are measured on; run "
-        "it again to add it\n",
-        a.profiles, result.jobs, result.jobs_requested);
-  } else if (!a.profiles.empty()) {
+  if (!a.profiles.empty()) {
+    // Each entry says what it was measured on (`measured:`), a stopped one too.
     const std::string name = a.name.empty() ? profiler::default_profile_name(result) : a.name;
-    profiler::update_profiles_file(a.profiles, profiler::program_profile(result, name),
-                                   profiles_header(a, profiler::profiled_cpus(o)));
-    os::to_stderr("wrote program profile '{}' into {}\n", name, a.profiles);
+    model::ProgramProfile entry = profiler::program_profile(result, name);
+    entry.measured->machine = machine_description(profiler::profiled_cpus(o));
+    entry.measured->date = os::utc_now("%Y-%m-%d");
+    profiler::update_profiles_file(a.profiles, entry, profiles_header());
+    os::to_stderr("wrote program profile '{}' into {}{}\n", name, a.profiles,
+                  result.stopped ? fmt::format(" (measured on {} of {} jobs, as its `measured: jobs:` says)",
+                                               result.jobs, result.jobs_requested)
+                                 : std::string());
   }
   return exit_ok;
 }

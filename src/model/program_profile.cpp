@@ -5,10 +5,38 @@
 #include "model/task_set_writer.hpp"
 #include "model/yaml_reader.hpp"
 
+#include <charconv>
 #include <set>
 #include <sstream>
 
 namespace takt::model {
+
+namespace {
+
+ProfileMeasurement measurement(const YamlReader& r, const YAML::Node& m, const std::string& who) {
+  r.expect_map(m, who + ": measured");
+  r.check_keys(m, {"jobs", "percentile", "machine", "date"}, who + ": measured");
+  for (const char* key : {"jobs", "percentile"}) {
+    if (!m[key]) r.fail(m, who + ": measured needs '" + key + "'");
+  }
+  ProfileMeasurement out;
+  out.jobs = r.integer(m["jobs"], who + ": measured jobs", 1);
+  const std::string percentile = r.scalar(m["percentile"], who + ": measured percentile");
+  double value = 0;
+  const auto [end, error] = std::from_chars(percentile.data(), percentile.data() + percentile.size(), value);
+  if (error != std::errc() || end != percentile.data() + percentile.size() || !(value > 0 && value <= 100)) {
+    r.fail(m["percentile"], who +
+                                ": measured percentile must be a number above 0 and at most 100 (100: the "
+                                "maximum), got '" +
+                                percentile + "'");
+  }
+  out.percentile = value;
+  if (YAML::Node machine = m["machine"]) out.machine = r.scalar(machine, who + ": measured machine");
+  if (YAML::Node date = m["date"]) out.date = r.scalar(date, who + ": measured date");
+  return out;
+}
+
+}  // namespace
 
 std::vector<ProgramProfile> parse_program_profiles(std::string_view text, const std::string& source) {
   YAML::Node root = load_yaml(text, source);
@@ -25,7 +53,7 @@ std::vector<ProgramProfile> parse_program_profiles(std::string_view text, const 
   std::set<std::string> names;
   for (const YAML::Node& n : programs) {
     r.expect_map(n, "a program");
-    r.check_keys(n, {"name", "program", "args", "work", "span", "burdened_span"}, "a program");
+    r.check_keys(n, {"name", "program", "args", "work", "span", "burdened_span", "measured"}, "a program");
     ProgramProfile p;
     for (const char* key : {"name", "program", "work", "span"}) {
       if (!n[key]) r.fail(n, std::string("a program needs '") + key + "'");
@@ -47,6 +75,7 @@ std::vector<ProgramProfile> parse_program_profiles(std::string_view text, const 
       p.burdened_span = r.duration(b, who + ": burdened_span");
       if (*p.burdened_span < p.span) r.fail(b, who + ": burdened_span is below span");
     }
+    if (YAML::Node m = n["measured"]) p.measured = measurement(r, m, who);
     out.push_back(std::move(p));
   }
   return out;
@@ -71,6 +100,12 @@ std::string write_program_profiles(const std::vector<ProgramProfile>& profiles, 
     out << "    work: " << format_duration(p.work) << "\n";
     out << "    span: " << format_duration(p.span) << "\n";
     if (p.burdened_span) out << "    burdened_span: " << format_duration(*p.burdened_span) << "\n";
+    if (const auto& m = p.measured) {
+      out << "    measured: {jobs: " << m->jobs << ", percentile: " << m->percentile;  // as %g
+      if (!m->machine.empty()) out << ", machine: " << yaml_scalar(m->machine);
+      if (!m->date.empty()) out << ", date: " << yaml_scalar(m->date);
+      out << "}\n";
+    }
   }
   return out.str();
 }

@@ -189,6 +189,7 @@ model::ProgramProfile program_profile(const ProfileResult& r, std::string name) 
   p.work = v.work;
   p.span = v.span;
   p.burdened_span = v.burdened_span;
+  p.measured = model::ProfileMeasurement{static_cast<std::int64_t>(r.jobs), r.percentile, {}, {}};
   return p;
 }
 

@@ -394,7 +394,7 @@ TEST(Generators, RtwsEveryTaskGetsAFiniteCoreCount) {
   // D ≥ (3·1.2s·15 + 2·10s)/(2·15) = 74s/30 = 2.466666667s (rounded up to the ns), where
   // n = 1 + ⌈20s/(4.933333334s − 3.6s)⌉ = 1 + ⌈14.99999999⌉ = 16.
   auto burdened = options(GeneratorMethod::rtws, 16, 8.0, 2);
-  burdened.programs = {{"p", "cholesky", {"1"}, 10s, 1s, 1200ms}};
+  burdened.programs = {{"p", "cholesky", {"1"}, 10s, 1s, 1200ms, std::nullopt}};
   int fallbacks = 0;
   for (std::uint64_t seed = 2; seed <= 4; ++seed) {
     burdened.seed = seed;

@@ -386,8 +386,21 @@ TEST_F(ProfileCommand, ProfilesFileCollectsPrograms) {
   EXPECT_EQ(profiles[0].args, (std::vector<std::string>{"64", "16"}));
   EXPECT_EQ(profiles[1].name, "lu-64-16");
   ASSERT_TRUE(profiles[1].burdened_span.has_value());
-  EXPECT_NE(slurp(file).find("by `takt profile PROGRAM ARGS... --jobs 2 --profiles FILE`"), std::string::npos)
-      << slurp(file);
+  // Each entry says how it was measured: the file's one header said the last run's
+  // --jobs and --percentile (and machine and date) for every entry until 2026-11-29.
+  ASSERT_EQ(takt("profile fib 12 --jobs 3 --percentile 50 --profiles " + file.string() + kBurdens).status, 0);
+  const auto again = takt::model::parse_program_profiles_file(file.string());
+  ASSERT_EQ(again.size(), 3u);
+  ASSERT_TRUE(again[0].measured && again[2].measured);
+  EXPECT_EQ(again[0].measured->jobs, 2);
+  EXPECT_EQ(again[0].measured->percentile, 100);
+  EXPECT_EQ(again[2].measured->jobs, 3);
+  EXPECT_EQ(again[2].measured->percentile, 50);
+  EXPECT_NE(again[2].measured->machine.find(" CPU(s)"), std::string::npos) << again[2].measured->machine;
+  EXPECT_EQ(again[2].measured->date.size(), 10u) << again[2].measured->date;
+  const std::string text = slurp(file);
+  EXPECT_EQ(text.find("--jobs"), std::string::npos) << "no run's options in the header: " << text;
+  EXPECT_NE(text.find("    measured: {jobs: 3, percentile: 50, machine: "), std::string::npos) << text;
 }
 
 TEST_F(ProfileCommand, ASharedObjectTaskUsesTheRuntimeOfTheTaktProgram) {
@@ -690,9 +703,9 @@ TEST_F(ProfileCommand, CtrlCDuringAnUpdateWritesTheTasksMeasuredAndNamesTheOther
   EXPECT_FALSE(set.tasks[2].burdened_span) << "later: nothing added";
 }
 
-TEST_F(ProfileCommand, AStoppedMeasurementIsPrintedButNotAddedToAProfilesFile) {
-  // The file's one header gives the jobs of all its entries: an entry of fewer jobs could
-  // not be told apart there.
+TEST_F(ProfileCommand, AStoppedMeasurementIsAddedToAProfilesFileWithTheJobsItWasMeasuredOn) {
+  // Until 2026-11-29 it was left out: the file's one header gave the jobs of all its
+  // entries. Each entry's `measured:` gives them now, as --update writes a stopped task.
   const std::filesystem::path profiles = dir_ / "profiles.yaml";
   const std::vector<std::string> args{
       "profile", "segments", "20ms", "--jobs", "1000", "--profiles", profiles.string(), "--burden-spawn",
@@ -700,8 +713,14 @@ TEST_F(ProfileCommand, AStoppedMeasurementIsPrintedButNotAddedToAProfilesFile) {
   Outcome o = signal_takt_after(args, std::chrono::milliseconds(1500)).outcome;
   ASSERT_EQ(o.status, kEndedBySigint) << o.err;
   EXPECT_NE(o.out.find("(stopped after "), std::string::npos) << o.out;
-  EXPECT_NE(o.err.find("not added to " + profiles.string()), std::string::npos) << o.err;
-  EXPECT_FALSE(std::filesystem::exists(profiles));
+  EXPECT_NE(o.err.find("wrote program profile 'segments-20ms' into " + profiles.string() + " (measured on "),
+            std::string::npos)
+      << o.err;
+  const auto entries = takt::model::parse_program_profiles_file(profiles.string());
+  ASSERT_EQ(entries.size(), 1u);
+  ASSERT_TRUE(entries[0].measured);
+  EXPECT_GE(entries[0].measured->jobs, 1);
+  EXPECT_LT(entries[0].measured->jobs, 1000);
 }
 
 TEST_F(ProfileCommand, AStopBeforeTheFirstJobSaysThatNothingIsWritten) {
