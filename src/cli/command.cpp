@@ -583,7 +583,10 @@ int check_standard_output(int code) {
                   error == EBADF ? "it is closed: leave it open or redirect it to a file"
                                  : "redirect it to a file or folder with space",
                   command_has_output_option ? ", or give -o FILE" : "");
-    code = code == exit_ok ? exit_bad_input : code;
+    // The verdict's 2 (not schedulable) says that the report was delivered; where it
+    // was lost, the failure is what the exit code says, whatever the report's size
+    // (until 2026-11-29 a short report or --json kept 2, a long one gave 1).
+    code = code == exit_ok || code == exit_unschedulable ? exit_bad_input : code;
   }
   std::fflush(stderr);
   return code;

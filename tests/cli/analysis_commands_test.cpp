@@ -705,10 +705,17 @@ TEST_F(Commands, OutputThatCannotBeWrittenIsAnErrorNotSuccess) {
   const int analyze = std::system(
       (std::string(TAKT_BINARY) + " analyze " + example("07-unschedulable.yaml") + " >/dev/full 2>" + err.string())
           .c_str());
-  EXPECT_EQ(takt::testing::exit_status(analyze), 2);
+  // The report of a set that is not schedulable was lost: 1, not the verdict's 2 (kept
+  // until 2026-11-29, while a report too long for stdio's buffer gave 1), --json too.
+  EXPECT_EQ(takt::testing::exit_status(analyze), 1);
   EXPECT_NE(takt::testing::slurp(err).find("writing to standard output failed"), std::string::npos)
       << takt::testing::slurp(err);
   EXPECT_EQ(takt::testing::slurp(err).find("give -o"), std::string::npos) << takt::testing::slurp(err);
+  const int analyze_json =
+      std::system((std::string(TAKT_BINARY) + " analyze " + example("07-unschedulable.yaml") +
+                   " --json >/dev/full 2>" + err.string())
+                      .c_str());
+  EXPECT_EQ(takt::testing::exit_status(analyze_json), 1);
   // More than stdio's buffer (a report of about 8 KB): fmt::print throws midway,
   // which ended takt as "takt: internal error: cannot write to file" (exit 3) until
   // 2026-11-28.
