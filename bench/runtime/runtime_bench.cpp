@@ -575,6 +575,10 @@ struct Target {
   /// Empty where both rows' results were right (checked against the serial ones); else
   /// whose were wrong. Such a target does not pass, whatever its times.
   std::string results_wrong;
+  /// Why the samples cannot decide the target ("" where they can): one repetition per
+  /// runtime, whose p95 is its median. Such a target is not applicable and does not pass.
+  std::string undecided;
+  [[nodiscard]] bool applicable() const { return load_preempts.value_or(true) && undecided.empty(); }
 };
 
 /// Whose results were wrong of a target's two rows ("" where both were right).
@@ -833,12 +837,13 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
     j["takt_caller_joins"] = options.caller_joins;
     j["cpus"] = cpus.to_string();
     j["cpus_used"] = cpus_used.to_string();
-    j["multiprogrammed_load"] = {{"period_ms", std::chrono::duration<double, std::milli>(load_settings.period).count()},
-                                 {"utilization", load_settings.utilization},
-                                 {"phases", "staggered by period/P"},
-                                 {"policy", interference_policy},
-                                 {"measured_utilization", load_measured ? nlohmann::json(*load_measured)
-                                                                        : nlohmann::json()}};
+    j["multiprogrammed_load"] = {
+        {"period_ms", std::chrono::duration<double, std::milli>(load_settings.period).count()},
+        {"utilization", load_settings.utilization},
+        {"phases", "staggered by period/P"},
+        // null until the load starts (or is given up)
+        {"policy", interference_policy.empty() ? nlohmann::json() : nlohmann::json(interference_policy)},
+        {"measured_utilization", load_measured ? nlohmann::json(*load_measured) : nlohmann::json()}};
     j["method"] =
         "each runtime in its own forked child process, started once per kernel and condition, one after "
         "another; repetitions split into rounds (20, or one per 5 repetitions above 100) that run the "
@@ -889,7 +894,9 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
                                {"pass", t.pass},           {"results_correct", t.results_wrong.empty()}};
       if (t.noise) {
         target["difference"] = t.noise->difference;
-        target["interval_95"] = {t.noise->low, t.noise->high};
+        // One round: no interval (a bootstrap of one round resamples that round only).
+        target["interval_95"] =
+            t.noise->rounds >= 2 ? nlohmann::json{t.noise->low, t.noise->high} : nlohmann::json();
         target["interval_method"] =
             fmt::format("paired percentile bootstrap of the rounds, {} resamples, seed {}",
                         t.noise->resamples, t.noise->seed);
@@ -897,7 +904,12 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
       }
       if (t.tails_ms) target["tail_ms"] = {{"takt", t.tails_ms->first}, {"onetbb", t.tails_ms->second}};
       if (t.load_preempts) target["load_preempts"] = *t.load_preempts;
-      target["applicable"] = t.load_preempts.value_or(true);
+      target["applicable"] = t.applicable();
+      target["not_applicable"] =
+          !t.undecided.empty() ? nlohmann::json(t.undecided)
+          : !t.load_preempts.value_or(true)
+              ? nlohmann::json("the load ran in SCHED_OTHER, competing with the runtimes")
+              : nlohmann::json();
       j["targets"].push_back(target);
     }
     platform::write_json_file(options.json_path, j);
@@ -913,7 +925,10 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
         interference_policy = "not started: no kernel selected runs in the multiprogrammed condition";
         break;
       }
-      if (stop_now()) break;
+      if (stop_now()) {
+        interference_policy = "not started: stopped before the multiprogrammed condition";
+        break;
+      }
       load.emplace(cpus_used, load_settings);
       interference_policy = load->policy();
       load_realtime = load->realtime();
@@ -1018,7 +1033,8 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
                   std::nullopt,
                   std::nullopt,
                   std::nullopt,
-                  wrong_results(*t, *o)};
+                  wrong_results(*t, *o),
+                  {}};
     target.pass = target.value <= limit && target.results_wrong.empty();
     targets.push_back(target);
   };
@@ -1042,8 +1058,15 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
                   compare_tail_ratios(t->rounds, o->rounds),
                   std::pair{t->stats.p95_ms - t->stats.median_ms, o->stats.p95_ms - o->stats.median_ms},
                   load_realtime,
-                  wrong_results(*t, *o)};
-    target.pass = target.pass && target.results_wrong.empty();
+                  wrong_results(*t, *o),
+                  {}};
+    if (t->stats.count < 2 || o->stats.count < 2) {
+      target.undecided = fmt::format(
+          "{} repetition(s) of takt's and {} of oneTBB's: with one, p95 is the median; "
+          "give --repetitions 2 or more (20 or more for a p95 below the maximum)",
+          t->stats.count, o->stats.count);
+    }
+    target.pass = target.pass && target.results_wrong.empty() && target.undecided.empty();
     targets.push_back(target);
   }
 
@@ -1065,16 +1088,23 @@ int run_runtime_bench(const RuntimeBenchOptions& options) {
              load_settings.utilization * 100, model::format_duration(load_settings.period), interference_policy,
              load_measured ? fmt::format("; measured: {:.1f} % of each CPU while it ran", *load_measured * 100)
                            : std::string());
-  fmt::print("targets{}:\n", quick ? " (quick mode: smaller sizes than the targets are stated for)" : "");
+  if (targets.empty()) {
+    fmt::print(
+        "targets: none among these runs (each compares takt with oneTBB or OpenMP on the same kernel: "
+        "give --runtimes with them)\n");
+  } else {
+    fmt::print("targets{}:\n", quick ? " (quick mode: smaller sizes than the targets are stated for)" : "");
+  }
   for (const Target& t : targets) {
     if (t.noise) {
       // Three decimals: the two tails often differ in the third.
-      fmt::print(
-          "  {:<52} {:>6.3f} vs {:>6.3f}  {}  (difference {:+.3f}, 95 % bootstrap interval [{:+.3f}, "
-          "{:+.3f}]: "
-          "{})\n",
-          t.name, t.value, t.limit, t.load_preempts.value_or(true) ? (t.pass ? "PASS" : "FAIL") : "n/a ",
-          t.noise->difference, t.noise->low, t.noise->high, noise_verdict(*t.noise));
+      const std::string interval = t.noise->rounds >= 2
+                                       ? fmt::format("95 % bootstrap interval [{:+.3f}, {:+.3f}]: {}",
+                                                     t.noise->low, t.noise->high, noise_verdict(*t.noise))
+                                       : std::string(noise_verdict(*t.noise));
+      fmt::print("  {:<52} {:>6.3f} vs {:>6.3f}  {}  (difference {:+.3f}, {})\n", t.name, t.value, t.limit,
+                 t.applicable() ? (t.pass ? "PASS" : "FAIL") : "n/a ", t.noise->difference, interval);
+      if (!t.undecided.empty()) fmt::print("  {:<52} n/a: {}\n", "", t.undecided);
       if (!t.load_preempts.value_or(true)) {
         fmt::print("  {:<52} n/a: the load ran in SCHED_OTHER, competing with the runtimes instead of "
                    "preempting them (P3LS3's condition, which the target is stated for, needs SCHED_FIFO)\n",

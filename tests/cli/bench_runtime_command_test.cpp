@@ -147,12 +147,24 @@ TEST_F(BenchRuntime, EveryRuntimeAndConditionGetsACorrectRowAndTheCallerModeIsRe
 }
 
 TEST_F(BenchRuntime, OneRepetitionIsOneRoundAndGivesNoInterval) {
+  // One sample per runtime: its p95 is its median, so the tail target cannot be decided.
+  // Until 2026-11-29 it passed (1.000 vs 1.000) with an interval [+0.000, +0.000].
   nlohmann::json j = run_matmul("--repetitions 1");
+  bool tail_target = false;
   for (const auto& target : j["targets"]) {
-    if (target["condition"] == "multiprogrammed") {
-      EXPECT_EQ(target["noise_verdict"], "no interval from one round") << target.dump();
-    }
+    if (target["condition"] != "multiprogrammed") continue;
+    tail_target = true;
+    EXPECT_EQ(target["noise_verdict"], "no interval from one round") << target.dump();
+    EXPECT_TRUE(target["interval_95"].is_null()) << target.dump();
+    EXPECT_FALSE(target["pass"].get<bool>()) << target.dump();
+    EXPECT_FALSE(target["applicable"].get<bool>()) << target.dump();
+    EXPECT_NE(
+        target["not_applicable"].get<std::string>().find("1 repetition(s) of takt's and 1 of oneTBB's: with "
+                                                         "one, p95 is the median"),
+        std::string::npos)
+        << target.dump();
   }
+  EXPECT_TRUE(tail_target);
 }
 
 TEST_F(BenchRuntime, NoCallerJoinsIsRecorded) {
@@ -183,6 +195,14 @@ TEST_F(BenchRuntime, RuntimesSelectsTheRowsAndKeepsTheTargetsThatHaveBothRuntime
   for (const auto& target : j["targets"]) targets.insert(target["name"].get<std::string>());
   EXPECT_EQ(targets, (std::set<std::string>{"matmul <= 1.1x oneTBB",
                                             "matmul multiprogrammed p95/median <= oneTBB's"}));
+  // takt alone: no target, and the report says why (it printed "targets:" over nothing).
+  Outcome r;
+  j = run("--quick --kernels matmul --runtimes takt --repetitions 2", "TAKT_NO_RT=1", &r);
+  EXPECT_TRUE(j["targets"].empty()) << j["targets"].dump();
+  EXPECT_NE(r.out.find("targets: none among these runs (each compares takt with oneTBB or OpenMP on the same "
+                       "kernel: give --runtimes with them)"),
+            std::string::npos)
+      << r.out;
 }
 
 TEST_F(BenchRuntime, ThreadsThatNeverSleepAreReported) {
