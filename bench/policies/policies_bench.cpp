@@ -235,6 +235,8 @@ PoliciesReport run_policies_bench(const PoliciesBenchOptions& options) {
       auto keep_sets_run = [&] {
         if (cell.sets == 0) return;
         tally.finish(cell);
+        cell.stopped = true;
+        cell.short_of_jobs = cell.jobs < options.min_jobs;
         report.cells.push_back(cell);
       };
       for (std::size_t s = 0; s < w.sets.size(); ++s) {
@@ -329,10 +331,9 @@ std::string format_markdown(const PoliciesReport& report) {
     for (const PolicyCell& cell : report.cells) {
       if (cell.workload != w) continue;
       // A cell an early stop cut short says how many of its sets ran.
-      const std::string sets =
-          cell.sets < cell.sets_planned
-              ? fmt::format("{} of {} ({} of {} ran)", cell.admitted, cell.sets, cell.sets, cell.sets_planned)
-              : fmt::format("{} of {}", cell.admitted, cell.sets);
+      const std::string sets = cell.stopped ? fmt::format("{} of {} ({} of {} ran, stopped)", cell.admitted,
+                                                          cell.sets, cell.sets, cell.sets_planned)
+                                            : fmt::format("{} of {}", cell.admitted, cell.sets);
       out += fmt::format("| {}% | {} | {} | {} | {} | {:.4f} | {:.3f} | {:.3f} | {} |\n", cell.utilization,
                          cell.policy, sets, cell.jobs, cell.misses, cell.miss_ratio,
                          cell.mean_relative_response, cell.max_relative_response,
@@ -342,8 +343,10 @@ std::string format_markdown(const PoliciesReport& report) {
   }
   for (const PolicyCell& cell : report.cells) {
     if (cell.short_of_jobs) {
-      out += fmt::format("{} {}% under {}: {} jobs, fewer than asked for (each run stops after {:g} s)\n",
-                         cell.workload, cell.utilization, cell.policy, cell.jobs, report.max_run_seconds);
+      out += fmt::format("{} {}% under {}: {} jobs, fewer than asked for ({})\n", cell.workload,
+                         cell.utilization, cell.policy, cell.jobs,
+                         cell.stopped ? std::string("the experiment stopped in this cell")
+                                      : fmt::format("each run stops after {:g} s", report.max_run_seconds));
     }
   }
   if (!report.stopped.empty()) out += fmt::format("the experiment stopped early: {}\n", report.stopped);
@@ -379,7 +382,8 @@ nlohmann::json to_json(const PoliciesReport& report) {
          {"max_relative_response", platform::json_or_null(cell.finished > 0, cell.max_relative_response)},
          {"work_ratio", platform::json_or_null(cell.work_ratio > 0, cell.work_ratio)},
          {"seconds", cell.seconds},
-         {"short_of_jobs", cell.short_of_jobs}});
+         {"short_of_jobs", cell.short_of_jobs},
+         {"stopped", cell.stopped}});
   }
   j["stopped"] = report.stopped;
   return j;

@@ -72,8 +72,12 @@ struct PolicyCell {
   /// policies' analyses assumed; 0 when no job's is known (shown as "-").
   double work_ratio = 0;
   double seconds = 0;  ///< run time of all its sets, measured (RunInfo::duration), s
-  /// The cell ran fewer jobs than PoliciesBenchOptions::min_jobs: its runs hit max_run.
+  /// The cell ran fewer jobs than PoliciesBenchOptions::min_jobs: its runs hit max_run,
+  /// or the experiment stopped in it (`stopped`).
   bool short_of_jobs = false;
+  /// The experiment stopped in this cell (a signal, a failed run): its last set that ran
+  /// may have run only partly, and the sets after it not at all.
+  bool stopped = false;
 };
 
 /// Sums the jobs of a cell's runs: jobs with an outcome, misses, and over the finished

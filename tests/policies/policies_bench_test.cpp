@@ -5,18 +5,20 @@
 
 #include "../support/held_in_some_run.hpp"
 
+#include <fmt/core.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
-#include <optional>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
+#include <thread>
 
 namespace {
 
@@ -176,8 +178,9 @@ TEST(PoliciesBench, ACellAnEarlyStopCutShortSaysHowManyOfItsSetsRan) {
   cell.sets = 1;
   cell.sets_planned = 3;
   cell.admitted = 1;
+  cell.stopped = true;
   r.cells.push_back(cell);
-  EXPECT_NE(takt::bench::format_markdown(r).find("| 50% | partitioned-dm | 1 of 1 (1 of 3 ran) |"),
+  EXPECT_NE(takt::bench::format_markdown(r).find("| 50% | partitioned-dm | 1 of 1 (1 of 3 ran, stopped) |"),
             std::string::npos)
       << takt::bench::format_markdown(r);
   EXPECT_EQ(takt::bench::to_json(r)["cells"][0]["sets_planned"], 3);
@@ -185,6 +188,7 @@ TEST(PoliciesBench, ACellAnEarlyStopCutShortSaysHowManyOfItsSetsRan) {
   EXPECT_TRUE(takt::bench::to_json(r)["cells"][0]["mean_relative_response"].is_null());
   EXPECT_TRUE(takt::bench::to_json(r)["cells"][0]["work_ratio"].is_null());
   r.cells[0].sets = 3;
+  r.cells[0].stopped = false;
   EXPECT_NE(takt::bench::format_markdown(r).find("| 50% | partitioned-dm | 1 of 3 |"), std::string::npos);
 }
 
@@ -212,7 +216,8 @@ namespace {
 
 /// The fine workload at 30 % on 2 cores, runs of at most 0.1 s, in a forked child whose
 /// options `tweak` sets up; returns the child's report as "CELLS\nSTOPPED\nFIRST CELL'S
-/// POLICY", or "ended by signal N" when a signal ended the child.
+/// POLICY\nlast cell: ..." (its flags and sets), or "ended by signal N" when a signal
+/// ended the child.
 template <typename Tweak>
 std::string policies_in_child(Tweak tweak) {
   const std::filesystem::path out =
@@ -228,7 +233,14 @@ std::string policies_in_child(Tweak tweak) {
     o.run_cyclictest = false;
     tweak(o);
     const takt::bench::PoliciesReport r = takt::bench::run_policies_bench(o);
-    std::ofstream(out) << r.cells.size() << "\n" << r.stopped << "\n" << (r.cells.empty() ? "" : r.cells[0].policy);
+    std::ofstream(out) << r.cells.size() << "\n"
+                       << r.stopped << "\n"
+                       << (r.cells.empty() ? "" : r.cells[0].policy)
+                       << (r.cells.empty()
+                               ? ""
+                               : fmt::format("\nlast cell: stopped {}, short of jobs {}, sets {} of {}",
+                                             r.cells.back().stopped, r.cells.back().short_of_jobs,
+                                             r.cells.back().sets, r.cells.back().sets_planned));
     ::_exit(0);
   }
   int status = 0;
@@ -250,7 +262,10 @@ TEST(PoliciesBench, ASignalBetweenTwoRunsStopsTheExperimentBeforeTheNextSet) {
   const std::string got = policies_in_child([](takt::bench::PoliciesBenchOptions& o) {
     o.checkpoint = [](const takt::bench::PoliciesReport&) { ::raise(SIGINT); };
   });
-  EXPECT_EQ(got, "1\nstopped by SIGINT before fine 30% set 1 under federated-greedy\nfederated");
+  EXPECT_EQ(got,
+            "1\nstopped by SIGINT before fine 30% set 1 under federated-greedy\nfederated\nlast cell: "
+            "stopped false, "
+            "short of jobs false, sets 1 of 1");
 }
 
 // One that comes just before a run begins (here as the set is announced) stops that run
@@ -261,5 +276,43 @@ TEST(PoliciesBench, ASignalJustBeforeARunBeganStopsTheExperimentBeforeThatSet) {
       if (line.find("under federated-greedy") != std::string::npos) ::raise(SIGINT);
     };
   });
-  EXPECT_EQ(got, "1\nstopped by SIGINT before fine 30% set 1 under federated-greedy\nfederated");
+  EXPECT_EQ(got,
+            "1\nstopped by SIGINT before fine 30% set 1 under federated-greedy\nfederated\nlast cell: "
+            "stopped false, "
+            "short of jobs false, sets 1 of 1");
+}
+
+// A stop inside a cell (here 600 ms into its one run of 3 s) marks that cell
+// stopped, and short of jobs where it has fewer than asked for: a cell whose last set a
+// signal cut off showed "3 of 3" and short_of_jobs false until 2026-11-29.
+TEST(PoliciesBench, ACellTheExperimentStoppedInIsMarkedStoppedAndShortOfJobs) {
+  const std::string got = policies_in_child([](takt::bench::PoliciesBenchOptions& o) {
+    o.min_jobs = 1000;
+    o.max_run = std::chrono::seconds(3);
+    o.progress = [](const std::string& line) {
+      if (line.find("under federated (") == std::string::npos) return;
+      std::thread([] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(600));
+        ::kill(::getpid(), SIGINT);
+      }).detach();
+    };
+  });
+  EXPECT_EQ(got, "1\nstopped by SIGINT\nfederated\nlast cell: stopped true, short of jobs true, sets 1 of 1");
+  takt::bench::PoliciesReport r;
+  takt::bench::PolicyCell cell;
+  cell.workload = "fine";
+  cell.utilization = 30;
+  cell.policy = "federated";
+  cell.sets = cell.sets_planned = 3;
+  cell.jobs = 817;
+  cell.stopped = cell.short_of_jobs = true;
+  r.cells.push_back(cell);
+  const std::string md = takt::bench::format_markdown(r);
+  EXPECT_NE(md.find("| 30% | federated | 0 of 3 (3 of 3 ran, stopped) |"), std::string::npos) << md;
+  EXPECT_NE(
+      md.find("fine 30% under federated: 817 jobs, fewer than asked for (the experiment stopped in this "
+              "cell)"),
+      std::string::npos)
+      << md;
+  EXPECT_TRUE(takt::bench::to_json(r)["cells"][0]["stopped"].get<bool>());
 }
