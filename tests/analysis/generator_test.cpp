@@ -465,6 +465,20 @@ TEST(Generators, SyntheticTypesOfSectionIVA) {
   }
 }
 
+TEST(Generators, RtOpenMpBelowOneTaskIsRefusedAtOnce) {
+  // Every rt-openmp task has u ≥ 0.08 (span 8 % of the period at least): 0.05 on 4 cores
+  // drew a million tasks (1.4 s) and advised more cores until 2026-11-29.
+  try {
+    (void)generate(options(GeneratorMethod::rt_openmp, 4, 0.05, 1));
+    ADD_FAILURE() << "no error";
+  } catch (const takt::Error& e) {
+    EXPECT_STREQ(
+        e.what(),
+        "rt-openmp: --utilization is too small for one task (at least 0.08: a task's span alone is 8 % of "
+        "its period or more)");
+  }
+}
+
 TEST(Generators, RejectImpossibleRequests) {
   EXPECT_THROW((void)generate(options(GeneratorMethod::paws, 2, 3.0, 1)), takt::Error);   // U > m
   EXPECT_THROW((void)generate(options(GeneratorMethod::paws, 2, 0.05, 1)), takt::Error);  // below one task
