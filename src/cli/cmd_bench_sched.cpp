@@ -125,25 +125,49 @@ Action configure(CLI::App& app) {
       ->default_val(7)
       ->check(whole_in_range(1, 1000));
   app.add_flag("--quick", options->quick, "Fewer operations per measurement (a smoke run)");
-  app.add_option("--pes", options->pes, "Scaling part: only these PE counts (e.g. 2,256)")
-      ->delimiter(',')
-      ->check(whole_in_range(1, 4096));
-  app.add_option(
-         "--topology", options->topologies,
-         "Scaling part: only these topologies (per-pe-balanced, gedf-paws, gedf-paws-64, partitioned-dm, "
-         "federated)")
-      ->delimiter(',')
-      ->check(one_of("topology",
-                     {"per-pe-balanced", "gedf-paws", "gedf-paws-64", "partitioned-dm", "federated"}));
-  app.add_option("--depths", options->depths, "Per-stage part: only these chain depths (e.g. 1,8)")
-      ->delimiter(',')
-      ->check(whole_in_range(1, 9));
+  CLI::Option* pes = app.add_option("--pes", options->pes, "Scaling part: only these PE counts (e.g. 2,256)")
+                         ->delimiter(',')
+                         ->check(whole_in_range(1, 4096));
+  CLI::Option* topology =
+      app.add_option(
+             "--topology", options->topologies,
+             "Scaling part: only these topologies (per-pe-balanced, gedf-paws, gedf-paws-64, partitioned-dm, "
+             "federated)")
+          ->delimiter(',')
+          ->check(one_of("topology",
+                         {"per-pe-balanced", "gedf-paws", "gedf-paws-64", "partitioned-dm", "federated"}));
+  CLI::Option* depths =
+      app.add_option("--depths", options->depths, "Per-stage part: only these chain depths (e.g. 1,8)")
+          ->delimiter(',')
+          ->check(whole_in_range(1, 9));
   auto skip = std::make_shared<std::array<bool, 4>>();
   app.add_flag("--skip-per-stage", (*skip)[0], "Do not run the per-stage part");
   app.add_flag("--skip-scaling", (*skip)[1], "Do not run the scaling part");
-  app.add_flag("--skip-idle", (*skip)[2], "Scaling part: do not time idle schedule() calls");
+  CLI::Option* skip_idle =
+      app.add_flag("--skip-idle", (*skip)[2], "Scaling part: do not time idle schedule() calls");
   app.add_flag("--skip-baselines", (*skip)[3], "Do not run the oneTBB / OpenMP baselines");
-  return [json_path, options, skip] {
+  return [json_path, options, skip, pes, topology, depths, skip_idle] {
+    // A run that measures nothing, or an option of a part that is skipped (it was ignored
+    // until 2026-11-29), is refused: as takt generate refuses another method's options.
+    if ((*skip)[0] && (*skip)[1] && (*skip)[3]) {
+      throw OptionError(
+          "--skip-per-stage, --skip-scaling and --skip-baselines leave nothing to measure; leave out one of "
+          "them");
+    }
+    if ((*skip)[1]) {
+      for (const CLI::Option* o : {pes, topology, skip_idle}) {
+        if (o->count() > 0) {
+          throw OptionError(
+              fmt::format("{} applies to the scaling part, which --skip-scaling leaves out; give one "
+                          "of the two",
+                          o->get_name()));
+        }
+      }
+    }
+    if ((*skip)[0] && depths->count() > 0) {
+      throw OptionError(
+          "--depths applies to the per-stage part, which --skip-per-stage leaves out; give one of the two");
+    }
     options->per_stage = !(*skip)[0];
     options->scaling = !(*skip)[1];
     options->idle = !(*skip)[2];

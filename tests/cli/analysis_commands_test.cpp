@@ -955,6 +955,29 @@ TEST_F(Commands, OptionsThatWouldBeIgnoredAreErrors) {
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.err.find("--timescale applies to --method rt-openmp only"), std::string::npos) << r.err;
   EXPECT_EQ(takt("generate --method synthetic --cores 2 --utilization 1 --type 2").status, 0);
+  // bench sched: a run of no part, and an option of a part skipped (until 2026-11-29 the
+  // first wrote complete: true with no data, the others were ignored).
+  const struct {
+    const char* args;
+    const char* message;
+  } sched[] = {
+      {"--skip-per-stage --skip-scaling --skip-baselines",
+       "--skip-per-stage, --skip-scaling and --skip-baselines leave nothing to measure"},
+      {"--skip-scaling --pes 2,4", "--pes applies to the scaling part, which --skip-scaling leaves out"},
+      {"--skip-scaling --topology gedf-paws",
+       "--topology applies to the scaling part, which --skip-scaling leaves out"},
+      {"--skip-scaling --skip-idle",
+       "--skip-idle applies to the scaling part, which --skip-scaling leaves out"},
+      {"--skip-per-stage --depths 1",
+       "--depths applies to the per-stage part, which --skip-per-stage leaves out"},
+  };
+  for (const auto& c : sched) {
+    SCOPED_TRACE(c.args);
+    r = takt(std::string("bench sched --quick --repeats 1 ") + c.args);
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << r.err;
+    EXPECT_EQ(r.out, "");
+  }
 }
 
 TEST_F(Commands, CommandLineErrorsStartWithTheErrorPrefixAndNameTheHelpToRead) {
