@@ -24,7 +24,7 @@ public:
   /// last > kMaxId.
   static CpuSet range(int first, int last);
   /// Parses a cpulist ("0-3,6"); throws takt::Error naming the bad part (also an id
-  /// above kMaxId, before any range is expanded).
+  /// above kMaxId, before any range is expanded, and a CPU named twice).
   static CpuSet parse(std::string_view cpulist);
 
   /// Adds a CPU; throws takt::Error for a negative number or one above kMaxId.

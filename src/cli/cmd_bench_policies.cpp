@@ -61,6 +61,8 @@ struct Options {
       return [o] {
         bench::PoliciesBenchOptions options;
         options.cores = o->cores;
+        each_once(o->utilizations, "--utilization", "utilization");
+        each_once(o->workloads, "--workload", "workload");
         options.utilizations = o->utilizations;
         options.workloads = o->workloads;
         options.sets = o->sets;

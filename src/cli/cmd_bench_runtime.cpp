@@ -70,6 +70,8 @@ namespace {
           ->delimiter(',')
           ->check(one_of("runtime", {"takt", "onetbb", "openmp", "serial"}));
       return [options, load_period, openmp_schedule] {
+        each_once(options->kernels, "--kernels", "kernel");
+        each_once(options->runtimes, "--runtimes", "runtime");
         options->openmp_schedule = *bench::parse_openmp_schedule(*openmp_schedule);  // checked above
         options->load_period = model::parse_duration(*load_period);  // at least 100us: duration_at_least()
         if (options->load_period > std::chrono::seconds(1)) {

@@ -147,6 +147,9 @@ Action configure(CLI::App& app) {
       app.add_flag("--skip-idle", (*skip)[2], "Scaling part: do not time idle schedule() calls");
   app.add_flag("--skip-baselines", (*skip)[3], "Do not run the oneTBB / OpenMP baselines");
   return [json_path, options, skip, pes, topology, depths, skip_idle] {
+    each_once(options->pes, "--pes", "PE count");
+    each_once(options->topologies, "--topology", "topology");
+    each_once(options->depths, "--depths", "depth");
     // A run that measures nothing, or an option of a part that is skipped (it was ignored
     // until 2026-11-29), is refused: as takt generate refuses another method's options.
     if ((*skip)[0] && (*skip)[1] && (*skip)[3]) {

@@ -112,10 +112,8 @@ profiler::ProfileOptions options_of(const ProfileArgs& a) {
           p, cpus.size(), a.cpus.empty() ? "this process may use" : "of --cpus", cpus.to_string(),
           cpus.size()));
     }
-    if (std::count(a.parallel.begin(), a.parallel.end(), p) > 1) {
-      throw OptionError(fmt::format("--parallel names {} twice; give each worker count once", p));
-    }
   }
+  each_once(a.parallel, "--parallel", "worker count");
   if (a.burden_spawn.empty() != a.burden_sync.empty()) {
     throw OptionError(
         "give both --burden-spawn and --burden-sync, or neither (then they are calibrated here)");

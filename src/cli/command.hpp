@@ -7,6 +7,7 @@
 #include "model/task_set.hpp"
 #include "takt/error.hpp"
 
+#include <fmt/core.h>
 #include <CLI/CLI.hpp>
 
 #include <chrono>
@@ -15,6 +16,7 @@
 #include <functional>
 #include <limits>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace takt::cli {
@@ -88,6 +90,20 @@ class OptionError : public Error {
  public:
   using Error::Error;
 };
+
+/// Throws OptionError where a list option names one value twice: "--pes names 2 twice;
+/// give each PE count once" (`what`: "PE count"). Every list option of every command
+/// refuses a repeat (until 2026-11-29 some ran it twice, some dropped it, some refused).
+template <class T>
+void each_once(const std::vector<T>& values, std::string_view option, std::string_view what) {
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    for (std::size_t j = i + 1; j < values.size(); ++j) {
+      if (values[i] == values[j]) {
+        throw OptionError(fmt::format("{} names {} twice; give each {} once", option, values[i], what));
+      }
+    }
+  }
+}
 
 /// The value of a --delta option (δ of rtws eq. 3: a decimal of at least 1); throws
 /// OptionError naming --delta when `text` is no such number.

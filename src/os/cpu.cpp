@@ -69,9 +69,18 @@ CpuSet CpuSet::parse(std::string_view cpulist) {
     more = comma != std::string_view::npos;
     rest = more ? rest.substr(comma + 1) : std::string_view{};
     if (item.empty()) throw Error(fmt::format("bad CPU list '{}': empty item (write e.g. \"0-3,6\")", cpulist));
+    // A CPU named twice is a mistake in what was written (the kernel's lists never
+    // repeat one); until 2026-11-29 the second was dropped silently.
+    const auto add_once = [&](int cpu) {
+      if (s.contains(cpu)) {
+        throw Error(
+            fmt::format("bad CPU list '{}': it names CPU {} twice; name each CPU once", cpulist, cpu));
+      }
+      s.add(cpu);
+    };
     auto dash = item.find('-');
     if (dash == std::string_view::npos) {
-      s.add(parse_cpu(item, cpulist));
+      add_once(parse_cpu(item, cpulist));
     } else {
       const std::string_view first = trim(item.substr(0, dash)), last = trim(item.substr(dash + 1));
       if (first.empty() || last.empty()) {
@@ -82,7 +91,7 @@ CpuSet CpuSet::parse(std::string_view cpulist) {
       int a = parse_cpu(first, cpulist);
       int b = parse_cpu(last, cpulist);
       if (b < a) throw Error(fmt::format("bad CPU list '{}': range {}-{} runs backwards", cpulist, a, b));
-      for (int c = a; c <= b; ++c) s.add(c);
+      for (int c = a; c <= b; ++c) add_once(c);
     }
   }
   return s;

@@ -980,6 +980,34 @@ TEST_F(Commands, OptionsThatWouldBeIgnoredAreErrors) {
   }
 }
 
+TEST_F(Commands, EveryListOptionRefusesAValueNamedTwice) {
+  // Until 2026-11-29 bench policies ran a repeated cell twice, bench sched dropped a
+  // repeated PE count, profile --cpus 0,0 profiled on CPU 0 alone, and profile --parallel
+  // refused: every list option refuses now, before anything runs.
+  const struct {
+    const char* args;
+    const char* message;
+  } cases[] = {
+      {"bench policies --no-cyclictest --utilization 30,30",
+       "--utilization names 30 twice; give each utilization once"},
+      {"bench policies --no-cyclictest --workload fine,fine",
+       "--workload names fine twice; give each workload once"},
+      {"bench sched --quick --pes 2,2", "--pes names 2 twice; give each PE count once"},
+      {"bench sched --quick --topology gedf-paws,gedf-paws", "--topology names gedf-paws twice"},
+      {"bench sched --quick --depths 1,1", "--depths names 1 twice; give each depth once"},
+      {"bench runtime --quick --kernels fib,fib", "--kernels names fib twice; give each kernel once"},
+      {"bench runtime --quick --runtimes takt,takt", "--runtimes names takt twice; give each runtime once"},
+      {"profile fib 5 --jobs 1 --parallel 1,1", "--parallel names 1 twice; give each worker count once"},
+      {"profile fib 5 --jobs 1 --cpus 0,0", "it names CPU 0 twice; name each CPU once"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.args);
+    const Outcome r = takt(c.args);
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << r.err;
+  }
+}
+
 TEST_F(Commands, CommandLineErrorsStartWithTheErrorPrefixAndNameTheHelpToRead) {
   const std::string set = example("01-one-task.yaml");
   const std::pair<std::string, std::string> cases[] = {

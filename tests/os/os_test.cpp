@@ -81,6 +81,16 @@ TEST(CpuSet, RejectsBadListsNamingThePart) {
   // "-1" and "1-" said "'' is not a CPU number", range(5, 2) gave an empty set while
   // parse("5-2") threw, and a negative CPU was added (and printed as "-1").
   EXPECT_THROW((void)CpuSet::parse("1,"), takt::Error);
+  // A CPU named twice (takt profile --cpus 0,0 profiled on CPU 0 alone; a task set's
+  // cores: "0,0" was refused already).
+  for (const char* twice : {"0,0", "0-3,2", "1, 0-1"}) {
+    try {
+      (void)CpuSet::parse(twice);
+      ADD_FAILURE() << twice << ": expected takt::Error";
+    } catch (const takt::Error& e) {
+      EXPECT_NE(std::string(e.what()).find("twice; name each CPU once"), std::string::npos) << e.what();
+    }
+  }
   for (const char* half : {"-1", "1-", " - "}) {
     try {
       (void)CpuSet::parse(half);
