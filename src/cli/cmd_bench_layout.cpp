@@ -51,7 +51,8 @@ int run_layout(const LayoutArgs& a) {
     "What the order of a chain's blocks in memory costs once resource trading has exchanged blocks between "
     "two "
     "workers' chains: fib on 2 workers with the blocks in position order (takt's layout before 2026-11-28) "
-    "and in takt's shuffled order, none, one or six blocks exchanged",
+    "and in takt's shuffled order, with no block exchanged, the one at 40 % of the depth D fib needs, or the "
+    "up to six around it (3 below to 2 above, within 1..D: six for fib(30), fewer for a small --fib-n)",
     [](CLI::App& app) -> Action {
       auto a = std::make_shared<LayoutArgs>();
       app.add_option("--runs", a->options.runs,
