@@ -83,7 +83,9 @@ void federated_json(json& out, const analysis::FederatedResult& r) {
            {"core_ids", g.core_ids},
            {"work_ns", g.work.count()},
            {"span_ns", g.span.count()},
-           {"span_used_ns", g.span_used.count()},
+           // The span a dedicated task's core count used (L, or L̂ under eq. 3); a shared
+           // task's was used by none: null (it read 0).
+           {"span_used_ns", g.high ? json(g.span_used.count()) : json()},
            {"deadline_ns", g.deadline.count()},
            {"period_ns", g.period.count()},
            {"utilization", g.utilization},

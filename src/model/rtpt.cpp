@@ -60,11 +60,17 @@ class RtptReader {
   }
 
   std::int64_t number(const Line& line, const Word& w, const std::string& what) const {
-    bool ok = !w.text.empty() && w.text.size() <= 18 && std::all_of(w.text.begin(), w.text.end(), [](char c) {
+    const bool digits = !w.text.empty() && std::all_of(w.text.begin(), w.text.end(), [](char c) {
       return std::isdigit(static_cast<unsigned char>(c));
     });
-    if (!ok) fail(line, w.column, what + " must be a non-negative whole number, not '" + w.text + "'");
-    return std::stoll(w.text);
+    if (!digits) fail(line, w.column, what + " must be a non-negative whole number, not '" + w.text + "'");
+    // Leading zeros do not count; more than 18 digits is too large (it was called "not
+    // a whole number" until 2026-11-29).
+    const std::size_t first = std::min(w.text.find_first_not_of('0'), w.text.size() - 1);
+    if (w.text.size() - first > 18) {
+      fail(line, w.column, what + " " + w.text + " is too large: at most 999999999999999999 (18 digits)");
+    }
+    return std::stoll(w.text.substr(first));
   }
 
   // sec + ns, with 0 ≤ ns < 10^9.

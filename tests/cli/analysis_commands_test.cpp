@@ -60,6 +60,9 @@ TEST_F(Commands, AnalyzeJsonGivesEveryTaskItsGrant) {
   // (1.5/ln 2)²/(2·(40 − 27.8) ms) = 4.683/2.44e7 ns = 1.9e-7 ns adds nothing visible.
   EXPECT_NEAR(j["tasks"][0]["expected_response_bound_ns"].get<double>(), 27.8e6, 1e-3);
   EXPECT_EQ(j["tasks"][2]["kind"], "shared");
+  // L̂ = 5.2 ms is what cholesky's count used; a shared task's used none: null (it read 0).
+  EXPECT_EQ(j["tasks"][0]["span_used_ns"], 5200000);
+  EXPECT_TRUE(j["tasks"][2]["span_used_ns"].is_null()) << j["tasks"][2].dump();
 
   Outcome dm = takt("analyze " + example("rt-openmp-fig2.yaml") + " --json");
   ASSERT_EQ(dm.status, 0);

@@ -171,4 +171,14 @@ TEST(Rtpt, SizesBeyond64BitsFailAtTheirColumn) {
       error_of(work).rfind("x.rtpt:2:18: with this segment (100000000 × 100s) the work of the segments", 0),
       0u)
       << error_of(work);
+  // More than 18 digits is too large, not "not a whole number" (until 2026-11-29); leading
+  // zeros do not count: 0000000000000000001 (19 characters) is 1.
+  const std::string many = "0 3\nprog\n0 5 0 1 10 0 10 0 0 0 4611686018427387904\n";
+  EXPECT_EQ(error_of(many).rfind("x.rtpt:3:23: iterations 4611686018427387904 is too large: at most "
+                                 "999999999999999999 (18 digits)",
+                                 0),
+            0u)
+      << error_of(many);
+  auto padded = parse_rtpt("0 3\nprog\n0 5 0 1 10 0 10 0 0 0 0000000000000000001\n", "x.rtpt");
+  EXPECT_EQ(padded.global.duration, std::chrono::seconds(10));
 }
