@@ -6,6 +6,7 @@
 #include "model/yaml_reader.hpp"
 
 #include <charconv>
+#include <iterator>
 #include <set>
 #include <sstream>
 
@@ -101,7 +102,11 @@ std::string write_program_profiles(const std::vector<ProgramProfile>& profiles, 
     out << "    span: " << format_duration(p.span) << "\n";
     if (p.burdened_span) out << "    burdened_span: " << format_duration(*p.burdened_span) << "\n";
     if (const auto& m = p.measured) {
-      out << "    measured: {jobs: " << m->jobs << ", percentile: " << m->percentile;  // as %g
+      // The shortest text that reads back as the same double (99.99995, not 100).
+      char percentile[32];
+      const auto written = std::to_chars(std::begin(percentile), std::end(percentile), m->percentile);
+      out << "    measured: {jobs: " << m->jobs
+          << ", percentile: " << std::string_view(percentile, written.ptr);
       if (!m->machine.empty()) out << ", machine: " << yaml_scalar(m->machine);
       if (!m->date.empty()) out << ", date: " << yaml_scalar(m->date);
       out << "}\n";

@@ -395,8 +395,9 @@ CyclictestResult run_cyclictest(const CyclictestOptions& o) {
     }
     CyclictestResult probe = run_timer_probe(o);
     if (!probe.ran) {
-      probe.reason = fmt::format("cyclictest did not run ({}); takt's timer probe could not run either: {}",
-                                 why, probe.reason);
+      // Nothing measured: the summary says "cyclictest: did not run (<why>; ...)".
+      probe.tool = "cyclictest";
+      probe.reason = fmt::format("{}; takt's timer probe could not run either: {}", why, probe.reason);
       return probe;
     }
     // The probe's own notes (SCHED_FIFO refused to its threads, stopped early) and why

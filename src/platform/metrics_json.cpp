@@ -372,6 +372,23 @@ std::optional<Unreplaceable> unreplaceable_attribute(const std::filesystem::path
   if ((flags & FS_APPEND_FL) != 0) return Unreplaceable{"append-only", 'a'};
   return std::nullopt;
 }
+
+/// Throws where `target` (the file `path` names) is immutable or append-only.
+void refuse_unreplaceable(const std::filesystem::path& path, const std::filesystem::path& target) {
+  if (const auto attribute = unreplaceable_attribute(target)) {
+    throw Error(fmt::format(
+        "cannot write '{}': the file is {} (lsattr shows it): takt writes the new file beside it and renames "
+        "it "
+        "into place, which such a file refuses; remove the attribute (chattr -{} '{}') or give another path",
+        path.string(), attribute->name, attribute->letter, target.string()));
+  }
+}
+
+/// Whether takt may write the file `target` (effective ids and capabilities, as open()
+/// decides); errno says why not.
+bool may_write(const std::filesystem::path& target) {
+  return ::faccessat(AT_FDCWD, target.c_str(), W_OK, AT_EACCESS) == 0;
+}
 }  // namespace
 
 namespace {
@@ -430,7 +447,7 @@ void check_writable(const std::filesystem::path& path) {
                     path.string(), fs_info.f_type == PROC_SUPER_MAGIC ? "/proc" : "/sys"));
   }
   if (fs::exists(status) && !fs::is_regular_file(status)) {
-    if (::access(target.c_str(), W_OK) == 0) return;
+    if (may_write(target)) return;
     throw Error(fmt::format("cannot write '{}': {}", path.string(), std::strerror(errno)));
   }
   // The temporary file write_text_file() creates; removed again unless it was there before.
@@ -439,14 +456,7 @@ void check_writable(const std::filesystem::path& path) {
   check_temporary(path, tmp);
   int error = 0;  // why the file itself cannot be opened
   if (fs::exists(status)) {
-    if (const auto attribute = unreplaceable_attribute(target)) {
-      throw Error(
-          fmt::format("cannot write '{}': the file is {} (lsattr shows it): takt writes the new file beside "
-                      "it and renames it "
-                      "into place, which such a file refuses; remove the attribute (chattr -{} '{}') or give "
-                      "another path",
-                      path.string(), attribute->name, attribute->letter, target.string()));
-    }
+    refuse_unreplaceable(path, target);
     const int fd = ::open(target.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
     if (fd >= 0) {
       ::close(fd);
@@ -570,25 +580,29 @@ void write_text_file(const std::filesystem::path& path, std::string_view text) {
   // keeps them; one it cannot be written is refused (check_writable says the same before
   // a run). One with other names (hard links) is written in place, so that every name
   // reads the new text; so is one whose owner takt cannot give the new file.
+  // FILE.partial that is no plain file is refused whether or not it is used, as
+  // check_writable refuses it.
+  fs::path tmp = target;
+  tmp += ".partial";
+  check_temporary(path, tmp);
+  // From here until the file is in place (renamed, or written in place), a Ctrl-C or kill
+  // that would end takt at once (a command without a handler: generate, convert,
+  // analyze) waits: it ends takt after the file is written, instead of leaving
+  // FILE.partial beside the old FILE, or half a file written in place.
+  HoldBackDefaultSignals hold;
   struct stat old {};
   const bool replacing = fs::is_regular_file(status) && ::stat(target.c_str(), &old) == 0;
   if (replacing) {
-    if (::access(target.c_str(), W_OK) != 0) throw protected_error(path, target, errno);
+    refuse_unreplaceable(path, target);
+    if (!may_write(target)) throw protected_error(path, target, errno);
     if (old.st_nlink > 1) {
       write_in_place(path, target, text);
       return;
     }
   }
-  fs::path tmp = target;
-  tmp += ".partial";
-  check_temporary(path, tmp);
   // A plain file left there (a rename that failed) is removed, not opened: the new one is
   // created afresh (O_EXCL), so no link there is followed, no FIFO waited on, and no other
   // name of the old file (a hard link) truncated.
-  // From the temporary's creation until its rename, a Ctrl-C or kill that would end takt
-  // at once (a command without a handler: generate, convert, analyze) waits: it ends
-  // takt after the file is in place, instead of leaving FILE.partial beside the old FILE.
-  HoldBackDefaultSignals hold;
   int error = 0;
   if (::unlink(tmp.c_str()) != 0 && errno != ENOENT) error = errno;
   int fd = -1;
@@ -597,7 +611,7 @@ void write_text_file(const std::filesystem::path& path, std::string_view text) {
     if (fd < 0) error = errno;
   }
   if (fd < 0) {
-    if (fs::is_regular_file(status) && ::access(target.c_str(), W_OK) == 0) {
+    if (fs::is_regular_file(status) && may_write(target)) {
       write_in_place(path, target, text);  // the file is writable, its folder is not
       return;
     }

@@ -43,23 +43,25 @@ nlohmann::json benchmark_started(std::string_view benchmark);
 nlohmann::json metrics_to_json(const RunMetrics& metrics, bool with_jobs = true);
 
 /// Writes `text` to `path` through a temporary file (`path` + ".partial") renamed into
-/// place, so a reader never sees half a file and a failed write leaves the old file. A
+/// place, so a reader never sees half a file and a failed write leaves the old file,
+/// with the old file's permissions and owner. Exceptions, written in place as a shell's
+/// > writes them (a reader may see half of it, a failed write leaves part of it): a file
+/// with other names (hard links), and one whose owner this process cannot give the new
+/// file. A write-protected file is refused, as > refuses it. A
 /// symbolic link stays a link (the file it names, write_target(), is replaced, or
 /// created when it is not there yet); a FIFO or a device (/dev/stdout) is written in
 /// place, a FIFO once a process reads it (waiting at most kFifoReaderWait for one, then
-/// takt::Error saying that none does). The temporary file is created afresh (a plain file left there is removed
-/// first), so a link put there is not followed nor a FIFO waited on. Throws takt::Error
-/// naming the path; a folder, and a temporary file there that is no plain file (a
-/// folder, a link, a FIFO), are refused before anything is written, and if the rename
-/// fails the message names the temporary file, which keeps the contents. SIGINT, SIGTERM
-/// and SIGHUP that would end the process at once (no handler installed) are held back in
-/// the calling thread while the temporary file exists, so that in a process whose other
-/// threads block them too or that has no other threads (takt generate, convert,
-/// analyze) they end it after the rename; a handler's signals are not held back.
-/// What is this process's standard output or standard error (a path such as
-/// /dev/stdout, or the file itself, with that stream redirected to a file; also a pipe,
-/// socket or terminal) is written through the stream, after what was printed to it
-/// before: replacing a plain file by a rename would leave the stream writing to the old,
+/// takt::Error saying that none does). The temporary file is created afresh (a plain file left there is
+/// removed first), so a link put there is not followed nor a FIFO waited on. Throws takt::Error naming the
+/// path; a folder, and a temporary file there that is no plain file (a folder, a link, a FIFO), are refused
+/// before anything is written, and if the rename fails the message names the temporary file, which keeps the
+/// contents. SIGINT, SIGTERM and SIGHUP that would end the process at once (no handler installed) are held
+/// back in the calling thread while the temporary file exists or the file is written in place, so that in a
+/// process whose other threads block them too or that has no other threads (takt generate, convert, analyze)
+/// they end it once the file is written; a handler's signals are not held back. What is this process's
+/// standard output or standard error (a path such as /dev/stdout, or the file itself, with that stream
+/// redirected to a file; also a pipe, socket or terminal) is written through the stream, after what was
+/// printed to it before: replacing a plain file by a rename would leave the stream writing to the old,
 /// unlinked file, whose contents the shell's file no longer holds, and a pipe written
 /// through another descriptor would get the text before what the stream still buffers.
 void write_text_file(const std::filesystem::path& path, std::string_view text);
@@ -89,7 +91,8 @@ std::filesystem::path write_target(const std::filesystem::path& path);
 
 /// Checks, before anything is computed, that write_text_file() could write `path`: throws
 /// takt::Error naming the path for a folder, a path whose folder does not exist (or is no
-/// folder), a file that can neither be opened for writing nor replaced, and a temporary
+/// folder), a file that is there but cannot be opened for writing (write-protected,
+/// immutable or append-only), a new file that cannot be created, and a temporary
 /// file (`path` + ".partial") that is no plain file, whether or not `path` is there.
 /// Changes nothing: a file it creates to find out is removed again, and an existing file
 /// is only opened for appending. A FIFO or a device is checked for write permission only

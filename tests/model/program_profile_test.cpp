@@ -95,6 +95,10 @@ TEST(ProgramProfile, EachEntrySaysHowItWasMeasured) {
     }
     return std::string("no error");
   };
+  // Written exactly: 99.99995 was written as 100 (6 significant digits), "the maximum".
+  profiles[0].measured->percentile = 99.99995;
+  EXPECT_EQ(parse_program_profiles(write_program_profiles(profiles), "r.yaml")[0].measured->percentile,
+            99.99995);
   EXPECT_NE(error_of("{jobs: 3}").find("measured needs 'percentile'"), std::string::npos);
   EXPECT_NE(error_of("{jobs: 0, percentile: 50}").find("measured jobs"), std::string::npos);
   EXPECT_NE(error_of("{jobs: 3, percentile: 0}")

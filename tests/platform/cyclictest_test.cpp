@@ -357,9 +357,12 @@ TEST(Cyclictest, ATimerProbeThreadThatCannotStartIsAReasonNotATermination) {
     o.probe_fallback = true;
     const CyclictestResult fallback = run_cyclictest(o);
     if (fallback.ran) ::_exit(5);
-    if (fallback.reason.find("cyclictest did not run ('/nonexistent/cyclictest' not found in PATH") != 0 ||
+    if (fallback.reason.find("'/nonexistent/cyclictest' not found in PATH") != 0 ||
         fallback.reason.find("; takt's timer probe could not run either: cannot start thread ") ==
-            std::string::npos)
+            std::string::npos ||
+        fallback.tool != "cyclictest" ||
+        cyclictest_summary(fallback).find("cyclictest: did not run ('/nonexistent/cyclictest' not found") !=
+            0)
       ::_exit(6);
     ::_exit(0);
   }

@@ -663,6 +663,20 @@ TEST(TextFile, AWriteProtectedFileIsRefusedAndAnotherUsersFileKeepsItsOwner) {
   EXPECT_EQ(shared.st_uid, 0u) << "root's file stays root's";
   EXPECT_EQ(shared.st_mode & 07777, 0666u);
   EXPECT_FALSE(fs::exists(dir / "shared.yaml.partial"));
+  // Root replaces another user's file through FILE.partial, giving it that owner and mode.
+  write_text_file(dir / "theirs.yaml", "old\n");
+  ASSERT_EQ(::chown((dir / "theirs.yaml").c_str(), 65534, 65534), 0);
+  fs::permissions(dir / "theirs.yaml", fs::perms(0640));
+  struct stat first {};
+  ASSERT_EQ(::stat((dir / "theirs.yaml").c_str(), &first), 0);
+  write_text_file(dir / "theirs.yaml", "new\n");
+  struct stat theirs {};
+  ASSERT_EQ(::stat((dir / "theirs.yaml").c_str(), &theirs), 0);
+  EXPECT_EQ(theirs.st_uid, 65534u);
+  EXPECT_EQ(theirs.st_gid, 65534u);
+  EXPECT_EQ(theirs.st_mode & 07777, 0640u);
+  EXPECT_NE(theirs.st_ino, first.st_ino) << "replaced by the rename, not written in place";
+  EXPECT_EQ(read_all(dir / "theirs.yaml"), "new\n");
   fs::remove_all(dir);
 }
 

@@ -721,6 +721,16 @@ TEST_F(ProfileCommand, AStoppedMeasurementIsAddedToAProfilesFileWithTheJobsItWas
   ASSERT_TRUE(entries[0].measured);
   EXPECT_GE(entries[0].measured->jobs, 1);
   EXPECT_LT(entries[0].measured->jobs, 1000);
+  // A stopped measurement does not replace an entry the file has (which may be of all
+  // its jobs): a Ctrl-C in a rerun of measure.sh would have.
+  const std::string before = slurp(profiles);
+  o = signal_takt_after(args, std::chrono::milliseconds(1500)).outcome;
+  ASSERT_EQ(o.status, kEndedBySigint) << o.err;
+  EXPECT_NE(o.err.find("not written into " + profiles.string() +
+                       ": it has an entry 'segments-20ms' already, which a measurement stopped after "),
+            std::string::npos)
+      << o.err;
+  EXPECT_EQ(slurp(profiles), before);
 }
 
 TEST_F(ProfileCommand, AStopBeforeTheFirstJobSaysThatNothingIsWritten) {
