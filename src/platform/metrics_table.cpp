@@ -1,6 +1,8 @@
 // Run metrics as a readable table for the terminal.
 #include "platform/metrics_table.hpp"
 
+#include "platform/recorder.hpp"
+
 #include <fmt/core.h>
 #include <fmt/format.h>
 
@@ -130,8 +132,14 @@ std::string format_table(const RunMetrics& m, std::string_view work_remedy) {
   }
   if (s.job_errors > 0) {
     fmt::format_to(it, "{} job(s) failed:\n", s.job_errors);
+    std::uint64_t listed = 0;
     for (const auto& t : m.tasks) {
       for (const auto& e : t.errors) fmt::format_to(it, "  {}: {}\n", t.name, e);
+      listed += t.errors.size();
+    }
+    if (listed < s.job_errors) {
+      fmt::format_to(it, "  ... and {} more (the first {} messages of each thread are kept)\n",
+                     s.job_errors - listed, ThreadRecorder::kept_errors);
     }
   }
   return out;

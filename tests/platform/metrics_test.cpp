@@ -235,6 +235,34 @@ TEST(Metrics, PerTaskNumbersDerivedByHand) {
   EXPECT_DOUBLE_EQ(m.miss_ratio, 4.0 / 6.0);
 }
 
+TEST(Metrics, FailedJobsWithoutAKeptMessageAreCountedUnderTheMessages) {
+  // 5 jobs failed, 1 message kept (each thread keeps its first 4): the table lists it and
+  // says how many more failed; it listed the kept ones alone until 2026-11-29.
+  MetricsInput in = scenario_input();
+  in.job_errors = 5;
+  const std::string t = format_table(compute_metrics(in));
+  EXPECT_NE(t.find("5 job(s) failed:\n  B: job 1: disk full\n  ... and 4 more (the first 4 messages of each "
+                   "thread are kept)\n"),
+            std::string::npos)
+      << t;
+  in.job_errors = 1;
+  EXPECT_EQ(format_table(compute_metrics(in)).find("more (the first"), std::string::npos);
+}
+
+TEST(Recorder, KeptJobErrorsComeInJobOrder) {
+  // Thread by thread they read 9, 15, 0, 3 under gedf-paws (any worker runs any job).
+  Recorder recorder({2, 64});
+  ThreadRecorder* first = recorder.attach("w0");
+  ThreadRecorder* second = recorder.attach("w1");
+  first->job_error(0, 9, "nine");
+  first->job_error(0, 15, "fifteen");
+  second->job_error(0, 0, "zero");
+  second->job_error(0, 3, "three");
+  std::vector<std::uint64_t> jobs;
+  for (const JobError& e : recorder.errors()) jobs.push_back(e.job);
+  EXPECT_EQ(jobs, (std::vector<std::uint64_t>{0, 3, 9, 15}));
+}
+
 TEST(Metrics, ExecutedTimeIsKnownOnlyForJobsThatFinishedBeforeTheFirstDrop) {
   // The recorder dropped its first event at 10 ms: A#0 (finished 4 ms) and B#0 (3.2 ms)
   // have all their events; A#1 (finished 22 ms) may have lost strand events.
