@@ -479,20 +479,34 @@ std::string explain_unexpected(const std::vector<std::string>& words, int argc, 
                          here_path, word);
     }
     const std::string name = word.substr(0, word.find('='));
-    // Whose option it is: the command line's own commands first.
+    // Whose option it is: the command line's own commands first, then every other that
+    // has it (`takt demo --jobs` named only `takt profile`, though `takt run` has it too).
     std::vector<std::string> owner;
+    std::vector<std::string> owners;  // command paths, as printed
     bool found = false;
     for (const auto& [path, sub] : apps) {
       if (sub->get_option_no_throw(name) == nullptr) continue;
       if (!found || (sub->parsed() && !apps.at(owner)->parsed())) owner = path;
       found = true;
+      owners.push_back(command_path(path));
     }
     if (found && owner == here_words && !here_words.empty()) {
       // The command's own option, rejected: it came before the command's name.
       return fmt::format("{} is an option of `{}`; write it after '{}'", name, here_path, here_words.back());
     }
     if (found) {
-      return fmt::format("`{}` has no option {} (`{}` has)", here_path, name, command_path(owner));
+      // The owner first, then the others in the registry's order; three named at most.
+      const std::string first = command_path(owner);
+      std::erase(owners, first);
+      owners.insert(owners.begin(), first);
+      const std::size_t shown = std::min<std::size_t>(owners.size(), 3);
+      std::string who = "`" + owners[0] + "`";
+      for (std::size_t i = 1; i < shown; ++i) {
+        who += (i + 1 == shown && owners.size() == shown ? " and `" : ", `") + owners[i] + "`";
+      }
+      if (owners.size() > shown) who += fmt::format(" and {} more", owners.size() - shown);
+      return fmt::format("`{}` has no option {} ({} {})", here_path, name, who,
+                         owners.size() == 1 ? "has" : "have");
     }
     std::string hint;
     std::size_t best = 3;

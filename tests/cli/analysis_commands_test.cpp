@@ -1131,6 +1131,13 @@ TEST_F(Commands, CommandLineErrorsStartWithTheErrorPrefixAndNameTheHelpToRead) {
                 "takt: error: --version takes nothing after it, not 'run'; write `takt --version` alone", 0),
             0u)
       << r.err;
+  // Every command that has the option (until 2026-11-29 one: `takt demo --jobs` named
+  // `takt profile` alone, though `takt run` has it too).
+  const Outcome demo = takt("demo --jobs 5");
+  EXPECT_EQ(demo.status, 1);
+  EXPECT_NE(demo.err.find("`takt demo` has no option --jobs (`takt profile` and `takt run` have)"),
+            std::string::npos)
+      << demo.err;
 }
 
 TEST_F(Commands, BenchPoliciesWritesItsMarkdownTablesWhole) {
