@@ -307,11 +307,12 @@ RunResult run_task_set(const model::TaskSet& set, const analysis::AnalysisResult
   for (const model::Task& t : set.tasks) {
     if (t.period < kShortestPeriod) {
       throw Error(
-          fmt::format("task '{}': its period {} is shorter than {}, the shortest that `takt run` "
+          fmt::format("{}: task '{}': its period {} is shorter than {}, the shortest that `takt run` "
                       "releases: each release and each job costs microseconds of the release "
                       "thread, so the run could not keep up with its releases or end on time; "
                       "lengthen the period",
-                      t.name, model::format_duration(t.period), model::format_duration(kShortestPeriod)));
+                      t.marks.key_or_task("period").where(set.source), t.name,
+                      model::format_duration(t.period), model::format_duration(kShortestPeriod)));
     }
   }
   auto state = std::make_unique<RunState>(CoreMap::for_this_process(verdict.cores));
