@@ -522,32 +522,26 @@ int run_profile(const ProfileArgs& a) {
     }
     write_measurements(a.update, updates);
   }
-  const std::string name = a.profiles.empty() ? std::string()
-                           : a.name.empty()   ? profiler::default_profile_name(result)
-                                              : a.name;
-  // A stopped measurement is added, not put in place of an entry the file has (one of
-  // all its jobs, maybe): its values are printed above.
-  const auto there = [&] {
-    const std::vector<model::ProgramProfile> entries = profiler::existing_profiles(a.profiles);
-    return std::find_if(entries.begin(), entries.end(),
-                        [&](const model::ProgramProfile& p) { return p.name == name; }) != entries.end();
-  };
-  if (!a.profiles.empty() && result.stopped && there()) {
-    os::to_stderr(
-        "takt profile: not written into {}: it has an entry '{}' already, which a measurement stopped after "
-        "{} of "
-        "{} jobs does not replace; run it again to replace it\n",
-        a.profiles, name, result.jobs, result.jobs_requested);
-  } else if (!a.profiles.empty()) {
-    // Each entry says what it was measured on (`measured:`), a stopped one too.
+  if (!a.profiles.empty()) {
+    // Each entry says what it was measured on (`measured:`), a stopped one too; a stopped
+    // one does not replace an entry the file has (of all its jobs, maybe): its values are
+    // printed above.
+    const std::string name = a.name.empty() ? profiler::default_profile_name(result) : a.name;
     model::ProgramProfile entry = profiler::program_profile(result, name);
     entry.measured->machine = machine_description(profiler::profiled_cpus(o));
     entry.measured->date = os::utc_now("%Y-%m-%d");
-    profiler::update_profiles_file(a.profiles, entry, profiles_header());
-    os::to_stderr("wrote program profile '{}' into {}{}\n", name, a.profiles,
-                  result.stopped ? fmt::format(" (measured on {} of {} jobs, as its `measured: jobs:` says)",
-                                               result.jobs, result.jobs_requested)
-                                 : std::string());
+    if (profiler::update_profiles_file(a.profiles, entry, profiles_header(), !result.stopped)) {
+      os::to_stderr("wrote program profile '{}' into {}{}\n", name, a.profiles,
+                    result.stopped
+                        ? fmt::format(" (measured on {} of {} jobs, as its `measured: jobs:` says)",
+                                      result.jobs, result.jobs_requested)
+                        : std::string());
+    } else {
+      os::to_stderr(
+          "takt profile: not written into {}: it has an entry '{}' already, which a measurement "
+          "stopped after {} of {} jobs does not replace; run it again to replace it\n",
+          a.profiles, name, result.jobs, result.jobs_requested);
+    }
   }
   return exit_ok;
 }

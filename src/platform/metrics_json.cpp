@@ -377,9 +377,9 @@ std::optional<Unreplaceable> unreplaceable_attribute(const std::filesystem::path
 void refuse_unreplaceable(const std::filesystem::path& path, const std::filesystem::path& target) {
   if (const auto attribute = unreplaceable_attribute(target)) {
     throw Error(fmt::format(
-        "cannot write '{}': the file is {} (lsattr shows it): takt writes the new file beside it and renames "
-        "it "
-        "into place, which such a file refuses; remove the attribute (chattr -{} '{}') or give another path",
+        "cannot write '{}': the file is {} (lsattr shows it): takt writes the new file beside it and "
+        "renames it into place, which such a file refuses; remove the attribute (chattr -{} '{}') or give "
+        "another path",
         path.string(), attribute->name, attribute->letter, target.string()));
   }
 }

@@ -8,6 +8,7 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -211,19 +212,20 @@ std::vector<model::ProgramProfile> existing_profiles(const std::string& path) {
   return model::parse_program_profiles(text, path);
 }
 
-void update_profiles_file(const std::string& path, const model::ProgramProfile& entry,
-                          const std::string& header) {
+bool update_profiles_file(const std::string& path, const model::ProgramProfile& entry,
+                          const std::string& header, bool replace) {
   std::vector<model::ProgramProfile> profiles = existing_profiles(path);
-  bool replaced = false;
-  for (model::ProgramProfile& p : profiles) {
-    if (p.name == entry.name) {
-      p = entry;
-      replaced = true;
-    }
+  const auto same = std::find_if(profiles.begin(), profiles.end(),
+                                 [&](const model::ProgramProfile& p) { return p.name == entry.name; });
+  if (same == profiles.end()) {
+    profiles.push_back(entry);
+  } else if (replace) {
+    *same = entry;
+  } else {
+    return false;
   }
-  if (!replaced) profiles.push_back(entry);
-  const std::string text = model::write_program_profiles(profiles, header);
-  platform::write_text_file(path, text);
+  platform::write_text_file(path, model::write_program_profiles(profiles, header));
+  return true;
 }
 
 }  // namespace takt::profiler

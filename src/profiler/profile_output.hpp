@@ -48,10 +48,12 @@ std::string default_profile_name(const ProfileResult& result);
 std::vector<model::ProgramProfile> existing_profiles(const std::string& path);
 
 /// Adds `entry` to the profiles file at `path` (created when missing), replacing an
-/// entry of the same name and keeping the others (existing_profiles()) in their order. The file's header
-/// comment is replaced by `header`. Throws takt::Error when an existing file does not
-/// parse or cannot be written.
-void update_profiles_file(const std::string& path, const model::ProgramProfile& entry,
-                          const std::string& header);
+/// entry of the same name unless `replace` is false, and keeping the others
+/// (existing_profiles()) in their order. The file's header comment is replaced by
+/// `header`. Returns false, writing nothing, where an entry of that name is there and
+/// `replace` is false. Throws takt::Error when an existing file does not parse or cannot
+/// be written.
+bool update_profiles_file(const std::string& path, const model::ProgramProfile& entry,
+                          const std::string& header, bool replace = true);
 
 }  // namespace takt::profiler
